@@ -1,0 +1,88 @@
+#pragma once
+// The engine's public face: backend choice, memory accounting, scopes
+// (the engine side of the JS tidy()), and the seeded random generator.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "glint/tensor.h"
+
+namespace glint {
+
+struct MemoryInfo {
+  int64_t numTensors = 0;  // live, undisposed tensors (views count)
+  int64_t numBuffers = 0;  // live backend buffers
+  int64_t numBytes = 0;    // bytes in live buffers
+  std::map<std::string, int64_t> bytesPerBackend;  // what each backend holds
+  bool unreliable = false;  // true when a backend can only estimate its bytes
+};
+
+struct BackendStatus {
+  std::string name;
+  int priority = 0;
+  bool available = false;   // created and its probe passed
+  std::string reason;       // why not available, or what it runs on
+  bool software = false;    // e.g. llvmpipe / SwiftShader behind a GPU API
+};
+
+struct BackendInfo {
+  std::string active;                  // the backend that runs kernels now
+  std::string why;                     // "chosen by priority" / "set by setBackend"
+  std::vector<BackendStatus> backends; // every registered backend, by priority
+};
+
+MemoryInfo memory();
+
+/// Makes `name` the active backend (creating and probing it on first use).
+/// Throws glint::Error naming the backend and why it is unavailable.
+void setBackend(const std::string& name);
+/// The active backend; picks the best available by priority on first call.
+std::string getBackend();
+BackendInfo backendInfo();
+/// Names of registered backends whose probe passes.
+std::vector<std::string> availableBackends();
+
+/// Scopes: tensors created between startScope and endScope are disposed at
+/// endScope, except `keep`-ed and returned ones, which move to the outer scope.
+void startScope();
+void endScope(const std::vector<Tensor>& result = {});
+/// Exempts a tensor from disposal by the enclosing scopes.
+void keep(const Tensor& t);
+void dispose(const std::vector<Tensor>& tensors);
+
+/// Runs fn inside a scope; a Tensor or vector<Tensor> result survives.
+template <class F>
+auto tidy(F&& fn) -> decltype(fn()) {
+  using R = decltype(fn());
+  startScope();
+  try {
+    if constexpr (std::is_void_v<R>) {
+      fn();
+      endScope();
+    } else {
+      R result = fn();
+      if constexpr (std::is_same_v<R, Tensor> || std::is_base_of_v<Tensor, R>) {
+        endScope({result});
+      } else if constexpr (std::is_same_v<R, std::vector<Tensor>>) {
+        endScope(result);
+      } else {
+        endScope();
+      }
+      return result;
+    }
+  } catch (...) {
+    endScope();
+    throw;
+  }
+}
+
+/// Seeds the engine's random generator (random ops, dropout, initializers).
+void setSeed(uint64_t seed);
+/// Next 64 random bits; uniform float in [0, 1); standard normal.
+uint64_t randomBits();
+double randomUniform01();
+double randomStandardNormal();
+
+}  // namespace glint

@@ -1,0 +1,41 @@
+#pragma once
+// glint::Error: every user-facing failure. Messages start with the op in
+// brackets, then name the argument, what was seen and what was expected:
+//   "[matMul] a.shape[1] (3) must equal b.shape[0] (4): got a [2,3], b [4,5]"
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace glint {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+namespace detail {
+inline void appendAll(std::ostringstream&) {}
+template <class T, class... Rest>
+void appendAll(std::ostringstream& os, const T& first, const Rest&... rest) {
+  os << first;
+  appendAll(os, rest...);
+}
+}  // namespace detail
+
+/// Throws glint::Error("[op] " + the streamed parts).
+template <class... Parts>
+[[noreturn]] void fail(const std::string& op, const Parts&... parts) {
+  std::ostringstream os;
+  os << "[" << op << "] ";
+  detail::appendAll(os, parts...);
+  throw Error(os.str());
+}
+
+/// Throws unless `condition` holds; the parts are only formatted on failure.
+template <class... Parts>
+void check(bool condition, const std::string& op, const Parts&... parts) {
+  if (!condition) fail(op, parts...);
+}
+
+}  // namespace glint

@@ -1,0 +1,14 @@
+#include "src/backends/builtin.h"
+
+#include "src/core/engine_state.h"
+#include "src/ops/gradients.h"
+
+namespace glint {
+
+void registerBuiltins() {
+  registerAllGradients();
+  registerReferenceBackend();
+  registerCpuBackend();
+}
+
+}  // namespace glint

@@ -1,0 +1,280 @@
+#include <algorithm>
+#include <unordered_set>
+
+#include "glint/error.h"
+#include "src/core/engine_state.h"
+
+namespace glint {
+
+Engine& Engine::get() {
+  static Engine* engine = new Engine();
+  if (!engine->initialized_) {
+    engine->initialized_ = true;
+    registerBuiltins();
+  }
+  return *engine;
+}
+
+BackendEntry* Engine::entry(const std::string& name) {
+  for (auto& e : backends)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+Backend* Engine::backend(const std::string& name) {
+  BackendEntry* e = entry(name);
+  if (!e) return nullptr;
+  if (!e->tried) {
+    e->tried = true;
+    try {
+      e->instance = e->factory(e->whyNot);
+    } catch (const std::exception& ex) {
+      e->whyNot = ex.what();
+    }
+    if (!e->instance && e->whyNot.empty()) e->whyNot = "its probe failed";
+  }
+  return e->instance.get();
+}
+
+Backend& Engine::active() {
+  if (activeBackend) return *activeBackend;
+  std::string skipped;
+  for (auto& e : backends) {
+    if (Backend* b = backend(e.name)) {
+      activeBackend = b;
+      activeWhy = "highest-priority backend whose probe passed" + skipped;
+      return *b;
+    }
+    skipped += "; skipped " + e.name + ": " + e.whyNot;
+  }
+  fail("engine", "no backend is available", skipped);
+}
+
+void Engine::ensureOn(Backend& target, const Tensor& t) {
+  Storage& s = *t.impl()->storage;
+  if (s.backend == &target) return;
+  std::vector<uint8_t> host(s.bytes);
+  if (s.bytes) s.backend->read(s.handle, host.data(), s.bytes);
+  void* handle = target.allocate(s.bytes);
+  if (s.bytes) target.write(handle, host.data(), s.bytes);
+  s.backend->release(s.handle, s.bytes);
+  s.backend = &target;
+  s.handle = handle;
+}
+
+void Engine::track(const std::shared_ptr<TensorImpl>& impl) {
+  if (!scopes.empty()) scopes.back().push_back(impl);
+}
+
+Tensor Engine::makeTensor(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage) {
+  auto impl = std::make_shared<TensorImpl>(shape, dtype, std::move(storage));
+  track(impl);
+  return Tensor(std::move(impl));
+}
+
+void Engine::recordOnTapes(const std::string& kernel, const std::vector<Tensor>& inputs,
+                           const std::vector<Tensor>& outputs, const Attrs& attrs,
+                           GradFn customGrad) {
+  for (Tape* tape : tapes) tape->record(TapeNode{kernel, inputs, outputs, attrs, customGrad});
+}
+
+// ---- Storage --------------------------------------------------------------
+
+Storage::Storage(Backend* b, void* h, size_t n) : backend(b), handle(h), bytes(n) {
+  Engine& e = Engine::get();
+  e.numBuffers += 1;
+  e.numBytes += static_cast<int64_t>(n);
+}
+
+Storage::~Storage() {
+  Engine& e = Engine::get();
+  e.numBuffers -= 1;
+  e.numBytes -= static_cast<int64_t>(bytes);
+  backend->release(handle, bytes);
+}
+
+// ---- Registries -------------------------------------------------------------
+
+void registerBackend(const std::string& name, int priority, BackendFactory factory) {
+  Engine& e = Engine::get();
+  check(e.entry(name) == nullptr, "registerBackend", "backend '", name,
+        "' is already registered");
+  e.backends.push_back(BackendEntry{name, priority, std::move(factory), nullptr, false, ""});
+  std::stable_sort(e.backends.begin(), e.backends.end(),
+                   [](const BackendEntry& a, const BackendEntry& b) {
+                     return a.priority > b.priority;
+                   });
+}
+
+void registerKernel(const std::string& kernel, const std::string& backend, KernelFn fn) {
+  Engine::get().kernels[kernel][backend] = std::move(fn);
+}
+
+void registerGradient(const std::string& kernel, GradFn fn) {
+  Engine::get().gradients[kernel] = std::move(fn);
+}
+
+bool hasGradient(const std::string& kernel) {
+  return Engine::get().gradients.count(kernel) > 0;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> kernelTable() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> table;
+  for (const auto& [kernel, byBackend] : Engine::get().kernels) {
+    std::vector<std::string> names;
+    for (const auto& [backend, fn] : byBackend) names.push_back(backend);
+    table.emplace_back(kernel, names);
+  }
+  return table;
+}
+
+std::vector<std::string> registeredBackends() {
+  std::vector<std::string> names;
+  for (const auto& e : Engine::get().backends) names.push_back(e.name);
+  return names;
+}
+
+// ---- Running kernels --------------------------------------------------------
+
+std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
+                              const std::vector<OutputSpec>& outputSpecs, const Attrs& attrs) {
+  Engine& e = Engine::get();
+  Backend& backend = e.active();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    check(inputs[i].defined(), kernel, "input ", i, " is an undefined tensor");
+    check(!inputs[i].isDisposed(), kernel, "input ", i, " (",
+          shapeToString(inputs[i].shape()), ") was disposed");
+    e.ensureOn(backend, inputs[i]);
+  }
+  auto byBackend = e.kernels.find(kernel);
+  if (byBackend == e.kernels.end() || !byBackend->second.count(backend.name()))
+    fail(kernel, "no kernel registered for backend '", backend.name(), "'");
+  std::vector<Tensor> outputs;
+  outputs.reserve(outputSpecs.size());
+  bool anyElements = false;
+  for (const OutputSpec& spec : outputSpecs) {
+    for (int64_t d : spec.shape)
+      check(d >= 0, kernel, "output shape ", shapeToString(spec.shape), " has a negative dimension");
+    size_t bytes = static_cast<size_t>(shapeSize(spec.shape)) * byteSize(spec.dtype);
+    anyElements = anyElements || bytes > 0;
+    auto storage = std::make_shared<Storage>(&backend, backend.allocate(bytes), bytes);
+    outputs.push_back(e.makeTensor(spec.shape, spec.dtype, std::move(storage)));
+  }
+  if (anyElements) {
+    KernelArgs args{kernel, backend, inputs, outputs, attrs};
+    byBackend->second.at(backend.name())(args);
+  }
+  if (e.recording()) e.recordOnTapes(kernel, inputs, outputs, attrs);
+  return outputs;
+}
+
+Tensor runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
+                 const OutputSpec& output, const Attrs& attrs) {
+  return runKernel(kernel, inputs, std::vector<OutputSpec>{output}, attrs)[0];
+}
+
+Tensor makeView(const Tensor& t, const Shape& shape) {
+  check(t.defined() && !t.isDisposed(), "reshape", "input is undefined or disposed");
+  check(shapeSize(shape) == t.size(), "reshape", "cannot view ", shapeToString(t.shape()),
+        " as ", shapeToString(shape));
+  Engine& e = Engine::get();
+  Tensor view = e.makeTensor(shape, t.dtype(), t.impl()->storage);
+  if (e.recording())
+    e.recordOnTapes("Reshape", {t}, {view}, Attrs().set("shape", Shape(shape)));
+  return view;
+}
+
+// ---- Public engine API ------------------------------------------------------
+
+MemoryInfo memory() {
+  Engine& e = Engine::get();
+  MemoryInfo info;
+  info.numTensors = e.numTensors;
+  info.numBuffers = e.numBuffers;
+  info.numBytes = e.numBytes;
+  for (auto& entry : e.backends) {
+    if (!entry.instance) continue;
+    info.bytesPerBackend[entry.name] = entry.instance->bytesInUse();
+    info.unreliable = info.unreliable || entry.instance->memoryUnreliable();
+  }
+  return info;
+}
+
+void setBackend(const std::string& name) {
+  Engine& e = Engine::get();
+  BackendEntry* entry = e.entry(name);
+  if (!entry) {
+    std::string known;
+    for (const auto& b : e.backends) known += (known.empty() ? "" : ", ") + b.name;
+    fail("setBackend", "unknown backend '", name, "': registered backends are ", known);
+  }
+  Backend* b = e.backend(name);
+  if (!b) fail("setBackend", "backend '", name, "' is not available: ", entry->whyNot);
+  e.activeBackend = b;
+  e.activeWhy = "set by setBackend";
+}
+
+std::string getBackend() { return Engine::get().active().name(); }
+
+BackendInfo backendInfo() {
+  Engine& e = Engine::get();
+  BackendInfo info;
+  info.active = e.active().name();
+  info.why = e.activeWhy;
+  for (auto& entry : e.backends) {
+    BackendStatus s;
+    s.name = entry.name;
+    s.priority = entry.priority;
+    Backend* b = e.backend(entry.name);
+    s.available = b != nullptr;
+    s.reason = b ? b->description() : entry.whyNot;
+    s.software = b && b->isSoftware();
+    info.backends.push_back(s);
+  }
+  return info;
+}
+
+std::vector<std::string> availableBackends() {
+  std::vector<std::string> names;
+  Engine& e = Engine::get();
+  for (auto& entry : e.backends)
+    if (e.backend(entry.name)) names.push_back(entry.name);
+  return names;
+}
+
+void startScope() { Engine::get().scopes.emplace_back(); }
+
+void endScope(const std::vector<Tensor>& result) {
+  Engine& e = Engine::get();
+  check(!e.scopes.empty(), "endScope", "called without a matching startScope");
+  std::vector<std::weak_ptr<TensorImpl>> tracked = std::move(e.scopes.back());
+  e.scopes.pop_back();
+  std::unordered_set<const TensorImpl*> keepSet;
+  for (const Tensor& t : result)
+    if (t.defined()) keepSet.insert(t.impl());
+  for (auto& weak : tracked) {
+    std::shared_ptr<TensorImpl> impl = weak.lock();
+    if (!impl || !impl->storage || impl->kept || impl->isVariable) continue;
+    if (keepSet.count(impl.get()) || impl->tapeRefs > 0) {
+      e.track(impl);  // survives into the enclosing scope
+    } else {
+      Tensor(impl).dispose();
+    }
+  }
+}
+
+void keep(const Tensor& t) {
+  if (t.defined()) t.impl()->kept = true;
+}
+
+void dispose(const std::vector<Tensor>& tensors) {
+  for (const Tensor& t : tensors)
+    if (t.defined()) t.dispose();
+}
+
+void setSeed(uint64_t seed) { Engine::get().rng.seed_(seed); }
+uint64_t randomBits() { return Engine::get().rng.next(); }
+double randomUniform01() { return Engine::get().rng.uniform01(); }
+double randomStandardNormal() { return Engine::get().rng.standardNormal(); }
+
+}  // namespace glint

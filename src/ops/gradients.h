@@ -1,0 +1,21 @@
+#pragma once
+// Gradient rules, one family per file next to its ops.
+namespace glint {
+
+void registerElementwiseGradients();
+void registerReductionGradients();
+void registerMatMulGradients();
+void registerConvGradients();
+void registerShapeGradients();
+void registerReshapeGradient();  // src/ops/reshape.cpp
+
+inline void registerAllGradients() {
+  registerElementwiseGradients();
+  registerReductionGradients();
+  registerMatMulGradients();
+  registerConvGradients();
+  registerShapeGradients();
+  registerReshapeGradient();
+}
+
+}  // namespace glint

@@ -52,9 +52,9 @@ Tensor pow(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor squaredDifference(const Tensor& a, const Tensor& b);
-/// floor(a / b); int32 stays int32.
+/// floor(a / b); int32 stays int32 (an int32 division by zero gives 0).
 Tensor floorDiv(const Tensor& a, const Tensor& b);
-/// Remainder with the sign of the divisor (Python/TF.js semantics).
+/// Remainder with the sign of the divisor (Python/TF.js semantics); int32 mod 0 gives 0.
 Tensor mod(const Tensor& a, const Tensor& b);
 
 Tensor operator+(const Tensor& a, const Tensor& b);
@@ -85,6 +85,8 @@ Tensor logicalXor(const Tensor& a, const Tensor& b);
 Tensor logicalNot(const Tensor& x);
 /// Element-wise select: condition (bool) ? a : b, all three broadcast.
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+/// float32 -> int32 truncates toward zero (NaN -> 0, out of range saturates);
+/// -> bool is x != 0.
 Tensor cast(const Tensor& x, DType dtype);
 Tensor clipByValue(const Tensor& x, float minValue, float maxValue);
 
@@ -163,7 +165,7 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
 /// paddings[i] = (before, after) for dimension i.
 Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings,
            float constantValue = 0.0f);
-/// Rows of x along `axis` picked by int32 `indices` (any shape).
+/// Rows of x along `axis` picked by int32 `indices` (any shape); out-of-range indices give zeros.
 Tensor gather(const Tensor& x, const Tensor& indices, int64_t axis = 0);
 /// Sums rows of x (along axis 0) into `numSegments` buckets by int32 ids
 /// shaped like x's leading dimensions.

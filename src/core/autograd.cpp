@@ -81,7 +81,9 @@ std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy
           " returned ", inGrads.size(), " tensors for ", node.inputs.size(), " inputs");
     for (size_t i = 0; i < inGrads.size(); ++i) {
       const Tensor& input = node.inputs[i];
-      if (!inGrads[i].defined() || !toY.count(input.id()) || !fromX.count(input.id()))
+      // Only float tensors carry gradients (int indices, bool masks never do).
+      if (!inGrads[i].defined() || input.dtype() != DType::float32 ||
+          !toY.count(input.id()) || !fromX.count(input.id()))
         continue;
       check(inGrads[i].shape() == input.shape(), "grad", "the gradient of ", node.kernel,
             " for input ", i, " has shape ", shapeToString(inGrads[i].shape()),

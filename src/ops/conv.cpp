@@ -1,4 +1,174 @@
+// conv2d, depthwiseConv2d, conv2dTranspose and their gradients (NHWC).
+#include "glint/backend.h"
+#include "glint/ops.h"
+#include "src/ops/conv_util.h"
 #include "src/ops/gradients.h"
+#include "src/ops/op_util.h"
+
 namespace glint {
-void registerConvGradients() {}
+
+void registerPoolGradients();  // src/ops/pool.cpp
+
+namespace conv {
+
+Attrs windowAttrs(const std::string& op, const std::string& xDesc, const Shape& x,
+                  const std::string& window, int64_t fh, int64_t fw,
+                  const std::vector<int64_t>& strides, bool same,
+                  const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW) {
+  std::string s = shapeToString(strides), d = shapeToString(dilations);
+  check(strides[0] >= 1 && strides[1] >= 1, op, "strides ", s, " must be >= 1");
+  check(dilations[0] >= 1 && dilations[1] >= 1, op, "dilations ", d, " must be >= 1");
+  bool strided = strides[0] > 1 || strides[1] > 1;
+  bool dilated = dilations[0] > 1 || dilations[1] > 1;
+  check(!(strided && dilated), op, "strides ", s, " and dilations ", d,
+        " cannot both be > 1 (TF.js semantics): use strides [1,1] or dilations [1,1]");
+  Dim h = windowDim(x[1], fh, strides[0], dilations[0], same);
+  Dim w = windowDim(x[2], fw, strides[1], dilations[1], same);
+  if (h.out <= 0 || w.out <= 0) {
+    std::string dilatedTo = !dilated ? "" : " (dilated to " +
+        std::to_string((fh - 1) * dilations[0] + 1) + "x" +
+        std::to_string((fw - 1) * dilations[1] + 1) + " by dilations " + d + ")";
+    fail(op, window, dilatedTo, " does not fit in ", xDesc,
+         " with valid padding: the output would be ", h.out, "x", w.out,
+         "; use a smaller window, a larger input or padding same");
+  }
+  outH = h.out;
+  outW = w.out;
+  return Attrs()
+      .set("strides", strides)
+      .set("pads", std::vector<int64_t>{h.padBefore, h.padAfter, w.padBefore, w.padAfter})
+      .set("dilations", dilations)
+      .set("filterSize", std::vector<int64_t>{fh, fw});
+}
+
+}  // namespace conv
+
+namespace {
+
+std::vector<int64_t> vec(Pair p) { return {p[0], p[1]}; }
+
+void checkRank4(const std::string& op, const std::string& arg, const Tensor& t,
+                const char* layout) {
+  ops::checkDType(op, arg, t, {DType::float32});
+  check(t.rank() == 4, op, arg, " must be rank 4 ", layout, ", got ", ops::describe(t));
+}
+
+/// The window attrs only, so gradient kernels get a clean cache key.
+Attrs windowOnly(const Attrs& a) {
+  return Attrs()
+      .set("strides", a.ints("strides"))
+      .set("pads", a.ints("pads"))
+      .set("dilations", a.ints("dilations"))
+      .set("filterSize", a.ints("filterSize"));
+}
+
+Tensor backpropInput(const std::string& kernel, const Tensor& dy, const Tensor& filter,
+                     const Shape& inputShape, const Attrs& attrs) {
+  return runKernel(kernel, {dy, filter}, OutputSpec{inputShape, DType::float32},
+                   windowOnly(attrs).set("inputShape", inputShape));
+}
+
+Tensor backpropFilter(const std::string& kernel, const Tensor& x, const Tensor& dy,
+                      const Shape& filterShape, const Attrs& attrs) {
+  return runKernel(kernel, {x, dy}, OutputSpec{filterShape, DType::float32},
+                   windowOnly(attrs).set("filterShape", filterShape));
+}
+
+/// Shared by conv2d and depthwiseConv2d: both check filter.shape[2] == x's channels.
+Tensor convForward(const std::string& op, const std::string& kernel, const Tensor& x,
+                   const Tensor& filter, Pair strides, Padding padding, Pair dilations,
+                   bool depthwise) {
+  checkRank4(op, "x", x, "[batch,height,width,channels]");
+  checkRank4(op, "filter", filter,
+             depthwise ? "[height,width,channels,multiplier]"
+                       : "[height,width,inChannels,outChannels]");
+  const Shape& xs = x.shape();
+  const Shape& fs = filter.shape();
+  check(fs[2] == xs[3], op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[2] (",
+        fs[2], "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
+  check(fs[0] >= 1 && fs[1] >= 1, op, "filter height and width must be >= 1, got filter ",
+        ops::describe(filter));
+  int64_t oh = 0, ow = 0;
+  Attrs attrs = conv::windowAttrs(op, "x " + ops::describe(x), xs,
+                                  "filter " + ops::describe(filter), fs[0], fs[1], vec(strides),
+                                  padding == Padding::same, vec(dilations), oh, ow);
+  int64_t outC = depthwise ? fs[2] * fs[3] : fs[3];
+  return runKernel(kernel, {x, filter}, OutputSpec{{xs[0], oh, ow, outC}, DType::float32}, attrs);
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& filter, Pair strides, Padding padding,
+              Pair dilations) {
+  return convForward("conv2d", "Conv2D", x, filter, strides, padding, dilations, false);
+}
+
+Tensor depthwiseConv2d(const Tensor& x, const Tensor& filter, Pair strides, Padding padding,
+                       Pair dilations) {
+  return convForward("depthwiseConv2d", "DepthwiseConv2dNative", x, filter, strides, padding,
+                     dilations, true);
+}
+
+Tensor conv2dTranspose(const Tensor& x, const Tensor& filter, const Shape& outputShape,
+                       Pair strides, Padding padding) {
+  const std::string op = "conv2dTranspose";
+  checkRank4(op, "x", x, "[batch,height,width,inChannels]");
+  checkRank4(op, "filter", filter, "[height,width,outChannels,inChannels]");
+  const Shape& xs = x.shape();
+  const Shape& fs = filter.shape();
+  std::string os = shapeToString(outputShape);
+  check(outputShape.size() == 4, op, "outputShape ", os,
+        " must have 4 entries [batch,height,width,outChannels]");
+  for (int64_t d : outputShape)
+    check(d >= 0, op, "outputShape ", os, " has a negative dimension");
+  check(xs[3] == fs[3], op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[3] (",
+        fs[3], "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
+  check(outputShape[3] == fs[2], op, "outputShape[3] (", outputShape[3],
+        ") must equal filter.shape[2] (", fs[2], "): got outputShape ", os, ", filter ",
+        ops::describe(filter));
+  check(outputShape[0] == xs[0], op, "outputShape[0] (", outputShape[0],
+        ") must equal the batch of x (", xs[0], "): got outputShape ", os, ", x ",
+        ops::describe(x));
+  check(fs[0] >= 1 && fs[1] >= 1, op, "filter height and width must be >= 1, got filter ",
+        ops::describe(filter));
+  // The forward conv2d of outputShape must produce x's spatial size.
+  int64_t oh = 0, ow = 0;
+  Attrs attrs = conv::windowAttrs(op, "outputShape " + os, outputShape,
+                                  "filter " + ops::describe(filter), fs[0], fs[1], vec(strides),
+                                  padding == Padding::same, {1, 1}, oh, ow);
+  check(oh == xs[1] && ow == xs[2], op, "outputShape ", os, " is inconsistent with x ",
+        ops::describe(x), ", filter ", ops::describe(filter), ", strides ",
+        shapeToString(vec(strides)), " and padding ", padding == Padding::same ? "same" : "valid",
+        ": a conv2d over outputShape gives height ", oh, " and width ", ow, ", but x has ", xs[1],
+        " and ", xs[2]);
+  return runKernel("Conv2DBackpropInput", {x, filter}, OutputSpec{outputShape, DType::float32},
+                   attrs.set("inputShape", outputShape));
+}
+
+void registerConvGradients() {
+  for (const char* prefix : {"Conv2D", "DepthwiseConv2dNative"}) {
+    std::string fwd = prefix;
+    std::string bpInput = fwd + "BackpropInput", bpFilter = fwd + "BackpropFilter";
+    registerGradient(fwd, [=](const std::vector<Tensor>& dys, const GradContext& ctx) {
+      const Tensor& x = ctx.inputs[0];
+      const Tensor& f = ctx.inputs[1];
+      return std::vector<Tensor>{backpropInput(bpInput, dys[0], f, x.shape(), ctx.attrs),
+                                 backpropFilter(bpFilter, x, dys[0], f.shape(), ctx.attrs)};
+    });
+  }
+  // For conv2dTranspose: BackpropInput is bilinear in (dy, filter); its
+  // adjoint in dy is the forward conv, in filter the filter backprop with g as input.
+  registerGradient("Conv2DBackpropInput", [](const std::vector<Tensor>& dys,
+                                             const GradContext& ctx) {
+    const Tensor& dy = ctx.inputs[0];
+    const Tensor& f = ctx.inputs[1];
+    const Tensor& g = dys[0];
+    Tensor dDy = runKernel("Conv2D", {g, f}, OutputSpec{dy.shape(), DType::float32},
+                           windowOnly(ctx.attrs));
+    return std::vector<Tensor>{
+        dDy, backpropFilter("Conv2DBackpropFilter", g, dy, f.shape(), ctx.attrs)};
+  });
+  registerPoolGradients();
+}
+
 }  // namespace glint

@@ -1,4 +1,72 @@
+// matMul (kernel BatchMatMul) and its gradient.
+#include "glint/backend.h"
+#include "glint/ops.h"
 #include "src/ops/gradients.h"
+#include "src/ops/op_util.h"
+
 namespace glint {
-void registerMatMulGradients() {}
+
+namespace {
+
+const char* flag(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
+Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB) {
+  ops::checkDType("matMul", "a", a, {DType::float32});
+  ops::checkDType("matMul", "b", b, {DType::float32});
+  check(a.rank() >= 2, "matMul", "a must have rank >= 2 ([..., m, k]), got ", ops::describe(a),
+        "; reshape a rank-1 operand to a matrix first");
+  check(b.rank() >= 2, "matMul", "b must have rank >= 2 ([..., k, n]), got ", ops::describe(b),
+        "; reshape a rank-1 operand to a matrix first");
+  int64_t m = a.dim(transposeA ? -1 : -2), kA = a.dim(transposeA ? -2 : -1);
+  int64_t kB = b.dim(transposeB ? -1 : -2), n = b.dim(transposeB ? -2 : -1);
+  check(kA == kB, "matMul", "inner dimensions differ: a ", ops::describe(a), " gives k = ", kA,
+        ", b ", ops::describe(b), " gives k = ", kB, " (transposeA=", flag(transposeA),
+        ", transposeB=", flag(transposeB), ")");
+
+  Shape batchA(a.shape().begin(), a.shape().end() - 2);
+  Shape batchB(b.shape().begin(), b.shape().end() - 2);
+  size_t rank = std::max(batchA.size(), batchB.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - batchA.size() ? 1 : batchA[i - (rank - batchA.size())];
+    int64_t db = i < rank - batchB.size() ? 1 : batchB[i - (rank - batchB.size())];
+    check(da == db || da == 1 || db == 1, "matMul", "batch dimensions ",
+          shapeToString(batchA), " of a ", ops::describe(a), " and ", shapeToString(batchB),
+          " of b ", ops::describe(b), " do not broadcast: each pair must be equal or 1");
+    out[i] = da == 1 ? db : da;
+  }
+  out.push_back(m);
+  out.push_back(n);
+  return runKernel("BatchMatMul", {a, b}, OutputSpec{out, DType::float32},
+                   Attrs().set("transposeA", transposeA).set("transposeB", transposeB));
+}
+
+void registerMatMulGradients() {
+  // With C = op(A) op(B): dA = dC op(B)^T and dB = op(A)^T dC, written so
+  // that no operand is transposed explicitly; broadcast batch dims are summed.
+  registerGradient("BatchMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& a = ctx.inputs[0];
+    const Tensor& b = ctx.inputs[1];
+    const Tensor& dy = dys[0];
+    bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
+    Tensor da, db;
+    if (!tA && !tB) {
+      da = matMul(dy, b, false, true);
+      db = matMul(a, dy, true, false);
+    } else if (tA && !tB) {
+      da = matMul(b, dy, false, true);
+      db = matMul(a, dy, false, false);
+    } else if (!tA && tB) {
+      da = matMul(dy, b, false, false);
+      db = matMul(dy, a, true, false);
+    } else {
+      da = matMul(b, dy, true, true);
+      db = matMul(dy, a, true, true);
+    }
+    return std::vector<Tensor>{ops::sumToShape(da, a.shape()), ops::sumToShape(db, b.shape())};
+  });
+}
+
 }  // namespace glint

@@ -1,4 +1,9 @@
 // Reductions, softmax and their gradients.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "glint/autograd.h"
 #include "glint/backend.h"
 #include "glint/ops.h"
 #include "src/ops/gradients.h"
@@ -19,13 +24,36 @@ Shape reducedShape(const Shape& shape, const std::vector<int>& axes, bool keepDi
   return out;
 }
 
+/// `shape` with the (normalized) reduced axes set to 1: a reduction's result
+/// reshaped like this broadcasts back over its input.
+Shape keptShape(const Shape& shape, const std::vector<int64_t>& axes) {
+  Shape kept = shape;
+  for (int64_t a : axes) kept[a] = 1;
+  return kept;
+}
+
+std::vector<int64_t> toInt64(const std::vector<int>& axes) {
+  return std::vector<int64_t>(axes.begin(), axes.end());
+}
+
 Tensor reduce(const std::string& op, const std::string& kernel, const Tensor& x,
               const std::vector<int64_t>& axes, bool keepDims, DType outDType) {
   std::vector<int> norm = normalizeAxes(op, "axes", axes, x.rank());
-  std::vector<int64_t> axes64(norm.begin(), norm.end());
   Shape out = reducedShape(x.shape(), norm, keepDims);
   return runKernel(kernel, {x}, OutputSpec{out, outDType},
-                   Attrs().set("axes", axes64).set("keepDims", keepDims));
+                   Attrs().set("axes", toInt64(norm)).set("keepDims", keepDims));
+}
+
+Tensor argExtreme(const std::string& op, const std::string& kernel, const Tensor& x,
+                  int64_t axis) {
+  ops::checkDType(op, "x", x, {DType::float32, DType::int32});
+  int a = normalizeAxis(op, "axis", axis, x.rank());
+  check(x.shape()[a] > 0, op, "axis ", axis, " of x ", ops::describe(x),
+        " has size 0: there is no element to take the index of");
+  Shape out = x.shape();
+  out.erase(out.begin() + a);
+  return runKernel(kernel, {x}, OutputSpec{out, DType::int32},
+                   Attrs().set("axis", static_cast<int64_t>(a)));
 }
 
 }  // namespace
@@ -35,14 +63,127 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
   return reduce("sum", "Sum", x, axes, keepDims, x.dtype());
 }
 
+Tensor max(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("max", "x", x, {DType::float32, DType::int32});
+  return reduce("max", "Max", x, axes, keepDims, x.dtype());
+}
+
+Tensor min(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("min", "x", x, {DType::float32, DType::int32});
+  return reduce("min", "Min", x, axes, keepDims, x.dtype());
+}
+
+Tensor prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("prod", "x", x, {DType::float32, DType::int32});
+  return reduce("prod", "Prod", x, axes, keepDims, x.dtype());
+}
+
+Tensor any(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("any", "x", x, {DType::boolean});
+  return reduce("any", "Any", x, axes, keepDims, DType::boolean);
+}
+
+Tensor all(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("all", "x", x, {DType::boolean});
+  return reduce("all", "All", x, axes, keepDims, DType::boolean);
+}
+
+Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("mean", "x", x, {DType::float32, DType::int32});
+  std::vector<int> norm = normalizeAxes("mean", "axes", axes, x.rank());
+  int64_t n = 1;
+  for (int a : norm) n *= x.shape()[a];
+  // An empty window has no mean: NaN, like TF.js (0 * NaN).
+  float scale = n == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(1.0 / n);
+  Tensor xf = x.dtype() == DType::float32 ? x : cast(x, DType::float32);
+  return mul(sum(xf, toInt64(norm), keepDims), scalar(scale));
+}
+
+Tensor logSumExp(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
+  ops::checkDType("logSumExp", "x", x, {DType::float32});
+  std::vector<int> norm = normalizeAxes("logSumExp", "axes", axes, x.rank());
+  std::vector<int64_t> ax = toInt64(norm);
+  // Its own gradient (softmax-weighted dy): the max shift below must not be
+  // differentiated, and the finiteness test has no gradient.
+  Tensor lse = customGrad(
+      [ax](const std::vector<Tensor>& in) {
+        const Tensor& v = in[0];
+        Tensor m = max(v, ax, true);
+        // Shift by the max where it is finite; an all -inf (or +inf) window
+        // would otherwise turn v - m into NaN.
+        Tensor finite = less(abs(m), scalar(std::numeric_limits<float>::infinity()));
+        Tensor shift = where(finite, m, zerosLike(m));
+        Tensor out = add(log(sum(exp(sub(v, shift)), ax, true)), shift);
+        return CustomGradResult{out, [v, out](const Tensor& dy) {
+                                  return std::vector<Tensor>{mul(dy, exp(sub(v, out)))};
+                                }};
+      },
+      {x});
+  return keepDims ? lse : reshape(lse, reducedShape(x.shape(), norm, false));
+}
+
+Tensor argMax(const Tensor& x, int64_t axis) { return argExtreme("argMax", "ArgMax", x, axis); }
+Tensor argMin(const Tensor& x, int64_t axis) { return argExtreme("argMin", "ArgMin", x, axis); }
+
+Tensor softmax(const Tensor& logits, int64_t axis) {
+  ops::checkDType("softmax", "logits", logits, {DType::float32});
+  int a = normalizeAxis("softmax", "axis", axis, logits.rank());
+  return runKernel("Softmax", {logits}, OutputSpec{logits.shape(), DType::float32},
+                   Attrs().set("axis", static_cast<int64_t>(a)));
+}
+
+Tensor logSoftmax(const Tensor& logits, int64_t axis) {
+  ops::checkDType("logSoftmax", "logits", logits, {DType::float32});
+  int a = normalizeAxis("logSoftmax", "axis", axis, logits.rank());
+  return sub(logits, logSumExp(logits, {a}, true));
+}
+
 void registerReductionGradients() {
   registerGradient("Sum", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     // Put the reduced axes back as size-1 dimensions, then broadcast.
     const Tensor& x = ctx.inputs[0];
-    Shape kept = x.shape();
-    for (int64_t a : ctx.attrs.ints("axes")) kept[a] = 1;
-    Tensor dy = reshape(dys[0], kept);
+    if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
+    Tensor dy = reshape(dys[0], keptShape(x.shape(), ctx.attrs.ints("axes")));
     return std::vector<Tensor>{mul(dy, onesLike(x))};
+  });
+
+  // TF.js semantics: every position equal to the extreme gets the full dy.
+  GradFn extremeGrad = [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& x = ctx.inputs[0];
+    if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
+    Shape kept = keptShape(x.shape(), ctx.attrs.ints("axes"));
+    Tensor y = reshape(ctx.outputs[0], kept);
+    Tensor mask = cast(equal(x, y), DType::float32);
+    return std::vector<Tensor>{mul(mask, reshape(dys[0], kept))};
+  };
+  registerGradient("Max", extremeGrad);
+  registerGradient("Min", extremeGrad);
+
+  // d prod / d x_i = product of the other elements. Computed from the product
+  // of the non-zero elements so zeros are exact: with one zero in a window
+  // only that position gets a gradient, with two or more none does. (prod/x_i
+  // for non-zero x_i is rounded like a division, and can overflow where the
+  // product of the others would not.)
+  registerGradient("Prod", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& x = ctx.inputs[0];
+    if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
+    const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
+    Shape kept = keptShape(x.shape(), axes);
+    Tensor zero = scalar(0.0f);
+    Tensor isZero = equal(x, zero);
+    Tensor safeX = where(isZero, onesLike(x), x);
+    Tensor prodNonZero = prod(safeX, axes, true);
+    Tensor zeroCount = sum(cast(isZero, DType::float32), axes, true);
+    Tensor noZero = cast(equal(zeroCount, zero), DType::float32);
+    Tensor oneZero = cast(equal(zeroCount, scalar(1.0f)), DType::float32);
+    Tensor others = where(isZero, mul(prodNonZero, oneZero), mul(div(prodNonZero, safeX), noZero));
+    return std::vector<Tensor>{mul(others, reshape(dys[0], kept))};
+  });
+
+  registerGradient("Softmax", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& y = ctx.outputs[0];
+    Tensor s = sum(mul(dys[0], y), {ctx.attrs.i("axis")}, true);
+    return std::vector<Tensor>{mul(y, sub(dys[0], s))};
   });
 }
 

@@ -1,4 +1,7 @@
 // Reductions as plain loops: every output element walks its reduced window.
+#include <cmath>
+#include <limits>
+
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
 
@@ -20,33 +23,134 @@ struct ReductionPlan {
   }
 };
 
-template <class Acc, class Init, class Step>
-void reduceKernel(KernelArgs& args, Init init, Step step) {
+/// Folds each output element's window with step(acc, value), starting at init.
+template <class T, class Acc, class Step>
+void fold(KernelArgs& args, Acc init, Step step) {
   const Tensor& x = args.inputs[0];
   ReductionPlan plan(x.shape(), args.attrs.ints("axes"));
-  dispatchDType(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = hostData<T>(x);
-    T* po = hostData<T>(args.outputs[0]);
-    int64_t o = 0;
-    forEachIndex(plan.keptShape, [&](const std::vector<int64_t>& kept) {
-      int64_t base = offsetOf(kept, plan.keptStrides);
-      Acc acc = init;
-      forEachIndex(plan.reducedShape, [&](const std::vector<int64_t>& r) {
-        acc = step(acc, static_cast<Acc>(px[base + offsetOf(r, plan.reducedStrides)]));
-      });
-      po[o++] = static_cast<T>(acc);
+  const T* px = hostData<T>(x);
+  T* po = hostData<T>(args.outputs[0]);
+  int64_t o = 0;
+  forEachIndex(plan.keptShape, [&](const std::vector<int64_t>& kept) {
+    int64_t base = offsetOf(kept, plan.keptStrides);
+    Acc acc = init;
+    forEachIndex(plan.reducedShape, [&](const std::vector<int64_t>& r) {
+      acc = step(acc, px[base + offsetOf(r, plan.reducedStrides)]);
     });
+    po[o++] = static_cast<T>(acc);
+  });
+}
+
+/// x seen as [outer, len, inner] around one axis.
+struct AxisPlan {
+  int64_t outer = 1, len = 1, inner = 1;
+  AxisPlan(const Shape& shape, int64_t axis) {
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
+  }
+};
+
+/// Index of the first element along `axis` that no later one beats.
+template <class T, class Better>
+void argKernel(KernelArgs& args, Better better) {
+  const Tensor& x = args.inputs[0];
+  AxisPlan p(x.shape(), args.attrs.i("axis"));
+  const T* px = hostData<T>(x);
+  int32_t* po = hostData<int32_t>(args.outputs[0]);
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t in = 0; in < p.inner; ++in) {
+      const T* row = px + o * p.len * p.inner + in;
+      int64_t best = 0;
+      for (int64_t i = 1; i < p.len; ++i)
+        if (better(row[i * p.inner], row[best * p.inner])) best = i;
+      po[o * p.inner + in] = static_cast<int32_t>(best);
+    }
+}
+
+template <class T>
+bool isNaN(T v) {
+  return v != v;
+}
+
+void registerExtremes(const std::string& backend) {
+  // NaN wins max/min (it propagates); an empty window gives -inf / +inf, or the
+  // int32 limits.
+  registerKernel("Max", backend, [](KernelArgs& a) {
+    dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T init = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                    : std::numeric_limits<T>::lowest();
+      fold<T, T>(a, init, [](T acc, T v) { return (isNaN(v) || v > acc) ? v : acc; });
+    });
+  });
+  registerKernel("Min", backend, [](KernelArgs& a) {
+    dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T init = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                    : std::numeric_limits<T>::max();
+      fold<T, T>(a, init, [](T acc, T v) { return (isNaN(v) || v < acc) ? v : acc; });
+    });
+  });
+  // Like TF.js: strictly greater/less, so NaN never takes over and ties keep the first.
+  registerKernel("ArgMax", backend, [](KernelArgs& a) {
+    dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      argKernel<T>(a, [](T v, T best) { return v > best; });
+    });
+  });
+  registerKernel("ArgMin", backend, [](KernelArgs& a) {
+    dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      argKernel<T>(a, [](T v, T best) { return v < best; });
+    });
+  });
+}
+
+void registerSoftmax(const std::string& backend) {
+  // Shifted by the row's max so large logits do not overflow exp.
+  registerKernel("Softmax", backend, [](KernelArgs& a) {
+    const Tensor& x = a.inputs[0];
+    AxisPlan p(x.shape(), a.attrs.i("axis"));
+    const float* px = hostData<float>(x);
+    float* po = hostData<float>(a.outputs[0]);
+    for (int64_t o = 0; o < p.outer; ++o)
+      for (int64_t in = 0; in < p.inner; ++in) {
+        int64_t base = o * p.len * p.inner + in;
+        double m = -std::numeric_limits<double>::infinity();
+        for (int64_t i = 0; i < p.len; ++i) m = std::max(m, static_cast<double>(px[base + i * p.inner]));
+        double total = 0;
+        for (int64_t i = 0; i < p.len; ++i) total += std::exp(px[base + i * p.inner] - m);
+        for (int64_t i = 0; i < p.len; ++i)
+          po[base + i * p.inner] = static_cast<float>(std::exp(px[base + i * p.inner] - m) / total);
+      }
   });
 }
 
 }  // namespace
 
 void registerReductionKernels(const std::string& backend) {
-  // Sums accumulate in double so the oracle is more exact than what it checks.
+  // Float sums and products accumulate in double so the oracle is more exact
+  // than what it checks; int32 wraps around like int32 arithmetic.
   registerKernel("Sum", backend, [](KernelArgs& a) {
-    reduceKernel<double>(a, 0.0, [](double acc, double v) { return acc + v; });
+    if (a.inputs[0].dtype() == DType::float32)
+      fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; });
+    else
+      fold<int32_t, uint32_t>(a, 0u, [](uint32_t acc, int32_t v) { return acc + uint32_t(v); });
   });
+  registerKernel("Prod", backend, [](KernelArgs& a) {
+    if (a.inputs[0].dtype() == DType::float32)
+      fold<float, double>(a, 1.0, [](double acc, float v) { return acc * v; });
+    else
+      fold<int32_t, uint32_t>(a, 1u, [](uint32_t acc, int32_t v) { return acc * uint32_t(v); });
+  });
+  registerKernel("Any", backend, [](KernelArgs& a) {
+    fold<uint8_t, uint8_t>(a, 0, [](uint8_t acc, uint8_t v) { return uint8_t(acc || v); });
+  });
+  registerKernel("All", backend, [](KernelArgs& a) {
+    fold<uint8_t, uint8_t>(a, 1, [](uint8_t acc, uint8_t v) { return uint8_t(acc && v); });
+  });
+  registerExtremes(backend);
+  registerSoftmax(backend);
 }
 
 }  // namespace glint::reference

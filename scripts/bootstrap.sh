@@ -8,9 +8,11 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config   # native build
   googletest                                          # GoogleTest sources (native + wasm)
   nlohmann-json3-dev libcli11-dev                     # header-only: JSON, CLI parsing
+  zlib1g-dev                                          # gzip-compressed data files
   clang libclang-rt-14-dev                            # sanitizers' runtime, fuzzers
   libbenchmark-dev                                    # make bench
   emscripten node-acorn nodejs npm                    # WebAssembly build, run in node
+  dataset-fashion-mnist                               # Fashion-MNIST IDX files (gzip; read by glint::data)
 )
 
 missing=()

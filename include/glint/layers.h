@@ -1,0 +1,210 @@
+#pragma once
+// The Layers API, after Keras and TensorFlow.js.
+//
+// A layer is built from a JSON argument object that uses the same names as
+// the TF.js API, so C++ and JS read alike and a layer can be rebuilt from
+// the Keras config stored in a model.json:
+//
+//   auto d = layers::dense({{"units", 10}, {"activation", "softmax"}});
+//   Tensor y = d->apply(x);                      // eager
+//   SymbolicTensorPtr out = d->apply(input);     // functional graph
+//
+// Argument keys may be camelCase (TF.js: "kernelInitializer", "inputShape")
+// or snake_case (Keras configs: "kernel_initializer", "batch_input_shape");
+// getConfig() writes the snake_case Keras form that TF.js reads and writes.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "glint/json.h"
+#include "glint/tensor.h"
+
+namespace glint {
+
+class Initializer;
+class Regularizer;
+class Constraint;
+class Layer;
+struct Node;
+using LayerPtr = std::shared_ptr<Layer>;
+
+/// A placeholder in a functional graph: its shape (-1 = unknown, e.g. the
+/// batch) and the node that produces it.
+struct SymbolicTensor {
+  Shape shape;
+  DType dtype = DType::float32;
+  std::shared_ptr<Node> node;  // producer: a layer call (an InputLayer for inputs)
+  int tensorIndex = 0;         // which output of that call
+  std::string name;
+};
+using SymbolicTensorPtr = std::shared_ptr<SymbolicTensor>;
+
+/// One call of a layer in a functional graph. Owns its inputs, so a graph is
+/// kept alive by its outputs and never forms a reference cycle.
+struct Node {
+  LayerPtr layer;
+  std::vector<SymbolicTensorPtr> inputs;
+  std::vector<std::weak_ptr<SymbolicTensor>> outputs;
+  int index = 0;  // the n-th call of `layer`
+  Json kwargs = Json::object();
+};
+
+/// Arguments for Layer::call.
+struct CallArgs {
+  bool training = false;
+};
+
+class Layer : public std::enable_shared_from_this<Layer> {
+ public:
+  /// Reads the arguments every layer takes: name, trainable, inputShape /
+  /// batchInputShape / batchSize, dtype. Unknown keys are an error (see
+  /// LayerArgs in src/layers/layer_args.h).
+  explicit Layer(const Json& args, const std::string& defaultNamePrefix);
+  virtual ~Layer();
+  Layer(const Layer&) = delete;
+  Layer& operator=(const Layer&) = delete;
+
+  /// The Keras / TF.js class name ("Dense", "Conv2D", ...).
+  virtual std::string className() const = 0;
+  const std::string& name() const { return name_; }
+
+  /// Creates the weights for these full input shapes (batch dimension -1).
+  /// Called once, by the first apply(); layers without weights need not override.
+  virtual void build(const std::vector<Shape>& inputShapes);
+  bool built() const { return built_; }
+  /// The forward computation on concrete tensors (already built).
+  virtual std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallArgs& args) = 0;
+  /// Output shapes for these input shapes (batch -1 stays -1); throws
+  /// glint::Error naming the layer when the inputs are incompatible.
+  virtual std::vector<Shape> computeOutputShape(const std::vector<Shape>& inputShapes) const = 0;
+  /// The Keras config (snake_case keys), including name, trainable, dtype and
+  /// batch_input_shape when one was given.
+  virtual Json getConfig() const;
+
+  /// Eager: validates, builds on first use, calls, applies nothing else.
+  Tensor apply(const Tensor& x, bool training = false);
+  std::vector<Tensor> apply(const std::vector<Tensor>& xs, bool training = false);
+  /// Functional: records a node and returns symbolic outputs.
+  SymbolicTensorPtr apply(const SymbolicTensorPtr& x, const Json& kwargs = Json::object());
+  std::vector<SymbolicTensorPtr> apply(const std::vector<SymbolicTensorPtr>& xs,
+                                       const Json& kwargs = Json::object());
+
+  /// Trainable weights first, then non-trainable (Keras order). A frozen
+  /// layer (trainable false) reports all its weights as non-trainable.
+  std::vector<Variable> weights() const;
+  std::vector<Variable> trainableWeights() const;
+  std::vector<Variable> nonTrainableWeights() const;
+  /// Values of weights(), and replacing them (shapes must match; named errors).
+  std::vector<Tensor> getWeights() const;
+  void setWeights(const std::vector<Tensor>& values);
+  int64_t countParams() const;
+
+  virtual bool trainable() const { return trainable_; }
+  virtual void setTrainable(bool trainable) { trainable_ = trainable; }
+
+  /// Penalties of the weights' regularizers (scalars), added to the loss.
+  virtual std::vector<Tensor> regularizationLosses() const;
+  /// Projects weights with a constraint onto it (after each optimizer step).
+  virtual void applyConstraints();
+
+  /// Validates and builds for these input shapes unless already built; for
+  /// layers that build the layers they wrap (Bidirectional, TimeDistributed).
+  void ensureBuilt(const std::vector<Shape>& inputShapes);
+  /// Weights created from now on are named "<prefix>/<weight>" instead of
+  /// "<name>/<weight>": TF.js names a wrapped layer's weights after the wrapper.
+  void setWeightNamePrefix(const std::string& prefix) { weightNamePrefix_ = prefix; }
+
+  /// The input shape declared by inputShape/batchInputShape, batch -1.
+  const std::optional<Shape>& batchInputShape() const { return batchInputShape_; }
+  /// Calls of this layer in functional graphs, in order.
+  std::vector<std::shared_ptr<Node>> inboundNodes() const;
+  /// Drops graph bookkeeping (used when a Sequential model rebuilds its graph).
+  void clearInboundNodes() { inboundNodes_.clear(); }
+
+ protected:
+  /// Creates a weight named "<layer name>/<name>", initialised now.
+  Variable addWeight(const std::string& name, const Shape& shape,
+                     const std::shared_ptr<Initializer>& initializer,
+                     const std::shared_ptr<Regularizer>& regularizer = nullptr,
+                     bool trainable = true,
+                     const std::shared_ptr<Constraint>& constraint = nullptr);
+  /// For layers that own other layers (Bidirectional, TimeDistributed, Model).
+  virtual std::vector<Variable> ownWeights(bool trainableOnes) const;
+  /// The layer's arguments as given (normalized to snake_case keys).
+  const Json& args() const { return args_; }
+  /// Throws "[<ClassName> '<name>'] <message>".
+  [[noreturn]] void error(const std::string& message) const;
+  std::string what() const;  // "Dense 'dense_1'"
+
+  bool built_ = false;
+
+ private:
+  struct WeightEntry {
+    Variable variable;
+    bool trainable;
+    std::shared_ptr<Regularizer> regularizer;
+    std::shared_ptr<Constraint> constraint;
+  };
+  std::string name_;
+  std::string weightNamePrefix_;  // empty: name_
+  bool trainable_ = true;
+  Json args_;
+  std::optional<Shape> batchInputShape_;
+  std::vector<WeightEntry> weights_;
+  std::vector<std::weak_ptr<Node>> inboundNodes_;
+};
+
+/// A graph input: `input({{"shape", {28, 28, 1}}})` (shape without the
+/// batch), or "batchShape" with it; optional "name", "dtype".
+SymbolicTensorPtr input(const Json& args);
+
+namespace layers {
+
+// Core.
+LayerPtr inputLayer(const Json& args);
+LayerPtr dense(const Json& args);
+LayerPtr activation(const Json& args);
+LayerPtr dropout(const Json& args);
+LayerPtr flatten(const Json& args = Json::object());
+LayerPtr reshape(const Json& args);
+LayerPtr permute(const Json& args);
+LayerPtr embedding(const Json& args);
+// Convolution and pooling (NHWC).
+LayerPtr conv2d(const Json& args);
+LayerPtr depthwiseConv2d(const Json& args);
+LayerPtr separableConv2d(const Json& args);
+LayerPtr conv2dTranspose(const Json& args);
+LayerPtr maxPooling2d(const Json& args = Json::object());
+LayerPtr averagePooling2d(const Json& args = Json::object());
+LayerPtr globalAveragePooling2d(const Json& args = Json::object());
+LayerPtr globalMaxPooling2d(const Json& args = Json::object());
+LayerPtr zeroPadding2d(const Json& args = Json::object());
+LayerPtr upSampling2d(const Json& args = Json::object());
+// Normalization.
+LayerPtr batchNormalization(const Json& args = Json::object());
+LayerPtr layerNormalization(const Json& args = Json::object());
+// Recurrent (returnSequences, returnState, goBackwards; stateful is not supported).
+LayerPtr simpleRNN(const Json& args);
+LayerPtr lstm(const Json& args);
+LayerPtr gru(const Json& args);
+LayerPtr bidirectional(const Json& args);    // {"layer": LayerPtr-config or class/config, "mergeMode": "concat"}
+LayerPtr bidirectional(const LayerPtr& layer, const Json& args = Json::object());
+LayerPtr timeDistributed(const LayerPtr& layer, const Json& args = Json::object());
+// Merging.
+LayerPtr add(const Json& args = Json::object());
+LayerPtr multiply(const Json& args = Json::object());
+LayerPtr concatenate(const Json& args = Json::object());
+LayerPtr average(const Json& args = Json::object());
+
+/// Builds a layer from its Keras class name and config (model.json).
+LayerPtr fromConfig(const std::string& className, const Json& config);
+/// Class names fromConfig knows.
+std::vector<std::string> knownClassNames();
+
+using LayerFactory = std::function<LayerPtr(const Json& config)>;
+/// Adds a layer class to fromConfig (each layer family registers its own).
+void registerLayerClass(const std::string& className, LayerFactory factory);
+
+}  // namespace layers
+}  // namespace glint

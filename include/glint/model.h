@@ -1,0 +1,204 @@
+#pragma once
+// Models: a functional graph of layers (Model) or a stack (Sequential), with
+// Keras-style compile / fit / evaluate / predict.
+//
+//   auto model = sequential();
+//   model->add(layers::dense({{"units", 128}, {"activation", "relu"}, {"inputShape", {784}}}));
+//   model->add(layers::dense({{"units", 10}, {"activation", "softmax"}}));
+//   model->compile({.optimizer = "adam", .loss = {"categoricalCrossentropy"}, .metrics = {"accuracy"}});
+//   History h = model->fit(x, y, {.epochs = 5, .batchSize = 64, .validationSplit = 0.2f});
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "glint/layers.h"
+
+namespace glint {
+
+class Optimizer;
+class Model;
+namespace data {
+class Dataset;
+}
+
+/// Values reported to callbacks: "loss", "acc", "val_loss", ... (Keras names).
+using Logs = std::map<std::string, double>;
+
+class Callback {
+ public:
+  virtual ~Callback() = default;
+  virtual void onTrainBegin(const Logs&) {}
+  virtual void onTrainEnd(const Logs&) {}
+  virtual void onEpochBegin(int epoch, const Logs&) {}
+  virtual void onEpochEnd(int epoch, const Logs&) {}
+  virtual void onBatchBegin(int batch, const Logs&) {}
+  virtual void onBatchEnd(int batch, const Logs&) {}
+  /// Set by fit before onTrainBegin.
+  Model* model = nullptr;
+};
+using CallbackPtr = std::shared_ptr<Callback>;
+
+/// A callback from lambdas (any may be empty).
+struct LambdaCallbackFns {
+  std::function<void(const Logs&)> onTrainBegin, onTrainEnd;
+  std::function<void(int, const Logs&)> onEpochBegin, onEpochEnd, onBatchBegin, onBatchEnd;
+};
+CallbackPtr lambdaCallback(LambdaCallbackFns fns);
+
+struct EarlyStoppingOptions {
+  std::string monitor = "val_loss";
+  double minDelta = 0;
+  int patience = 0;
+  std::string mode = "auto";  // "min", "max", or from the monitor's name
+  std::optional<double> baseline;
+  bool restoreBestWeights = false;
+};
+CallbackPtr earlyStopping(EarlyStoppingOptions options = {});
+
+struct History {
+  std::vector<int> epoch;
+  std::map<std::string, std::vector<double>> history;  // per-epoch logs
+};
+
+/// Loss: a name ("categoricalCrossentropy", "mse", ...) or a function of
+/// (yTrue, yPred) giving per-sample losses.
+using LossSpec = std::variant<std::string, std::function<Tensor(const Tensor&, const Tensor&)>>;
+
+struct CompileOptions {
+  /// "adam", "sgd", ... with default settings, or an optimizer object.
+  std::variant<std::string, std::shared_ptr<Optimizer>> optimizer = std::string("rmsprop");
+  /// One per output, or one for all outputs.
+  std::vector<LossSpec> loss;
+  /// Metric names ("accuracy", "mae", ...), applied to every output.
+  std::vector<std::string> metrics;
+};
+
+struct FitOptions {
+  int epochs = 1;
+  int batchSize = 32;
+  bool shuffle = true;
+  /// Fraction of the (unshuffled) end of x/y held out for validation.
+  float validationSplit = 0;
+  /// Explicit validation data: {x..., y...} as for evaluate.
+  std::vector<Tensor> validationX, validationY;
+  /// Weights per class index, for single-output classification.
+  std::map<int, float> classWeight;
+  int initialEpoch = 0;
+  std::vector<CallbackPtr> callbacks;
+  /// 0 silent, 1 a progress bar per epoch on stderr, 2 one line per epoch.
+  int verbose = 0;
+  /// Seeds the per-epoch shuffles (default: the engine's generator).
+  std::optional<uint64_t> seed;
+};
+
+struct FitDatasetOptions {
+  int epochs = 1;
+  /// Batches per epoch; default: until the dataset ends.
+  std::optional<int64_t> batchesPerEpoch;
+  const data::Dataset* validationData = nullptr;
+  int initialEpoch = 0;
+  std::vector<CallbackPtr> callbacks;
+  int verbose = 0;
+};
+
+class Model : public Layer {
+ public:
+  /// A functional model from graph inputs to outputs.
+  Model(const std::vector<SymbolicTensorPtr>& inputs, const std::vector<SymbolicTensorPtr>& outputs,
+        const Json& args = Json::object());
+  std::string className() const override { return "Model"; }
+
+  // ---- Graph -----------------------------------------------------------
+  const std::vector<SymbolicTensorPtr>& inputs() const { return inputs_; }
+  const std::vector<SymbolicTensorPtr>& outputs() const { return outputs_; }
+  /// Every layer, in topological order (input layers first).
+  const std::vector<LayerPtr>& layers() const { return layers_; }
+  LayerPtr getLayer(const std::string& name) const;
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallArgs& args) override;
+  std::vector<Shape> computeOutputShape(const std::vector<Shape>& inputShapes) const override;
+  /// The Keras functional config: name, layers (with inbound_nodes), input_layers, output_layers.
+  Json getConfig() const override;
+  void setTrainable(bool trainable) override;
+  /// The layers' weight penalties (each layer once).
+  std::vector<Tensor> regularizationLosses() const override;
+  void applyConstraints() override;
+  /// The Keras-style table: layer (type), output shape, params, connected to;
+  /// totals of trainable and non-trainable parameters.
+  std::string summary(int lineLength = 98) const;
+
+  // ---- Training ----------------------------------------------------------
+  void compile(const CompileOptions& options);
+  bool compiled() const;
+  History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
+  History fit(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+              const FitOptions& options = {});
+  /// Each dataset element is one batch: {x..., y...} (the inputs, then the targets).
+  History fitDataset(const data::Dataset& dataset, const FitDatasetOptions& options = {});
+  /// One optimizer step on this batch; returns {"loss", metrics...}.
+  Logs trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);
+  /// Loss and metrics over the data, batched.
+  Logs evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize = 32);
+  Logs evaluate(const Tensor& x, const Tensor& y, int batchSize = 32);
+  /// Outputs for the inputs, computed batchSize samples at a time.
+  std::vector<Tensor> predict(const std::vector<Tensor>& xs, int batchSize = 32);
+  Tensor predict(const Tensor& x, int batchSize = 32);
+  /// Set from a callback (or another thread) to end fit after the current batch.
+  std::atomic<bool> stopTraining{false};
+  /// The compiled optimizer (null before compile).
+  Optimizer* optimizer() const;
+  /// Throws unless compiled.
+  const CompileOptions& compileOptions() const;
+  /// Names of the values trainOnBatch / evaluate report ("loss", "acc", ...).
+  std::vector<std::string> metricsNames() const;
+
+ protected:
+  /// For Sequential: an empty model whose graph is set later.
+  explicit Model(const Json& args, const std::string& defaultNamePrefix);
+  /// listInputLayers false leaves the input layers out of layers() (Sequential's own input).
+  void initGraph(const std::vector<SymbolicTensorPtr>& inputs,
+                 const std::vector<SymbolicTensorPtr>& outputs, bool listInputLayers = true);
+  /// Back to no graph (a Sequential model whose layers were all popped).
+  void clearGraph();
+  std::vector<Variable> ownWeights(bool trainableOnes) const override;
+
+ private:
+  struct Training;  // compiled state: optimizer, losses, metrics
+  std::vector<SymbolicTensorPtr> inputs_, outputs_;
+  std::vector<LayerPtr> layers_;
+  std::vector<std::shared_ptr<Node>> nodes_;  // topological order
+  std::shared_ptr<Training> training_;
+};
+using ModelPtr = std::shared_ptr<Model>;
+
+class Sequential : public Model {
+ public:
+  explicit Sequential(const Json& args = Json::object());
+  std::string className() const override { return "Sequential"; }
+  /// Appends a layer; the first needs an input shape (inputShape in its args).
+  void add(const LayerPtr& layer);
+  /// Removes the last layer.
+  void pop();
+  Json getConfig() const override;
+
+ private:
+  void rebuild(const SymbolicTensorPtr& output);
+  std::vector<LayerPtr> stack_;
+  SymbolicTensorPtr input_;  // the graph input (an InputLayer's output)
+  bool autoInput_ = false;   // input_ was created by add(), not added as a layer
+};
+using SequentialPtr = std::shared_ptr<Sequential>;
+
+std::shared_ptr<Sequential> sequential(const Json& args = Json::object());
+std::shared_ptr<Sequential> sequential(const std::vector<LayerPtr>& layers,
+                                       const Json& args = Json::object());
+ModelPtr model(const std::vector<SymbolicTensorPtr>& inputs,
+               const std::vector<SymbolicTensorPtr>& outputs, const Json& args = Json::object());
+/// Rebuilds a model from its Keras topology ({"class_name": "Sequential"|"Model", "config": ...}).
+ModelPtr modelFromConfig(const Json& topology);
+
+}  // namespace glint

@@ -1,0 +1,253 @@
+// Native storage: a directory with model.json and weight shards. Saves are
+// atomic: everything is written and fsynced in a sibling temporary directory
+// that then replaces the target in one rename.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "glint/error.h"
+#include "glint/io.h"
+#include "src/io/io_util.h"
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/syscall.h>
+#define GLINT_HAVE_RENAME_EXCHANGE 1
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#endif
+
+namespace fs = std::filesystem;
+
+namespace glint::io {
+
+namespace detail {
+// Fault injection for tests: called before each file of a save is written.
+std::function<void(const std::string& path)> beforeSaveWrite;
+}  // namespace detail
+
+namespace {
+
+const char* kSave = "io.save";
+const char* kLoad = "io.load";
+
+std::string errnoText() { return std::strerror(errno); }
+
+void writeFileSynced(const fs::path& path, const void* data, size_t size) {
+  if (detail::beforeSaveWrite) detail::beforeSaveWrite(path.string());
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  check(fd >= 0, kSave, "cannot create '", path.string(), "': ", errnoText());
+  const auto* p = static_cast<const uint8_t*>(data);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::write(fd, p + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = errnoText();
+      ::close(fd);
+      fail(kSave, "writing '", path.string(), "' failed after ", done, " of ", size, " bytes: ", why);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    std::string why = errnoText();
+    ::close(fd);
+    fail(kSave, "fsync of '", path.string(), "' failed: ", why);
+  }
+  check(::close(fd) == 0, kSave, "closing '", path.string(), "' failed: ", errnoText());
+}
+
+void syncDirectory(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: some file systems cannot open directories
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// Swaps two existing directories in one step where the kernel can; else two
+// renames (a crash between them leaves the old model under `b`'s name).
+void exchangeDirectories(const fs::path& a, const fs::path& b) {
+#ifdef GLINT_HAVE_RENAME_EXCHANGE
+  if (::syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0)
+    return;
+#endif
+  fs::path aside = b;
+  aside += ".glint-old";
+  std::error_code ec;
+  fs::rename(b, aside, ec);
+  check(!ec, kSave, "cannot move '", b.string(), "' aside: ", ec.message());
+  fs::rename(a, b, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::rename(aside, b, ignored);
+    fail(kSave, "cannot move the new model into '", b.string(), "': ", ec.message());
+  }
+  fs::rename(aside, a, ec);
+}
+
+struct Target {
+  fs::path dir;
+  std::string jsonName = "model.json";
+};
+
+Target saveTarget(const std::string& url) {
+  fs::path p = fs::path(pathFromUrl(url, kSave)).lexically_normal();
+  check(!p.empty(), kSave, "empty path in '", url, "'");
+  Target t;
+  if (p.has_filename() && p.extension() == ".json") {
+    t.jsonName = p.filename().string();
+    p = p.parent_path();
+    if (p.empty()) p = ".";
+  }
+  if (!p.has_filename()) p = p.parent_path();  // "dir/" -> "dir"
+  t.dir = p;
+  return t;
+}
+
+// Shard paths of the model.json already in `dir`, to replace rather than keep.
+std::set<std::string> oldModelFiles(const fs::path& json) {
+  std::set<std::string> files;
+  std::ifstream in(json);
+  if (!in) return files;
+  Json j = Json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("weightsManifest")) return files;
+  if (!j["weightsManifest"].is_array()) return files;
+  for (const Json& g : j["weightsManifest"])
+    if (g.is_object() && g.contains("paths") && g["paths"].is_array())
+      for (const Json& p : g["paths"])
+        if (p.is_string()) files.insert(fs::path(p.get<std::string>()).lexically_normal().string());
+  return files;
+}
+
+std::vector<uint8_t> readShard(const fs::path& base, const std::string& path, int64_t maxBytes,
+                               const std::string& source) {
+  fs::path rel = fs::path(path).lexically_normal();
+  bool escapes = rel.empty() || rel.is_absolute();
+  for (const auto& part : rel)
+    if (part == "..") escapes = true;
+  check(!escapes, kLoad, source, ": weight shard path '", path,
+        "' must be relative to model.json and stay inside its directory");
+  fs::path full = base / rel;
+  std::error_code ec;
+  check(fs::is_regular_file(full, ec), kLoad, source, ": weight shard file '", full.string(),
+        "' is missing");
+  auto size = static_cast<int64_t>(fs::file_size(full, ec));
+  check(!ec, kLoad, "cannot stat '", full.string(), "': ", ec.message());
+  check(size <= maxBytes, kLoad, source, ": weight shard file '", full.string(), "' is ", size,
+        " bytes, more than the ", maxBytes, " bytes the manifest has left for it");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  std::ifstream in(full, std::ios::binary);
+  check(static_cast<bool>(in), kLoad, "cannot open '", full.string(), "'");
+  in.read(reinterpret_cast<char*>(bytes.data()), size);
+  check(in.gcount() == size, kLoad, "reading '", full.string(), "' stopped after ", in.gcount(),
+        " of ", size, " bytes");
+  return bytes;
+}
+
+}  // namespace
+
+std::string pathFromUrl(const std::string& url, const std::string& op) {
+  const std::string scheme = "file://";
+  if (url.rfind(scheme, 0) == 0) return url.substr(scheme.size());
+  size_t colon = url.find("://");
+  check(colon == std::string::npos, op, "unsupported URL scheme in '", url,
+        "': natively Glint reads and writes paths and file:// URLs");
+  return url;
+}
+
+void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
+                   const SaveOptions& options) {
+  Target target = saveTarget(url);
+  auto shards = shardWeightData(artifacts.weightData, options.shardSizeBytes);
+  std::vector<std::string> names;
+  for (const auto& s : shards) names.push_back(s.first);
+  std::string json = modelJsonFromArtifacts(artifacts, names).dump();
+
+  std::error_code ec;
+  fs::path parent = target.dir.parent_path();
+  if (parent.empty()) parent = ".";
+  fs::create_directories(parent, ec);
+  check(!ec, kSave, "cannot create directory '", parent.string(), "': ", ec.message());
+  bool exists = fs::exists(target.dir, ec);
+  check(!exists || fs::is_directory(target.dir, ec), kSave, "'", target.dir.string(),
+        "' exists and is not a directory");
+
+  static std::atomic<int> counter{0};
+  std::string tmpName = ".";  // appended piecewise: GCC 12 warns falsely on "." + string
+  tmpName += target.dir.filename().string();
+  tmpName += ".glint-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  fs::path tmp = parent / tmpName;
+  fs::remove_all(tmp, ec);
+  fs::create_directory(tmp, ec);
+  check(!ec, kSave, "cannot create temporary directory '", tmp.string(), "': ", ec.message());
+  try {
+    for (const auto& [name, bytes] : shards) writeFileSynced(tmp / name, bytes.data(), bytes.size());
+    writeFileSynced(tmp / target.jsonName, json.data(), json.size());
+    if (exists) {
+      // Keep the user's other files: hard links (or copies) into the new directory.
+      std::set<std::string> replaced = oldModelFiles(target.dir / target.jsonName);
+      replaced.insert(target.jsonName);
+      for (const std::string& n : names) replaced.insert(n);
+      for (const auto& entry : fs::directory_iterator(target.dir)) {
+        std::string name = entry.path().filename().string();
+        if (replaced.count(name)) continue;
+        std::error_code linkErr;
+        if (entry.is_regular_file()) fs::create_hard_link(entry.path(), tmp / name, linkErr);
+        if (!entry.is_regular_file() || linkErr)
+          fs::copy(entry.path(), tmp / name, fs::copy_options::recursive);
+      }
+    }
+    syncDirectory(tmp);
+    if (exists) {
+      exchangeDirectories(tmp, target.dir);
+    } else {
+      fs::rename(tmp, target.dir, ec);
+      check(!ec, kSave, "cannot move the new model into '", target.dir.string(), "': ", ec.message());
+    }
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    fail(kSave, "saving to '", target.dir.string(), "' failed: ", e.what());
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  syncDirectory(parent);
+  fs::remove_all(tmp, ec);  // the previous model, after an exchange
+}
+
+ModelArtifacts loadArtifacts(const std::string& url, const LoadOptions& options) {
+  fs::path p = fs::path(pathFromUrl(url, kLoad));
+  std::error_code ec;
+  fs::path json = fs::is_directory(p, ec) ? p / "model.json" : p;
+  check(fs::is_regular_file(json, ec), kLoad, "no model at '", p.string(),
+        "': expected a directory holding model.json, or a .json file");
+  std::string source = json.string();
+  auto size = static_cast<int64_t>(fs::file_size(json, ec));
+  check(!ec, kLoad, "cannot stat '", source, "': ", ec.message());
+  check(size <= options.maxModelJsonBytes, kLoad, source, " is ", size,
+        " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes, ")");
+  std::ifstream in(json, std::ios::binary);
+  check(static_cast<bool>(in), kLoad, "cannot open '", source, "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  Json j;
+  try {
+    j = Json::parse(text.str());
+  } catch (const Json::exception& e) {
+    fail(kLoad, source, ": not valid JSON: ", e.what());
+  }
+  fs::path base = json.parent_path();
+  return artifactsFromModelJson(
+      j, [&](const std::string& path, int64_t maxBytes) { return readShard(base, path, maxBytes, source); },
+      options, source);
+}
+
+}  // namespace glint::io

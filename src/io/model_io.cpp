@@ -1,0 +1,284 @@
+// Models <-> artifacts: topology, weights by name, optimizer state, and the
+// structure hash that keeps weights out of the wrong architecture.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "glint/error.h"
+#include "glint/io.h"
+#include "glint/losses.h"
+#include "glint/model.h"
+#include "glint/optim.h"
+#include "src/io/io_util.h"
+
+namespace glint::io {
+
+namespace {
+
+const char* kGeneratedBy = "Glint 0.1.0";
+
+std::string lastComponent(const std::string& name) {
+  size_t slash = name.rfind('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+// Keras identifiers: "categoricalCrossentropy" <-> "categorical_crossentropy".
+std::string toSnakeCase(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') {
+      if (!out.empty()) out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+std::string toCamelCase(const std::string& s) {
+  std::string out;
+  bool upper = false;
+  for (char c : s) {
+    if (c == '_' && !out.empty()) {
+      upper = true;
+    } else {
+      out += upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+      upper = false;
+    }
+  }
+  return out;
+}
+
+std::string savedStructureHash(const ModelArtifacts& a) {
+  const Json& m = a.userDefinedMetadata;
+  if (m.is_object() && m.contains("glint") && m["glint"].is_object() &&
+      m["glint"].contains("structureHash") && m["glint"]["structureHash"].is_string())
+    return m["glint"]["structureHash"].get<std::string>();
+  return "";
+}
+
+std::string namesList(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 6; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 6) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+Json trainingConfigOf(const Model& model) {
+  const CompileOptions& c = model.compileOptions();
+  Json losses = Json::array();
+  for (const LossSpec& l : c.loss) {
+    check(std::holds_alternative<std::string>(l), "io.save",
+          "includeOptimizer: the model's loss is a C++ function, which model.json cannot hold; "
+          "compile with a named loss");
+    losses.push_back(toSnakeCase(std::get<std::string>(l)));
+  }
+  Json metrics = Json::array();
+  for (const std::string& m : c.metrics) metrics.push_back(toSnakeCase(m));
+  Optimizer* opt = model.optimizer();
+  Json config = Json::object();
+  config["loss"] = losses.size() == 1 ? losses[0] : losses;
+  config["metrics"] = metrics;
+  config["optimizer_config"] = {{"class_name", opt->className()}, {"config", opt->getConfig()}};
+  return config;
+}
+
+void restoreTraining(Model& model, const ModelArtifacts& a, const NamedTensors& optimizerWeights,
+                     const std::string& source) {
+  const Json& tc = a.trainingConfig;
+  check(tc.contains("optimizer_config") && tc["optimizer_config"].is_object() &&
+            tc["optimizer_config"].contains("class_name") &&
+            tc["optimizer_config"]["class_name"].is_string(),
+        "io.load", source, ": trainingConfig lacks optimizer_config.class_name");
+  const Json& oc = tc["optimizer_config"];
+  CompileOptions options;
+  options.optimizer = std::shared_ptr<Optimizer>(optimizerFromConfig(
+      oc["class_name"].get<std::string>(), oc.contains("config") ? oc["config"] : Json::object()));
+  const Json loss = tc.contains("loss") ? tc["loss"] : Json();
+  if (loss.is_string()) {
+    options.loss.push_back(toCamelCase(loss.get<std::string>()));
+  } else if (loss.is_array()) {
+    for (const Json& l : loss) {
+      check(l.is_string(), "io.load", source, ": trainingConfig.loss holds a non-string ", l.dump());
+      options.loss.push_back(toCamelCase(l.get<std::string>()));
+    }
+  } else {
+    fail("io.load", source, ": trainingConfig.loss must be a string or an array of strings, got ",
+         loss.dump());
+  }
+  if (tc.contains("metrics") && tc["metrics"].is_array())
+    for (const Json& m : tc["metrics"])
+      if (m.is_string()) options.metrics.push_back(toCamelCase(m.get<std::string>()));
+  model.compile(options);
+  if (!optimizerWeights.empty()) model.optimizer()->setWeights(optimizerWeights);
+}
+
+}  // namespace
+
+std::string structureHash(const Model& model) {
+  std::string s = model.className() == "Sequential" ? "S" : "M";
+  std::map<const Layer*, size_t> index;
+  const auto& layers = model.layers();
+  for (size_t i = 0; i < layers.size(); ++i) index[layers[i].get()] = i;
+  for (const auto& in : model.inputs()) s += "in" + shapeToString(in->shape);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerPtr& layer = layers[i];
+    s += "|" + layer->className() + "(";
+    for (const Variable& w : layer->weights())
+      s += lastComponent(w.name()) + shapeToString(w.shape()) + dtypeName(w.dtype()) + ";";
+    s += ")<";
+    for (const auto& node : layer->inboundNodes()) {
+      std::string from;
+      bool inModel = true;
+      for (const auto& x : node->inputs) {
+        auto it = x->node ? index.find(x->node->layer.get()) : index.end();
+        if (it == index.end()) inModel = false;
+        else from += std::to_string(it->second) + ":" + std::to_string(x->tensorIndex) + ",";
+      }
+      if (inModel && !from.empty()) s += "[" + from + "]";
+    }
+  }
+  for (const auto& out : model.outputs()) s += "out" + shapeToString(out->shape);
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bit
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+ModelArtifacts modelToArtifacts(const Model& model, const SaveOptions& options) {
+  ModelArtifacts a;
+  a.modelTopology = Json::object();
+  a.modelTopology["class_name"] = model.className();
+  a.modelTopology["config"] = model.getConfig();
+  a.modelTopology["keras_version"] = "tfjs-layers 4.22.0";  // the config dialect written
+  a.modelTopology["backend"] = "tensor_flow.js";
+  a.generatedBy = kGeneratedBy;
+  NamedTensors weights;
+  for (const Variable& v : model.weights()) weights.emplace_back(v.name(), v);
+  auto [specs, data] = encodeWeights(weights, "", options.quantize);
+  if (options.includeOptimizer && model.compiled() && model.optimizer() != nullptr) {
+    a.trainingConfig = trainingConfigOf(model);
+    auto [optSpecs, optData] = encodeWeights(model.optimizer()->getWeights(), "optimizer");
+    specs.insert(specs.end(), optSpecs.begin(), optSpecs.end());
+    data.insert(data.end(), optData.begin(), optData.end());
+  }
+  a.weightSpecs = std::move(specs);
+  a.weightData = std::move(data);
+  Json meta = options.userDefinedMetadata.is_null() ? Json::object() : options.userDefinedMetadata;
+  check(meta.is_object(), "io.save", "userDefinedMetadata must be a JSON object, got ", meta.dump());
+  meta["glint"] = {{"structureHash", structureHash(model)}};
+  a.userDefinedMetadata = meta;
+  return a;
+}
+
+namespace {
+
+// byPosition: a model built elsewhere may name its layers differently
+// (dense_3 vs dense); with equal structure hashes, weights then pair up in order.
+void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& options,
+                   const std::string& source, bool byPosition) {
+  const std::string op = byPosition ? "io.loadWeights" : "io.load";
+  std::string saved = savedStructureHash(a);
+  std::string mine = structureHash(model);
+  check(saved.empty() || saved == mine, op, source, ": the saved model's architecture (structure hash ",
+        saved, ") differs from this model's (", mine,
+        "); its weights cannot be loaded into this model");
+
+  NamedTensors all = decodeWeights(a.weightData, a.weightSpecs, source);
+  std::vector<std::pair<std::string, Tensor>> fileWeights;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (a.weightSpecs[i].group != "optimizer") fileWeights.push_back(all[i]);
+
+  std::vector<Variable> vars = model.weights();
+  std::map<std::string, size_t> byName;
+  for (size_t i = 0; i < vars.size(); ++i) byName[vars[i].name()] = i;
+  std::vector<std::pair<size_t, const Tensor*>> pairs;
+  std::vector<std::string> extra;
+  std::set<size_t> matched;
+  for (const auto& [name, t] : fileWeights) {
+    auto it = byName.find(name);
+    if (it == byName.end()) {  // Keras >= 2.2 writes "layer/cell/weight"
+      size_t last = name.rfind('/');
+      size_t prev = last == std::string::npos || last == 0 ? std::string::npos : name.rfind('/', last - 1);
+      if (prev != std::string::npos) it = byName.find(name.substr(0, prev) + name.substr(last));
+    }
+    if (it == byName.end() || matched.count(it->second)) {
+      extra.push_back(name);
+    } else {
+      matched.insert(it->second);
+      pairs.emplace_back(it->second, &t);
+    }
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (!matched.count(i)) missing.push_back(vars[i].name());
+  bool sameKinds = fileWeights.size() == vars.size();
+  for (size_t i = 0; sameKinds && i < vars.size(); ++i)
+    sameKinds = lastComponent(fileWeights[i].first) == lastComponent(vars[i].name());
+  if ((!extra.empty() || !missing.empty()) && byPosition && !saved.empty() && sameKinds) {
+    pairs.clear();
+    for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(i, &fileWeights[i].second);
+    extra.clear();
+    missing.clear();
+  }
+  if (options.strict) {
+    check(extra.empty(), op, source, ": ", extra.size(), " saved weight(s) match no weight of model '",
+          model.name(), "': ", namesList(extra));
+    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '", model.name(),
+          "' are not in the file: ", namesList(missing));
+  }
+  for (const auto& [i, t] : pairs) {
+    check(t->shape() == vars[i].shape() && t->dtype() == vars[i].dtype(), op, source, ": weight '",
+          vars[i].name(), "' is ", dtypeName(vars[i].dtype()), " ", shapeToString(vars[i].shape()),
+          " in the model but ", dtypeName(t->dtype()), " ", shapeToString(t->shape()), " in the file");
+  }
+  for (const auto& [i, t] : pairs) vars[i].assign(*t);
+}
+
+}  // namespace
+
+void setWeightsFromArtifacts(Model& model, const ModelArtifacts& a, const LoadOptions& options,
+                             const std::string& source) {
+  assignWeights(model, a, options, source, true);
+}
+
+ModelPtr modelFromArtifacts(const ModelArtifacts& a, const LoadOptions& options,
+                            const std::string& source) {
+  Json topology = a.modelTopology;
+  if (topology.contains("model_config")) topology = topology["model_config"];  // Keras wrapper
+  ModelPtr model = modelFromConfig(topology);
+  if (!a.weightSpecs.empty()) assignWeights(*model, a, options, source, false);
+  if (options.loadOptimizer && !a.trainingConfig.is_null()) {
+    NamedTensors optimizerWeights;
+    NamedTensors all;
+    bool any = false;
+    for (const WeightSpec& s : a.weightSpecs) any = any || s.group == "optimizer";
+    if (any) {
+      all = decodeWeights(a.weightData, a.weightSpecs, source);
+      for (size_t i = 0; i < all.size(); ++i)
+        if (a.weightSpecs[i].group == "optimizer") optimizerWeights.push_back(all[i]);
+    }
+    restoreTraining(*model, a, optimizerWeights, source);
+  }
+  return model;
+}
+
+void save(const Model& model, const std::string& url, const SaveOptions& options) {
+  saveArtifacts(modelToArtifacts(model, options), url, options);
+}
+
+ModelPtr load(const std::string& url, const LoadOptions& options) {
+  ModelArtifacts a = loadArtifacts(url, options);
+  return modelFromArtifacts(a, options, url);
+}
+
+void loadWeights(Model& model, const std::string& url, const LoadOptions& options) {
+  ModelArtifacts a = loadArtifacts(url, options);
+  setWeightsFromArtifacts(model, a, options, url);
+}
+
+}  // namespace glint::io

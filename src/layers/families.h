@@ -1,0 +1,10 @@
+#pragma once
+// Each family of layers registers its classes with layers::fromConfig.
+namespace glint::layers {
+void registerCoreLayers();           // core.cpp: InputLayer, Dense, Activation, Dropout, Flatten, Reshape, Permute, Embedding
+void registerConvolutionLayers();    // convolution.cpp, pooling.cpp
+void registerNormalizationLayers();  // normalization.cpp
+void registerRecurrentLayers();      // recurrent.cpp, wrappers.cpp
+void registerMergeLayers();          // merge.cpp
+void registerModelClasses();         // src/model: Sequential, Model
+}  // namespace glint::layers

@@ -1,0 +1,171 @@
+#include "src/layers/layer_args.h"
+
+#include <cctype>
+
+#include "glint/activations.h"
+#include "glint/error.h"
+#include "glint/initializers.h"
+#include "glint/regularizers.h"
+
+namespace glint {
+
+Json normalizeArgKeys(const Json& args) {
+  if (args.is_null()) return Json::object();
+  check(args.is_object(), "layer", "arguments must be a JSON object, got ", args.dump());
+  Json out = Json::object();
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    std::string snake;
+    for (char c : it.key()) {
+      if (std::isupper(static_cast<unsigned char>(c))) {
+        snake += '_';
+        snake += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      } else {
+        snake += c;
+      }
+    }
+    out[snake] = it.value();
+  }
+  return out;
+}
+
+void ArgReader::fail(const std::string& key, const std::string& message) const {
+  glint::fail(what_, "argument '", key, "' ", message);
+}
+
+bool ArgReader::has(const std::string& key) const {
+  return args_.contains(key) && !args_.at(key).is_null();
+}
+
+const Json& ArgReader::at(const std::string& key) const {
+  if (!has(key)) fail(key, "is required");
+  return args_.at(key);
+}
+
+int64_t ArgReader::integer(const std::string& key) const {
+  const Json& v = at(key);
+  if (!v.is_number_integer() && !(v.is_number() && v.get<double>() == static_cast<int64_t>(v.get<double>())))
+    fail(key, "must be an integer, got " + v.dump());
+  return v.get<int64_t>();
+}
+
+int64_t ArgReader::integer(const std::string& key, int64_t fallback) const {
+  return has(key) ? integer(key) : fallback;
+}
+
+double ArgReader::number(const std::string& key, double fallback) const {
+  if (!has(key)) return fallback;
+  const Json& v = args_.at(key);
+  if (!v.is_number()) fail(key, "must be a number, got " + v.dump());
+  return v.get<double>();
+}
+
+bool ArgReader::boolean(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const Json& v = args_.at(key);
+  if (!v.is_boolean()) fail(key, "must be true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+std::string ArgReader::string(const std::string& key, const std::string& fallback) const {
+  if (!has(key)) return fallback;
+  const Json& v = args_.at(key);
+  if (!v.is_string()) fail(key, "must be a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+std::vector<int64_t> ArgReader::ints(const std::string& key) const {
+  const Json& v = at(key);
+  std::vector<int64_t> out;
+  if (!v.is_array()) fail(key, "must be a list of integers, got " + v.dump());
+  for (const Json& e : v) {
+    if (e.is_null()) {
+      out.push_back(-1);  // Keras writes unknown dimensions as null
+    } else if (e.is_number_integer()) {
+      out.push_back(e.get<int64_t>());
+    } else {
+      fail(key, "must be a list of integers, got " + v.dump());
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> ArgReader::ints(const std::string& key,
+                                     const std::vector<int64_t>& fallback) const {
+  return has(key) ? ints(key) : fallback;
+}
+
+std::vector<int64_t> ArgReader::pair(const std::string& key,
+                                     const std::vector<int64_t>& fallback) const {
+  if (!has(key)) return fallback;
+  const Json& v = args_.at(key);
+  std::vector<int64_t> out;
+  if (v.is_number_integer()) {
+    out = {v.get<int64_t>(), v.get<int64_t>()};
+  } else {
+    out = ints(key);
+  }
+  if (out.size() != 2) fail(key, "must be an integer or a list of two, got " + v.dump());
+  return out;
+}
+
+std::shared_ptr<Initializer> ArgReader::initializer(const std::string& key,
+                                                    const std::string& fallback) const {
+  try {
+    if (!has(key)) return initializers::get(fallback);
+    const Json& v = args_.at(key);
+    if (v.is_string()) return initializers::get(v.get<std::string>());
+    return initializers::fromConfig(v);
+  } catch (const Error& e) {
+    fail(key, std::string("is not a valid initializer: ") + e.what());
+  }
+}
+
+std::shared_ptr<Regularizer> ArgReader::regularizer(const std::string& key) const {
+  if (!has(key)) return nullptr;
+  try {
+    const Json& v = args_.at(key);
+    if (v.is_string()) return regularizers::get(v.get<std::string>());
+    return regularizers::fromConfig(v);
+  } catch (const Error& e) {
+    fail(key, std::string("is not a valid regularizer: ") + e.what());
+  }
+}
+
+std::shared_ptr<Constraint> ArgReader::constraint(const std::string& key) const {
+  if (!has(key)) return nullptr;
+  try {
+    const Json& v = args_.at(key);
+    if (v.is_string()) return constraints::get(v.get<std::string>());
+    return constraints::fromConfig(v);
+  } catch (const Error& e) {
+    fail(key, std::string("is not a valid constraint: ") + e.what());
+  }
+}
+
+std::string ArgReader::activation(const std::string& key, const std::string& fallback) const {
+  std::string name = string(key, fallback);
+  if (!activations::exists(name)) {
+    std::string known;
+    for (const auto& n : activations::names()) known += (known.empty() ? "" : ", ") + n;
+    fail(key, "names an unknown activation '" + name + "'; known: " + known);
+  }
+  return name;
+}
+
+void ArgReader::allowOnly(std::initializer_list<const char*> keys) const {
+  static const char* common[] = {"name", "trainable", "input_shape", "batch_input_shape",
+                                 "batch_size", "dtype", "input_dim", "input_length"};
+  for (auto it = args_.begin(); it != args_.end(); ++it) {
+    bool known = false;
+    for (const char* k : common) known = known || it.key() == k;
+    for (const char* k : keys) known = known || it.key() == k;
+    if (!known) {
+      std::string list;
+      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      fail(it.key(), "is not an argument of this layer; it takes " + list +
+                         " and name, trainable, inputShape, batchInputShape, dtype");
+    }
+  }
+}
+
+}  // namespace glint

@@ -1,0 +1,359 @@
+// Recurrent layers: SimpleRNN, LSTM, GRU, with TF.js 4.22 semantics, defaults
+// and weight layout (kernel [in, gates*units], recurrent_kernel [units,
+// gates*units], bias [gates*units]; gates LSTM i,f,c,o and GRU z,r,h), so that
+// TF.js and Keras weights load unchanged.
+#include <algorithm>
+
+#include "glint/activations.h"
+#include "glint/error.h"
+#include "glint/initializers.h"
+#include "glint/layers.h"
+#include "glint/ops.h"
+#include "glint/regularizers.h"
+#include "src/layers/families.h"
+#include "src/layers/layer_args.h"
+
+namespace glint {
+
+namespace {
+
+// Arguments every recurrent layer takes (besides the common layer ones).
+#define GLINT_RNN_KEYS                                                                        \
+  "units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer",           \
+      "bias_initializer", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",  \
+      "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", \
+      "dropout", "recurrent_dropout", "return_sequences", "return_state", "go_backwards",     \
+      "stateful", "unroll", "implementation", "time_major", "zero_output_for_mask"
+
+/// Keras's legacy inputDim (+ inputLength) declare a [time, features] input.
+Json recurrentArgs(const Json& args) {
+  Json a = normalizeArgKeys(args);
+  bool hasShape = (a.contains("input_shape") && !a["input_shape"].is_null()) ||
+                  (a.contains("batch_input_shape") && !a["batch_input_shape"].is_null());
+  if (!hasShape && a.contains("input_dim") && !a["input_dim"].is_null()) {
+    a["input_shape"] = Json::array({a.value("input_length", Json(nullptr)), a["input_dim"]});
+    a.erase("input_dim");
+    a.erase("input_length");
+  }
+  return a;
+}
+
+/// LSTM's unitForgetBias: the bias initializer, with ones for the forget gate.
+class UnitForgetBias : public Initializer {
+ public:
+  UnitForgetBias(std::shared_ptr<Initializer> base, int64_t units) : base_(std::move(base)), units_(units) {}
+  Tensor init(const Shape&, DType dtype) const override {
+    return concat({base_->init({units_}, dtype), ones({units_}, dtype), base_->init({2 * units_}, dtype)});
+  }
+  std::string className() const override { return "CustomInit"; }
+  Json getConfig() const override { return Json::object(); }
+
+ private:
+  std::shared_ptr<Initializer> base_;
+  int64_t units_;
+};
+
+/// The time loop shared by the three layers; subclasses supply one step.
+class Recurrent : public Layer {
+ public:
+  Recurrent(const Json& args, const std::string& cls, const std::string& prefix, int gates,
+            int numStates)
+      : Layer(recurrentArgs(args), prefix), gates_(gates), numStates_(numStates) {
+    ArgReader r(this->args(), cls + " '" + name() + "'");
+    units_ = r.integer("units");
+    if (units_ <= 0) r.fail("units", "must be positive, got " + std::to_string(units_));
+    activation_ = r.activation("activation", "tanh");
+    useBias_ = r.boolean("use_bias", true);
+    kernelInit_ = r.initializer("kernel_initializer", "glorotNormal");
+    recurrentInit_ = r.initializer("recurrent_initializer", "orthogonal");
+    biasInit_ = r.initializer("bias_initializer", "zeros");
+    kernelReg_ = r.regularizer("kernel_regularizer");
+    recurrentReg_ = r.regularizer("recurrent_regularizer");
+    biasReg_ = r.regularizer("bias_regularizer");
+    kernelConstraint_ = r.constraint("kernel_constraint");
+    recurrentConstraint_ = r.constraint("recurrent_constraint");
+    biasConstraint_ = r.constraint("bias_constraint");
+    dropout_ = r.number("dropout", 0);
+    recurrentDropout_ = r.number("recurrent_dropout", 0);
+    if (!(dropout_ >= 0 && dropout_ < 1)) r.fail("dropout", "must be in [0, 1), got " + std::to_string(dropout_));
+    if (!(recurrentDropout_ >= 0 && recurrentDropout_ < 1))
+      r.fail("recurrent_dropout", "must be in [0, 1), got " + std::to_string(recurrentDropout_));
+    returnSequences_ = r.boolean("return_sequences", false);
+    returnState_ = r.boolean("return_state", false);
+    goBackwards_ = r.boolean("go_backwards", false);
+    unroll_ = r.boolean("unroll", false);  // accepted and ignored, as in TF.js
+    if (r.boolean("stateful", false))
+      r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
+    if (r.has("implementation")) implementation_ = r.integer("implementation");
+    // Keras configs carry these; zero_output_for_mask only matters with masking.
+    if (r.boolean("time_major", false)) r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
+    r.boolean("zero_output_for_mask", false);
+    if (r.has("activity_regularizer")) r.fail("activity_regularizer", "is not supported");
+  }
+
+  std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
+    if (in.size() != 1)
+      error("takes one input [batch, time, features] (initial states are not supported), got " +
+            std::to_string(in.size()) + " inputs");
+    checkInputShape(in[0]);
+    Shape out = returnSequences_ ? Shape{in[0][0], in[0][1], units_} : Shape{in[0][0], units_};
+    std::vector<Shape> shapes{out};
+    if (returnState_)
+      for (int i = 0; i < numStates_; ++i) shapes.push_back({in[0][0], units_});
+    return shapes;
+  }
+
+  void build(const std::vector<Shape>& in) override {
+    inputDim_ = in[0][2];
+    int64_t g = gates_ * units_;
+    kernel_ = addWeight("kernel", {inputDim_, g}, kernelInit_, kernelReg_, true, kernelConstraint_);
+    recurrentKernel_ = addWeight("recurrent_kernel", {units_, g}, recurrentInit_, recurrentReg_,
+                                 true, recurrentConstraint_);
+    if (useBias_) bias_ = addWeight("bias", biasShape(), biasInitializer(), biasReg_, true, biasConstraint_);
+    built_ = true;
+  }
+
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
+    if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
+    checkInputShape(in[0].shape());
+    if (in[0].dtype() != DType::float32) error(std::string("needs float32 inputs, got ") + dtypeName(in[0].dtype()));
+    const int64_t batch = in[0].dim(0), time = in[0].dim(1), g = gates_ * units_;
+    Tensor x = in[0];
+    // Dropout masks are drawn once per call and shared by all steps (as Keras).
+    if (args.training && dropout_ > 0)
+      x = mul(x, reshape(glint::dropout(ones({batch, inputDim_}), static_cast<float>(dropout_)),
+                         {batch, 1, inputDim_}));
+    Tensor hMask;
+    if (args.training && recurrentDropout_ > 0)
+      hMask = glint::dropout(ones({batch, units_}), static_cast<float>(recurrentDropout_));
+
+    // The input projection of every step in one matMul.
+    Tensor xw = reshape(matMul(reshape(x, {batch * time, inputDim_}), kernel_), {batch, time, g});
+    if (useBias_) xw = add(xw, inputBias());
+    std::vector<Tensor> steps;
+    if (time > 0) steps = unstack(xw, 1);
+    if (goBackwards_) std::reverse(steps.begin(), steps.end());
+
+    std::vector<Tensor> prepared = prepare();
+    std::vector<Tensor> states(static_cast<size_t>(numStates_), zeros({batch, units_}));
+    std::vector<Tensor> outputs;
+    for (const Tensor& xt : steps) {
+      states = step(xt, states, hMask.defined() ? mul(states[0], hMask) : states[0], prepared);
+      if (returnSequences_) outputs.push_back(states[0]);
+    }
+    // goBackwards outputs stay in processing order (reversed time), as TF.js.
+    Tensor output = !returnSequences_ ? states[0]
+                    : outputs.empty() ? zeros({batch, 0, units_})
+                                      : stack(outputs, 1);
+    std::vector<Tensor> result{output};
+    if (returnState_) result.insert(result.end(), states.begin(), states.end());
+    return result;
+  }
+
+  Json getConfig() const override {
+    Json c = Layer::getConfig();
+    c["units"] = units_;
+    c["activation"] = activations::serializedName(activation_);
+    addGateConfig(c, 0);
+    c["use_bias"] = useBias_;
+    c["kernel_initializer"] = serializeObject(kernelInit_);
+    c["recurrent_initializer"] = serializeObject(recurrentInit_);
+    c["bias_initializer"] = serializeObject(biasInit_);
+    addGateConfig(c, 1);
+    c["kernel_regularizer"] = serializeObject(kernelReg_);
+    c["recurrent_regularizer"] = serializeObject(recurrentReg_);
+    c["bias_regularizer"] = serializeObject(biasReg_);
+    c["activity_regularizer"] = nullptr;
+    c["kernel_constraint"] = serializeObject(kernelConstraint_);
+    c["recurrent_constraint"] = serializeObject(recurrentConstraint_);
+    c["bias_constraint"] = serializeObject(biasConstraint_);
+    c["dropout"] = dropout_;
+    c["recurrent_dropout"] = recurrentDropout_;
+    if (implementation_) c["implementation"] = *implementation_;
+    addGateConfig(c, 2);
+    c["return_sequences"] = returnSequences_;
+    c["return_state"] = returnState_;
+    c["go_backwards"] = goBackwards_;
+    c["stateful"] = false;
+    c["unroll"] = unroll_;
+    return c;
+  }
+
+ protected:
+  /// One time step: xw = x_t @ kernel (+ input bias), the previous states, the
+  /// previous output with recurrent dropout applied; returns the new states
+  /// (the first one is the step's output).
+  virtual std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states,
+                                   const Tensor& hPrevDropped, const std::vector<Tensor>& prepared) const = 0;
+  /// Per-call tensors the step reuses (kernel slices), computed once per call.
+  virtual std::vector<Tensor> prepare() const { return {}; }
+  virtual Shape biasShape() const { return {gates_ * units_}; }
+  virtual std::shared_ptr<Initializer> biasInitializer() const { return biasInit_; }
+  virtual Tensor inputBias() const { return bias_; }
+  /// Layer-specific config keys at TF.js's positions (0: after activation,
+  /// 1: after bias_initializer, 2: after implementation).
+  virtual void addGateConfig(Json&, int) const {}
+
+  Tensor act(const Tensor& x) const { return activations::apply(activation_, x); }
+
+  int64_t units_ = 0, inputDim_ = -1;
+  int gates_, numStates_;
+  bool useBias_ = true;
+  std::shared_ptr<Initializer> biasInit_;
+  Variable kernel_, recurrentKernel_, bias_;
+
+ private:
+  void checkInputShape(const Shape& s) const {
+    if (s.size() != 3) error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(s));
+    if (s[2] < 0) error("the feature dimension must be known, got " + shapeToString(s));
+    if (inputDim_ >= 0 && s[2] != inputDim_)
+      error("was built for " + std::to_string(inputDim_) + " input features, got " + shapeToString(s));
+  }
+
+  std::string activation_;
+  std::shared_ptr<Initializer> kernelInit_, recurrentInit_;
+  std::shared_ptr<Regularizer> kernelReg_, recurrentReg_, biasReg_;
+  std::shared_ptr<Constraint> kernelConstraint_, recurrentConstraint_, biasConstraint_;
+  double dropout_ = 0, recurrentDropout_ = 0;
+  bool returnSequences_ = false, returnState_ = false, goBackwards_ = false, unroll_ = false;
+  std::optional<int64_t> implementation_;
+};
+
+/// Layers with gates: LSTM and GRU (recurrentActivation, TF.js default hardSigmoid).
+class GatedRecurrent : public Recurrent {
+ public:
+  GatedRecurrent(const Json& args, const std::string& cls, const std::string& prefix, int gates,
+                 int numStates)
+      : Recurrent(args, cls, prefix, gates, numStates) {
+    recurrentActivation_ = ArgReader(this->args(), cls + " '" + name() + "'")
+                               .activation("recurrent_activation", "hardSigmoid");
+  }
+
+ protected:
+  Tensor gate(const Tensor& x) const { return activations::apply(recurrentActivation_, x); }
+  void addGateConfig(Json& c, int position) const override {
+    if (position == 0) c["recurrent_activation"] = activations::serializedName(recurrentActivation_);
+  }
+  std::string recurrentActivation_;
+};
+
+class SimpleRNN : public Recurrent {
+ public:
+  explicit SimpleRNN(const Json& args) : Recurrent(args, "SimpleRNN", "simple_rnn", 1, 1) {
+    ArgReader(this->args(), "SimpleRNN '" + name() + "'").allowOnly({GLINT_RNN_KEYS});
+  }
+  std::string className() const override { return "SimpleRNN"; }
+
+ protected:
+  std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>&, const Tensor& h,
+                           const std::vector<Tensor>&) const override {
+    return {act(add(xw, matMul(h, recurrentKernel_)))};
+  }
+};
+
+class LSTM : public GatedRecurrent {
+ public:
+  explicit LSTM(const Json& args) : GatedRecurrent(args, "LSTM", "lstm", 4, 2) {
+    ArgReader r(this->args(), "LSTM '" + name() + "'");
+    r.allowOnly({GLINT_RNN_KEYS, "recurrent_activation", "unit_forget_bias"});
+    unitForgetBias_ = r.boolean("unit_forget_bias", false);  // TF.js leaves it off by default
+  }
+  std::string className() const override { return "LSTM"; }
+
+ protected:
+  std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states, const Tensor& h,
+                           const std::vector<Tensor>&) const override {
+    std::vector<Tensor> z = split(add(xw, matMul(h, recurrentKernel_)), 4, 1);
+    Tensor i = gate(z[0]), f = gate(z[1]), o = gate(z[3]);
+    Tensor c = add(mul(f, states[1]), mul(i, act(z[2])));
+    return {mul(o, act(c)), c};
+  }
+  std::shared_ptr<Initializer> biasInitializer() const override {
+    if (!unitForgetBias_) return biasInit_;
+    return std::make_shared<UnitForgetBias>(biasInit_, units_);
+  }
+  void addGateConfig(Json& c, int position) const override {
+    GatedRecurrent::addGateConfig(c, position);
+    if (position == 1) c["unit_forget_bias"] = unitForgetBias_;
+  }
+
+ private:
+  bool unitForgetBias_ = false;
+};
+
+/// resetAfter false (TF.js, the default): r gates the previous output before
+/// its matMul. resetAfter true (Keras/cuDNN; TF.js cannot load it): r gates
+/// the matMul's result, and the bias is [2, 3*units] (input, recurrent).
+class GRU : public GatedRecurrent {
+ public:
+  explicit GRU(const Json& args) : GatedRecurrent(args, "GRU", "gru", 3, 1) {
+    ArgReader r(this->args(), "GRU '" + name() + "'");
+    r.allowOnly({GLINT_RNN_KEYS, "recurrent_activation", "reset_after"});
+    resetAfter_ = r.boolean("reset_after", false);
+  }
+  std::string className() const override { return "GRU"; }
+
+ protected:
+  std::vector<Tensor> prepare() const override {
+    if (resetAfter_) {
+      if (!useBias_) return {};
+      return {reshape(slice(bias_, {1, 0}, {1, -1}), {3 * units_})};
+    }
+    return split(recurrentKernel_, std::vector<int64_t>{2 * units_, units_}, 1);
+  }
+  std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states, const Tensor& h,
+                           const std::vector<Tensor>& prepared) const override {
+    std::vector<Tensor> x = split(xw, 3, 1);
+    Tensor z, hh;
+    if (resetAfter_) {
+      Tensor inner = matMul(h, recurrentKernel_);
+      if (useBias_) inner = add(inner, prepared[0]);
+      std::vector<Tensor> rec = split(inner, 3, 1);
+      z = gate(add(x[0], rec[0]));
+      Tensor r = gate(add(x[1], rec[1]));
+      hh = act(add(x[2], mul(r, rec[2])));
+    } else {
+      std::vector<Tensor> rec = split(matMul(h, prepared[0]), 2, 1);
+      z = gate(add(x[0], rec[0]));
+      Tensor r = gate(add(x[1], rec[1]));
+      hh = act(add(x[2], matMul(mul(r, h), prepared[1])));
+    }
+    // z * hPrev + (1 - z) * hh, with the undropped previous output (as Keras).
+    return {add(hh, mul(z, sub(states[0], hh)))};
+  }
+  Shape biasShape() const override {
+    return resetAfter_ ? Shape{2, 3 * units_} : Shape{3 * units_};
+  }
+  Tensor inputBias() const override {
+    return resetAfter_ ? reshape(slice(bias_, {0, 0}, {1, -1}), {3 * units_}) : Tensor(bias_);
+  }
+  void addGateConfig(Json& c, int position) const override {
+    GatedRecurrent::addGateConfig(c, position);
+    if (position == 2) c["reset_after"] = resetAfter_;
+  }
+
+ private:
+  bool resetAfter_ = false;
+};
+
+#undef GLINT_RNN_KEYS
+
+}  // namespace
+
+namespace layers {
+
+void registerWrapperLayers();  // wrappers.cpp
+
+LayerPtr simpleRNN(const Json& args) { return std::make_shared<SimpleRNN>(args); }
+LayerPtr lstm(const Json& args) { return std::make_shared<LSTM>(args); }
+LayerPtr gru(const Json& args) { return std::make_shared<GRU>(args); }
+
+void registerRecurrentLayers() {
+  registerLayerClass("SimpleRNN", simpleRNN);
+  registerLayerClass("LSTM", lstm);
+  registerLayerClass("GRU", gru);
+  registerWrapperLayers();
+}
+
+}  // namespace layers
+}  // namespace glint

@@ -1,0 +1,256 @@
+// The Keras topology of models, as TF.js 4.22 writes it in model.json
+// ("modelTopology"), and rebuilding models from it.
+#include <deque>
+#include <map>
+#include <unordered_set>
+
+#include "glint/error.h"
+#include "glint/model.h"
+#include "src/model/model_internal.h"
+
+namespace glint {
+
+namespace model_internal {
+
+int nodeIndexInModel(const Node& node, const std::unordered_set<const Node*>& modelNodes) {
+  if (node.inputs.empty()) return 0;  // a graph input: its layer's only node
+  int index = 0;
+  for (const auto& n : node.layer->inboundNodes()) {
+    if (n.get() == &node) return index;
+    if (modelNodes.count(n.get())) ++index;
+  }
+  return 0;
+}
+
+}  // namespace model_internal
+
+Json Model::getConfig() const {
+  std::unordered_set<const Node*> inModel;
+  for (const auto& n : nodes_) inModel.insert(n.get());
+  auto ref = [&](const SymbolicTensor& x) {
+    return Json::array(
+        {x.node->layer->name(), model_internal::nodeIndexInModel(*x.node, inModel), x.tensorIndex});
+  };
+  Json layers = Json::array();
+  for (const auto& layer : layers_) {
+    Json inbound = Json::array();
+    for (const auto& node : layer->inboundNodes()) {
+      if (!inModel.count(node.get())) continue;
+      Json nodeData = Json::array();
+      for (const auto& x : node->inputs) {
+        Json entry = ref(*x);
+        entry.push_back(node->kwargs.is_object() ? node->kwargs : Json::object());
+        nodeData.push_back(entry);
+      }
+      inbound.push_back(nodeData);
+    }
+    Json entry = Json::object();
+    entry["name"] = layer->name();
+    entry["class_name"] = layer->className();
+    entry["config"] = layer->getConfig();
+    entry["inbound_nodes"] = inbound;
+    layers.push_back(entry);
+  }
+  Json config = Json::object();
+  config["name"] = name();
+  config["layers"] = layers;
+  config["input_layers"] = Json::array();
+  for (const auto& x : inputs_) config["input_layers"].push_back(ref(*x));
+  config["output_layers"] = Json::array();
+  for (const auto& y : outputs_) config["output_layers"].push_back(ref(*y));
+  return config;
+}
+
+Json Sequential::getConfig() const {
+  Json layers = Json::array();
+  for (const auto& layer : stack_) {
+    Json entry = Json::object();
+    entry["class_name"] = layer->className();
+    entry["config"] = layer->getConfig();
+    layers.push_back(entry);
+  }
+  Json config = Json::object();
+  config["name"] = name();
+  config["layers"] = layers;
+  return config;
+}
+
+namespace {
+
+const char* kOp = "modelFromConfig";
+
+/// A key in Keras's snake_case or TF.js's in-memory camelCase spelling.
+const Json* find(const Json& object, const char* snake, const char* camel) {
+  if (!object.is_object()) return nullptr;
+  if (auto it = object.find(snake); it != object.end()) return &*it;
+  if (auto it = object.find(camel); it != object.end()) return &*it;
+  return nullptr;
+}
+
+std::string brief(const Json& j) {
+  std::string s = j.dump();
+  return s.size() > 120 ? s.substr(0, 117) + "..." : s;
+}
+
+std::pair<std::string, Json> classAndConfig(const Json& entry, const std::string& where) {
+  const Json* cls = find(entry, "class_name", "className");
+  const Json* cfg = find(entry, "config", "config");
+  check(cls && cls->is_string() && cfg, kOp, where, " needs \"class_name\" and \"config\", got ",
+        brief(entry));
+  return {cls->get<std::string>(), *cfg};
+}
+
+ModelPtr sequentialFromConfig(const Json& config) {
+  const Json* layers = config.is_array() ? &config : find(config, "layers", "layers");
+  check(layers && layers->is_array(), kOp, "a Sequential config needs a \"layers\" array, got ",
+        brief(config));
+  Json args = Json::object();
+  if (const Json* name = find(config, "name", "name"); name && name->is_string())
+    args["name"] = *name;
+  auto model = sequential(args);
+  for (size_t i = 0; i < layers->size(); ++i) {
+    auto [cls, cfg] = classAndConfig((*layers)[i], "layer " + std::to_string(i));
+    model->add(layers::fromConfig(cls, cfg));
+  }
+  return model;
+}
+
+/// [layerName, nodeIndex, tensorIndex, kwargs?]
+struct TensorRef {
+  std::string layer;
+  size_t node = 0, tensor = 0;
+  Json kwargs = Json::object();
+};
+
+TensorRef parseRef(const Json& j, const std::string& where) {
+  check(j.is_array() && j.size() >= 3 && j[0].is_string() && j[1].is_number_integer() &&
+            j[2].is_number_integer() && j[1].get<int64_t>() >= 0 && j[2].get<int64_t>() >= 0,
+        kOp, where, ": expected [layerName, nodeIndex, tensorIndex, kwargs], got ", brief(j));
+  TensorRef r{j[0].get<std::string>(), j[1].get<size_t>(), j[2].get<size_t>()};
+  if (j.size() > 3 && j[3].is_object()) r.kwargs = j[3];
+  return r;
+}
+
+ModelPtr functionalFromConfig(const Json& config) {
+  const Json* layers = find(config, "layers", "layers");
+  check(layers && layers->is_array(), kOp, "a Model config needs a \"layers\" array, got ",
+        brief(config));
+  std::map<std::string, LayerPtr> created;
+  // Per layer: the outputs of each of its calls so far, by node index.
+  std::map<std::string, std::vector<std::vector<SymbolicTensorPtr>>> calls;
+  std::vector<std::string> order;
+  std::map<std::string, std::deque<Json>> pending;
+
+  for (size_t i = 0; i < layers->size(); ++i) {
+    const Json& data = (*layers)[i];
+    auto [cls, cfg] = classAndConfig(data, "layer " + std::to_string(i));
+    const Json* nameJ = find(data, "name", "name");
+    std::string name = nameJ && nameJ->is_string()               ? nameJ->get<std::string>()
+                       : cfg.is_object() && cfg.contains("name") ? cfg["name"].get<std::string>()
+                                                                 : "";
+    check(!name.empty(), kOp, "layer ", i, " (", cls, ") has no name");
+    check(!created.count(name), kOp, "two layers are named '", name, "'");
+    if (cls == "InputLayer") {
+      SymbolicTensorPtr t = input(cfg);
+      created[name] = t->node->layer;
+      calls[name].push_back({t});
+    } else {
+      created[name] = layers::fromConfig(cls, cfg);
+      const Json* inbound = find(data, "inbound_nodes", "inboundNodes");
+      if (inbound) {
+        check(inbound->is_array(), kOp, "inbound_nodes of layer '", name, "' must be an array");
+        for (const Json& nodeData : *inbound) {
+          check(nodeData.is_array(), kOp, "an inbound node of layer '", name,
+                "' must be an array of [layerName, nodeIndex, tensorIndex, kwargs], got ",
+                brief(nodeData));
+          pending[name].push_back(nodeData);
+        }
+      }
+    }
+    order.push_back(name);
+  }
+
+  auto lookup = [&](const TensorRef& r, const std::string& user) -> SymbolicTensorPtr {
+    check(created.count(r.layer), kOp, user, " refers to unknown layer '", r.layer, "'");
+    const auto& nodes = calls[r.layer];
+    if (r.node >= nodes.size()) return nullptr;  // not called that often yet
+    check(r.tensor < nodes[r.node].size(), kOp, user, " asks for output ", r.tensor, " of layer '",
+          r.layer, "', which has ", nodes[r.node].size());
+    return nodes[r.node][r.tensor];
+  };
+
+  // Layers may be shared at different depths, so connect in rounds until done.
+  size_t remaining = 0;
+  for (const auto& [n, q] : pending) remaining += q.size();
+  while (remaining > 0) {
+    bool progress = false;
+    for (const std::string& name : order) {
+      auto& queue = pending[name];
+      while (!queue.empty()) {  // a layer's calls in order, so node indices match
+        std::vector<SymbolicTensorPtr> xs;
+        Json kwargs = Json::object();
+        bool ready = true;
+        for (const Json& j : queue.front()) {
+          TensorRef r = parseRef(j, "an inbound node of layer '" + name + "'");
+          kwargs = r.kwargs;
+          SymbolicTensorPtr t = lookup(r, "an inbound node of layer '" + name + "'");
+          if (!t) {
+            ready = false;
+            break;
+          }
+          xs.push_back(t);
+        }
+        if (!ready) break;
+        calls[name].push_back(created[name]->apply(xs, kwargs));
+        queue.pop_front();
+        --remaining;
+        progress = true;
+      }
+    }
+    if (!progress) {
+      for (const std::string& name : order)
+        if (!pending[name].empty())
+          fail(kOp, "cannot connect layer '", name, "': inbound node ",
+               brief(pending[name].front()), " needs a layer call that never happens");
+    }
+  }
+
+  auto endpoints = [&](const char* snake, const char* camel) {
+    const Json* list = find(config, snake, camel);
+    check(list && list->is_array(), kOp, "a Model config needs \"", snake, "\", got ",
+          brief(config));
+    Json entries = *list;
+    if (!entries.empty() && entries[0].is_string())
+      entries = Json::array({entries});  // one, unwrapped
+    std::vector<SymbolicTensorPtr> out;
+    for (const Json& j : entries) {
+      TensorRef r = parseRef(j, snake);
+      SymbolicTensorPtr t = lookup(r, snake);
+      check(t != nullptr, kOp, snake, " refers to call ", r.node, " of layer '", r.layer,
+            "', which does not exist");
+      out.push_back(t);
+    }
+    return out;
+  };
+  std::vector<SymbolicTensorPtr> inputs = endpoints("input_layers", "inputLayers");
+  std::vector<SymbolicTensorPtr> outputs = endpoints("output_layers", "outputLayers");
+  Json args = Json::object();
+  if (const Json* name = find(config, "name", "name"); name && name->is_string())
+    args["name"] = *name;
+  return model(inputs, outputs, args);
+}
+
+}  // namespace
+
+ModelPtr modelFromConfig(const Json& topology) {
+  check(topology.is_object(), kOp, "expected {\"class_name\": ..., \"config\": ...}, got ",
+        brief(topology));
+  // Keras's own model.json nests the topology under "model_config".
+  const Json& t = topology.contains("model_config") ? topology["model_config"] : topology;
+  auto [cls, config] = classAndConfig(t, "the model topology");
+  if (cls == "Sequential") return sequentialFromConfig(config);
+  if (cls == "Model" || cls == "Functional") return functionalFromConfig(config);
+  fail(kOp, "unknown model class '", cls, "': expected Sequential, Model or Functional");
+}
+
+}  // namespace glint

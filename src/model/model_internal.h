@@ -1,0 +1,82 @@
+#pragma once
+// Internal to src/model: the compiled training state and shared helpers.
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "glint/losses.h"
+#include "glint/metrics.h"
+#include "glint/model.h"
+#include "glint/optim.h"
+
+namespace glint {
+
+/// What compile() sets up. Its static functions are the training machinery
+/// (a nested class, so they may use the model's graph).
+struct Model::Training {
+  CompileOptions options;
+  std::shared_ptr<Optimizer> optimizer;
+  std::vector<losses::LossFn> losses;  // per output
+  struct Metric {
+    std::string name;  // as logged: "acc", "mse", "<output>_acc" with several outputs
+    size_t output = 0;
+    metrics::MetricFn fn;
+  };
+  std::vector<Metric> metrics;
+  std::vector<std::string> outputNames;
+  std::vector<std::string> names;  // "loss", "<output>_loss"..., metric names
+
+  /// One batch of training data, optionally with per-sample weights [batch].
+  struct Batch {
+    std::vector<Tensor> xs, ys;
+    Tensor sampleWeights;
+  };
+  /// The epoch loop shared by fit and fitDataset.
+  struct Loop {
+    int epochs = 1, initialEpoch = 0, verbose = 0;
+    std::vector<CallbackPtr> callbacks;
+    std::optional<int64_t> stepsPerEpoch;
+    std::function<void(int epoch)> startEpoch;
+    /// Fills the next batch of this epoch; false when the epoch's data is done.
+    std::function<bool(Batch&)> next;
+    /// Validation logs (unprefixed), or empty when there is no validation.
+    std::function<Logs()> validate;
+  };
+
+  /// The compiled state; throws "[op] ... call compile() first" before compile.
+  static Training& of(const Model& m, const std::string& op);
+  /// Checks counts, definedness, shapes against the model's inputs and equal
+  /// batch sizes (ys null: inputs only); returns the batch size. xName and
+  /// yName name the arguments in errors ("x", "validationX").
+  static int64_t checkData(const Model& m, const std::string& op, const std::vector<Tensor>& xs,
+                           const std::vector<Tensor>* ys, const std::string& xName,
+                           const std::string& yName);
+  /// One optimizer step; logs loss (and per-output losses) and metrics.
+  static Logs step(Model& m, const Batch& batch);
+  /// Loss and metrics for one batch in inference mode (batch means).
+  static std::vector<double> testBatch(Model& m, const std::vector<Tensor>& xs,
+                                       const std::vector<Tensor>& ys);
+  static History run(Model& m, const Loop& loop);
+  /// Loss and metrics over batches (means weighted by batch size).
+  static Logs evaluateBatches(Model& m, const std::function<bool(Batch&)>& next);
+  /// Batches of batchSize rows, in order, from already checked data.
+  static Logs evaluateAll(Model& m, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                          int batchSize);
+};
+
+namespace model_internal {
+
+/// A node's index among its layer's calls that belong to the model (what
+/// configs and summaries call "node index").
+int nodeIndexInModel(const Node& node, const std::unordered_set<const Node*>& modelNodes);
+
+/// Keras-style progress on stderr: verbose 1 a bar per epoch, 2 a line per epoch.
+CallbackPtr progressLogger(int verbose, int epochs, std::optional<int64_t> stepsPerEpoch);
+
+/// "loss: 0.1234 - acc: 0.9000 - val_loss: ..." (loss first, val_ last; batch/size left out).
+std::string formatLogs(const Logs& logs);
+
+}  // namespace model_internal
+}  // namespace glint

@@ -1,0 +1,388 @@
+// compile / trainOnBatch / evaluate / predict, and the step and epoch loop
+// that fit and fitDataset share. Losses, metrics and log names follow
+// TF.js 4.22 (LayersModel.compile / fitLoop).
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "glint/engine.h"
+#include "glint/error.h"
+#include "glint/ops.h"
+#include "src/model/model_internal.h"
+
+namespace glint {
+
+namespace {
+
+bool compatible(const Shape& expected, const Shape& actual) {
+  if (expected.size() != actual.size()) return false;
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] >= 0 && expected[i] != actual[i]) return false;
+  return true;
+}
+
+std::string namesOf(const std::vector<SymbolicTensorPtr>& ts) {
+  std::string s;
+  for (const auto& t : ts) s += (s.empty() ? "" : ", ") + t->name;
+  return s;
+}
+
+/// Rows [start, start + size) of each tensor (the tensor itself when that is all of it).
+std::vector<Tensor> rows(const std::vector<Tensor>& ts, int64_t start, int64_t size) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) {
+    if (start == 0 && size == t.dim(0)) {
+      out.push_back(t);
+      continue;
+    }
+    std::vector<int64_t> begin(t.rank(), 0), extent(t.rank(), -1);
+    begin[0] = start;
+    extent[0] = size;
+    out.push_back(slice(t, begin, extent));
+  }
+  return out;
+}
+
+/// Per-sample weights [batch] shaped to broadcast against a per-sample loss.
+Tensor broadcastWeights(const Tensor& w, const Tensor& loss) {
+  Shape s(std::max(loss.rank(), 1), 1);
+  s[0] = w.dim(0);
+  return reshape(w, s);
+}
+
+}  // namespace
+
+// ---- compile --------------------------------------------------------------------
+
+void Model::compile(const CompileOptions& options) {
+  const std::string op = className() + ".compile";
+  check(!outputs_.empty(), op, "the model has no layers yet");
+  auto t = std::make_shared<Training>();
+  t->options = options;
+  if (const auto* name = std::get_if<std::string>(&options.optimizer)) {
+    t->optimizer = std::shared_ptr<Optimizer>(optimizerFromConfig(*name));
+  } else {
+    t->optimizer = std::get<std::shared_ptr<Optimizer>>(options.optimizer);
+    check(t->optimizer != nullptr, op, "the optimizer is null");
+  }
+
+  const size_t nOut = outputs_.size();
+  for (const auto& y : outputs_) t->outputNames.push_back(y->node->layer->name());
+  check(!options.loss.empty(), op,
+        "needs a loss: one for all outputs or one per output (the model has ", nOut,
+        " output(s): ", namesOf(outputs_), ")");
+  check(options.loss.size() == 1 || options.loss.size() == nOut, op, "got ", options.loss.size(),
+        " losses for ", nOut, " outputs (", namesOf(outputs_),
+        "): give one loss or one per output");
+  std::vector<std::string> lossNames;
+  for (size_t i = 0; i < nOut; ++i) {
+    const LossSpec& spec = options.loss[options.loss.size() == 1 ? 0 : i];
+    if (const auto* name = std::get_if<std::string>(&spec)) {
+      lossNames.push_back(losses::canonicalName(*name));  // throws for unknown names
+      t->losses.push_back(losses::get(*name));
+    } else {
+      const auto& fn = std::get<1>(spec);
+      check(static_cast<bool>(fn), op, "loss ", i, " is an empty function");
+      lossNames.push_back("");
+      t->losses.push_back(fn);
+    }
+  }
+
+  t->names = {"loss"};
+  if (nOut > 1)
+    for (const auto& name : t->outputNames) t->names.push_back(name + "_loss");
+  for (size_t i = 0; i < nOut; ++i) {
+    for (const std::string& m : options.metrics) {
+      Training::Metric metric;
+      metric.output = i;
+      const bool isAcc = m == "accuracy" || m == "acc";
+      if (isAcc || m == "crossentropy" || m == "ce") {
+        // TF.js picks the variant from the output size and the loss.
+        const Shape& shape = outputs_[i]->shape;
+        const bool single = !shape.empty() && shape.back() == 1;
+        const bool binary = single || lossNames[i] == "binaryCrossentropy";
+        const bool sparse = lossNames[i] == "sparseCategoricalCrossentropy";
+        if (isAcc && single) {
+          metric.fn = metrics::accuracy;  // binary, and takes [batch] labels too
+        } else if (isAcc && binary) {
+          metric.fn = [](const Tensor& t, const Tensor& p) {
+            return metrics::binaryAccuracy(t, p);
+          };
+        } else if (isAcc) {
+          metric.fn = sparse ? metrics::sparseCategoricalAccuracy : metrics::categoricalAccuracy;
+        } else if (binary) {
+          metric.fn = [](const Tensor& t, const Tensor& p) {
+            return losses::binaryCrossentropy(t, p);
+          };
+        } else if (sparse) {
+          metric.fn = [](const Tensor& t, const Tensor& p) {
+            return losses::sparseCategoricalCrossentropy(t, p);
+          };
+        } else {
+          metric.fn = [](const Tensor& t, const Tensor& p) {
+            return losses::categoricalCrossentropy(t, p);
+          };
+        }
+        metric.name = isAcc ? "acc" : "ce";
+      } else {
+        metric.fn = metrics::get(m);  // throws for unknown names
+        metric.name = m;
+      }
+      if (nOut > 1) metric.name = t->outputNames[i] + "_" + metric.name;
+      t->names.push_back(metric.name);
+      t->metrics.push_back(std::move(metric));
+    }
+  }
+  training_ = t;
+  stopTraining = false;
+}
+
+bool Model::compiled() const { return training_ != nullptr; }
+
+Optimizer* Model::optimizer() const { return training_ ? training_->optimizer.get() : nullptr; }
+
+const CompileOptions& Model::compileOptions() const {
+  return Training::of(*this, className() + ".compileOptions").options;
+}
+
+std::vector<std::string> Model::metricsNames() const {
+  return Training::of(*this, className() + ".metricsNames").names;
+}
+
+Model::Training& Model::Training::of(const Model& m, const std::string& op) {
+  check(m.training_ != nullptr, op, "model '", m.name(),
+        "' is not compiled: call compile() with an optimizer and a loss first");
+  return *m.training_;
+}
+
+// ---- data checks ------------------------------------------------------------------
+
+int64_t Model::Training::checkData(const Model& m, const std::string& op,
+                                   const std::vector<Tensor>& xs, const std::vector<Tensor>* ys,
+                                   const std::string& xName, const std::string& yName) {
+  check(!m.inputs_.empty(), op, "the model has no layers yet");
+  const size_t nIn = m.inputs_.size(), nOut = m.outputs_.size();
+  check(xs.size() == nIn, op, "the model has ", nIn, " input(s) (", namesOf(m.inputs_), "), got ",
+        xs.size(), " ", xName, " tensor(s)");
+  if (ys)
+    check(ys->size() == nOut, op, "the model has ", nOut, " output(s) (", namesOf(m.outputs_),
+          "), got ", ys->size(), " ", yName, " tensor(s)");
+  int64_t n = -1;
+  std::string first;
+  auto checkOne = [&](const Tensor& t, const std::string& label) {
+    check(t.defined() && !t.isDisposed(), op, label, " is undefined or disposed");
+    check(t.rank() >= 1, op, label, " is a scalar; it needs a batch axis");
+    if (n < 0) {
+      n = t.dim(0);
+      first = label;
+    }
+    check(t.dim(0) == n, op, label, " has ", t.dim(0), " samples but ", first, " has ", n,
+          ": every input and target needs the same number of samples");
+  };
+  for (size_t i = 0; i < nIn; ++i) {
+    std::string label = nIn > 1 ? xName + "[" + std::to_string(i) + "]" : xName;
+    checkOne(xs[i], label);
+    check(compatible(m.inputs_[i]->shape, xs[i].shape()), op, label, " has shape ",
+          shapeToString(xs[i].shape()), " but model input '", m.inputs_[i]->name, "' expects ",
+          shapeToString(m.inputs_[i]->shape), " (-1: any)");
+  }
+  if (ys)
+    for (size_t i = 0; i < nOut; ++i)
+      checkOne((*ys)[i], nOut > 1 ? yName + "[" + std::to_string(i) + "]" : yName);
+  return n;
+}
+
+// ---- steps --------------------------------------------------------------------------
+
+Logs Model::Training::step(Model& m, const Batch& b) {
+  Training& t = *m.training_;
+  const size_t nOut = m.outputs_.size();
+  std::vector<double> values(t.names.size(), 0.0);
+  tidy([&] {
+    std::vector<Variable> vars = m.trainableWeights();
+    auto totalLoss = [&]() -> Tensor {
+      std::vector<Tensor> preds = m.call(b.xs, CallArgs{true});
+      Tensor total;
+      for (size_t i = 0; i < nOut; ++i) {
+        Tensor l = t.losses[i](b.ys[i], preds[i]);
+        if (b.sampleWeights.defined()) l = mul(l, broadcastWeights(b.sampleWeights, l));
+        Tensor mean_ = mean(l);
+        if (nOut > 1) values[1 + i] = mean_.item();
+        total = total.defined() ? add(total, mean_) : mean_;
+      }
+      size_t k = nOut > 1 ? 1 + nOut : 1;
+      for (const Metric& metric : t.metrics)
+        values[k++] = mean(metric.fn(b.ys[metric.output], preds[metric.output])).item();
+      for (const Tensor& r : m.regularizationLosses()) total = add(total, r);
+      return total;
+    };
+    // A fully frozen model still reports its loss; nothing is updated.
+    Tensor loss = vars.empty() ? totalLoss() : t.optimizer->minimize(totalLoss, vars);
+    values[0] = loss.item();
+  });
+  m.applyConstraints();
+  Logs logs;
+  for (size_t i = 0; i < values.size(); ++i) logs[t.names[i]] = values[i];
+  return logs;
+}
+
+std::vector<double> Model::Training::testBatch(Model& m, const std::vector<Tensor>& xs,
+                                               const std::vector<Tensor>& ys) {
+  Training& t = *m.training_;
+  const size_t nOut = m.outputs_.size();
+  std::vector<double> values(t.names.size(), 0.0);
+  tidy([&] {
+    std::vector<Tensor> preds = m.call(xs, CallArgs{false});
+    double total = 0;
+    for (size_t i = 0; i < nOut; ++i) {
+      double l = mean(t.losses[i](ys[i], preds[i])).item();
+      if (nOut > 1) values[1 + i] = l;
+      total += l;
+    }
+    for (const Tensor& r : m.regularizationLosses()) total += r.item();
+    values[0] = total;
+    size_t k = nOut > 1 ? 1 + nOut : 1;
+    for (const Metric& metric : t.metrics)
+      values[k++] = mean(metric.fn(ys[metric.output], preds[metric.output])).item();
+  });
+  return values;
+}
+
+Logs Model::Training::evaluateBatches(Model& m, const std::function<bool(Batch&)>& next) {
+  Training& t = *m.training_;
+  std::vector<double> sums(t.names.size(), 0.0);
+  int64_t seen = 0;
+  Batch b;
+  while (next(b)) {
+    int64_t size = b.xs[0].dim(0);
+    std::vector<double> v = testBatch(m, b.xs, b.ys);
+    for (size_t i = 0; i < v.size(); ++i) sums[i] += v[i] * static_cast<double>(size);
+    seen += size;
+    b = Batch{};
+  }
+  Logs logs;
+  for (size_t i = 0; i < sums.size(); ++i)
+    logs[t.names[i]] = seen > 0 ? sums[i] / static_cast<double>(seen) : std::nan("");
+  return logs;
+}
+
+Logs Model::Training::evaluateAll(Model& m, const std::vector<Tensor>& xs,
+                                  const std::vector<Tensor>& ys, int batchSize) {
+  const int64_t n = xs[0].dim(0);
+  int64_t start = 0;
+  return evaluateBatches(m, [&](Batch& b) {
+    if (start >= n) return false;
+    int64_t size = std::min<int64_t>(batchSize, n - start);
+    b.xs = rows(xs, start, size);
+    b.ys = rows(ys, start, size);
+    start += size;
+    return true;
+  });
+}
+
+// ---- public entry points ---------------------------------------------------------
+
+Logs Model::trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys) {
+  const std::string op = className() + ".trainOnBatch";
+  Training::of(*this, op);
+  Training::checkData(*this, op, xs, &ys, "x", "y");
+  return Training::step(*this, Training::Batch{xs, ys, Tensor()});
+}
+
+Logs Model::evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize) {
+  const std::string op = className() + ".evaluate";
+  Training::of(*this, op);
+  check(batchSize >= 1, op, "batchSize must be >= 1, got ", batchSize);
+  int64_t n = Training::checkData(*this, op, xs, &ys, "x", "y");
+  check(n > 0, op, "x has no samples");
+  return Training::evaluateAll(*this, xs, ys, batchSize);
+}
+
+Logs Model::evaluate(const Tensor& x, const Tensor& y, int batchSize) {
+  return evaluate(std::vector<Tensor>{x}, std::vector<Tensor>{y}, batchSize);
+}
+
+std::vector<Tensor> Model::predict(const std::vector<Tensor>& xs, int batchSize) {
+  const std::string op = className() + ".predict";
+  check(batchSize >= 1, op, "batchSize must be >= 1, got ", batchSize);
+  const int64_t n = Training::checkData(*this, op, xs, nullptr, "x", "");
+  if (n == 0) return call(xs, CallArgs{false});
+  std::vector<std::vector<Tensor>> parts(outputs_.size());
+  for (int64_t start = 0; start < n; start += batchSize) {
+    int64_t size = std::min<int64_t>(batchSize, n - start);
+    std::vector<Tensor> outs = tidy([&] { return call(rows(xs, start, size), CallArgs{false}); });
+    for (size_t i = 0; i < outs.size(); ++i) parts[i].push_back(outs[i]);
+  }
+  std::vector<Tensor> out;
+  for (auto& p : parts) out.push_back(p.size() == 1 ? p[0] : concat(p, 0));
+  return out;
+}
+
+Tensor Model::predict(const Tensor& x, int batchSize) {
+  std::vector<Tensor> out = predict(std::vector<Tensor>{x}, batchSize);
+  check(out.size() == 1, className() + ".predict", "the model has ", out.size(),
+        " outputs; use the vector form of predict");
+  return out[0];
+}
+
+// ---- the epoch loop ------------------------------------------------------------------
+
+History Model::Training::run(Model& m, const Loop& loop) {
+  std::vector<CallbackPtr> callbacks;
+  if (loop.verbose > 0)
+    callbacks.push_back(
+        model_internal::progressLogger(loop.verbose, loop.epochs, loop.stepsPerEpoch));
+  for (const auto& c : loop.callbacks) {
+    check(c != nullptr, m.className() + ".fit", "a callback is null");
+    callbacks.push_back(c);
+  }
+  for (const auto& c : callbacks) c->model = &m;
+
+  m.stopTraining = false;
+  History history;
+  Logs last;
+  for (const auto& c : callbacks) c->onTrainBegin(Logs{});
+  for (int epoch = loop.initialEpoch; epoch < loop.epochs && !m.stopTraining; ++epoch) {
+    for (const auto& c : callbacks) c->onEpochBegin(epoch, Logs{});
+    if (loop.startEpoch) loop.startEpoch(epoch);
+    std::map<std::string, double> sums;
+    int64_t seen = 0;
+    int batch = 0;
+    bool cut = false;
+    Batch b;
+    while (loop.next(b)) {
+      const int64_t size = b.xs[0].dim(0);
+      Logs logs{{"batch", batch}, {"size", static_cast<double>(size)}};
+      for (const auto& c : callbacks) c->onBatchBegin(batch, logs);
+      Logs out = step(m, b);
+      b = Batch{};
+      for (const auto& [k, v] : out) {
+        logs[k] = v;
+        sums[k] += v * static_cast<double>(size);
+      }
+      seen += size;
+      for (const auto& c : callbacks) c->onBatchEnd(batch, logs);
+      ++batch;
+      if (m.stopTraining) {
+        cut = true;
+        break;
+      }
+    }
+    if (batch == 0) {
+      if (m.stopTraining) break;  // fitDataset: the data ran out
+      fail(m.className() + ".fit", "epoch ", epoch, " has no training data");
+    }
+    Logs epochLogs;
+    for (const auto& [k, v] : sums) epochLogs[k] = v / static_cast<double>(seen);
+    if (loop.validate && !cut)
+      for (const auto& [k, v] : loop.validate()) epochLogs["val_" + k] = v;
+    history.epoch.push_back(epoch);
+    for (const auto& [k, v] : epochLogs) history.history[k].push_back(v);
+    for (const auto& c : callbacks) c->onEpochEnd(epoch, epochLogs);
+    last = epochLogs;
+  }
+  for (const auto& c : callbacks) c->onTrainEnd(last);
+  return history;
+}
+
+}  // namespace glint

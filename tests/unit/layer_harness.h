@@ -1,0 +1,36 @@
+#pragma once
+// Gradient checks for layers: finite differences for every float input and
+// every trainable weight, on every backend, plus agreement of the layer's
+// output with the reference backend.
+//
+//   checkLayer({"dense_relu", [] { return layers::dense({{"units", 3}, {"activation", "relu"}}); },
+//               {{2, 4}}});
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "glint/glint.h"
+#include "glint/layers.h"
+
+namespace glint::testing {
+
+struct LayerCase {
+  std::string name;
+  /// A fresh layer; called after setSeed, so seeded initializers repeat.
+  std::function<LayerPtr()> make;
+  /// Concrete input shapes, batch included.
+  std::vector<Shape> inputShapes;
+  /// Per input (default float32); int32 inputs hold values in [0, intHigh).
+  std::vector<DType> inputDTypes = {};
+  int intHigh = 5;
+  bool training = false;
+  double gradTol = 1e-2;
+  double step = 1e-3;
+  /// Inputs drawn from [lo, hi].
+  float lo = -1.0f, hi = 1.0f;
+};
+
+/// Runs the checks with GoogleTest assertions (call inside a TEST).
+void checkLayer(const LayerCase& c);
+
+}  // namespace glint::testing

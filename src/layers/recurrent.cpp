@@ -75,7 +75,8 @@ class Recurrent : public Layer {
     biasConstraint_ = r.constraint("bias_constraint");
     dropout_ = r.number("dropout", 0);
     recurrentDropout_ = r.number("recurrent_dropout", 0);
-    if (!(dropout_ >= 0 && dropout_ < 1)) r.fail("dropout", "must be in [0, 1), got " + std::to_string(dropout_));
+    if (!(dropout_ >= 0 && dropout_ < 1))
+      r.fail("dropout", "must be in [0, 1), got " + std::to_string(dropout_));
     if (!(recurrentDropout_ >= 0 && recurrentDropout_ < 1))
       r.fail("recurrent_dropout", "must be in [0, 1), got " + std::to_string(recurrentDropout_));
     returnSequences_ = r.boolean("return_sequences", false);
@@ -86,7 +87,8 @@ class Recurrent : public Layer {
       r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
     if (r.has("implementation")) implementation_ = r.integer("implementation");
     // Keras configs carry these; zero_output_for_mask only matters with masking.
-    if (r.boolean("time_major", false)) r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
+    if (r.boolean("time_major", false))
+      r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
     r.boolean("zero_output_for_mask", false);
     if (r.has("activity_regularizer")) r.fail("activity_regularizer", "is not supported");
   }
@@ -116,7 +118,8 @@ class Recurrent : public Layer {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
     checkInputShape(in[0].shape());
-    if (in[0].dtype() != DType::float32) error(std::string("needs float32 inputs, got ") + dtypeName(in[0].dtype()));
+    if (in[0].dtype() != DType::float32)
+      error(std::string("needs float32 inputs, got ") + dtypeName(in[0].dtype()));
     const int64_t batch = in[0].dim(0), time = in[0].dim(1), g = gates_ * units_;
     Tensor x = in[0];
     // Dropout masks are drawn once per call and shared by all steps (as Keras).

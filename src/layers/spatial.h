@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the 2-D spatial layers (convolution, pooling, padding,
 // upsampling): argument parsing, output lengths and config assembly.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "glint/json.h"
 #include "glint/layers.h"

@@ -129,9 +129,9 @@ class Bidirectional : public Layer {
  protected:
   /// Forward weights, then backward ones (TF.js order).
   std::vector<Variable> ownWeights(bool trainableOnes) const override {
-    std::vector<Variable> out = trainableOnes ? forward_->trainableWeights() : forward_->nonTrainableWeights();
-    for (const Variable& v : trainableOnes ? backward_->trainableWeights() : backward_->nonTrainableWeights())
-      out.push_back(v);
+    auto of = [&](const LayerPtr& l) { return trainableOnes ? l->trainableWeights() : l->nonTrainableWeights(); };
+    std::vector<Variable> out = of(forward_);
+    for (const Variable& v : of(backward_)) out.push_back(v);
     return out;
   }
 

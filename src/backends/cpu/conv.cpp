@@ -1,10 +1,11 @@
-// Conv2D and its backprops as im2col + a blocked GEMM. Output pixels are taken
+// Conv2D and its backprops as im2col + the packed GEMM (gemm.h). Output pixels are taken
 // in row blocks so the patch matrix stays cache-sized whatever the image size.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "glint/backend.h"
+#include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/ops/conv_util.h"
 
@@ -12,55 +13,12 @@ namespace glint::cpu {
 
 namespace {
 
-// GEMM in the GotoBLAS shape: panels of B and slivers of A are packed
-// (zero-padded) so a fixed-size register tile does all the arithmetic.
-constexpr int64_t kMR = 4, kNR = 8;      // register tile: kMR x kNR accumulators
-constexpr int64_t kKC = 256, kNC = 512;  // packed B block kKC x kNC stays in L2
-
-/// acc[kMR][kNR] = sum_p a[p][:] (outer) b[p][:]; then C's valid mr x nr part += acc.
-void microKernel(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                 int64_t mr, int64_t nr) {
-  float acc[kMR][kNR] = {};
-  for (int64_t p = 0; p < kc; ++p) {
-    const float* a = ap + p * kMR;
-    const float* b = bp + p * kNR;
-    for (int64_t r = 0; r < kMR; ++r)
-      for (int64_t j = 0; j < kNR; ++j) acc[r][j] += a[r] * b[j];
-  }
-  for (int64_t r = 0; r < mr; ++r)
-    for (int64_t j = 0; j < nr; ++j) c[r * ldc + j] += acc[r][j];
-}
-
-/// C[m,n] += A[m,k] * B[k,n]; A(i,p) = a[i*rowA + p*colA] (so A may be a
-/// transposed view), B and C row-major.
+/// C[m,n] += A[m,k] * B[k,n]; A(i,p) = a[i*rowA + p*colA] with one of the
+/// two strides 1 (A or a transposed view), B and C row-major.
 void gemmAccumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t rowA,
                     int64_t colA, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  std::vector<float> bPack(static_cast<size_t>(std::min(k, kKC) * (std::min(n, kNC) + kNR)));
-  float aPack[kKC * kMR];
-  for (int64_t p0 = 0; p0 < k; p0 += kKC) {
-    int64_t kc = std::min(kKC, k - p0);
-    for (int64_t j0 = 0; j0 < n; j0 += kNC) {
-      int64_t nc = std::min(kNC, n - j0);
-      // B block -> panels of kNR columns, each kc x kNR contiguous.
-      for (int64_t jp = 0; jp < nc; jp += kNR) {
-        float* dst = bPack.data() + jp * kc;
-        int64_t nr = std::min(kNR, nc - jp);
-        for (int64_t p = 0; p < kc; ++p) {
-          const float* src = b + (p0 + p) * ldb + j0 + jp;
-          for (int64_t j = 0; j < kNR; ++j) dst[p * kNR + j] = j < nr ? src[j] : 0.0f;
-        }
-      }
-      for (int64_t i0 = 0; i0 < m; i0 += kMR) {
-        int64_t mr = std::min(kMR, m - i0);
-        for (int64_t p = 0; p < kc; ++p)
-          for (int64_t r = 0; r < kMR; ++r)
-            aPack[p * kMR + r] = r < mr ? a[(i0 + r) * rowA + (p0 + p) * colA] : 0.0f;
-        for (int64_t jp = 0; jp < nc; jp += kNR)
-          microKernel(kc, aPack, bPack.data() + jp * kc, c + i0 * ldc + j0 + jp, ldc, mr,
-                      std::min(kNR, nc - jp));
-      }
-    }
-  }
+  bool transA = colA != 1;
+  gemm(transA, false, m, n, k, 1.0f, a, transA ? colA : rowA, b, ldb, 1.0f, c, ldc);
 }
 
 /// Patch matrix geometry: row r = output pixel (n, oh, ow); column
@@ -139,16 +97,12 @@ void conv2dBackpropInput(KernelArgs& a) {
   const float* f = hostData<float>(a.inputs[1]);
   float* pdx = hostData<float>(dx);
   std::fill(pdx, pdx + dx.size(), 0.0f);
-  // filter^T once, so the GEMM streams along its rows.
-  std::vector<float> ft(static_cast<size_t>(im.cols * g.outC));
-  for (int64_t p = 0; p < im.cols; ++p)
-    for (int64_t o = 0; o < g.outC; ++o) ft[o * im.cols + p] = f[p * g.outC + o];
   std::vector<float> dcol(static_cast<size_t>(im.blockRows * im.cols));
   for (int64_t r0 = 0; r0 < im.rows; r0 += im.blockRows) {
     int64_t r1 = std::min(im.rows, r0 + im.blockRows);
-    std::fill(dcol.begin(), dcol.end(), 0.0f);
-    gemmAccumulate(r1 - r0, im.cols, g.outC, hostData<float>(dy) + r0 * g.outC, g.outC, 1,
-                   ft.data(), im.cols, dcol.data(), im.cols);
+    // filter^T is read through the GEMM's packing, never materialised.
+    gemm(false, true, r1 - r0, im.cols, g.outC, 1.0f, hostData<float>(dy) + r0 * g.outC, g.outC,
+         f, g.outC, 0.0f, dcol.data(), im.cols);
     im.scatterAdd(dcol.data(), r0, r1, pdx);
   }
 }

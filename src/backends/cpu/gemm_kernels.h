@@ -1,0 +1,158 @@
+#pragma once
+// The GEMM block routine and its micro-kernels, written once against
+// simd::Vec. Included only by gemm_kernels_<isa>.cpp, each after its own
+// target pragma and with its tile shape defined:
+//   GLINT_GEMM_MR (rows of the register tile), GLINT_GEMM_NV (vectors across).
+// Everything is in an anonymous namespace: one private copy per ISA.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "src/backends/cpu/gemm.h"
+#include "src/backends/cpu/simd.h"
+
+namespace glint::cpu::gemm_detail {
+namespace {
+
+using simd::kWidth;
+using simd::Vec;
+
+constexpr int kMR = GLINT_GEMM_MR;
+constexpr int kNV = GLINT_GEMM_NV;
+constexpr int kNR = kNV * kWidth;
+// The packed A sliver (MR x KC) stays in L1 while it sweeps the packed B
+// block (KC x NC, 512 KiB: half of Zen 4's L2) panel by panel.
+constexpr int64_t kKC = 256;
+constexpr int64_t kNC = 512;
+static_assert(kNC % kNR == 0);
+
+inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/// C[0:MR, 0:nr] = alpha * Apack * Bpanel + beta * C, where Apack is kc x MR
+/// (element (r, p) at a[p * MR + r]) and Bpanel kc x NV vectors.
+template <int MR, int NV>
+void microKernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
+                 int64_t ldc, int64_t nr, float alpha, float beta) {
+  Vec acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
+  for (int64_t p = 0; p < kc; ++p) {
+    Vec bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kWidth);
+    for (int r = 0; r < MR; ++r) {
+      Vec av = simd::broadcast(a[r]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = simd::madd(av, bv[v], acc[r][v]);
+    }
+    a += MR;
+    b += NV * kWidth;
+  }
+  Vec va = simd::broadcast(alpha), vb = simd::broadcast(beta);
+  if (nr == NV * kWidth) {
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) {
+        float* cp = c + r * ldc + v * kWidth;
+        Vec x = acc[r][v] * va;
+        simd::store(cp, beta == 0.0f ? x : simd::madd(vb, simd::load(cp), x));
+      }
+    return;
+  }
+  // A partial last panel: go through a tile so no store runs past column nr.
+  float tile[MR][NV * kWidth];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) simd::store(tile[r] + v * kWidth, acc[r][v] * va);
+  for (int r = 0; r < MR; ++r)
+    for (int64_t j = 0; j < nr; ++j)
+      c[r * ldc + j] = beta == 0.0f ? tile[r][j] : tile[r][j] + beta * c[r * ldc + j];
+}
+
+using Kernel = void (*)(int64_t, const float*, const float*, float*, int64_t, int64_t, float,
+                        float);
+
+template <int MR, int... V>
+constexpr std::array<Kernel, kNV> kernelRow(std::integer_sequence<int, V...>) {
+  return {&microKernel<MR, V + 1>...};
+}
+
+template <int... R>
+constexpr std::array<std::array<Kernel, kNV>, kMR> kernelTable(std::integer_sequence<int, R...>) {
+  return {kernelRow<R + 1>(std::make_integer_sequence<int, kNV>())...};
+}
+
+/// kernels[mr - 1][nv - 1]: a tile of mr rows and nv vectors.
+constexpr auto kernels = kernelTable(std::make_integer_sequence<int, kMR>());
+
+/// B(p0 + p, j0 + j) for p < kc, j < nc into panels of NR columns (the last
+/// one rounded up to whole vectors and zero-padded), each kc x width.
+void packB(const Problem& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+  for (int64_t jp = 0; jp < nc; jp += kNR) {
+    int64_t nr = min64(kNR, nc - jp);
+    int64_t width = (nr + kWidth - 1) / kWidth * kWidth;
+    float* panel = dst + jp * kc;
+    if (!g.transB) {
+      const float* src = g.b + p0 * g.ldb + j0 + jp;
+      if (nr == kNR) {
+        for (int64_t p = 0; p < kc; ++p)
+          for (int v = 0; v < kNV; ++v)
+            simd::store(panel + p * kNR + v * kWidth, simd::load(src + p * g.ldb + v * kWidth));
+      } else {
+        for (int64_t p = 0; p < kc; ++p) {
+          std::memcpy(panel + p * width, src + p * g.ldb, sizeof(float) * nr);
+          for (int64_t j = nr; j < width; ++j) panel[p * width + j] = 0.0f;
+        }
+      }
+    } else {
+      // B^T rows are contiguous along p: copy 16 of p from each row at a time
+      // so reads are whole cache lines and writes stay in a 16-row window.
+      const float* src = g.b + (j0 + jp) * g.ldb + p0;
+      for (int64_t pb = 0; pb < kc; pb += 16) {
+        int64_t pe = min64(kc, pb + 16);
+        for (int64_t j = 0; j < nr; ++j)
+          for (int64_t p = pb; p < pe; ++p) panel[p * width + j] = src[j * g.ldb + p];
+        for (int64_t p = pb; p < pe; ++p)
+          for (int64_t j = nr; j < width; ++j) panel[p * width + j] = 0.0f;
+      }
+    }
+  }
+}
+
+/// A(i0 + r, p0 + p) for r < mr, p < kc into dst[p * mr + r].
+void packA(const Problem& g, int64_t i0, int64_t mr, int64_t p0, int64_t kc, float* dst) {
+  if (g.transA) {
+    const float* src = g.a + p0 * g.lda + i0;
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t r = 0; r < mr; ++r) dst[p * mr + r] = src[p * g.lda + r];
+  } else {
+    const float* src = g.a + i0 * g.lda + p0;
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t p = 0; p < kc; ++p) dst[p * mr + r] = src[r * g.lda + p];
+  }
+}
+
+void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  int64_t kcMax = min64(kKC, g.k);
+  int64_t ncMax = (min64(kNC, j1 - j0) + kNR - 1) / kNR * kNR;
+  float* bPack = workspace(static_cast<size_t>(kcMax * ncMax + kcMax * kMR));
+  float* aPack = bPack + kcMax * ncMax;
+  for (int64_t jc = j0; jc < j1; jc += kNC) {
+    int64_t nc = min64(kNC, j1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += kKC) {
+      int64_t kc = min64(kKC, g.k - pc);
+      float beta = pc == 0 ? g.beta : 1.0f;  // later k blocks accumulate
+      packB(g, pc, kc, jc, nc, bPack);
+      for (int64_t ir = i0; ir < i1; ir += kMR) {
+        int64_t mr = min64(kMR, i1 - ir);
+        packA(g, ir, mr, pc, kc, aPack);
+        float* cRow = g.c + ir * g.ldc + jc;
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          int64_t nr = min64(kNR, nc - jr);
+          kernels[mr - 1][(nr + kWidth - 1) / kWidth - 1](kc, aPack, bPack + jr * kc, cRow + jr,
+                                                         g.ldc, nr, g.alpha, beta);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace glint::cpu::gemm_detail

@@ -171,13 +171,6 @@ int32_t intPow(int32_t a, int32_t b) {
   return wrapU(result);
 }
 
-int32_t floatToInt(float x) {
-  if (std::isnan(x)) return 0;
-  if (x >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
-  if (x < -2147483648.0f) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(x);
-}
-
 /// NaN-propagating max/min exactly as the reference: b's NaN first, then a's.
 inline float maxF(float a, float b) { return b != b ? b : (a != a ? a : (a < b ? b : a)); }
 inline float minF(float a, float b) { return b != b ? b : (a != a ? a : (b < a ? b : a)); }
@@ -225,28 +218,6 @@ void selectKernel(KernelArgs& args) {
         for (int64_t i = 0; i < plan.rowLen; ++i) ro[i] = c[i * sc] ? ra[i * sa] : rb[i * sb];
       }
     });
-  });
-}
-
-void castKernel(KernelArgs& args) {
-  const Tensor& x = args.inputs[0];
-  Tensor& out = args.outputs[0];
-  dispatchDType(x.dtype(), [&](auto inTag) {
-    using TIn = decltype(inTag);
-    switch (out.dtype()) {
-      case DType::float32:
-        mapLoop<TIn, float>(x, out, [](TIn v) { return static_cast<float>(v); });
-        break;
-      case DType::int32:
-        mapLoop<TIn, int32_t>(x, out, [](TIn v) {
-          if constexpr (std::is_same_v<TIn, float>) return floatToInt(v);
-          else return static_cast<int32_t>(v);
-        });
-        break;
-      case DType::boolean:
-        mapLoop<TIn, uint8_t>(x, out, [](TIn v) { return static_cast<uint8_t>(v != 0); });
-        break;
-    }
   });
 }
 
@@ -370,7 +341,7 @@ void registerElementwiseKernels(const std::string& backend) {
                               [](uint8_t x) { return static_cast<uint8_t>(x == 0); });
   });
   reg("Select", selectKernel);
-  reg("Cast", castKernel);
+  // Cast keeps the reference kernel: it is already one flat loop.
   reg("ClipByValue", clipKernel);
 }
 

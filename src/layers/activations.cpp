@@ -1,4 +1,5 @@
 // Activation functions by name (TF.js identifiers), written with ops.
+#include "src/core/name_table.h"
 #include "glint/activations.h"
 
 #include <cctype>
@@ -19,13 +20,6 @@ struct Entry {
   std::string canonical;
   Fn fn;
 };
-
-std::string key(const std::string& name) {
-  std::string k;
-  for (char c : name)
-    if (c != '_') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return k;
-}
 
 const std::vector<std::pair<std::string, Fn>>& table() {
   static const std::vector<std::pair<std::string, Fn>> t = {
@@ -53,14 +47,14 @@ const std::vector<std::pair<std::string, Fn>>& table() {
 const std::map<std::string, Entry>& registry() {
   static const std::map<std::string, Entry> m = [] {
     std::map<std::string, Entry> r;
-    for (const auto& [name, fn] : table()) r[key(name)] = Entry{name, fn};
+    for (const auto& [name, fn] : table()) r[nameKey(name)] = Entry{name, fn};
     return r;
   }();
   return m;
 }
 
 const Entry& lookup(const std::string& name) {
-  auto it = registry().find(key(name));
+  auto it = registry().find(nameKey(name));
   if (it == registry().end()) {
     std::string known;
     for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
@@ -79,7 +73,7 @@ Tensor apply(const std::string& name, const Tensor& x) {
   return e.fn(x);
 }
 
-bool exists(const std::string& name) { return registry().count(key(name)) > 0; }
+bool exists(const std::string& name) { return registry().count(nameKey(name)) > 0; }
 
 std::vector<std::string> names() {
   std::vector<std::string> out;

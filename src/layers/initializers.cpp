@@ -7,6 +7,7 @@
 #include <map>
 
 #include "glint/error.h"
+#include "src/core/name_table.h"
 #include "glint/ops.h"
 
 namespace glint {
@@ -18,13 +19,6 @@ namespace initializers {
 namespace {
 
 const char* kOp = "initializers";
-
-std::string key(const std::string& name) {
-  std::string k;
-  for (char c : name)
-    if (c != '_') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return k;
-}
 
 Json seedJson(const Seed& seed) { return seed ? Json(*seed) : Json(nullptr); }
 
@@ -59,7 +53,7 @@ class Simple : public Initializer {
 };
 
 std::string normalizeMode(const std::string& mode) {
-  std::string k = key(mode);
+  std::string k = nameKey(mode);
   if (k == "fanin") return "fan_in";
   if (k == "fanout") return "fan_out";
   if (k == "fanavg") return "fan_avg";
@@ -67,7 +61,7 @@ std::string normalizeMode(const std::string& mode) {
 }
 
 std::string normalizeDistribution(const std::string& distribution) {
-  std::string k = key(distribution);
+  std::string k = nameKey(distribution);
   if (k == "normal") return "normal";
   if (k == "uniform") return "uniform";
   if (k == "truncatednormal") return "truncated_normal";
@@ -307,7 +301,7 @@ std::shared_ptr<Initializer> fromConfig(const Json& j) {
     if (j.contains(k) && j[k].is_string()) cls = j[k].get<std::string>();
   check(!cls.empty(), kOp, "fromConfig: missing string 'class_name' in ", j.dump());
   Json c = j.contains("config") && j["config"].is_object() ? j["config"] : Json::object();
-  std::string k = key(cls);
+  std::string k = nameKey(cls);
   Seed seed = seedOf(c, cls);
   if (k == "zeros") return zeros();
   if (k == "ones") return ones();

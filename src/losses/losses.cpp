@@ -8,6 +8,7 @@
 
 #include "glint/autograd.h"
 #include "glint/ops.h"
+#include "src/core/name_table.h"
 #include "src/ops/op_util.h"
 
 namespace glint::losses {
@@ -48,21 +49,8 @@ Tensor softmaxCrossEntropyWithLogits(const Tensor& y, const Tensor& logits) {
       {y, logits});
 }
 
-std::string key(const std::string& name) {
-  std::string k;
-  for (char c : name)
-    if (c != '_') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return k;
-}
-
-struct Entry {
-  std::string canonical;
-  LossFn fn;
-  std::string spelling;  // as registered, for error messages
-};
-
-const std::map<std::string, Entry>& registry() {
-  static const std::map<std::string, Entry> table = [] {
+const NameTable<LossFn>& table() {
+  static const NameTable<LossFn> names = [] {
     std::vector<std::pair<std::string, LossFn>> canon = {
         {"categoricalCrossentropy", [](const Tensor& t, const Tensor& p) { return categoricalCrossentropy(t, p); }},
         {"sparseCategoricalCrossentropy", [](const Tensor& t, const Tensor& p) { return sparseCategoricalCrossentropy(t, p); }},
@@ -80,13 +68,8 @@ const std::map<std::string, Entry>& registry() {
         {"squaredHinge", squaredHinge},
         {"categoricalHinge", categoricalHinge},
     };
-    std::map<std::string, Entry> t;
-    for (auto& [name, fn] : canon) t[key(name)] = Entry{name, fn, name};
-    auto alias = [&t](const std::string& a, const std::string& target) {
-      Entry e = t.at(key(target));
-      e.spelling = a;
-      t[key(a)] = e;
-    };
+    NameTable<LossFn> t("losses.get", "loss", std::move(canon));
+    auto alias = [&t](const std::string& a, const std::string& target) { t.alias(a, target); };
     alias("mse", "meanSquaredError");
     alias("mae", "meanAbsoluteError");
     alias("mape", "meanAbsolutePercentageError");
@@ -98,7 +81,7 @@ const std::map<std::string, Entry>& registry() {
     alias("huber_loss", "huber");
     return t;
   }();
-  return table;
+  return names;
 }
 
 }  // namespace
@@ -247,23 +230,10 @@ Tensor categoricalHinge(const Tensor& yTrue, const Tensor& yPred) {
   return relu(add(sub(negv, pos), scalar(1.0f)));
 }
 
-std::vector<std::string> names() {
-  std::vector<std::string> out;
-  for (const auto& [k, e] : registry())
-    if (e.spelling == e.canonical) out.push_back(e.canonical);
-  return out;
-}
+std::vector<std::string> names() { return table().names(); }
 
-std::string canonicalName(const std::string& name) {
-  auto it = registry().find(key(name));
-  if (it == registry().end()) {
-    std::string known;
-    for (const auto& [k, e] : registry()) known += (known.empty() ? "" : ", ") + e.spelling;
-    fail("losses.get", "unknown loss '", name, "'; known (case and '_' ignored): ", known);
-  }
-  return it->second.canonical;
-}
+std::string canonicalName(const std::string& name) { return table().canonicalName(name); }
 
-LossFn get(const std::string& name) { return registry().at(key(canonicalName(name))).fn; }
+LossFn get(const std::string& name) { return table().get(name); }
 
 }  // namespace glint::losses

@@ -6,6 +6,7 @@
 
 #include "glint/losses.h"
 #include "glint/ops.h"
+#include "src/core/name_table.h"
 #include "src/ops/op_util.h"
 
 namespace glint::metrics {
@@ -61,21 +62,8 @@ Tensor safeRatio(const Tensor& num, const Tensor& den) {
   return where(positive, div(num, maximum(den, scalar(1.0f))), scalar(0.0f));
 }
 
-std::string key(const std::string& name) {
-  std::string k;
-  for (char c : name)
-    if (c != '_') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return k;
-}
-
-struct Entry {
-  std::string canonical;
-  MetricFn fn;
-  std::string spelling;
-};
-
-const std::map<std::string, Entry>& registry() {
-  static const std::map<std::string, Entry> table = [] {
+const NameTable<MetricFn>& table() {
+  static const NameTable<MetricFn> names = [] {
     auto lossFn = [](const std::string& n) { return losses::get(n); };
     std::vector<std::pair<std::string, MetricFn>> canon = {
         {"accuracy", accuracy},
@@ -94,13 +82,8 @@ const std::map<std::string, Entry>& registry() {
         {"binaryCrossentropy", lossFn("binaryCrossentropy")},
         {"cosineProximity", lossFn("cosineProximity")},
     };
-    std::map<std::string, Entry> t;
-    for (auto& [name, fn] : canon) t[key(name)] = Entry{name, fn, name};
-    auto alias = [&t](const std::string& a, const std::string& target) {
-      Entry e = t.at(key(target));
-      e.spelling = a;
-      t[key(a)] = e;
-    };
+    NameTable<MetricFn> t("metrics.get", "metric", std::move(canon));
+    auto alias = [&t](const std::string& a, const std::string& target) { t.alias(a, target); };
     alias("acc", "accuracy");
     alias("mse", "meanSquaredError");
     alias("mae", "meanAbsoluteError");
@@ -110,7 +93,7 @@ const std::map<std::string, Entry>& registry() {
     alias("cosine", "cosineProximity");
     return t;
   }();
-  return table;
+  return names;
 }
 
 }  // namespace
@@ -178,23 +161,10 @@ Tensor meanAbsoluteError(const Tensor& yTrue, const Tensor& yPred) {
   return losses::meanAbsoluteError(yTrue, yPred);
 }
 
-std::vector<std::string> names() {
-  std::vector<std::string> out;
-  for (const auto& [k, e] : registry())
-    if (e.spelling == e.canonical) out.push_back(e.canonical);
-  return out;
-}
+std::vector<std::string> names() { return table().names(); }
 
-std::string canonicalName(const std::string& name) {
-  auto it = registry().find(key(name));
-  if (it == registry().end()) {
-    std::string known;
-    for (const auto& [k, e] : registry()) known += (known.empty() ? "" : ", ") + e.spelling;
-    fail("metrics.get", "unknown metric '", name, "'; known (case and '_' ignored): ", known);
-  }
-  return it->second.canonical;
-}
+std::string canonicalName(const std::string& name) { return table().canonicalName(name); }
 
-MetricFn get(const std::string& name) { return registry().at(key(canonicalName(name))).fn; }
+MetricFn get(const std::string& name) { return table().get(name); }
 
 }  // namespace glint::metrics

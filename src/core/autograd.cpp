@@ -85,9 +85,9 @@ std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy
       if (!inGrads[i].defined() || input.dtype() != DType::float32 ||
           !toY.count(input.id()) || !fromX.count(input.id()))
         continue;
-      check(inGrads[i].shape() == input.shape(), "grad", "the gradient of ", node.kernel,
-            " for input ", i, " has shape ", shapeToString(inGrads[i].shape()),
-            ", expected ", shapeToString(input.shape()));
+      if (inGrads[i].shape() != input.shape())
+        fail("grad", "the gradient of ", node.kernel, " for input ", i, " has shape ",
+             shapeToString(inGrads[i].shape()), ", expected ", shapeToString(input.shape()));
       auto it = gradOf.find(input.id());
       if (it == gradOf.end()) {
         gradOf[input.id()] = inGrads[i];
@@ -106,12 +106,13 @@ std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy
 
 Tensor checkedResult(const Tensor& y, const Tensor& dy) {
   check(y.defined(), "grad", "the function returned an undefined tensor");
-  check(y.dtype() == DType::float32, "grad", "the function must return a float32 tensor, got ",
-        dtypeName(y.dtype()), " ", shapeToString(y.shape()));
+  if (y.dtype() != DType::float32)
+    fail("grad", "the function must return a float32 tensor, got ", dtypeName(y.dtype()), " ",
+         shapeToString(y.shape()));
   if (!dy.defined()) return onesLike(y);
-  check(dy.shape() == y.shape() && dy.dtype() == DType::float32, "grad", "dy is ",
-        dtypeName(dy.dtype()), " ", shapeToString(dy.shape()), ", expected float32 ",
-        shapeToString(y.shape()), " like the function's result");
+  if (!(dy.shape() == y.shape() && dy.dtype() == DType::float32))
+    fail("grad", "dy is ", dtypeName(dy.dtype()), " ", shapeToString(dy.shape()),
+         ", expected float32 ", shapeToString(y.shape()), " like the function's result");
   return dy;
 }
 
@@ -145,8 +146,9 @@ void checkXs(const std::vector<Tensor>& xs) {
   for (size_t i = 0; i < xs.size(); ++i) {
     check(xs[i].defined() && !xs[i].isDisposed(), "grad", "x ", i,
           " is undefined or disposed");
-    check(xs[i].dtype() == DType::float32, "grad", "x ", i, " is ", dtypeName(xs[i].dtype()),
-          " ", shapeToString(xs[i].shape()), ": gradients exist only for float32 tensors");
+    if (xs[i].dtype() != DType::float32)
+      fail("grad", "x ", i, " is ", dtypeName(xs[i].dtype()), " ", shapeToString(xs[i].shape()),
+           ": gradients exist only for float32 tensors");
   }
 }
 
@@ -188,8 +190,8 @@ VariableGrads variableGrads(const std::function<Tensor()>& f, const std::vector<
   };
   std::vector<Tensor> chosen;
   ValueAndGrads vg = differentiate(f, pick, Tensor(), &chosen);
-  check(vg.value.size() == 1, "variableGrads", "f must return a scalar, got shape ",
-        shapeToString(vg.value.shape()));
+  if (vg.value.size() != 1)
+    fail("variableGrads", "f must return a scalar, got shape ", shapeToString(vg.value.shape()));
   VariableGrads out;
   out.value = vg.value;
   out.grads = vg.grads;

@@ -142,8 +142,8 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   Backend& backend = e.active();
   for (size_t i = 0; i < inputs.size(); ++i) {
     check(inputs[i].defined(), kernel, "input ", i, " is an undefined tensor");
-    check(!inputs[i].isDisposed(), kernel, "input ", i, " (",
-          shapeToString(inputs[i].shape()), ") was disposed");
+    if (inputs[i].isDisposed())
+      fail(kernel, "input ", i, " (", shapeToString(inputs[i].shape()), ") was disposed");
     e.ensureOn(backend, inputs[i]);
   }
   auto byBackend = e.kernels.find(kernel);
@@ -154,7 +154,8 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   bool anyElements = false;
   for (const OutputSpec& spec : outputSpecs) {
     for (int64_t d : spec.shape)
-      check(d >= 0, kernel, "output shape ", shapeToString(spec.shape), " has a negative dimension");
+      if (d < 0)
+        fail(kernel, "output shape ", shapeToString(spec.shape), " has a negative dimension");
     size_t bytes = static_cast<size_t>(shapeSize(spec.shape)) * byteSize(spec.dtype);
     anyElements = anyElements || bytes > 0;
     auto storage = std::make_shared<Storage>(&backend, backend.allocate(bytes), bytes);
@@ -175,8 +176,8 @@ Tensor runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
 
 Tensor makeView(const Tensor& t, const Shape& shape) {
   check(t.defined() && !t.isDisposed(), "reshape", "input is undefined or disposed");
-  check(shapeSize(shape) == t.size(), "reshape", "cannot view ", shapeToString(t.shape()),
-        " as ", shapeToString(shape));
+  if (shapeSize(shape) != t.size())
+    fail("reshape", "cannot view ", shapeToString(t.shape()), " as ", shapeToString(shape));
   Engine& e = Engine::get();
   Tensor view = e.makeTensor(shape, t.dtype(), t.impl()->storage);
   if (e.recording())

@@ -1,6 +1,7 @@
 #include "glint/shape.h"
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 
 #include "glint/error.h"
@@ -13,12 +14,18 @@ int64_t shapeSize(const Shape& shape) {
   return n;
 }
 
+// Called while validating every op (its result is an argument of check()), so
+// it avoids ostringstream, whose locale set-up cost more than small kernels.
 std::string shapeToString(const Shape& shape) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "," : "") << shape[i];
-  os << "]";
-  return os.str();
+  std::string out = "[";
+  char digits[24];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ',';
+    auto end = std::to_chars(digits, digits + sizeof digits, shape[i]).ptr;
+    out.append(digits, end);
+  }
+  out += ']';
+  return out;
 }
 
 std::vector<int64_t> stridesOf(const Shape& shape) {

@@ -55,7 +55,7 @@ std::string Tensor::backendName() const {
 
 static void readBytes(const Tensor& t, void* dst, const char* op) {
   check(t.defined(), op, "the tensor is undefined");
-  check(!t.isDisposed(), op, "tensor ", shapeToString(t.shape()), " was disposed");
+  if (t.isDisposed()) fail(op, "tensor ", shapeToString(t.shape()), " was disposed");
   const Storage& s = *t.impl()->storage;
   if (s.bytes) s.backend->read(s.handle, dst, s.bytes);
 }
@@ -63,8 +63,9 @@ static void readBytes(const Tensor& t, void* dst, const char* op) {
 template <class T>
 std::vector<T> Tensor::data() const {
   check(defined(), "data", "the tensor is undefined");
-  check(DTypeOf<T>::value == dtype(), "data", "requested ", dtypeName(DTypeOf<T>::value),
-        " values from a ", dtypeName(dtype()), " tensor ", shapeToString(shape()));
+  if (DTypeOf<T>::value != dtype())
+    fail("data", "requested ", dtypeName(DTypeOf<T>::value), " values from a ", dtypeName(dtype()),
+         " tensor ", shapeToString(shape()));
   std::vector<T> out(static_cast<size_t>(size()));
   readBytes(*this, out.data(), "data");
   return out;
@@ -89,8 +90,8 @@ std::vector<float> Tensor::toFloats() const {
 }
 
 float Tensor::item() const {
-  check(size() == 1, "item", "expected a tensor with one element, got shape ",
-        shapeToString(shape()));
+  if (size() != 1)
+    fail("item", "expected a tensor with one element, got shape ", shapeToString(shape()));
   return toFloats()[0];
 }
 
@@ -113,10 +114,10 @@ std::string Tensor::toString() const {
 void Variable::assign(const Tensor& value) const {
   check(defined() && impl()->isVariable, "assign", "the target is not a variable");
   check(value.defined() && !value.isDisposed(), "assign", "the value is undefined or disposed");
-  check(value.shape() == shape() && value.dtype() == dtype(), "assign", "variable '", name(),
-        "' is ", dtypeName(dtype()), " ", shapeToString(shape()), ", the value is ",
-        dtypeName(value.dtype()), " ", shapeToString(value.shape()),
-        ": expected the same shape and dtype");
+  if (!(value.shape() == shape() && value.dtype() == dtype()))
+    fail("assign", "variable '", name(), "' is ", dtypeName(dtype()), " ", shapeToString(shape()),
+         ", the value is ", dtypeName(value.dtype()), " ", shapeToString(value.shape()),
+         ": expected the same shape and dtype");
   if (!impl()->storage) Engine::get().numTensors += 1;  // assigning revives a disposed variable
   // Tensors are immutable, so sharing the value's buffer is safe.
   impl()->storage = value.impl()->storage;
@@ -142,7 +143,7 @@ Variable variable(const Tensor& initial, bool trainable, const std::string& name
 
 Tensor fromBytes(const void* data, const Shape& shape, DType dtype) {
   for (int64_t d : shape)
-    check(d >= 0, "tensor", "shape ", shapeToString(shape), " has a negative dimension");
+    if (d < 0) fail("tensor", "shape ", shapeToString(shape), " has a negative dimension");
   Engine& e = Engine::get();
   Backend& b = e.active();
   size_t bytes = static_cast<size_t>(shapeSize(shape)) * byteSize(dtype);
@@ -154,10 +155,10 @@ Tensor fromBytes(const void* data, const Shape& shape, DType dtype) {
 template <class T>
 static Tensor fromVector(const std::vector<T>& values, const Shape& shape) {
   for (int64_t d : shape)
-    check(d >= 0, "tensor", "shape ", shapeToString(shape), " has a negative dimension");
-  check(static_cast<int64_t>(values.size()) == shapeSize(shape), "tensor", "got ",
-        values.size(), " values for shape ", shapeToString(shape), ", which needs ",
-        shapeSize(shape));
+    if (d < 0) fail("tensor", "shape ", shapeToString(shape), " has a negative dimension");
+  if (static_cast<int64_t>(values.size()) != shapeSize(shape))
+    fail("tensor", "got ", values.size(), " values for shape ", shapeToString(shape),
+         ", which needs ", shapeSize(shape));
   return fromBytes(values.data(), shape, DTypeOf<T>::value);
 }
 

@@ -21,10 +21,11 @@ constexpr float kEps = 1e-7f;  // Keras / TF.js backend epsilon
 Tensor checkPair(const std::string& op, const Tensor& yTrue, const Tensor& yPred) {
   ops::checkDType(op, "yTrue", yTrue, {DType::float32, DType::int32});
   ops::checkDType(op, "yPred", yPred, {DType::float32});
-  check(yPred.rank() >= 1, op, "yPred must have at least one axis (the last is reduced), got ",
-        ops::describe(yPred));
-  check(yTrue.shape() == yPred.shape(), op, "yTrue ", shapeToString(yTrue.shape()),
-        " and yPred ", shapeToString(yPred.shape()), " must have the same shape");
+  if (yPred.rank() < 1)
+    fail(op, "yPred must have at least one axis (the last is reduced), got ", ops::describe(yPred));
+  if (yTrue.shape() != yPred.shape())
+    fail(op, "yTrue ", shapeToString(yTrue.shape()), " and yPred ", shapeToString(yPred.shape()),
+         " must have the same shape");
   return yTrue.dtype() == DType::float32 ? yTrue : cast(yTrue, DType::float32);
 }
 
@@ -105,22 +106,23 @@ Tensor sparseCategoricalCrossentropy(const Tensor& yTrue, const Tensor& yPred, b
   const std::string op = "sparseCategoricalCrossentropy";
   ops::checkDType(op, "yTrue", yTrue, {DType::float32, DType::int32});
   ops::checkDType(op, "yPred", yPred, {DType::float32});
-  check(yPred.rank() >= 1, op, "yPred must have a class axis, got ", ops::describe(yPred));
+  if (yPred.rank() < 1) fail(op, "yPred must have a class axis, got ", ops::describe(yPred));
   Shape batch(yPred.shape().begin(), yPred.shape().end() - 1);
   Shape withOne = batch;
   withOne.push_back(1);
-  check(yTrue.shape() == batch || yTrue.shape() == withOne, op, "yTrue ",
-        shapeToString(yTrue.shape()), " must be yPred ", shapeToString(yPred.shape()),
-        " without its last axis (", shapeToString(batch), ") or with a last axis of 1");
+  if (!(yTrue.shape() == batch || yTrue.shape() == withOne))
+    fail(op, "yTrue ", shapeToString(yTrue.shape()), " must be yPred ",
+         shapeToString(yPred.shape()), " without its last axis (", shapeToString(batch),
+         ") or with a last axis of 1");
   int64_t classes = yPred.shape().back();
   Tensor ids = reshape(yTrue, batch);
   if (ids.dtype() == DType::float32) ids = cast(floor(ids), DType::int32);
   // A cheap host check: an id out of range would silently give a zero loss.
   std::vector<int32_t> host = ids.data<int32_t>();
   for (size_t i = 0; i < host.size(); ++i)
-    check(host[i] >= 0 && host[i] < classes, op, "yTrue holds class id ", host[i],
-          " at flat index ", i, ", outside [0, ", classes, ") for yPred ",
-          shapeToString(yPred.shape()));
+    if (!(host[i] >= 0 && host[i] < classes))
+      fail(op, "yTrue holds class id ", host[i], " at flat index ", i, ", outside [0, ", classes,
+           ") for yPred ", shapeToString(yPred.shape()));
   return categoricalCrossentropy(oneHot(ids, classes), yPred, fromLogits);
 }
 

@@ -18,22 +18,25 @@ Tensor toFloat(const Tensor& t) { return t.dtype() == DType::float32 ? t : cast(
 void checkSame(const std::string& op, const Tensor& yTrue, const Tensor& yPred) {
   ops::checkDType(op, "yTrue", yTrue, {DType::float32, DType::int32});
   ops::checkDType(op, "yPred", yPred, {DType::float32});
-  check(yPred.rank() >= 1, op, "yPred must have at least one axis, got ", ops::describe(yPred));
-  check(yTrue.shape() == yPred.shape(), op, "yTrue ", shapeToString(yTrue.shape()), " and yPred ",
-        shapeToString(yPred.shape()), " must have the same shape");
+  if (yPred.rank() < 1)
+    fail(op, "yPred must have at least one axis, got ", ops::describe(yPred));
+  if (yTrue.shape() != yPred.shape())
+    fail(op, "yTrue ", shapeToString(yTrue.shape()), " and yPred ", shapeToString(yPred.shape()),
+         " must have the same shape");
 }
 
 /// Class ids as int32 shaped like yPred without its last axis.
 Tensor sparseIds(const std::string& op, const Tensor& yTrue, const Tensor& yPred) {
   ops::checkDType(op, "yTrue", yTrue, {DType::float32, DType::int32});
   ops::checkDType(op, "yPred", yPred, {DType::float32});
-  check(yPred.rank() >= 1, op, "yPred must have a class axis, got ", ops::describe(yPred));
+  if (yPred.rank() < 1) fail(op, "yPred must have a class axis, got ", ops::describe(yPred));
   Shape batch(yPred.shape().begin(), yPred.shape().end() - 1);
   Shape withOne = batch;
   withOne.push_back(1);
-  check(yTrue.shape() == batch || yTrue.shape() == withOne, op, "yTrue ",
-        shapeToString(yTrue.shape()), " must be yPred ", shapeToString(yPred.shape()),
-        " without its last axis (", shapeToString(batch), ") or with a last axis of 1");
+  if (!(yTrue.shape() == batch || yTrue.shape() == withOne))
+    fail(op, "yTrue ", shapeToString(yTrue.shape()), " must be yPred ",
+         shapeToString(yPred.shape()), " without its last axis (", shapeToString(batch),
+         ") or with a last axis of 1");
   Tensor ids = reshape(yTrue, batch);
   return ids.dtype() == DType::int32 ? ids : cast(floor(ids), DType::int32);
 }
@@ -100,8 +103,8 @@ const NameTable<MetricFn>& table() {
 
 Tensor accuracy(const Tensor& yTrue, const Tensor& yPred) {
   ops::checkDType("accuracy", "yPred", yPred, {DType::float32});
-  check(yPred.rank() >= 1, "accuracy", "yPred must have at least one axis, got ",
-        ops::describe(yPred));
+  if (yPred.rank() < 1)
+    fail("accuracy", "yPred must have at least one axis, got ", ops::describe(yPred));
   ops::checkTensor("accuracy", "yTrue", yTrue);
   int64_t last = yPred.shape().back();
   if (last == 1) {

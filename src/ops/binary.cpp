@@ -29,9 +29,9 @@ Tensor binary(const std::string& op, const std::string& kernel, const Tensor& a,
 Tensor scalarLike(const std::string& op, const Tensor& t, float v) {
   ops::checkTensor(op, "tensor operand", t);
   if (t.dtype() == DType::int32)
-    check(std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 2147483648.0f, op,
-          "the scalar operand ", v, " is not an int32 value, but the tensor operand is ",
-          ops::describe(t), "; cast the tensor to float32 first");
+    if (!(std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 2147483648.0f))
+      fail(op, "the scalar operand ", v, " is not an int32 value, but the tensor operand is ",
+           ops::describe(t), "; cast the tensor to float32 first");
   return scalar(v, t.dtype());
 }
 

@@ -50,7 +50,7 @@ std::vector<int64_t> vec(Pair p) { return {p[0], p[1]}; }
 void checkRank4(const std::string& op, const std::string& arg, const Tensor& t,
                 const char* layout) {
   ops::checkDType(op, arg, t, {DType::float32});
-  check(t.rank() == 4, op, arg, " must be rank 4 ", layout, ", got ", ops::describe(t));
+  if (t.rank() != 4) fail(op, arg, " must be rank 4 ", layout, ", got ", ops::describe(t));
 }
 
 /// The window attrs only, so gradient kernels get a clean cache key.
@@ -84,10 +84,11 @@ Tensor convForward(const std::string& op, const std::string& kernel, const Tenso
                        : "[height,width,inChannels,outChannels]");
   const Shape& xs = x.shape();
   const Shape& fs = filter.shape();
-  check(fs[2] == xs[3], op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[2] (",
-        fs[2], "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
-  check(fs[0] >= 1 && fs[1] >= 1, op, "filter height and width must be >= 1, got filter ",
-        ops::describe(filter));
+  if (fs[2] != xs[3])
+    fail(op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[2] (", fs[2],
+         "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
+  if (!(fs[0] >= 1 && fs[1] >= 1))
+    fail(op, "filter height and width must be >= 1, got filter ", ops::describe(filter));
   int64_t oh = 0, ow = 0;
   Attrs attrs = conv::windowAttrs(op, "x " + ops::describe(x), xs,
                                   "filter " + ops::describe(filter), fs[0], fs[1], vec(strides),
@@ -121,26 +122,27 @@ Tensor conv2dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
         " must have 4 entries [batch,height,width,outChannels]");
   for (int64_t d : outputShape)
     check(d >= 0, op, "outputShape ", os, " has a negative dimension");
-  check(xs[3] == fs[3], op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[3] (",
-        fs[3], "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
-  check(outputShape[3] == fs[2], op, "outputShape[3] (", outputShape[3],
-        ") must equal filter.shape[2] (", fs[2], "): got outputShape ", os, ", filter ",
-        ops::describe(filter));
-  check(outputShape[0] == xs[0], op, "outputShape[0] (", outputShape[0],
-        ") must equal the batch of x (", xs[0], "): got outputShape ", os, ", x ",
-        ops::describe(x));
-  check(fs[0] >= 1 && fs[1] >= 1, op, "filter height and width must be >= 1, got filter ",
-        ops::describe(filter));
+  if (xs[3] != fs[3])
+    fail(op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[3] (", fs[3],
+         "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
+  if (outputShape[3] != fs[2])
+    fail(op, "outputShape[3] (", outputShape[3], ") must equal filter.shape[2] (", fs[2],
+         "): got outputShape ", os, ", filter ", ops::describe(filter));
+  if (outputShape[0] != xs[0])
+    fail(op, "outputShape[0] (", outputShape[0], ") must equal the batch of x (", xs[0],
+         "): got outputShape ", os, ", x ", ops::describe(x));
+  if (!(fs[0] >= 1 && fs[1] >= 1))
+    fail(op, "filter height and width must be >= 1, got filter ", ops::describe(filter));
   // The forward conv2d of outputShape must produce x's spatial size.
   int64_t oh = 0, ow = 0;
   Attrs attrs = conv::windowAttrs(op, "outputShape " + os, outputShape,
                                   "filter " + ops::describe(filter), fs[0], fs[1], vec(strides),
                                   padding == Padding::same, {1, 1}, oh, ow);
-  check(oh == xs[1] && ow == xs[2], op, "outputShape ", os, " is inconsistent with x ",
-        ops::describe(x), ", filter ", ops::describe(filter), ", strides ",
-        shapeToString(vec(strides)), " and padding ", padding == Padding::same ? "same" : "valid",
-        ": a conv2d over outputShape gives height ", oh, " and width ", ow, ", but x has ", xs[1],
-        " and ", xs[2]);
+  if (!(oh == xs[1] && ow == xs[2]))
+    fail(op, "outputShape ", os, " is inconsistent with x ", ops::describe(x), ", filter ",
+         ops::describe(filter), ", strides ", shapeToString(vec(strides)), " and padding ",
+         padding == Padding::same ? "same" : "valid", ": a conv2d over outputShape gives height ",
+         oh, " and width ", ow, ", but x has ", xs[1], " and ", xs[2]);
   return runKernel("Conv2DBackpropInput", {x, filter}, OutputSpec{outputShape, DType::float32},
                    attrs.set("inputShape", outputShape));
 }

@@ -8,7 +8,7 @@ namespace glint {
 
 Tensor fill(const Shape& shape, float value, DType dtype) {
   for (int64_t d : shape)
-    check(d >= 0, "fill", "shape ", shapeToString(shape), " has a negative dimension");
+    if (d < 0) fail("fill", "shape ", shapeToString(shape), " has a negative dimension");
   size_t n = static_cast<size_t>(shapeSize(shape));
   switch (dtype) {
     case DType::float32: return tensor(std::vector<float>(n, value), shape);

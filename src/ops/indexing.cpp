@@ -25,8 +25,9 @@ Tensor unsortedSegmentSum(const Tensor& x, const Tensor& segmentIds, int64_t num
   const Shape& ids = segmentIds.shape();
   bool prefix = ids.size() <= x.shape().size() &&
                 std::equal(ids.begin(), ids.end(), x.shape().begin());
-  check(prefix, "unsortedSegmentSum", "segmentIds ", ops::describe(segmentIds),
-        " must match the leading dimensions of x ", ops::describe(x));
+  if (!(prefix))
+    fail("unsortedSegmentSum", "segmentIds ", ops::describe(segmentIds),
+         " must match the leading dimensions of x ", ops::describe(x));
   Shape out{numSegments};
   out.insert(out.end(), x.shape().begin() + static_cast<int64_t>(ids.size()), x.shape().end());
   return runKernel("UnsortedSegmentSum", {x, segmentIds}, OutputSpec{out, x.dtype()},

@@ -15,15 +15,18 @@ const char* flag(bool b) { return b ? "true" : "false"; }
 Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB) {
   ops::checkDType("matMul", "a", a, {DType::float32});
   ops::checkDType("matMul", "b", b, {DType::float32});
-  check(a.rank() >= 2, "matMul", "a must have rank >= 2 ([..., m, k]), got ", ops::describe(a),
-        "; reshape a rank-1 operand to a matrix first");
-  check(b.rank() >= 2, "matMul", "b must have rank >= 2 ([..., k, n]), got ", ops::describe(b),
-        "; reshape a rank-1 operand to a matrix first");
+  if (a.rank() < 2)
+    fail("matMul", "a must have rank >= 2 ([..., m, k]), got ", ops::describe(a),
+         "; reshape a rank-1 operand to a matrix first");
+  if (b.rank() < 2)
+    fail("matMul", "b must have rank >= 2 ([..., k, n]), got ", ops::describe(b),
+         "; reshape a rank-1 operand to a matrix first");
   int64_t m = a.dim(transposeA ? -1 : -2), kA = a.dim(transposeA ? -2 : -1);
   int64_t kB = b.dim(transposeB ? -1 : -2), n = b.dim(transposeB ? -2 : -1);
-  check(kA == kB, "matMul", "inner dimensions differ: a ", ops::describe(a), " gives k = ", kA,
-        ", b ", ops::describe(b), " gives k = ", kB, " (transposeA=", flag(transposeA),
-        ", transposeB=", flag(transposeB), ")");
+  if (kA != kB)
+    fail("matMul", "inner dimensions differ: a ", ops::describe(a), " gives k = ", kA, ", b ",
+         ops::describe(b), " gives k = ", kB, " (transposeA=", flag(transposeA),
+         ", transposeB=", flag(transposeB), ")");
 
   Shape batchA(a.shape().begin(), a.shape().end() - 2);
   Shape batchB(b.shape().begin(), b.shape().end() - 2);
@@ -32,9 +35,10 @@ Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - batchA.size() ? 1 : batchA[i - (rank - batchA.size())];
     int64_t db = i < rank - batchB.size() ? 1 : batchB[i - (rank - batchB.size())];
-    check(da == db || da == 1 || db == 1, "matMul", "batch dimensions ",
-          shapeToString(batchA), " of a ", ops::describe(a), " and ", shapeToString(batchB),
-          " of b ", ops::describe(b), " do not broadcast: each pair must be equal or 1");
+    if (!(da == db || da == 1 || db == 1))
+      fail("matMul", "batch dimensions ", shapeToString(batchA), " of a ", ops::describe(a),
+           " and ", shapeToString(batchB), " of b ", ops::describe(b),
+           " do not broadcast: each pair must be equal or 1");
     out[i] = da == 1 ? db : da;
   }
   out.push_back(m);

@@ -19,8 +19,9 @@ void checkBroadcastsTo(const std::string& arg, const Tensor& t, const Tensor& x,
     int64_t d = t.shape()[t.rank() - i];
     fits = d == 1 || d == x.shape()[x.rank() - i];
   }
-  check(fits, "batchNorm", arg, " ", ops::describe(t), " does not broadcast to x ",
-        ops::describe(x), ": each of its trailing dimensions must be 1 or equal x's");
+  if (!(fits))
+    fail("batchNorm", arg, " ", ops::describe(t), " does not broadcast to x ", ops::describe(x),
+         ": each of its trailing dimensions must be 1 or equal x's");
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ std::string describe(const Tensor& t) {
 
 void checkTensor(const std::string& op, const std::string& arg, const Tensor& t) {
   check(t.defined(), op, arg, " is an undefined tensor");
-  check(!t.isDisposed(), op, arg, " (", describe(t), ") was disposed");
+  if (t.isDisposed()) fail(op, arg, " (", describe(t), ") was disposed");
 }
 
 void checkDType(const std::string& op, const std::string& arg, const Tensor& t,
@@ -25,8 +25,9 @@ void checkDType(const std::string& op, const std::string& arg, const Tensor& t,
 }
 
 void checkSameDType(const std::string& op, const Tensor& a, const Tensor& b) {
-  check(a.dtype() == b.dtype(), op, "operands must share a dtype, got a ", describe(a),
-        " and b ", describe(b), "; cast one of them first");
+  if (a.dtype() != b.dtype())
+    fail(op, "operands must share a dtype, got a ", describe(a), " and b ", describe(b),
+         "; cast one of them first");
 }
 
 Tensor sumToShape(const Tensor& dy, const Shape& shape) {

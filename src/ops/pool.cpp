@@ -11,8 +11,8 @@ namespace {
 Tensor pool(const std::string& op, const std::string& kernel, const Tensor& x, Pair filterSize,
             Pair strides, Padding padding) {
   ops::checkDType(op, "x", x, {DType::float32});
-  check(x.rank() == 4, op, "x must be rank 4 [batch,height,width,channels], got ",
-        ops::describe(x));
+  if (x.rank() != 4)
+    fail(op, "x must be rank 4 [batch,height,width,channels], got ", ops::describe(x));
   check(filterSize[0] >= 1 && filterSize[1] >= 1, op, "filterSize [", filterSize[0], ",",
         filterSize[1], "] must be >= 1");
   const Shape& xs = x.shape();

@@ -27,7 +27,7 @@ class Source {
 
 size_t checkedSize(const std::string& op, const Shape& shape) {
   for (int64_t d : shape)
-    check(d >= 0, op, "shape ", shapeToString(shape), " has a negative dimension");
+    if (d < 0) fail(op, "shape ", shapeToString(shape), " has a negative dimension");
   return static_cast<size_t>(shapeSize(shape));
 }
 
@@ -91,8 +91,9 @@ Tensor dropout(const Tensor& x, float rate, std::optional<uint64_t> seed,
     int64_t d = x.shape()[x.shape().size() - noise.size() + i];
     broadcasts = noise[i] == d || noise[i] == 1;
   }
-  check(broadcasts, "dropout", "noiseShape ", shapeToString(noise),
-        " must broadcast to x's shape ", shapeToString(x.shape()));
+  if (!(broadcasts))
+    fail("dropout", "noiseShape ", shapeToString(noise), " must broadcast to x's shape ",
+         shapeToString(x.shape()));
   if (rate == 0.0f) return x;
   // The mask already holds 1/(1-rate), so the gradient is the mask itself.
   const float kept = 1.0f / (1.0f - rate);

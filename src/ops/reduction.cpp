@@ -48,8 +48,9 @@ Tensor argExtreme(const std::string& op, const std::string& kernel, const Tensor
                   int64_t axis) {
   ops::checkDType(op, "x", x, {DType::float32, DType::int32});
   int a = normalizeAxis(op, "axis", axis, x.rank());
-  check(x.shape()[a] > 0, op, "axis ", axis, " of x ", ops::describe(x),
-        " has size 0: there is no element to take the index of");
+  if (x.shape()[a] <= 0)
+    fail(op, "axis ", axis, " of x ", ops::describe(x),
+         " has size 0: there is no element to take the index of");
   Shape out = x.shape();
   out.erase(out.begin() + a);
   return runKernel(kernel, {x}, OutputSpec{out, DType::int32},

@@ -12,23 +12,25 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
   int64_t known = 1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      check(inferred < 0, "reshape", "shape ", shapeToString(shape),
-            " has more than one -1: at most one dimension can be inferred");
+      if (inferred >= 0)
+        fail("reshape", "shape ", shapeToString(shape),
+             " has more than one -1: at most one dimension can be inferred");
       inferred = static_cast<int>(i);
     } else {
-      check(out[i] >= 0, "reshape", "shape ", shapeToString(shape),
-            " has a negative dimension other than -1");
+      if (out[i] < 0)
+        fail("reshape", "shape ", shapeToString(shape), " has a negative dimension other than -1");
       known *= out[i];
     }
   }
   if (inferred >= 0) {
-    check(known != 0 && x.size() % known == 0, "reshape", "cannot infer the -1 in ",
-          shapeToString(shape), " for x ", ops::describe(x), " (", x.size(), " elements)");
+    if (!(known != 0 && x.size() % known == 0))
+      fail("reshape", "cannot infer the -1 in ", shapeToString(shape), " for x ", ops::describe(x),
+           " (", x.size(), " elements)");
     out[inferred] = x.size() / known;
   }
-  check(shapeSize(out) == x.size(), "reshape", "cannot reshape x ", ops::describe(x), " (",
-        x.size(), " elements) into ", shapeToString(shape), " (", shapeSize(out),
-        " elements)");
+  if (shapeSize(out) != x.size())
+    fail("reshape", "cannot reshape x ", ops::describe(x), " (", x.size(), " elements) into ",
+         shapeToString(shape), " (", shapeSize(out), " elements)");
   return makeView(x, out);
 }
 

@@ -67,12 +67,14 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm) {
   std::vector<int64_t> p = perm;
   if (p.empty())
     for (int d = rank - 1; d >= 0; --d) p.push_back(d);
-  check(static_cast<int>(p.size()) == rank, "transpose", "perm ", shapeToString(perm), " has ",
-        p.size(), " entries, but x ", ops::describe(x), " has rank ", rank);
+  if (static_cast<int>(p.size()) != rank)
+    fail("transpose", "perm ", shapeToString(perm), " has ", p.size(), " entries, but x ",
+         ops::describe(x), " has rank ", rank);
   std::vector<bool> seen(rank, false);
   for (int64_t a : p) {
-    check(a >= 0 && a < rank && !seen[a], "transpose", "perm ", shapeToString(perm),
-          " is not a permutation of 0..", rank - 1, " (x ", ops::describe(x), ")");
+    if (!(a >= 0 && a < rank && !seen[a]))
+      fail("transpose", "perm ", shapeToString(perm), " is not a permutation of 0..", rank - 1,
+           " (x ", ops::describe(x), ")");
     seen[a] = true;
   }
   Shape out(rank);
@@ -90,21 +92,25 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   for (size_t i = 0; i < xs.size(); ++i)
     ops::checkTensor("concat", "xs[" + std::to_string(i) + "]", xs[i]);
   const Tensor& first = xs[0];
-  check(first.rank() > 0, "concat", "cannot concatenate scalars (xs[0] is ",
-        ops::describe(first), "): reshape them to rank 1 or use stack");
+  if (first.rank() <= 0)
+    fail("concat", "cannot concatenate scalars (xs[0] is ", ops::describe(first),
+         "): reshape them to rank 1 or use stack");
   int ax = normalizeAxis("concat", "axis", axis, first.rank());
   Shape out = first.shape();
   out[ax] = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const Tensor& x = xs[i];
-    check(x.dtype() == first.dtype(), "concat", "xs[", i, "] is ", ops::describe(x),
-          " but xs[0] is ", ops::describe(first), ": every tensor must share a dtype");
-    check(x.rank() == first.rank(), "concat", "xs[", i, "] is ", ops::describe(x),
-          " but xs[0] is ", ops::describe(first), ": every tensor must have the same rank");
+    if (x.dtype() != first.dtype())
+      fail("concat", "xs[", i, "] is ", ops::describe(x), " but xs[0] is ", ops::describe(first),
+           ": every tensor must share a dtype");
+    if (x.rank() != first.rank())
+      fail("concat", "xs[", i, "] is ", ops::describe(x), " but xs[0] is ", ops::describe(first),
+           ": every tensor must have the same rank");
     for (int d = 0; d < x.rank(); ++d)
-      check(d == ax || x.shape()[d] == first.shape()[d], "concat", "xs[", i, "] ",
-            ops::describe(x), " and xs[0] ", ops::describe(first), " differ in dimension ", d,
-            " (", x.shape()[d], " vs ", first.shape()[d], "); only axis ", ax, " may differ");
+      if (!(d == ax || x.shape()[d] == first.shape()[d]))
+        fail("concat", "xs[", i, "] ", ops::describe(x), " and xs[0] ", ops::describe(first),
+             " differ in dimension ", d, " (", x.shape()[d], " vs ", first.shape()[d],
+             "); only axis ", ax, " may differ");
     out[ax] += x.shape()[ax];
   }
   return runKernel("Concat", xs, OutputSpec{out, first.dtype()},
@@ -116,8 +122,9 @@ std::vector<Tensor> split(const Tensor& x, int64_t numSplits, int64_t axis) {
   int ax = normalizeAxis("split", "axis", axis, x.rank());
   int64_t dim = x.shape()[ax];
   check(numSplits > 0, "split", "numSplits must be positive, got ", numSplits);
-  check(dim % numSplits == 0, "split", "numSplits (", numSplits, ") must divide x.shape[", ax,
-        "] (", dim, ") evenly: x ", ops::describe(x));
+  if (dim % numSplits != 0)
+    fail("split", "numSplits (", numSplits, ") must divide x.shape[", ax, "] (", dim,
+         ") evenly: x ", ops::describe(x));
   return split(x, std::vector<int64_t>(numSplits, dim / numSplits), ax);
 }
 
@@ -131,22 +138,25 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
   int64_t known = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == -1) {
-      check(inferred < 0, "split", "sizes ", shapeToString(sizes),
-            " has more than one -1: at most one size can be inferred");
+      if (inferred >= 0)
+        fail("split", "sizes ", shapeToString(sizes),
+             " has more than one -1: at most one size can be inferred");
       inferred = static_cast<int>(i);
     } else {
-      check(parts[i] >= 0, "split", "sizes ", shapeToString(sizes),
-            " has a negative size other than -1");
+      if (parts[i] < 0)
+        fail("split", "sizes ", shapeToString(sizes), " has a negative size other than -1");
       known += parts[i];
     }
   }
   if (inferred >= 0) {
-    check(known <= dim, "split", "sizes ", shapeToString(sizes), " add up to ", known,
-          ", more than x.shape[", ax, "] (", dim, "): x ", ops::describe(x));
+    if (known > dim)
+      fail("split", "sizes ", shapeToString(sizes), " add up to ", known, ", more than x.shape[",
+           ax, "] (", dim, "): x ", ops::describe(x));
     parts[inferred] = dim - known;
   } else {
-    check(known == dim, "split", "sizes ", shapeToString(sizes), " add up to ", known,
-          ", but must add up to x.shape[", ax, "] (", dim, "): x ", ops::describe(x));
+    if (known != dim)
+      fail("split", "sizes ", shapeToString(sizes), " add up to ", known,
+           ", but must add up to x.shape[", ax, "] (", dim, "): x ", ops::describe(x));
   }
   std::vector<Tensor> out;
   int64_t start = 0;
@@ -161,23 +171,24 @@ Tensor slice(const Tensor& x, const std::vector<int64_t>& begin,
              const std::vector<int64_t>& size) {
   ops::checkTensor("slice", "x", x);
   int rank = x.rank();
-  check(begin.size() <= static_cast<size_t>(rank) && size.size() <= static_cast<size_t>(rank),
-        "slice", "begin ", shapeToString(begin), " and size ", shapeToString(size),
-        " may have at most one entry per dimension of x ", ops::describe(x));
+  if (!(begin.size() <= static_cast<size_t>(rank) && size.size() <= static_cast<size_t>(rank)))
+    fail("slice", "begin ", shapeToString(begin), " and size ", shapeToString(size),
+         " may have at most one entry per dimension of x ", ops::describe(x));
   std::vector<int64_t> b(rank), strides(rank, 1);
   Shape out(rank);
   for (int d = 0; d < rank; ++d) {
     int64_t dim = x.shape()[d];
     b[d] = d < static_cast<int>(begin.size()) ? begin[d] : 0;
     int64_t s = d < static_cast<int>(size.size()) ? size[d] : -1;
-    check(b[d] >= 0 && b[d] <= dim, "slice", "begin[", d, "] = ", b[d],
-          " is out of range for dimension ", d, " of x ", ops::describe(x), ": expected 0..",
-          dim);
+    if (!(b[d] >= 0 && b[d] <= dim))
+      fail("slice", "begin[", d, "] = ", b[d], " is out of range for dimension ", d, " of x ",
+           ops::describe(x), ": expected 0..", dim);
     if (s == -1) s = dim - b[d];
     check(s >= 0, "slice", "size[", d, "] = ", s, " is negative (only -1, meaning 'to the end',"
           " is allowed)");
-    check(b[d] + s <= dim, "slice", "begin[", d, "] + size[", d, "] = ", b[d] + s,
-          " is out of bounds for dimension ", d, " of x ", ops::describe(x));
+    if (b[d] + s > dim)
+      fail("slice", "begin[", d, "] + size[", d, "] = ", b[d] + s,
+           " is out of bounds for dimension ", d, " of x ", ops::describe(x));
     out[d] = s;
   }
   return stridedSliceKernel(x, b, strides, out);
@@ -190,9 +201,9 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
   const std::string op = "stridedSlice";
   ops::checkTensor(op, "x", x);
   std::vector<int64_t> st = strides.empty() ? std::vector<int64_t>(begin.size(), 1) : strides;
-  check(begin.size() == end.size() && begin.size() == st.size(), op, "begin ",
-        shapeToString(begin), ", end ", shapeToString(end), " and strides ", shapeToString(st),
-        " must have the same length");
+  if (!(begin.size() == end.size() && begin.size() == st.size()))
+    fail(op, "begin ", shapeToString(begin), ", end ", shapeToString(end), " and strides ",
+         shapeToString(st), " must have the same length");
   const int n = static_cast<int>(begin.size());
   check(n <= 30, op, "at most 30 slice entries are supported, got ", n);
   int ellipses = 0, newAxesAfterEllipsis = 0;
@@ -220,9 +231,10 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
     } else if (bit(newAxisMask, i)) {
       kept.push_back(-1);
     } else {
-      check(full < rank, op, "begin ", shapeToString(begin), " indexes more dimensions than x ",
-            ops::describe(x), " has (masks: ellipsis ", ellipsisMask, ", newAxis ",
-            newAxisMask, ")");
+      if (full >= rank)
+        fail(op, "begin ", shapeToString(begin), " indexes more dimensions than x ",
+             ops::describe(x), " has (masks: ellipsis ", ellipsisMask, ", newAxis ", newAxisMask,
+             ")");
       check(st[i] != 0, op, "strides[", i, "] is 0: strides must be non-zero");
       dense[full] = Dense{begin[i], end[i], st[i], bit(beginMask, i), bit(endMask, i),
                           bit(shrinkAxisMask, i), i};
@@ -241,9 +253,10 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
       check(s.stride > 0, op, "strides[", s.entry, "] = ", s.stride,
             " must be positive where shrinkAxisMask is set");
       int64_t b = s.begin < 0 ? s.begin + dim : s.begin;
-      check(b >= 0 && b < dim, op, "begin[", s.entry, "] = ", s.begin,
-            " is out of range for dimension ", d, " of x ", ops::describe(x),
-            " (shrinkAxisMask selects one index): expected ", -dim, "..", dim - 1);
+      if (!(b >= 0 && b < dim))
+        fail(op, "begin[", s.entry, "] = ", s.begin, " is out of range for dimension ", d, " of x ",
+             ops::describe(x), " (shrinkAxisMask selects one index): expected ", -dim, "..",
+             dim - 1);
       outBegin[d] = b;
       size[d] = 1;
       continue;
@@ -272,15 +285,16 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
 Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings,
            float constantValue) {
   ops::checkTensor("pad", "x", x);
-  check(paddings.size() == static_cast<size_t>(x.rank()), "pad", "paddings has ",
-        paddings.size(), " entries, but x ", ops::describe(x), " has rank ", x.rank(),
-        ": expected one (before, after) pair per dimension");
+  if (paddings.size() != static_cast<size_t>(x.rank()))
+    fail("pad", "paddings has ", paddings.size(), " entries, but x ", ops::describe(x),
+         " has rank ", x.rank(), ": expected one (before, after) pair per dimension");
   std::vector<int64_t> flat;
   Shape out = x.shape();
   for (size_t d = 0; d < paddings.size(); ++d) {
     auto [before, after] = paddings[d];
-    check(before >= 0 && after >= 0, "pad", "paddings[", d, "] = (", before, ", ", after,
-          ") is negative: padding must be >= 0 (x ", ops::describe(x), ")");
+    if (!(before >= 0 && after >= 0))
+      fail("pad", "paddings[", d, "] = (", before, ", ", after,
+           ") is negative: padding must be >= 0 (x ", ops::describe(x), ")");
     flat.push_back(before);
     flat.push_back(after);
     out[d] += before + after;
@@ -291,12 +305,13 @@ Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& padd
 
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
   ops::checkTensor("tile", "x", x);
-  check(reps.size() == static_cast<size_t>(x.rank()), "tile", "reps ", shapeToString(reps),
-        " has ", reps.size(), " entries, but x ", ops::describe(x), " has rank ", x.rank());
+  if (reps.size() != static_cast<size_t>(x.rank()))
+    fail("tile", "reps ", shapeToString(reps), " has ", reps.size(), " entries, but x ",
+         ops::describe(x), " has rank ", x.rank());
   Shape out = x.shape();
   for (size_t d = 0; d < reps.size(); ++d) {
-    check(reps[d] >= 0, "tile", "reps[", d, "] = ", reps[d], " is negative: reps ",
-          shapeToString(reps));
+    if (reps[d] < 0)
+      fail("tile", "reps[", d, "] = ", reps[d], " is negative: reps ", shapeToString(reps));
     out[d] *= reps[d];
   }
   return runKernel("Tile", {x}, OutputSpec{out, x.dtype()}, Attrs().set("reps", reps));
@@ -319,8 +334,9 @@ Tensor squeeze(const Tensor& x, const std::vector<int64_t>& axes) {
   } else {
     drop = normalizeAxes("squeeze", "axes", axes, x.rank());
     for (int d : drop)
-      check(x.shape()[d] == 1, "squeeze", "cannot squeeze axis ", d, " of x ",
-            ops::describe(x), ": its size is ", x.shape()[d], ", not 1");
+      if (x.shape()[d] != 1)
+        fail("squeeze", "cannot squeeze axis ", d, " of x ", ops::describe(x), ": its size is ",
+             x.shape()[d], ", not 1");
   }
   Shape out;
   for (int d = 0; d < x.rank(); ++d)
@@ -332,9 +348,9 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
   check(!xs.empty(), "stack", "xs is empty: expected at least one tensor");
   for (size_t i = 0; i < xs.size(); ++i) {
     ops::checkTensor("stack", "xs[" + std::to_string(i) + "]", xs[i]);
-    check(xs[i].shape() == xs[0].shape() && xs[i].dtype() == xs[0].dtype(), "stack", "xs[", i,
-          "] is ", ops::describe(xs[i]), " but xs[0] is ", ops::describe(xs[0]),
-          ": every tensor must have the same shape and dtype");
+    if (!(xs[i].shape() == xs[0].shape() && xs[i].dtype() == xs[0].dtype()))
+      fail("stack", "xs[", i, "] is ", ops::describe(xs[i]), " but xs[0] is ", ops::describe(xs[0]),
+           ": every tensor must have the same shape and dtype");
   }
   int ax = insertionAxis("stack", axis, xs[0].rank());
   std::vector<Tensor> expanded;

@@ -81,16 +81,19 @@ void Optimizer::applyGradients(const std::vector<Variable>& vars,
     const Variable& v = vars[i];
     check(v.defined() && v.impl()->isVariable, op, "vars[", i, "] is not a variable");
     check(!v.isDisposed(), op, "variable '", v.name(), "' was disposed");
-    check(v.dtype() == DType::float32, op, describeVar(v), " is ", dtypeName(v.dtype()),
-          ": only float32 variables can be trained");
+    if (v.dtype() != DType::float32)
+      fail(op, describeVar(v), " is ", dtypeName(v.dtype()),
+           ": only float32 variables can be trained");
     check(seen.insert(v.id()).second, op, "variable '", v.name(), "' appears twice in vars");
     const Tensor& g = grads[i];
     if (g.defined()) {
       check(!g.isDisposed(), op, "the gradient for variable '", v.name(), "' was disposed");
-      check(g.dtype() == DType::float32, op, "the gradient for ", describeVar(v), " is ",
-            dtypeName(g.dtype()), ": expected float32");
-      check(g.shape() == v.shape(), op, "the gradient for variable '", v.name(), "' has shape ",
-            shapeToString(g.shape()), " but the variable has shape ", shapeToString(v.shape()));
+      if (g.dtype() != DType::float32)
+        fail(op, "the gradient for ", describeVar(v), " is ", dtypeName(g.dtype()),
+             ": expected float32");
+      if (g.shape() != v.shape())
+        fail(op, "the gradient for variable '", v.name(), "' has shape ", shapeToString(g.shape()),
+             " but the variable has shape ", shapeToString(v.shape()));
     }
     if (byVarId_.count(v.id())) continue;
     // A slot restored by setWeights binds to the first unbound entry of this name.
@@ -100,9 +103,10 @@ void Optimizer::applyGradients(const std::vector<Variable>& vars,
       if (e.varId != -1 || e.name != v.name()) continue;
       if (skip-- > 0) continue;
       for (size_t s = 0; s < e.slots.size(); ++s)
-        check(e.slots[s].shape() == v.shape(), op, "restored slot '", e.name, "/",
-              slotNames()[s], "' has shape ", shapeToString(e.slots[s].shape()), " but ",
-              describeVar(v), " needs ", shapeToString(v.shape()));
+        if (e.slots[s].shape() != v.shape())
+          fail(op, "restored slot '", e.name, "/", slotNames()[s], "' has shape ",
+               shapeToString(e.slots[s].shape()), " but ", describeVar(v), " needs ",
+               shapeToString(v.shape()));
       restored[i] = index;
       restoredUsed[v.name()] += 1;
       break;
@@ -177,8 +181,8 @@ void Optimizer::setWeights(const std::vector<std::pair<std::string, Tensor>>& we
     check(t.defined() && !t.isDisposed(), op, "weight '", name, "' is undefined or disposed");
     if (name == "iter" || name == "iteration" || name == "iterations") {
       check(!iter, op, "more than one iteration count ('", name, "')");
-      check(t.size() == 1, op, "weight '", name, "' must hold one value, got shape ",
-            shapeToString(t.shape()));
+      if (t.size() != 1)
+        fail(op, "weight '", name, "' must hold one value, got shape ", shapeToString(t.shape()));
       float value = t.item();
       check(std::isfinite(value) && value >= 0, op, "weight '", name,
             "' must be a count >= 0, got ", value);
@@ -209,9 +213,9 @@ void Optimizer::setWeights(const std::vector<std::pair<std::string, Tensor>>& we
     Entry& e = entries[index];
     check(!e.slots[k].defined(), op, "weight '", name, "' appears twice");
     if (k > 0 && e.slots[0].defined())
-      check(t.shape() == e.slots[0].shape(), op, "weight '", name, "' has shape ",
-            shapeToString(t.shape()), " but '", varName, "/", kinds[0], "' has ",
-            shapeToString(e.slots[0].shape()));
+      if (t.shape() != e.slots[0].shape())
+        fail(op, "weight '", name, "' has shape ", shapeToString(t.shape()), " but '", varName, "/",
+             kinds[0], "' has ", shapeToString(e.slots[0].shape()));
     e.slots[k] = variable(t, /*trainable=*/false, name);
   }
   check(iter.has_value(), op, "no 'iter' entry: expected the iteration count first, as "

@@ -1,5 +1,5 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
-.PHONY: all bootstrap build demo test test-native test-asan test-wasm test-cli test-interop bench clean
+.PHONY: all bootstrap build demo test test-native test-asan test-wasm test-wasm-mt test-cli test-interop bench clean
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -27,7 +27,7 @@ demo: build
 	  --out build/models/mlp --expect-accuracy 0.92
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly.
-test: test-native test-cli test-interop test-asan test-wasm
+test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -53,11 +53,24 @@ test-wasm: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests
 	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
 
-## bench: kernel micro-benchmarks (each backend as a ratio to reference), then the
+## test-wasm-mt: the same suite in the pthreads build (thread pool in wasm workers).
+test-wasm-mt: bootstrap build/wasm-mt/build.ninja
+	cmake --build --preset wasm-mt -j $(JOBS) --target glint_tests
+	cd build/wasm-mt && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
+
+build/wasm-mt/build.ninja: | bootstrap
+	cmake --preset wasm-mt >/dev/null
+
+## bench: kernel micro-benchmarks (each backend as a ratio to reference), GEMM
+## against the measured peak (native, wasm, wasm with threads), then the
 ## standard models against PyTorch and TF.js in one run (build/bench/results.json).
-bench: build build/wasm/build.ninja
+bench: build build/wasm/build.ninja build/wasm-mt/build.ninja
 	./build/release/glint_bench
-	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench
+	./build/release/glint_gemm_bench --benchmark_filter='mlp|square'
+	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench glint_gemm_peak_bench
+	cmake --build --preset wasm-mt -j $(JOBS) --target glint_models_bench glint_gemm_peak_bench
+	cd build/wasm && $(NODE) glint_gemm_peak_bench.js
+	cd build/wasm-mt && $(NODE) glint_gemm_peak_bench.js
 	$(NODE) bench/run_bench.mjs
 
 clean:

@@ -143,7 +143,9 @@ int64_t processPeakBytes() {
 }
 
 std::string platform() {
-#ifdef __EMSCRIPTEN__
+#if defined(__EMSCRIPTEN_PTHREADS__)
+  return "wasm-mt";  // the pthreads build (SharedArrayBuffer)
+#elif defined(__EMSCRIPTEN__)
   return "wasm";
 #else
   return "native";

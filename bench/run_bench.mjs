@@ -9,18 +9,22 @@
 // Usage: node --no-experimental-fetch bench/run_bench.mjs [--models mlp,cnn,lstm]
 //          [--budget SECONDS] [--skip pytorch,tfjs,glint-wasm]
 //          [--native build/release/glint_models_bench] [--wasm build/wasm/glint_models_bench.js]
+//          [--wasm-mt build/wasm-mt/glint_models_bench.js]
+// Glint's wasm runs twice: the single-thread build (what a page that is not
+// cross-origin isolated gets) and the pthreads build.
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 const o = {models: 'mlp,cnn,lstm', budget: '2', skip: '', native: 'build/release/glint_models_bench',
-           wasm: 'build/wasm/glint_models_bench.js', out: 'build/bench'};
+           wasm: 'build/wasm/glint_models_bench.js', 'wasm-mt': 'build/wasm-mt/glint_models_bench.js',
+           out: 'build/bench'};
 for (let i = 2; i < process.argv.length; i += 2) {
   const key = process.argv[i].replace(/^--/, '');
   if (!(key in o) || i + 1 >= process.argv.length) {
     console.error('usage: run_bench.mjs [--models mlp,cnn,lstm] [--budget SECONDS] ' +
-                  '[--skip pytorch,tfjs,glint-wasm] [--native PATH] [--wasm PATH] [--out DIR]');
+                  '[--skip pytorch,tfjs,glint-wasm] [--native PATH] [--wasm PATH] [--wasm-mt PATH] [--out DIR]');
     process.exit(2);
   }
   o[key] = process.argv[i + 1];
@@ -56,6 +60,8 @@ if (!fs.existsSync(o.native)) {
 }
 const haveWasm = !skip.has('glint-wasm') && fs.existsSync(o.wasm);
 if (!haveWasm && !skip.has('glint-wasm')) notes.push(`Glint wasm: ${o.wasm} is not built (cmake --build --preset wasm --target glint_models_bench)`);
+const haveWasmMt = !skip.has('glint-wasm') && fs.existsSync(o['wasm-mt']);
+if (!haveWasmMt && !skip.has('glint-wasm')) notes.push(`Glint wasm-mt: ${o['wasm-mt']} is not built (cmake --build --preset wasm-mt --target glint_models_bench)`);
 
 const loadBefore = os.loadavg()[0];
 for (const m of models) {
@@ -65,6 +71,7 @@ for (const m of models) {
         {OPENBLAS_NUM_THREADS: '1'});
   }
   if (haveWasm) run(`glint wasm ${m}`, [...node, o.wasm, '--models', m, ...common]);
+  if (haveWasmMt) run(`glint wasm-mt ${m}`, [...node, o['wasm-mt'], '--models', m, ...common]);
   if (!skip.has('tfjs')) run(`tfjs ${m}`, [...node, 'bench/peers/tfjs_bench.mjs', '--models', m, ...common]);
 }
 const loadAfter = os.loadavg()[0];
@@ -86,11 +93,13 @@ function bestPytorch(model, task) {
 // [glint platform, peer label, peer lookup, issue target]
 const comparisons = [
   ['native', 'pytorch', (m, t) => bestPytorch(m, t), (m, t) => (t === 'train' ? 1.5 : 3)],
-  ['wasm', 'tfjs-wasm', (m, t) => find('tfjs', null, 'wasm', m, t)[0],
-   (m, t) => (t === 'train' ? {mlp: 8, lstm: 15}[m] : undefined)],
-  ['wasm', 'tfjs-cpu', (m, t) => find('tfjs', null, 'cpu', m, t)[0],
-   (m, t) => (t === 'train' && m === 'cnn' ? 50 : undefined)],
-  ['wasm', 'pytorch', (m, t) => bestPytorch(m, t), (m, t) => (t === 'train' ? 0.5 : undefined)],
+  ...['wasm', 'wasm-mt'].flatMap((w) => [
+    [w, 'tfjs-wasm', (m, t) => find('tfjs', null, 'wasm', m, t)[0],
+     (m, t) => (t === 'train' ? {mlp: 8, lstm: 15}[m] : undefined)],
+    [w, 'tfjs-cpu', (m, t) => find('tfjs', null, 'cpu', m, t)[0],
+     (m, t) => (t === 'train' && m === 'cnn' ? 50 : undefined)],
+    [w, 'pytorch', (m, t) => bestPytorch(m, t), (m, t) => (t === 'train' ? 0.5 : undefined)],
+  ]),
 ];
 
 const results = [];

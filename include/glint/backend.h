@@ -29,6 +29,13 @@ class Backend {
   virtual int64_t bytesInUse() const = 0;
   /// (optional) true when bytesInUse is an estimate.
   virtual bool memoryUnreliable() const { return false; }
+  /// (optional) Buffers obtained from the system (malloc, texture creation)
+  /// since the backend started, and allocate() calls served from a pool of
+  /// released buffers instead; 0 when the backend does not count them.
+  virtual int64_t numAllocations() const { return 0; }
+  virtual int64_t numPoolHits() const { return 0; }
+  /// (optional) Frees the buffers a pool keeps for reuse (live ones stay).
+  virtual void releaseUnused() {}
   /// (optional) what it runs on, for backendInfo().
   virtual std::string description() const { return ""; }
   /// (optional) true for software renderers (llvmpipe, SwiftShader).

@@ -17,6 +17,10 @@ struct MemoryInfo {
   int64_t numBytes = 0;    // bytes in live buffers
   std::map<std::string, int64_t> bytesPerBackend;  // what each backend holds
   bool unreliable = false;  // true when a backend can only estimate its bytes
+  // Summed over backends, since start: buffers obtained from the system, and
+  // requests served from a backend's pool of released buffers instead.
+  int64_t numAllocations = 0;
+  int64_t numPoolHits = 0;
 };
 
 struct BackendStatus {
@@ -34,6 +38,9 @@ struct BackendInfo {
 };
 
 MemoryInfo memory();
+/// Gives the buffers that backends pool for reuse back to the system (live
+/// tensors are untouched): for memory pressure, or before reading bytesPerBackend.
+void releaseUnusedMemory();
 
 /// Makes `name` the active backend (creating and probing it on first use).
 /// Throws glint::Error naming the backend and why it is unavailable.

@@ -53,6 +53,9 @@ struct Node {
 /// Arguments for Layer::call.
 struct CallArgs {
   bool training = false;
+  /// Softmax layers (Dense, Activation) listed here return their logits, the
+  /// softmax's input, instead: fit takes a cross-entropy loss from them.
+  std::vector<const Layer*> logitsFrom;
 };
 
 class Layer : public std::enable_shared_from_this<Layer> {

@@ -5,7 +5,8 @@
 // keys follow what TF.js writes in model.json ("learningRate", "beta1", ...),
 // and optimizer state is named as TF.js names it ("iter", "<var>/m", ...), so
 // training saved by either side resumes on the other. Everything is written
-// with ops, so it runs on every backend.
+// with ops, so it runs on every backend; SGD, Momentum, Adam and AdamW update
+// through the one-pass ops of glint/optim_ops.h.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -9,6 +9,9 @@ void registerBuiltins() {
   registerAllGradients();
   registerReferenceBackend();
   registerCpuBackend();
+#ifdef GLINT_WITH_GL
+  registerGlBackend();
+#endif
 }
 
 }  // namespace glint

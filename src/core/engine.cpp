@@ -197,8 +197,15 @@ MemoryInfo memory() {
     if (!entry.instance) continue;
     info.bytesPerBackend[entry.name] = entry.instance->bytesInUse();
     info.unreliable = info.unreliable || entry.instance->memoryUnreliable();
+    info.numAllocations += entry.instance->numAllocations();
+    info.numPoolHits += entry.instance->numPoolHits();
   }
   return info;
+}
+
+void releaseUnusedMemory() {
+  for (auto& entry : Engine::get().backends)
+    if (entry.instance) entry.instance->releaseUnused();
 }
 
 void setBackend(const std::string& name) {

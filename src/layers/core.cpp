@@ -5,6 +5,7 @@
 
 #include "glint/activations.h"
 #include "glint/error.h"
+#include "glint/fused_ops.h"
 #include "glint/initializers.h"
 #include "glint/regularizers.h"
 #include "glint/layers.h"
@@ -15,6 +16,11 @@
 namespace glint {
 
 namespace {
+
+/// fit asks a softmax output layer for its logits (CallArgs::logitsFrom).
+bool wantsLogits(const CallArgs& args, const Layer* layer) {
+  return std::find(args.logitsFrom.begin(), args.logitsFrom.end(), layer) != args.logitsFrom.end();
+}
 
 Json shapeJson(const Shape& shape) {
   Json out = Json::array();
@@ -91,19 +97,22 @@ class Dense : public Layer {
     if (useBias_) bias_ = addWeight("bias", {units_}, biasInit_, biasReg_, true, biasConstraint_);
   }
 
-  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
     const Tensor& x = in[0];
     if (x.shape().back() != inputDim_)
       error("expected " + std::to_string(inputDim_) + " input features, got " + shapeToString(x.shape()));
-    Tensor y;
-    if (x.rank() == 2) {
-      y = matMul(x, kernel_);
-    } else {  // apply to the last axis of a higher-rank input
+    // One kernel for x W + b and the activation when it fuses; others
+    // (softmax, selu, ...) follow as their own op.
+    const bool fused = isFusableActivation(activation_);
+    const bool softmax = activations::canonicalName(activation_) == "softmax";
+    Tensor y = fusedMatMul(x.rank() == 2 ? x : reshape(x, {-1, inputDim_}), kernel_,
+                           useBias_ ? Tensor(bias_) : Tensor(), fused ? activation_ : "linear");
+    if (x.rank() != 2) {  // applied to the last axis of a higher-rank input
       Shape out = x.shape();
       out.back() = units_;
-      y = reshape(matMul(reshape(x, {-1, inputDim_}), kernel_), out);
+      y = reshape(y, out);
     }
-    if (useBias_) y = add(y, bias_);
+    if (fused || (softmax && wantsLogits(args, this))) return {y};
     return {activations::apply(activation_, y)};
   }
 
@@ -151,7 +160,9 @@ class Activation : public ShapePreservingLayer {
     activation_ = r.activation("activation");
   }
   std::string className() const override { return "Activation"; }
-  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
+    if (wantsLogits(args, this) && activations::canonicalName(activation_) == "softmax")
+      return {in[0]};
     return {activations::apply(activation_, in[0])};
   }
   Json getConfig() const override {

@@ -10,6 +10,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "glint/rnn_ops.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 
@@ -129,12 +130,17 @@ class Recurrent : public Layer {
     Tensor hMask;
     if (args.training && recurrentDropout_ > 0)
       hMask = glint::dropout(ones({batch, units_}), static_cast<float>(recurrentDropout_));
+    std::vector<Tensor> whole = runSequence(x, hMask, returnSequences_, goBackwards_);
+    if (!whole.empty()) {
+      if (!returnState_) whole.resize(1);
+      return whole;
+    }
 
-    // The input projection of every step in one matMul.
+    // The input projection of every step in one matMul; the steps are read
+    // through one unpack, whose gradient is one concat.
     Tensor xw = reshape(matMul(reshape(x, {batch * time, inputDim_}), kernel_), {batch, time, g});
     if (useBias_) xw = add(xw, inputBias());
-    std::vector<Tensor> steps;
-    if (time > 0) steps = unstack(xw, 1);
+    std::vector<Tensor> steps = unpack(xw, 1);
     if (goBackwards_) std::reverse(steps.begin(), steps.end());
 
     std::vector<Tensor> prepared = prepare();
@@ -188,6 +194,12 @@ class Recurrent : public Layer {
   /// (the first one is the step's output).
   virtual std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states,
                                    const Tensor& hPrevDropped, const std::vector<Tensor>& prepared) const = 0;
+  /// (optional) The whole time loop as one op: {output, states...} as call()
+  /// returns them with returnState; empty when the layer runs step by step.
+  virtual std::vector<Tensor> runSequence(const Tensor& x, const Tensor& hMask,
+                                          bool returnSequences, bool goBackwards) const {
+    return {};
+  }
   /// Per-call tensors the step reuses (kernel slices), computed once per call.
   virtual std::vector<Tensor> prepare() const { return {}; }
   virtual Shape biasShape() const { return {gates_ * units_}; }
@@ -198,6 +210,7 @@ class Recurrent : public Layer {
   virtual void addGateConfig(Json&, int) const {}
 
   Tensor act(const Tensor& x) const { return activations::apply(activation_, x); }
+  const std::string& activationName() const { return activation_; }
 
   int64_t units_ = 0, inputDim_ = -1;
   int gates_, numStates_;
@@ -230,6 +243,7 @@ class GatedRecurrent : public Recurrent {
       : Recurrent(args, cls, prefix, gates, numStates) {
     recurrentActivation_ = ArgReader(this->args(), cls + " '" + name() + "'")
                                .activation("recurrent_activation", "hardSigmoid");
+    fused_ = rnnCellFuses(recurrentActivation_, activationName());
   }
 
  protected:
@@ -238,6 +252,7 @@ class GatedRecurrent : public Recurrent {
     if (position == 0) c["recurrent_activation"] = activations::serializedName(recurrentActivation_);
   }
   std::string recurrentActivation_;
+  bool fused_ = false;  // the step's pointwise part runs as one cell op
 };
 
 class SimpleRNN : public Recurrent {
@@ -264,12 +279,26 @@ class LSTM : public GatedRecurrent {
   std::string className() const override { return "LSTM"; }
 
  protected:
+  /// The composed step, for activations lstmSequence does not fuse.
   std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states, const Tensor& h,
                            const std::vector<Tensor>&) const override {
     std::vector<Tensor> z = split(add(xw, matMul(h, recurrentKernel_)), 4, 1);
     Tensor i = gate(z[0]), f = gate(z[1]), o = gate(z[3]);
     Tensor c = add(mul(f, states[1]), mul(i, act(z[2])));
     return {mul(o, act(c)), c};
+  }
+  /// The fused loop reads the input projection time-major: each step's rows
+  /// are contiguous, and their gradients stack into the projection's.
+  std::vector<Tensor> runSequence(const Tensor& x, const Tensor& hMask, bool returnSequences,
+                                  bool goBackwards) const override {
+    if (!fused_) return {};
+    const int64_t batch = x.dim(0), time = x.dim(1), g = 4 * units_;
+    Tensor xw = matMul(reshape(transpose(x, {1, 0, 2}), {time * batch, inputDim_}), kernel_);
+    if (useBias_) xw = add(xw, bias_);
+    LstmSequence r = lstmSequence(reshape(xw, {time, batch, g}), recurrentKernel_, hMask,
+                                  returnSequences, goBackwards, recurrentActivation_,
+                                  activationName());
+    return {returnSequences ? r.outputs : r.h, r.h, r.c};
   }
   std::shared_ptr<Initializer> biasInitializer() const override {
     if (!unitForgetBias_) return biasInit_;
@@ -297,20 +326,31 @@ class GRU : public GatedRecurrent {
   std::string className() const override { return "GRU"; }
 
  protected:
+  /// {kernel z|r columns, kernel candidate columns} and, with resetAfter and a
+  /// bias, {recurrent bias, its candidate part}.
   std::vector<Tensor> prepare() const override {
-    if (resetAfter_) {
-      if (!useBias_) return {};
-      return {reshape(slice(bias_, {1, 0}, {1, -1}), {3 * units_})};
+    std::vector<Tensor> p = split(recurrentKernel_, std::vector<int64_t>{2 * units_, units_}, 1);
+    if (resetAfter_ && useBias_) {
+      p.push_back(recurrentBias());
+      p.push_back(slice(p[2], {2 * units_}, {units_}));
     }
-    return split(recurrentKernel_, std::vector<int64_t>{2 * units_, units_}, 1);
+    return p;
   }
   std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states, const Tensor& h,
                            const std::vector<Tensor>& prepared) const override {
+    if (fused_) {
+      // r gates h before the candidate matMul (TF.js) or its result (resetAfter).
+      Tensor hzr = matMul(h, prepared[0]);
+      Tensor hc = matMul(resetAfter_ ? h : gruResetState(xw, hzr, h, recurrentActivation_),
+                         prepared[1]);
+      if (resetAfter_ && useBias_) hc = add(hc, prepared[3]);
+      return {gruCell(xw, hzr, hc, states[0], resetAfter_, recurrentActivation_, activationName())};
+    }
     std::vector<Tensor> x = split(xw, 3, 1);
     Tensor z, hh;
     if (resetAfter_) {
       Tensor inner = matMul(h, recurrentKernel_);
-      if (useBias_) inner = add(inner, prepared[0]);
+      if (useBias_) inner = add(inner, prepared[2]);
       std::vector<Tensor> rec = split(inner, 3, 1);
       z = gate(add(x[0], rec[0]));
       Tensor r = gate(add(x[1], rec[1]));
@@ -327,9 +367,15 @@ class GRU : public GatedRecurrent {
   Shape biasShape() const override {
     return resetAfter_ ? Shape{2, 3 * units_} : Shape{3 * units_};
   }
+  /// With resetAfter, the fused step adds the recurrent z and r biases on the
+  /// input side (once per call): only the candidate's is gated by r.
   Tensor inputBias() const override {
-    return resetAfter_ ? reshape(slice(bias_, {0, 0}, {1, -1}), {3 * units_}) : Tensor(bias_);
+    if (!resetAfter_) return bias_;
+    Tensor b = reshape(slice(bias_, {0, 0}, {1, -1}), {3 * units_});
+    if (!fused_) return b;
+    return add(b, concat({slice(recurrentBias(), {0}, {2 * units_}), zeros({units_})}));
   }
+  Tensor recurrentBias() const { return reshape(slice(bias_, {1, 0}, {1, -1}), {3 * units_}); }
   void addGateConfig(Json& c, int position) const override {
     GatedRecurrent::addGateConfig(c, position);
     if (position == 2) c["reset_after"] = resetAfter_;

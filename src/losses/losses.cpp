@@ -7,6 +7,7 @@
 #include <map>
 
 #include "glint/autograd.h"
+#include "glint/fused_ops.h"
 #include "glint/ops.h"
 #include "src/core/name_table.h"
 #include "src/ops/op_util.h"
@@ -31,23 +32,6 @@ Tensor checkPair(const std::string& op, const Tensor& yTrue, const Tensor& yPred
 
 void checkSmoothing(const std::string& op, float s) {
   check(s >= 0.0f && s <= 1.0f, op, "labelSmoothing must be in [0, 1], got ", s);
-}
-
-/// -sum(y * logSoftmax(x), -1) with the fused gradient softmax(x) * sum(y) - y.
-Tensor softmaxCrossEntropyWithLogits(const Tensor& y, const Tensor& logits) {
-  return customGrad(
-      [](const std::vector<Tensor>& in) {
-        Tensor y = in[0], x = in[1];
-        Tensor logP = logSoftmax(x, -1);
-        Tensor value = neg(sum(mul(y, logP), {-1}));
-        return CustomGradResult{value, [y, x, logP](const Tensor& dy) {
-                                  Tensor d = expandDims(dy, -1);
-                                  Tensor p = softmax(x, -1);
-                                  Tensor dx = mul(d, sub(mul(p, sum(y, {-1}, true)), y));
-                                  return std::vector<Tensor>{neg(mul(d, logP)), dx};
-                                }};
-      },
-      {y, logits});
 }
 
 const NameTable<LossFn>& table() {
@@ -96,7 +80,9 @@ Tensor categoricalCrossentropy(const Tensor& yTrue, const Tensor& yPred, bool fr
     float classes = static_cast<float>(yPred.shape().back());
     y = add(mul(y, scalar(1.0f - labelSmoothing)), scalar(labelSmoothing / classes));
   }
-  if (fromLogits) return softmaxCrossEntropyWithLogits(y, yPred);
+  // -sum(y * logSoftmax(x), -1) in one kernel, with the exact gradient
+  // softmax(x) * sum(y) - y (glint/fused_ops.h).
+  if (fromLogits) return glint::softmaxCrossEntropyWithLogits(y, yPred);
   Tensor p = div(yPred, sum(yPred, {-1}, true));
   p = clipByValue(p, kEps, 1.0f - kEps);
   return neg(sum(mul(y, log(p)), {-1}));

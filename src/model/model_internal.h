@@ -19,6 +19,13 @@ struct Model::Training {
   CompileOptions options;
   std::shared_ptr<Optimizer> optimizer;
   std::vector<losses::LossFn> losses;  // per output
+  /// Per output: true when its loss takes logits. compile sets it for a
+  /// softmax Dense/Activation output trained with (sparse) categorical
+  /// cross-entropy: one fused kernel, stable at any logit size, and the same
+  /// value as from the probabilities. Metrics still see probabilities.
+  std::vector<bool> fromLogits;
+  /// Those outputs' layers, asked for their logits in training and evaluation.
+  std::vector<const Layer*> logitsFrom;
   struct Metric {
     std::string name;  // as logged: "acc", "mse", "<output>_acc" with several outputs
     size_t output = 0;
@@ -45,6 +52,9 @@ struct Model::Training {
     std::function<Logs()> validate;
   };
 
+  /// Turns the outputs that came as logits into probabilities (when there
+  /// are metrics to see them).
+  void toProbabilities(std::vector<Tensor>& outputs) const;
   /// The compiled state; throws "[op] ... call compile() first" before compile.
   static Training& of(const Model& m, const std::string& op);
   /// Checks counts, definedness, shapes against the model's inputs and equal

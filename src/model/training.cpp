@@ -43,6 +43,23 @@ std::vector<Tensor> rows(const std::vector<Tensor>& ts, int64_t start, int64_t s
   return out;
 }
 
+/// The layer producing model output `y` when fit may ask it for logits: a
+/// softmax Dense or Activation with this one call in any graph (so no other
+/// call, nested models included, sees logits), whose output feeds no other
+/// layer of the model. Else null.
+const Layer* softmaxOutputLayer(const SymbolicTensorPtr& y,
+                                const std::vector<std::shared_ptr<Node>>& nodes) {
+  if (!y->node || !y->node->layer) return nullptr;
+  const Layer* layer = y->node->layer.get();
+  if (layer->className() != "Dense" && layer->className() != "Activation") return nullptr;
+  if (layer->getConfig().value("activation", Json()) != "softmax") return nullptr;
+  if (layer->inboundNodes().size() != 1) return nullptr;
+  for (const auto& node : nodes)
+    for (const auto& x : node->inputs)
+      if (x.get() == y.get()) return nullptr;
+  return layer;
+}
+
 /// Per-sample weights [batch] shaped to broadcast against a per-sample loss.
 Tensor broadcastWeights(const Tensor& w, const Tensor& loss) {
   Shape s(std::max(loss.rank(), 1), 1);
@@ -86,6 +103,23 @@ void Model::compile(const CompileOptions& options) {
       lossNames.push_back("");
       t->losses.push_back(fn);
     }
+  }
+
+  for (size_t i = 0; i < nOut; ++i) {
+    const bool dense = lossNames[i] == "categoricalCrossentropy";
+    const bool sparse = lossNames[i] == "sparseCategoricalCrossentropy";
+    const Layer* layer = dense || sparse ? softmaxOutputLayer(outputs_[i], nodes_) : nullptr;
+    t->fromLogits.push_back(layer != nullptr);
+    if (!layer) continue;
+    t->logitsFrom.push_back(layer);
+    if (dense)
+      t->losses[i] = [](const Tensor& y, const Tensor& logits) {
+        return losses::categoricalCrossentropy(y, logits, true);
+      };
+    else
+      t->losses[i] = [](const Tensor& y, const Tensor& logits) {
+        return losses::sparseCategoricalCrossentropy(y, logits, true);
+      };
   }
 
   t->names = {"loss"};
@@ -149,6 +183,12 @@ std::vector<std::string> Model::metricsNames() const {
   return Training::of(*this, className() + ".metricsNames").names;
 }
 
+void Model::Training::toProbabilities(std::vector<Tensor>& outputs) const {
+  if (metrics.empty()) return;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (fromLogits[i]) outputs[i] = softmax(outputs[i], -1);
+}
+
 Model::Training& Model::Training::of(const Model& m, const std::string& op) {
   check(m.training_ != nullptr, op, "model '", m.name(),
         "' is not compiled: call compile() with an optimizer and a loss first");
@@ -201,7 +241,7 @@ Logs Model::Training::step(Model& m, const Batch& b) {
   tidy([&] {
     std::vector<Variable> vars = m.trainableWeights();
     auto totalLoss = [&]() -> Tensor {
-      std::vector<Tensor> preds = m.call(b.xs, CallArgs{true});
+      std::vector<Tensor> preds = m.call(b.xs, CallArgs{true, t.logitsFrom});
       Tensor total;
       for (size_t i = 0; i < nOut; ++i) {
         Tensor l = t.losses[i](b.ys[i], preds[i]);
@@ -211,6 +251,7 @@ Logs Model::Training::step(Model& m, const Batch& b) {
         total = total.defined() ? add(total, mean_) : mean_;
       }
       size_t k = nOut > 1 ? 1 + nOut : 1;
+      t.toProbabilities(preds);
       for (const Metric& metric : t.metrics)
         values[k++] = mean(metric.fn(b.ys[metric.output], preds[metric.output])).item();
       for (const Tensor& r : m.regularizationLosses()) total = add(total, r);
@@ -232,7 +273,7 @@ std::vector<double> Model::Training::testBatch(Model& m, const std::vector<Tenso
   const size_t nOut = m.outputs_.size();
   std::vector<double> values(t.names.size(), 0.0);
   tidy([&] {
-    std::vector<Tensor> preds = m.call(xs, CallArgs{false});
+    std::vector<Tensor> preds = m.call(xs, CallArgs{false, t.logitsFrom});
     double total = 0;
     for (size_t i = 0; i < nOut; ++i) {
       double l = mean(t.losses[i](ys[i], preds[i])).item();
@@ -242,6 +283,7 @@ std::vector<double> Model::Training::testBatch(Model& m, const std::vector<Tenso
     for (const Tensor& r : m.regularizationLosses()) total += r.item();
     values[0] = total;
     size_t k = nOut > 1 ? 1 + nOut : 1;
+    t.toProbabilities(preds);
     for (const Metric& metric : t.metrics)
       values[k++] = mean(metric.fn(ys[metric.output], preds[metric.output])).item();
   });

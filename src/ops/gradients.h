@@ -8,6 +8,8 @@ void registerMatMulGradients();
 void registerConvGradients();
 void registerShapeGradients();
 void registerReshapeGradient();  // src/ops/reshape.cpp
+void registerRnnGradients();     // src/ops/rnn.cpp
+void registerFusedGradients();   // src/ops/fused.cpp
 
 inline void registerAllGradients() {
   registerElementwiseGradients();
@@ -16,6 +18,8 @@ inline void registerAllGradients() {
   registerConvGradients();
   registerShapeGradients();
   registerReshapeGradient();
+  registerRnnGradients();
+  registerFusedGradients();
 }
 
 }  // namespace glint

@@ -5,6 +5,7 @@
 #include "glint/engine.h"
 #include "glint/ops.h"
 #include "glint/optim.h"
+#include "glint/optim_ops.h"
 #include "src/optim/optim_util.h"
 
 namespace glint {
@@ -24,7 +25,7 @@ class SGD : public Optimizer {
   std::vector<std::string> slotNames() const override { return {}; }
   void applyOne(const Variable& w, const Tensor& g, const std::vector<Variable>&, float lr,
                 int64_t) override {
-    w.assign(g * -lr + w);
+    w.assign(applyGradientDescent(w, g, lr));
   }
   Json hyperConfig() const override { return Json::object(); }
 };
@@ -41,11 +42,9 @@ class Momentum : public Optimizer {
   std::vector<std::string> slotNames() const override { return {"momentum"}; }
   void applyOne(const Variable& w, const Tensor& g, const std::vector<Variable>& slots, float lr,
                 int64_t) override {
-    const Variable& accum = slots[0];
-    Tensor next = accum * momentum_ + g;
-    Tensor step = nesterov_ ? g + next * momentum_ : next;
-    accum.assign(next);
-    w.assign(step * -lr + w);
+    MomentumUpdate u = applyMomentum(w, slots[0], g, lr, momentum_, nesterov_);
+    slots[0].assign(u.accum);
+    w.assign(u.w);
   }
   Json hyperConfig() const override {
     return {{"momentum", cleanNumber(momentum_)}, {"useNesterov", nesterov_}};
@@ -82,14 +81,11 @@ class Adam : public Optimizer {
     // TF.js keeps beta^t in float32 variables; here it is exact per step.
     float c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(beta1_), step));
     float c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(beta2_), step));
-    Tensor mNew = m * beta1_ + g * (1 - beta1_);
-    Tensor vNew = v * beta2_ + square(g) * (1 - beta2_);
-    Tensor update = (mNew / c1) / (sqrt(vNew / c2) + epsilon_);
-    m.assign(mNew);
-    v.assign(vNew);
-    Tensor base = w;
-    if (decoupled_ && weightDecay_ > 0) base = w - w * (lr * weightDecay_);
-    w.assign(update * -lr + base);
+    AdamUpdate u = applyAdam(w, m, v, g, lr, beta1_, beta2_, epsilon_, c1, c2,
+                             decoupled_ ? weightDecay_ : 0.0f);
+    m.assign(u.m);
+    v.assign(u.v);
+    w.assign(u.w);
   }
   Json hyperConfig() const override {
     Json c = {{"beta1", cleanNumber(beta1_)},

@@ -80,7 +80,9 @@ std::vector<Shape3> oddShapes() {
   // Tiles are 6 rows by 8/16/64 columns, k blocks 256, n blocks 512.
   return {{1, 1, 1},     {1, 17, 5},   {5, 1, 9},      {6, 8, 1},     {7, 9, 3},
           {13, 15, 16},  {6, 16, 2},   {11, 63, 31},   {12, 65, 7},   {19, 129, 40},
-          {3, 200, 257}, {25, 33, 513}, {8, 521, 11},  {64, 10, 128}, {67, 97, 260}};
+          {3, 200, 257}, {25, 33, 513}, {8, 521, 11},  {64, 10, 128}, {67, 97, 260},
+          // few rows: B read unpacked (gemm_small.h), column tails, long k
+          {2, 300, 1030}, {4, 67, 33},  {3, 5, 2}};
 }
 
 class GemmIsa : public ::testing::TestWithParam<std::string> {};
@@ -95,7 +97,7 @@ TEST_P(GemmIsa, OddSizesEveryTransposeOneAndTwoThreads) {
 TEST_P(GemmIsa, AlphaBetaAccumulate) {
   for (int threads : {1, 2})
     for (float beta : {1.0f, 0.5f, -2.0f})
-      for (Shape3 s : {Shape3{7, 70, 300}, Shape3{13, 17, 5}}) {
+      for (Shape3 s : {Shape3{7, 70, 300}, Shape3{13, 17, 5}, Shape3{3, 70, 300}}) {
         checkGemm(false, false, s, 0.75f, beta, {threads, GetParam()});
         checkGemm(true, true, s, -1.5f, beta, {threads, GetParam()});
       }

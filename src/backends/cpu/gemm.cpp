@@ -81,13 +81,25 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+    if (options.epilogue.fn) options.epilogue.fn(options.epilogue.ctx, c, ldc, 0, 0, m, n);
     return;
   }
-  gemm_detail::Problem g{transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
+  gemm_detail::Problem g{transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                         options.epilogue};
   ThreadPool& pool = ThreadPool::shared();
   int64_t tasks = options.threads > 0 ? options.threads
                   : static_cast<double>(m) * n * k < kParallelMacs ? 1
                                                                      : pool.threads();
+  if (m <= gemm_detail::kSmallRows) {
+    // Column slabs of whole register tiles; B is streamed, never packed.
+    int64_t units = (n + set.nr - 1) / set.nr;
+    tasks = std::min(tasks, units);
+    if (tasks <= 1) return set.small(g, 0, m, 0, n);
+    pool.parallelFor(tasks, [&](int64_t t) {
+      set.small(g, 0, m, units * t / tasks * set.nr, std::min(units * (t + 1) / tasks * set.nr, n));
+    });
+    return;
+  }
   if (tasks <= 1) {
     set.block(g, 0, m, 0, n);
     return;

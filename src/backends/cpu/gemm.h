@@ -12,12 +12,24 @@
 
 namespace glint::cpu {
 
+/// Work applied to each finished tile of C (bias, activation, ...) while the
+/// tile is still in L1, instead of as extra passes over C. fn gets the tile
+/// C[i0:i0+rows, j0:j0+cols] at `c` (row stride ldc); it runs on the thread
+/// that computed the tile, so it must only touch that tile.
+struct GemmEpilogue {
+  void (*fn)(const void* ctx, float* c, int64_t ldc, int64_t i0, int64_t j0, int64_t rows,
+             int64_t cols) = nullptr;
+  const void* ctx = nullptr;
+};
+
 struct GemmOptions {
   /// Tasks to split C into: 0 picks by size (1 below a measured threshold,
   /// else the pool's thread count); n > 0 forces n (tests, benchmarks).
   int threads = 0;
   /// Kernel set by name ("avx512", "avx2", "generic"); empty = the best one.
   std::string isa;
+  /// Runs once on every element of C after its final value is computed.
+  GemmEpilogue epilogue;
 };
 
 /// lda/ldb/ldc are row strides of the stored matrices: A is stored m x k
@@ -44,6 +56,7 @@ struct Problem {
   float beta;
   float* c;
   int64_t ldc;
+  GemmEpilogue epilogue;
 };
 
 /// Computes the block C[i0:i1, j0:j1] of a product (k > 0).
@@ -53,7 +66,11 @@ struct KernelSet {
   const char* isa;
   int mr, nr;  // register tile
   BlockFn block;
+  BlockFn small;  // products of at most kSmallRows rows: B is read unpacked
 };
+
+/// Up to this many rows of C, packing B costs more than it saves.
+constexpr int64_t kSmallRows = 4;
 
 KernelSet kernelsAvx512();
 KernelSet kernelsAvx2();

@@ -139,6 +139,7 @@ void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = min64(kKC, g.k - pc);
       float beta = pc == 0 ? g.beta : 1.0f;  // later k blocks accumulate
+      bool last = pc + kc == g.k;
       packB(g, pc, kc, jc, nc, bPack);
       for (int64_t ir = i0; ir < i1; ir += kMR) {
         int64_t mr = min64(kMR, i1 - ir);
@@ -148,6 +149,8 @@ void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
           int64_t nr = min64(kNR, nc - jr);
           kernels[mr - 1][(nr + kWidth - 1) / kWidth - 1](kc, aPack, bPack + jr * kc, cRow + jr,
                                                          g.ldc, nr, g.alpha, beta);
+          if (last && g.epilogue.fn)  // the tile is final and still in L1
+            g.epilogue.fn(g.epilogue.ctx, cRow + jr, g.ldc, ir, jc + jr, mr, nr);
         }
       }
     }

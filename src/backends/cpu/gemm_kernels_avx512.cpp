@@ -20,6 +20,7 @@
 #define GLINT_GEMM_MR 6
 #define GLINT_GEMM_NV 4
 #include "src/backends/cpu/gemm_kernels.h"
+#include "src/backends/cpu/gemm_small.h"
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
@@ -27,11 +28,11 @@
 #endif
 
 namespace glint::cpu::gemm_detail {
-KernelSet kernelsAvx512() { return {"avx512", kMR, kNR, &block}; }
+KernelSet kernelsAvx512() { return {"avx512", kMR, kNR, &block, &smallBlock}; }
 }  // namespace glint::cpu::gemm_detail
 
 #else
 namespace glint::cpu::gemm_detail {
-KernelSet kernelsAvx512() { return {"avx512", 0, 0, nullptr}; }
+KernelSet kernelsAvx512() { return {"avx512", 0, 0, nullptr, nullptr}; }
 }  // namespace glint::cpu::gemm_detail
 #endif

@@ -4,7 +4,8 @@
 #define GLINT_GEMM_MR 6
 #define GLINT_GEMM_NV 2
 #include "src/backends/cpu/gemm_kernels.h"
+#include "src/backends/cpu/gemm_small.h"
 
 namespace glint::cpu::gemm_detail {
-KernelSet kernelsGeneric() { return {"generic", kMR, kNR, &block}; }
+KernelSet kernelsGeneric() { return {"generic", kMR, kNR, &block, &smallBlock}; }
 }  // namespace glint::cpu::gemm_detail

@@ -11,6 +11,9 @@ void registerReductionKernels(const std::string& backend);    // sum/max/min/pro
 void registerMatMulKernels(const std::string& backend);       // BatchMatMul
 void registerConvKernels(const std::string& backend);         // conv2d, depthwise, pooling and their backprops
 void registerShapeKernels(const std::string& backend);        // transpose, concat, slices, pad, gather, tile...
+void registerRnnKernels(const std::string& backend);          // LSTM/GRU cells and their grads, Unpack
+void registerFusedKernels(const std::string& backend);        // _FusedMatMul, SoftmaxCrossEntropyWithLogits
+void registerOptimKernels(const std::string& backend);        // ApplyAdam, ApplyMomentum, ApplyGradientDescent
 
 inline void registerAllKernels(const std::string& backend) {
   registerElementwiseKernels(backend);
@@ -18,6 +21,9 @@ inline void registerAllKernels(const std::string& backend) {
   registerMatMulKernels(backend);
   registerConvKernels(backend);
   registerShapeKernels(backend);
+  registerRnnKernels(backend);
+  registerFusedKernels(backend);
+  registerOptimKernels(backend);
 }
 
 }  // namespace glint::reference

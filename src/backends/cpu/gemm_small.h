@@ -1,0 +1,115 @@
+#pragma once
+// GEMM for a few rows of C (one-sample predict, a batch-1 RNN step): packing B
+// would cost as much as the product itself, so B is read where it lies. Rows
+// of B (B not transposed) feed a register tile of up to kSmallRows x
+// kSmallNV vectors; with B transposed each C element is a dot product along k.
+// Included by gemm_kernels_<isa>.cpp after gemm_kernels.h (same private
+// namespace, same target pragma).
+
+namespace glint::cpu::gemm_detail {
+namespace {
+
+// 128 columns per pass with AVX-512 (each row of B is read as one stream);
+// 4 vectors with narrower ones, so 4 rows of accumulators stay in registers.
+constexpr int kSmallNV = kWidth == 16 ? 8 : 4;
+constexpr int kSmallR = kWidth == 16 ? 2 : 4;
+
+inline float aAt(const Problem& g, int64_t i, int64_t p) {
+  return g.transA ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
+}
+
+inline void finish(const Problem& g, float* c, float sum) {
+  float v = g.alpha * sum;
+  *c = g.beta == 0.0f ? v : v + g.beta * *c;
+}
+
+/// C[i0:i0+R, j0:j0+cols] for B stored k x n; cols <= kSmallNV * kWidth.
+/// (Splitting k over more accumulator sets measured slower for one row: the
+/// loop is bound by reading B, not by the multiply-add latency.)
+template <int R>
+void rowsTimesB(const Problem& g, int64_t i0, int64_t j0, int64_t cols) {
+  Vec acc[R][kSmallNV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kSmallNV; ++v) acc[r][v] = Vec{};
+  int full = static_cast<int>(cols / kWidth);
+  float tail[kWidth];  // the last cols % kWidth columns, zero-padded
+  for (int64_t p = 0; p < g.k; ++p) {
+    const float* bRow = g.b + p * g.ldb + j0;
+    Vec bv[kSmallNV];
+    for (int v = 0; v < kSmallNV; ++v) {
+      if (v < full) {
+        bv[v] = simd::load(bRow + v * kWidth);
+      } else if (v == full && cols % kWidth) {
+        for (int l = 0; l < kWidth; ++l) tail[l] = l < cols % kWidth ? bRow[v * kWidth + l] : 0.f;
+        bv[v] = simd::load(tail);
+      } else {
+        bv[v] = Vec{};
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      Vec av = simd::broadcast(aAt(g, i0 + r, p));
+      for (int v = 0; v < kSmallNV; ++v) acc[r][v] = simd::madd(av, bv[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* cRow = g.c + (i0 + r) * g.ldc + j0;
+    for (int v = 0; v * kWidth < cols; ++v) {
+      float lanes[kWidth];
+      simd::store(lanes, acc[r][v]);
+      for (int l = 0; l < kWidth && v * kWidth + l < cols; ++l)
+        finish(g, cRow + v * kWidth + l, lanes[l]);
+    }
+  }
+}
+
+/// C[i, j] = dot(A row i, B row j) for B stored n x k.
+void rowDotB(const Problem& g, int64_t i, int64_t j0, int64_t j1) {
+  // A's row, contiguous (gathered once if A is transposed).
+  const float* aRow = g.a + i * g.lda;
+  float* gathered = nullptr;
+  if (g.transA) {
+    gathered = workspace(static_cast<size_t>(g.k));
+    for (int64_t p = 0; p < g.k; ++p) gathered[p] = g.a[p * g.lda + i];
+    aRow = gathered;
+  }
+  int64_t kv = g.k / kWidth * kWidth;
+  for (int64_t j = j0; j < j1; ++j) {
+    const float* bRow = g.b + j * g.ldb;
+    Vec acc0 = Vec{}, acc1 = Vec{};
+    int64_t p = 0;
+    for (; p + 2 * kWidth <= kv; p += 2 * kWidth) {
+      acc0 = simd::madd(simd::load(aRow + p), simd::load(bRow + p), acc0);
+      acc1 = simd::madd(simd::load(aRow + p + kWidth), simd::load(bRow + p + kWidth), acc1);
+    }
+    for (; p < kv; p += kWidth) acc0 = simd::madd(simd::load(aRow + p), simd::load(bRow + p), acc0);
+    acc0 += acc1;
+    float lanes[kWidth];
+    simd::store(lanes, acc0);
+    float sum = 0;
+    for (int l = 0; l < kWidth; ++l) sum += lanes[l];
+    for (; p < g.k; ++p) sum += aRow[p] * bRow[p];
+    finish(g, g.c + i * g.ldc + j, sum);
+  }
+}
+
+/// The block C[i0:i1, j0:j1] of a product with few rows (see gemm.cpp).
+void smallBlock(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  if (g.transB) {
+    for (int64_t i = i0; i < i1; ++i) rowDotB(g, i, j0, j1);
+  } else {
+    constexpr int64_t chunk = kSmallNV * kWidth;
+    for (int64_t j = j0; j < j1; j += chunk) {
+      int64_t cols = min64(chunk, j1 - j);
+      int64_t i = i0;
+      if constexpr (kSmallR == 4)
+        for (; i + 4 <= i1; i += 4) rowsTimesB<4>(g, i, j, cols);
+      for (; i + 2 <= i1; i += 2) rowsTimesB<2>(g, i, j, cols);
+      for (; i < i1; ++i) rowsTimesB<1>(g, i, j, cols);
+    }
+  }
+  if (g.epilogue.fn) g.epilogue.fn(g.epilogue.ctx, g.c + i0 * g.ldc + j0, g.ldc, i0, j0, i1 - i0,
+                                   j1 - j0);
+}
+
+}  // namespace
+}  // namespace glint::cpu::gemm_detail

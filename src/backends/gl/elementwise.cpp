@@ -1,0 +1,170 @@
+// Element-wise kernels: one expression per output element, inputs broadcast
+// through generated index maps. Int32 arithmetic goes through uint so it wraps
+// like the reference (GLSL leaves signed overflow undefined).
+#include "src/backends/gl/kernels.h"
+#include "src/backends/gl/math_glsl.h"
+#include "src/backends/gl/shader.h"
+
+namespace glint::gl {
+
+namespace {
+
+void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); }
+
+/// Unary op: `floatExpr` / `intExpr` of x (an empty intExpr: float only).
+KernelFn unary(std::string floatExpr, std::string intExpr = "") {
+  return [floatExpr, intExpr](KernelArgs& a) {
+    bool isInt = a.inputs[0].dtype() == DType::int32;
+    const char* t = isInt ? "int" : "float";
+    std::string body = std::string(kMathGlsl) + t + " value(int i) { " + t + " x = in0(i); return " +
+                       (isInt ? intExpr : floatExpr) + "; }\n";
+    runAligned(glBackend(a), body, a.inputs, a.outputs[0]);
+  };
+}
+
+/// Reads a = in0, b = in1 (broadcast) as `T`, returns `expr`.
+std::string binaryBody(KernelArgs& a, const std::string& inType, const std::string& outType,
+                       const std::string& expr) {
+  const Shape& out = a.outputs[0].shape();
+  std::string s = kMathGlsl;
+  s += broadcastIndex("ia", a.inputs[0].shape(), out);
+  s += broadcastIndex("ib", a.inputs[1].shape(), out);
+  s += outType + " value(int i) { " + inType + " a = " + inType + "(in0(ia(i))); " + inType +
+       " b = " + inType + "(in1(ib(i))); return " + expr + "; }\n";
+  return s;
+}
+
+KernelFn binary(std::string floatExpr, std::string intExpr) {
+  return [floatExpr, intExpr](KernelArgs& a) {
+    bool isInt = a.inputs[0].dtype() == DType::int32;
+    const char* t = isInt ? "int" : "float";
+    runAligned(glBackend(a), binaryBody(a, t, t, isInt ? intExpr : floatExpr), a.inputs,
+                   a.outputs[0]);
+  };
+}
+
+/// Comparison of any dtype (bools compared as 0/1) -> bool.
+KernelFn compare(std::string op) {
+  return [op](KernelArgs& a) {
+    DType d = a.inputs[0].dtype();
+    const char* t = d == DType::float32 ? "float" : "int";
+    runAligned(glBackend(a), binaryBody(a, t, "bool", "a " + op + " b"), a.inputs,
+                   a.outputs[0]);
+  };
+}
+
+KernelFn logic(std::string expr) {
+  return [expr](KernelArgs& a) {
+    runAligned(glBackend(a), binaryBody(a, "bool", "bool", expr), a.inputs, a.outputs[0]);
+  };
+}
+
+void selectKernel(KernelArgs& a) {
+  const Shape& out = a.outputs[0].shape();
+  std::string t = glslType(a.outputs[0].dtype());
+  std::string s = broadcastIndex("ic", a.inputs[0].shape(), out) +
+                  broadcastIndex("ia", a.inputs[1].shape(), out) +
+                  broadcastIndex("ib", a.inputs[2].shape(), out);
+  s += t + " value(int i) { return in0(ic(i)) ? in1(ia(i)) : in2(ib(i)); }\n";
+  runAligned(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+void castKernel(KernelArgs& a) {
+  DType from = a.inputs[0].dtype(), to = a.outputs[0].dtype();
+  std::string expr;
+  switch (to) {
+    case DType::float32:
+      expr = from == DType::boolean ? "x ? 1.0 : 0.0" : "float(x)";
+      break;
+    case DType::int32:
+      // NaN -> 0; out-of-range floats saturate; the rest truncate toward zero.
+      expr = from == DType::float32
+                 ? "isnan(x) ? 0 : x >= 2147483648.0 ? 2147483647 : "
+                   "x < -2147483648.0 ? (-2147483647 - 1) : int(x)"
+                 : from == DType::boolean ? "x ? 1 : 0" : "x";
+      break;
+    case DType::boolean:
+      expr = from == DType::float32 ? "x != 0.0" : from == DType::int32 ? "x != 0" : "x";
+      break;
+  }
+  std::string s = std::string(glslType(to)) + " value(int i) { " + glslType(from) +
+                  " x = in0(i); return " + expr + "; }\n";
+  runAligned(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+}  // namespace
+
+void registerElementwiseKernels() {
+  // Unary.
+  reg("Neg", unary("-x", "int(0u - uint(x))"));
+  reg("Abs", unary("abs(x)", "x < 0 ? int(0u - uint(x)) : x"));
+  reg("Square", unary("x * x", "int(uint(x) * uint(x))"));
+  reg("Sign", unary("isnan(x) ? x : sign(x)", "sign(x)"));
+  reg("Exp", unary("exp(x)"));
+  reg("Log", unary("log(x)"));
+  reg("Log1p", unary("log1p_(x)"));
+  reg("Sqrt", unary("sqrt(x)"));
+  reg("Rsqrt", unary("1.0 / sqrt(x)"));
+  reg("Reciprocal", unary("1.0 / x"));
+  reg("Relu", unary("x > 0.0 ? x : (isnan(x) ? x : 0.0)"));
+  reg("Relu6", unary("isnan(x) ? x : clamp(x, 0.0, 6.0)"));
+  reg("LeakyRelu", [](KernelArgs& a) {
+    unary("x > 0.0 ? x : (isnan(x) ? x : " + floatLit(a.attrs.f("alpha")) + " * x)")(a);
+  });
+  reg("Elu", unary("x > 0.0 ? x : expm1_(x)"));
+  reg("Selu", unary("1.0507009873554805 * (x > 0.0 ? x : 1.6732632423543772 * expm1_(x))"));
+  reg("Sigmoid", unary("sigmoid_(x)"));
+  reg("Tanh", unary("tanh_(x)"));
+  reg("Softplus", unary("max(x, 0.0) + log1p_(exp(-abs(x)))"));
+  reg("Gelu", [](KernelArgs& a) {
+    if (a.attrs.b("approximate"))
+      unary("0.5 * x * (1.0 + tanh_(0.7978845608028654 * (x + 0.044715 * x * x * x)))")(a);
+    else
+      unary("0.5 * x * (1.0 + erf_(x * 0.7071067811865476))")(a);
+  });
+  reg("Erf", unary("erf_(x)"));
+  reg("Sin", unary("sin(x)"));
+  reg("Cos", unary("cos(x)"));
+  reg("Floor", unary("floor(x)"));
+  reg("Ceil", unary("ceil(x)"));
+  reg("Round", unary("roundEven(x)"));
+
+  // Binary.
+  reg("Add", binary("a + b", "int(uint(a) + uint(b))"));
+  reg("Sub", binary("a - b", "int(uint(a) - uint(b))"));
+  reg("Mul", binary("a * b", "int(uint(a) * uint(b))"));
+  reg("RealDiv", [](KernelArgs& a) {
+    runAligned(glBackend(a), binaryBody(a, "float", "float", "a / b"), a.inputs,
+                   a.outputs[0]);
+  });
+  reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  reg("Maximum", binary("isnan(b) ? b : isnan(a) ? a : max(a, b)", "max(a, b)"));
+  reg("Minimum", binary("isnan(b) ? b : isnan(a) ? a : min(a, b)", "min(a, b)"));
+  reg("SquaredDifference",
+      binary("(a - b) * (a - b)", "int((uint(a) - uint(b)) * (uint(a) - uint(b)))"));
+  reg("FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
+  reg("Mod", binary("fmod_(a, b)", "imod_(a, b)"));
+
+  // Comparisons and logic.
+  reg("Equal", compare("=="));
+  reg("NotEqual", compare("!="));
+  reg("Less", compare("<"));
+  reg("LessEqual", compare("<="));
+  reg("Greater", compare(">"));
+  reg("GreaterEqual", compare(">="));
+  reg("LogicalAnd", logic("a && b"));
+  reg("LogicalOr", logic("a || b"));
+  reg("LogicalXor", logic("a != b"));
+  reg("LogicalNot", [](KernelArgs& a) {
+    runAligned(glBackend(a), "bool value(int i) { return !in0(i); }\n", a.inputs,
+                   a.outputs[0]);
+  });
+  reg("Select", selectKernel);
+  reg("Cast", castKernel);
+  reg("ClipByValue", [](KernelArgs& a) {
+    unary("isnan(x) ? x : min(max(x, " + floatLit(a.attrs.f("min")) + "), " +
+          floatLit(a.attrs.f("max")) + ")")(a);
+  });
+}
+
+}  // namespace glint::gl

@@ -1,0 +1,402 @@
+#include "src/backends/gl/gl_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "glint/error.h"
+
+namespace glint::gl {
+
+namespace {
+
+// Released textures kept for reuse, at most this many bytes.
+constexpr int64_t kPoolLimitBytes = int64_t{256} << 20;
+
+const char* kVertexShader = R"(#version 300 es
+// One triangle covering the viewport: (-1,-1), (3,-1), (-1,3).
+void main() {
+  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
+  gl_Position = vec4(p, 0.0, 1.0);
+}
+)";
+
+int64_t extentBytes(const Extent& e) { return int64_t{e.width} * e.height * 16; }
+
+GLuint compile(GLenum type, const std::string& source) {
+  GLuint s = glCreateShader(type);
+  const char* src = source.c_str();
+  glShaderSource(s, 1, &src, nullptr);
+  glCompileShader(s);
+  GLint ok = 0;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetShaderiv(s, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetShaderInfoLog(s, len, nullptr, log.data());
+    glDeleteShader(s);
+    fail("gl", "shader compilation failed: ", log.c_str(), "\n", source);
+  }
+  return s;
+}
+
+}  // namespace
+
+Extent extentFor(size_t bytes, int maxTextureSize) {
+  Extent e;
+  e.texels = static_cast<int64_t>((bytes + 15) / 16);
+  if (e.texels == 0) return e;
+  // Near-square keeps llvmpipe's tiles full; a power-of-two width makes the
+  // texel -> (x, y) split a mask and a shift in every shader.
+  int64_t side = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(e.texels))));
+  e.width = 1;
+  while (e.width < side && e.width * 2 <= maxTextureSize) {
+    e.width *= 2;
+    ++e.shift;
+  }
+  int64_t height = (e.texels + e.width - 1) / e.width;
+  check(height <= maxTextureSize, "gl", "a buffer of ", bytes, " bytes needs ", e.texels,
+        " texels, more than fit in a ", maxTextureSize, "x", maxTextureSize, " texture");
+  e.height = static_cast<int>(height);
+  return e;
+}
+
+std::unique_ptr<GlBackend> GlBackend::create(std::string& whyNot) {
+  std::unique_ptr<GlBackend> b(new GlBackend());
+  if (!b->init(whyNot)) return nullptr;
+  return b;
+}
+
+bool GlBackend::init(std::string& whyNot) {
+  if (!createContext(info_, whyNot)) return false;
+  if (info_.maxTextureSize < 2048) {
+    whyNot = "MAX_TEXTURE_SIZE is " + std::to_string(info_.maxTextureSize) + ", need 2048";
+    return false;
+  }
+  GLint range[2] = {0, 0}, precision = 0;
+  glGetShaderPrecisionFormat(GL_FRAGMENT_SHADER, GL_HIGH_FLOAT, range, &precision);
+  if (precision < 23) {
+    whyNot = "fragment shaders lack highp float (precision " + std::to_string(precision) + " bits)";
+    return false;
+  }
+  glGetShaderPrecisionFormat(GL_FRAGMENT_SHADER, GL_HIGH_INT, range, &precision);
+  if (range[0] < 31) {
+    whyNot = "fragment shaders lack 32-bit highp int";
+    return false;
+  }
+  glGenVertexArrays(1, &vao_);
+  glBindVertexArray(vao_);
+  glDisable(GL_DITHER);
+  glDisable(GL_BLEND);
+  glDisable(GL_DEPTH_TEST);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glGenBuffers(1, &unpackPbo_);
+  glGenTextures(1, &dummy_);
+  glBindTexture(GL_TEXTURE_2D, dummy_);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32UI, 1, 1);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  try {
+    vertexShader_ = compile(GL_VERTEX_SHADER, kVertexShader);
+    return selfTest(whyNot);
+  } catch (const std::exception& e) {
+    whyNot = e.what();
+    return false;
+  }
+}
+
+GlBackend::~GlBackend() {
+  // Live textures belong to tensors that may outlive the backend at exit;
+  // the context goes with the process, so only the pool is freed here.
+  releaseUnused();
+}
+
+void GlBackend::destroy(Texture* t) {
+  if (t->fbo) glDeleteFramebuffers(1, &t->fbo);
+  if (t->tex) glDeleteTextures(1, &t->tex);
+  if (boundFbo_ == t->fbo) boundFbo_ = 0;
+  delete t;
+}
+
+void GlBackend::releaseUnused() {
+  for (auto& entry : pool_) destroy(entry.second);
+  pool_.clear();
+  pooledBytes_ = 0;
+}
+
+std::string GlBackend::description() const {
+  return info_.renderer + " (" + info_.version + ", max texture " +
+         std::to_string(info_.maxTextureSize) + ", EXT_color_buffer_float " +
+         (info_.colorBufferFloat ? "yes" : "no") + ")";
+}
+
+// ---- buffers ---------------------------------------------------------------
+
+void* GlBackend::allocate(size_t bytes) {
+  Extent e = extent(bytes);
+  Texture* t = nullptr;
+  auto it = pool_.find({e.width, e.height});
+  if (it != pool_.end()) {
+    t = it->second;
+    pooledBytes_ -= extentBytes(t->extent);
+    pool_.erase(it);
+    ++numPoolHits_;
+  } else {
+    t = new Texture();
+    if (e.texels > 0) {
+      ++numAllocations_;
+      glGenTextures(1, &t->tex);
+      glBindTexture(GL_TEXTURE_2D, t->tex);
+      glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32UI, e.width, e.height);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      GLenum err = glGetError();
+      if (err != GL_NO_ERROR) {
+        glDeleteTextures(1, &t->tex);
+        delete t;
+        fail("gl", "could not allocate a ", e.width, "x", e.height,
+             " RGBA32UI texture (GL error 0x", std::hex, err, ")");
+      }
+    }
+  }
+  t->extent = e;
+  t->bytes = bytes;
+  liveBytes_ += extentBytes(e);
+  return t;
+}
+
+void GlBackend::release(void* handle, size_t) {
+  Texture* t = static_cast<Texture*>(handle);
+  if (!t) return;
+  int64_t size = extentBytes(t->extent);
+  liveBytes_ -= size;
+  if (t->tex && pooledBytes_ + size <= kPoolLimitBytes) {
+    pool_.emplace(std::make_pair(t->extent.width, t->extent.height), t);
+    pooledBytes_ += size;
+    return;
+  }
+  destroy(t);
+}
+
+size_t GlBackend::pooledTextures() const { return pool_.size(); }
+
+void GlBackend::ensureFramebuffer(Texture& t) {
+  if (t.fbo) return;
+  glGenFramebuffers(1, &t.fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t.tex, 0);
+  boundFbo_ = t.fbo;
+  GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  check(status == GL_FRAMEBUFFER_COMPLETE, "gl", "an RGBA32UI framebuffer is incomplete (0x",
+        std::hex, status, ")");
+}
+
+void GlBackend::write(void* handle, const void* src, size_t bytes) {
+  Texture& t = *static_cast<Texture*>(handle);
+  if (bytes == 0 || !t.tex) return;
+  const Extent& e = t.extent;
+  int rows = static_cast<int>((e.texels + e.width - 1) / e.width);
+  // Whole rows go up; the tail past `bytes` in the last row is left undefined.
+  size_t staged = static_cast<size_t>(rows) * e.width * 16;
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpackPbo_);
+  glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(staged), nullptr, GL_STREAM_DRAW);
+  glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes), src);
+  glBindTexture(GL_TEXTURE_2D, t.tex);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT,
+                  nullptr);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void GlBackend::readInto(const Texture& t, void* dst, size_t bytes) {
+  const Extent& e = t.extent;
+  int rows = static_cast<int>((e.texels + e.width - 1) / e.width);
+  std::vector<uint32_t> staged(static_cast<size_t>(rows) * e.width * 4);
+  glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
+  boundFbo_ = t.fbo;
+  glReadPixels(0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, staged.data());
+  std::memcpy(dst, staged.data(), bytes);
+}
+
+void GlBackend::read(void* handle, void* dst, size_t bytes) {
+  Texture& t = *static_cast<Texture*>(handle);
+  if (bytes == 0 || !t.tex) return;
+  ensureFramebuffer(t);
+  readInto(t, dst, bytes);
+}
+
+GlBackend::PendingRead GlBackend::startRead(const Texture& tc) {
+  Texture& t = const_cast<Texture&>(tc);
+  PendingRead r;
+  r.bytes = t.bytes;
+  if (!t.tex || t.bytes == 0) return r;
+  ensureFramebuffer(t);
+  const Extent& e = t.extent;
+  int rows = static_cast<int>((e.texels + e.width - 1) / e.width);
+  glGenBuffers(1, &r.pbo);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, r.pbo);
+  glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(rows) * e.width * 16, nullptr,
+               GL_STREAM_READ);
+  glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
+  boundFbo_ = t.fbo;
+  glReadPixels(0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, nullptr);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  r.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  glFlush();
+  return r;
+}
+
+bool GlBackend::poll(PendingRead& r) {
+  if (!r.fence) return true;
+  GLenum s = glClientWaitSync(r.fence, 0, 0);
+  return s == GL_ALREADY_SIGNALED || s == GL_CONDITION_SATISFIED;
+}
+
+void GlBackend::finishRead(PendingRead& r, void* dst) {
+  if (r.fence) {
+    while (glClientWaitSync(r.fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000) ==
+           GL_TIMEOUT_EXPIRED) {
+    }
+    glDeleteSync(r.fence);
+    r.fence = nullptr;
+  }
+  if (!r.pbo) return;
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, r.pbo);
+  if (dst) {  // null: the read is abandoned
+#ifdef __EMSCRIPTEN__
+    glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), dst);
+#else
+    const void* p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes),
+                                     GL_MAP_READ_BIT);
+    if (p) std::memcpy(dst, p, r.bytes);
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+#endif
+  }
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  glDeleteBuffers(1, &r.pbo);
+  r.pbo = 0;
+}
+
+// ---- programs and draws ------------------------------------------------------
+
+const Program& GlBackend::program(const std::string& source) {
+  auto it = programs_.find(source);
+  if (it != programs_.end()) return it->second;
+  GLuint fs = compile(GL_FRAGMENT_SHADER, source);
+  GLuint p = glCreateProgram();
+  glAttachShader(p, vertexShader_);
+  glAttachShader(p, fs);
+  glLinkProgram(p);
+  glDeleteShader(fs);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetProgramiv(p, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(p, len, nullptr, log.data());
+    glDeleteProgram(p);
+    fail("gl", "program link failed: ", log.c_str());
+  }
+  // Samplers u_in0..u_inN read texture units 0..N, set once here.
+  glUseProgram(p);
+  boundProgram_ = p;
+  for (int k = 0; k < 16; ++k) {
+    GLint loc = glGetUniformLocation(p, ("u_in" + std::to_string(k)).c_str());
+    if (loc >= 0) glUniform1i(loc, k);
+  }
+  return programs_.emplace(source, Program{p}).first->second;
+}
+
+void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
+                     Texture& out) {
+  if (!out.tex) return;
+  ensureFramebuffer(out);
+  if (boundFbo_ != out.fbo) {
+    glBindFramebuffer(GL_FRAMEBUFFER, out.fbo);
+    boundFbo_ = out.fbo;
+  }
+  glViewport(0, 0, out.extent.width, out.extent.height);
+  if (boundProgram_ != program.id) {
+    glUseProgram(program.id);
+    boundProgram_ = program.id;
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(k));
+    glBindTexture(GL_TEXTURE_2D, inputs[k]->tex ? inputs[k]->tex : dummy_);
+  }
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+// ---- probe ---------------------------------------------------------------
+
+bool GlBackend::selfTest(std::string& whyNot) {
+  // Known floats through a float-typed identity and a 64-term sum: llvmpipe and
+  // real GPUs must give them back bit-exact (integers below 2^24 sum exactly).
+  const int n = 64;
+  std::vector<float> values(n);
+  for (int i = 0; i < n; ++i) values[i] = static_cast<float>(i + 1) * (i % 2 ? -0.5f : 0.25f);
+  values[1] = std::numeric_limits<float>::max();
+  values[2] = std::numeric_limits<float>::min();
+  values[3] = -1.0f / 3.0f;
+  std::vector<float> ints(n);
+  for (int i = 0; i < n; ++i) ints[i] = static_cast<float>(i * 1000 + 7);
+  const char* identity = R"(#version 300 es
+precision highp float; precision highp int; precision highp usampler2D;
+uniform usampler2D u_in0;
+out uvec4 o;
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec4 v = uintBitsToFloat(texelFetch(u_in0, p, 0));
+  o = floatBitsToUint(v * 1.0);
+}
+)";
+  const char* sum = R"(#version 300 es
+precision highp float; precision highp int; precision highp usampler2D;
+uniform usampler2D u_in0;
+out uvec4 o;
+void main() {
+  float s = 0.0;
+  for (int t = 0; t < 16; ++t) {
+    vec4 v = uintBitsToFloat(texelFetch(u_in0, ivec2(t & 3, t >> 2), 0));
+    s += v.x + v.y + v.z + v.w;
+  }
+  o = uvec4(floatBitsToUint(s), 0u, 0u, 0u);
+}
+)";
+  Texture* in = static_cast<Texture*>(allocate(n * 4));
+  Texture* out = static_cast<Texture*>(allocate(n * 4));
+  Texture* in2 = static_cast<Texture*>(allocate(n * 4));
+  Texture* out2 = static_cast<Texture*>(allocate(16));
+  bool ok = true;
+  write(in, values.data(), n * 4);
+  draw(program(identity), {in}, *out);
+  std::vector<float> back(n);
+  read(out, back.data(), n * 4);
+  if (std::memcmp(back.data(), values.data(), n * 4) != 0) {
+    whyNot = "precision self-test failed: a float32 identity shader changed values";
+    ok = false;
+  }
+  write(in2, ints.data(), n * 4);
+  draw(program(sum), {in2}, *out2);
+  float total[4] = {0, 0, 0, 0};
+  read(out2, total, 16);
+  double expected = 0;
+  for (float v : ints) expected += v;
+  if (ok && total[0] != static_cast<float>(expected)) {
+    whyNot = "precision self-test failed: a 64-term float32 sum gave " +
+             std::to_string(total[0]) + ", expected " + std::to_string(expected);
+    ok = false;
+  }
+  for (Texture* t : {in, out, in2, out2}) release(t, 0);
+  GLenum err = glGetError();
+  if (ok && err != GL_NO_ERROR) {
+    whyNot = "GL error during the self-test: " + std::to_string(err);
+    ok = false;
+  }
+  return ok;
+}
+
+}  // namespace glint::gl

@@ -1,0 +1,118 @@
+#pragma once
+// GLSL helpers for float math that GLSL ES 3.0 lacks or computes loosely
+// (expm1, log1p, erf; tanh and pow without overflow or undefined cases), and
+// int32 division with the reference's rounding (GLSL leaves negative / and %
+// undefined).
+namespace glint::gl {
+
+inline const char* kMathGlsl = R"(
+float expm1_(float x) {
+  float u = exp(x);
+  if (u == 1.0) return x;
+  if (isinf(u)) return u;
+  float um1 = u - 1.0;
+  if (um1 == -1.0) return -1.0;
+  return um1 * x / log(u);  // Kahan: exact-ish for small |x|
+}
+float log1p_(float x) {
+  float u = 1.0 + x;
+  if (u == 1.0) return x;
+  if (isinf(u)) return u;
+  return log(u) * x / (u - 1.0);
+}
+float tanh_(float x) {
+  if (isnan(x)) return x;
+  float e = expm1_(-2.0 * abs(x));
+  float r = -e / (2.0 + e);
+  return x < 0.0 ? -r : r;
+}
+float sigmoid_(float x) {
+  if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
+  float e = exp(x);
+  return e / (1.0 + e);
+}
+float erf_(float x) {
+  float ax = abs(x);
+  if (ax < 0.5) {  // Taylor series, relative error < 1e-7 here
+    float x2 = x * x;
+    return x * (1.1283791670955126 + x2 * (-0.37612638903183754 + x2 * (0.11283791670955126 +
+           x2 * (-0.026866170645131252 + x2 * (0.005223977625442188 + x2 * -0.0008548327023450852)))));
+  }
+  // Abramowitz & Stegun 7.1.26, absolute error < 1.5e-7.
+  float t = 1.0 / (1.0 + 0.3275911 * ax);
+  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
+                   0.254829592) * t * exp(-ax * ax);
+  return x < 0.0 ? -y : y;
+}
+float pow_(float a, float b) {
+  if (b == 0.0 || a == 1.0) return 1.0;
+  if (isnan(a) || isnan(b)) return NAN;
+  float aa = abs(a);
+  float r;
+  if (aa == 0.0) r = b > 0.0 ? 0.0 : INF;
+  else if (isinf(b)) r = (aa > 1.0) == (b > 0.0) ? INF : 0.0;
+  else r = exp2(b * log2(aa));
+  if (a < 0.0) {
+    if (isinf(b)) return r;
+    if (fract(b) != 0.0) return NAN;
+    if (fract(b * 0.5) != 0.0) r = -r;  // odd integer power
+  }
+  return r;
+}
+// x * y = p + err exactly (Dekker; the 12-bit halves come from bit masks,
+// which no compiler folds away, and their products are exact).
+vec2 twoProd_(float x, float y) {
+  float p = x * y;
+  float xh = uintBitsToFloat(floatBitsToUint(x) & 0xfffff000u), xl = x - xh;
+  float yh = uintBitsToFloat(floatBitsToUint(y) & 0xfffff000u), yl = y - yh;
+  return vec2(p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl);
+}
+// floor(a / b) of the exact quotient: a rounded a / b can land on the next
+// integer (3.0000002 / 1.0000001 -> 3.0); the exact residual corrects it.
+float floorDiv_(float a, float b) {
+  float q = floor(a / b);
+  if (isinf(q) || isnan(q) || abs(q) >= 16777216.0) return q;
+  vec2 pe = twoProd_(q, b);
+  float r = (a - pe.x) - pe.y;
+  if ((b > 0.0 && r < 0.0) || (b < 0.0 && r > 0.0)) q -= 1.0;
+  return q;
+}
+float fmod_(float a, float b) {
+  float r = a - b * trunc(a / b);
+  if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
+  return r;
+}
+uint uabs_(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
+int idivTrunc_(int a, int b) {
+  uint q = uabs_(a) / uabs_(b);
+  return (a < 0) != (b < 0) ? int(0u - q) : int(q);
+}
+int ifloorDiv_(int a, int b) {
+  if (b == 0) return 0;
+  int q = idivTrunc_(a, b);
+  int r = int(uint(a) - uint(q) * uint(b));
+  if (r != 0 && ((a < 0) != (b < 0))) q -= 1;
+  return q;
+}
+int imod_(int a, int b) {
+  if (b == 0 || b == -1) return 0;
+  int r = int(uint(a) - uint(idivTrunc_(a, b)) * uint(b));
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+int ipow_(int a, int b) {
+  if (b < 0) {
+    if (a == 1) return 1;
+    if (a == -1) return (b & 1) == 0 ? 1 : -1;
+    return 0;
+  }
+  uint r = 1u, base = uint(a);
+  for (uint e = uint(b); e > 0u; e >>= 1u) {
+    if ((e & 1u) != 0u) r *= base;
+    base *= base;
+  }
+  return int(r);
+}
+)";
+
+}  // namespace glint::gl

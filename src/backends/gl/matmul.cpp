@@ -1,0 +1,105 @@
+// BatchMatMul. When N % 4 == 0 each fragment computes the 4 outputs of its
+// texel (one row, 4 columns) and, when K % 4 == 0 too, walks K four at a time
+// reading whole texels: 1 texel of A and 4 of B per 16 multiply-adds. Other
+// shapes take a scalar dot product per element.
+#include "src/backends/gl/kernels.h"
+#include "src/backends/gl/math_glsl.h"
+#include "src/backends/gl/shader.h"
+
+namespace glint::gl {
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// GLSL `float act_(float x)` for _FusedMatMul's activation (NaN stays NaN).
+std::string activation(const std::string& name, double alpha) {
+  std::string expr = "x";
+  if (name == "relu") expr = "x > 0.0 ? x : 0.0";
+  else if (name == "relu6") expr = "clamp(x, 0.0, 6.0)";
+  else if (name == "elu") expr = "x > 0.0 ? x : expm1_(x)";
+  else if (name == "leakyrelu") expr = "x > 0.0 ? x : " + floatLit(alpha) + " * x";
+  else if (name == "sigmoid") expr = "sigmoid_(x)";
+  else if (name == "tanh") expr = "tanh_(x)";
+  return std::string(kMathGlsl) + "float act_(float x) { return isnan(x) ? x : " + expr + "; }\n";
+}
+
+/// BatchMatMul, and _FusedMatMul when `fused`: + bias[j] (input 2), then act_.
+void matMul(KernelArgs& args, bool fused) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  Tensor& out = args.outputs[0];
+  bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  const Shape& so = out.shape();
+  int64_t m = so[so.size() - 2], n = so[so.size() - 1];
+  int64_t k = tA ? sa[sa.size() - 2] : sa[sa.size() - 1];
+  Shape batch(so.begin(), so.end() - 2);
+  std::string M = str(m), N = str(n), K = str(k);
+
+  bool bias = fused && args.inputs.size() > 2;
+  std::string s = fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+                        : "float act_(float x) { return x; }\n";
+  s += bias ? "float bias_(int j) { return in2(j); }\n" : "float bias_(int j) { return 0.0; }\n";
+  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
+  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  s += "float A(int base, int i, int p) { return in0(base + " +
+       (tA ? "p * " + M + " + i" : "i * " + K + " + p") + "); }\n";
+  s += "float B(int base, int p, int j) { return in1(base + " +
+       (tB ? "j * " + K + " + p" : "p * " + N + " + j") + "); }\n";
+  s += "vec4 tex0(int e) { return uintBitsToFloat(texel0(e >> 2)); }\n";
+  s += "vec4 tex1(int e) { return uintBitsToFloat(texel1(e >> 2)); }\n";
+
+  if (n % 4 != 0) {
+    s += "float value(int e) {\n  int j = e % " + N + "; int rest = e / " + N + "; int i = rest % " +
+         M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " + str(m * k) +
+         "; int bBase = batchB(bi) * " + str(k * n) +
+         ";\n  float acc = 0.0;\n  for (int p = 0; p < " + K +
+         "; ++p) acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
+    runElementwise(glBackend(args), s, args.inputs, out);
+    return;
+  }
+  const Extent& e = textureOf(out).extent;
+  s += "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " + str(e.shift) +
+       ") | int(gl_FragCoord.x);\n  int e = t * 4;\n  if (e >= " + str(out.size()) +
+       ") { o_texel = uvec4(0u); return; }\n  int j = e % " + N + "; int rest = e / " + N +
+       "; int i = rest % " + M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " +
+       str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) + ";\n  vec4 acc = vec4(0.0);\n";
+  if (k % 4 == 0) {
+    s += "  for (int p = 0; p < " + K + "; p += 4) {\n";
+    s += tA ? "    vec4 av = vec4(A(aBase, i, p), A(aBase, i, p + 1), A(aBase, i, p + 2), "
+              "A(aBase, i, p + 3));\n"
+            : "    vec4 av = tex0(aBase + i * " + K + " + p);\n";
+    if (tB) {
+      s += "    int r = bBase + j * " + K + " + p;\n"
+           "    acc += vec4(dot(av, tex1(r)), dot(av, tex1(r + " + K + ")), dot(av, tex1(r + " +
+           str(2 * k) + ")), dot(av, tex1(r + " + str(3 * k) + ")));\n";
+    } else {
+      s += "    int r = bBase + p * " + N + " + j;\n"
+           "    acc += av.x * tex1(r) + av.y * tex1(r + " + N + ") + av.z * tex1(r + " +
+           str(2 * n) + ") + av.w * tex1(r + " + str(3 * n) + ");\n";
+    }
+    s += "  }\n";
+  } else {
+    s += "  for (int p = 0; p < " + K + "; ++p) {\n    float av = A(aBase, i, p);\n";
+    s += tB ? "    acc += av * vec4(B(bBase, p, j), B(bBase, p, j + 1), B(bBase, p, j + 2), "
+              "B(bBase, p, j + 3));\n"
+            : "    acc += av * tex1(bBase + p * " + N + " + j);\n";
+    s += "  }\n";
+  }
+  if (fused)
+    s += "  acc += vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n"
+         "  acc = vec4(act_(acc.x), act_(acc.y), act_(acc.z), act_(acc.w));\n";
+  s += "  o_texel = floatBitsToUint(acc);\n}\n";
+  runShader(glBackend(args), prelude(args.inputs) + s, args.inputs, out);
+}
+
+}  // namespace
+
+void registerMatMulKernels() {
+  registerKernel("BatchMatMul", "gl", [](KernelArgs& a) { matMul(a, false); });
+  registerKernel("_FusedMatMul", "gl", [](KernelArgs& a) { matMul(a, true); });
+}
+
+}  // namespace glint::gl

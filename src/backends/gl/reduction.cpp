@@ -1,0 +1,204 @@
+// Reductions: each output element walks its window in one fragment; long
+// windows first fold ~sqrt(window) partials in parallel. Float sums use Kahan
+// compensation, so they stay close to the reference's double accumulation;
+// int32 sums and products wrap through uint. Also Softmax and the fused
+// softmax cross-entropy (loss and backprop in one kernel, two draws).
+#include <algorithm>
+
+#include "src/backends/gl/kernels.h"
+#include "src/backends/gl/shader.h"
+
+namespace glint::gl {
+
+namespace {
+
+/// `int name(int r)`: the input offset of element r of a window, the window
+/// being `dims` (sizes) at `strides`, row-major.
+std::string offsetFn(const std::string& name, const Shape& dims,
+                     const std::vector<int64_t>& strides) {
+  std::string s = "int " + name + "(int r) { int off = 0; int q;";
+  std::vector<int64_t> own = stridesOf(dims);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::string st = std::to_string(strides[d]);
+    if (d + 1 == dims.size()) {
+      s += " off += r * " + st + ";";
+    } else {
+      std::string os = std::to_string(own[d]);
+      s += " q = r / " + os + "; r -= q * " + os + "; off += q * " + st + ";";
+    }
+  }
+  return s + " return off; }\n";
+}
+
+/// Shader pieces for folding the window of each output element:
+/// `init` (acc's start), `step` (acc from acc and v), `result` (from acc).
+struct Fold {
+  std::string accType, init, step, result;
+};
+
+// Windows at least this long reduce in two passes: ~sqrt(window) partials per
+// output first, in parallel, then the partials (a tree of depth 2).
+constexpr int64_t kTwoPassWindow = 4096;
+
+/// value(o) folding elements [lo, hi) of output o's window, read through
+/// `fetch` (a GLSL expression of the window position r).
+std::string foldBody(const Fold& f, const std::string& outType, const std::string& inType,
+                     const std::string& setup, const std::string& lo, const std::string& hi,
+                     const std::string& fetch) {
+  return outType + " value(int o) {\n  " + setup + "\n  " + f.accType + " acc = " + f.init +
+         ";\n  for (int r = " + lo + "; r < " + hi + "; ++r) {\n    " + inType + " v = " + fetch +
+         ";\n    " + f.step + "\n  }\n  return " + f.result + ";\n}\n";
+}
+
+void reduce(KernelArgs& a, const Fold& f) {
+  const Tensor& x = a.inputs[0];
+  Tensor& out = a.outputs[0];
+  const Shape& shape = x.shape();
+  std::vector<int64_t> axes = a.attrs.ints("axes");
+  std::vector<int64_t> strides = stridesOf(shape);
+  Shape kept, reduced;
+  std::vector<int64_t> keptStrides, reducedStrides;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    bool r = std::find(axes.begin(), axes.end(), d) != axes.end();
+    (r ? reduced : kept).push_back(shape[d]);
+    (r ? reducedStrides : keptStrides).push_back(strides[d]);
+  }
+  int64_t window = shapeSize(reduced);
+  std::string t = glslType(x.dtype());
+  std::string outType = glslType(out.dtype());
+  std::string index = offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
+  GlBackend& gl = glBackend(a);
+  if (window < kTwoPassWindow) {
+    runElementwise(gl, index + foldBody(f, outType, t, "int base = baseOf(o);", "0",
+                                        std::to_string(window), "in0(base + offOf(r))"),
+                   a.inputs, out);
+    return;
+  }
+  // Pass 1: partial p of output o folds window positions [p * len, (p+1) * len).
+  int64_t parts = 1;
+  while (parts * parts < window) ++parts;
+  int64_t len = (window + parts - 1) / parts;
+  std::string P = std::to_string(parts), L = std::to_string(len), R = std::to_string(window);
+  int64_t count = out.size() * parts;
+  size_t bytes = static_cast<size_t>(count) * byteSize(out.dtype());
+  Texture* partial = static_cast<Texture*>(gl.allocate(bytes));
+  try {
+    runElementwise(gl,
+                   index + foldBody(f, outType, t,
+                                    "int p = o % " + P + "; int base = baseOf(o / " + P + ");",
+                                    "p * " + L, "min(" + R + ", p * " + L + " + " + L + ")",
+                                    "in0(base + offOf(r))"),
+                   operands(a.inputs), *partial, out.dtype(), count);
+    // Pass 2 folds an output's partials, which already hold that fold.
+    runElementwise(gl, foldBody(f, outType, outType, "", "o * " + P, "o * " + P + " + " + P, "in0(r)"),
+                   {Operand{partial, out.dtype()}}, textureOf(out), out.dtype(), out.size());
+  } catch (...) {
+    gl.release(partial, bytes);
+    throw;
+  }
+  gl.release(partial, bytes);
+}
+
+Fold sumFold(DType d) {
+  if (d == DType::int32) return {"uint", "0u", "acc += uint(v);", "int(acc)"};
+  // Kahan: c carries the low-order bits lost by each addition.
+  return {"vec2", "vec2(0.0)",
+          "float y = v - acc.y; float s = acc.x + y; acc.y = (s - acc.x) - y; acc.x = s;",
+          "acc.x"};
+}
+
+Fold prodFold(DType d) {
+  if (d == DType::int32) return {"uint", "1u", "acc *= uint(v);", "int(acc)"};
+  return {"float", "1.0", "acc *= v;", "acc"};
+}
+
+Fold extremeFold(DType d, bool isMax) {
+  std::string cmp = isMax ? ">" : "<";
+  if (d == DType::int32)
+    return {"int", isMax ? "-2147483647 - 1" : "2147483647",
+            "if (v " + cmp + " acc) acc = v;", "acc"};
+  // NaN wins (it propagates), as in the reference.
+  return {"float", isMax ? "-INF" : "INF", "if (isnan(v) || v " + cmp + " acc) acc = v;", "acc"};
+}
+
+/// x seen as [outer, len, inner] around `axis`.
+struct AxisPlan {
+  int64_t outer = 1, len = 1, inner = 1;
+  AxisPlan(const Shape& shape, int64_t axis) {
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
+  }
+  /// GLSL: `int base` of output/row element o (o indexes [outer, inner]).
+  std::string base(const std::string& o) const {
+    std::string in = std::to_string(inner);
+    return "int base = (" + o + " / " + in + ") * " + std::to_string(len * inner) + " + " + o +
+           " % " + in + ";";
+  }
+};
+
+void argKernel(KernelArgs& a, const std::string& cmp) {
+  const Tensor& x = a.inputs[0];
+  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  std::string t = glslType(x.dtype());
+  std::string in = std::to_string(p.inner);
+  // Strictly better only, so ties keep the first and NaN never takes over
+  // (spelled out: llvmpipe folds a NaN compare into its negation).
+  std::string nanGuard = x.dtype() == DType::float32 ? " && !isnan(v) && !isnan(bv)" : "";
+  std::string s = "int value(int o) {\n  " + p.base("o") + "\n  int best = 0;\n  " + t +
+                  " bv = in0(base);\n  for (int i = 1; i < " + std::to_string(p.len) +
+                  "; ++i) {\n    " + t + " v = in0(base + i * " + in + ");\n    if (v " + cmp +
+                  " bv" + nanGuard + ") { bv = v; best = i; }\n  }\n  return best;\n}\n";
+  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+void softmaxKernel(KernelArgs& a) {
+  const Tensor& x = a.inputs[0];
+  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  std::string in = std::to_string(p.inner), len = std::to_string(p.len);
+  // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
+  std::string s = "float value(int o) {\n  int row = (o / " + std::to_string(p.len * p.inner) +
+                  ") * " + in + " + o % " + in + ";\n  " + p.base("row") +
+                  "\n  float m = -INF;\n  for (int i = 0; i < " + len +
+                  "; ++i) m = max(m, in0(base + i * " + in +
+                  "));\n  vec2 acc = vec2(0.0);\n  for (int i = 0; i < " + len +
+                  "; ++i) {\n    float y = exp(in0(base + i * " + in +
+                  ") - m) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; acc.x = t;\n  }\n"
+                  "  return exp(in0(o) - m) / acc.x;\n}\n";
+  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+/// (labels, logits) [rows, classes] -> loss [rows], backprop [rows, classes]:
+/// loss = -sum(y * logp), backprop = softmax(x) * sum(y) - y.
+void softmaxCrossEntropyKernel(KernelArgs& a) {
+  std::string C = std::to_string(a.inputs[1].shape()[1]);
+  std::string row =
+      "float mx = -INF;\n  for (int j = 0; j < " + C + "; ++j) mx = max(mx, in1(base + j));\n"
+      "  float total = 0.0, labelSum = 0.0;\n  for (int j = 0; j < " + C +
+      "; ++j) { total += exp(in1(base + j) - mx); labelSum += in0(base + j); }\n"
+      "  float logTotal = log(total);\n";
+  std::string loss = "float value(int r) {\n  int base = r * " + C + ";\n  " + row +
+                     "  float l = 0.0;\n  for (int j = 0; j < " + C +
+                     "; ++j) l -= in0(base + j) * (in1(base + j) - mx - logTotal);\n  return l;\n}\n";
+  std::string backprop = "float value(int e) {\n  int base = (e / " + C + ") * " + C + ";\n  " +
+                         row + "  return exp(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
+  runElementwise(glBackend(a), loss, a.inputs, a.outputs[0]);
+  runElementwise(glBackend(a), backprop, a.inputs, a.outputs[1]);
+}
+
+}  // namespace
+
+void registerReductionKernels() {
+  auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); };
+  reg("Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
+  reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
+  reg("Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
+  reg("Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
+  reg("Any", [](KernelArgs& a) { reduce(a, {"bool", "false", "acc = acc || v;", "acc"}); });
+  reg("All", [](KernelArgs& a) { reduce(a, {"bool", "true", "acc = acc && v;", "acc"}); });
+  reg("ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
+  reg("ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
+  reg("Softmax", softmaxKernel);
+  reg("SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
+}
+
+}  // namespace glint::gl

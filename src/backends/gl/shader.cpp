@@ -1,0 +1,193 @@
+#include "src/backends/gl/shader.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace glint::gl {
+
+const char* glslType(DType dtype) {
+  switch (dtype) {
+    case DType::float32: return "float";
+    case DType::int32: return "int";
+    case DType::boolean: return "bool";
+  }
+  return "float";
+}
+
+std::string floatLit(double v) {
+  float f = static_cast<float>(v);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "uintBitsToFloat(0x%08xu)", bits);
+  return buf;
+}
+
+const char* zeroOf(DType dtype) {
+  switch (dtype) {
+    case DType::float32: return "0.0";
+    case DType::int32: return "0";
+    case DType::boolean: return "false";
+  }
+  return "0.0";
+}
+
+std::vector<Operand> operands(const std::vector<Tensor>& tensors) {
+  std::vector<Operand> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(Operand{&textureOf(t), t.dtype()});
+  return out;
+}
+
+std::string prelude(const std::vector<Tensor>& inputs) { return prelude(operands(inputs)); }
+
+std::string prelude(const std::vector<Operand>& inputs) {
+  std::string s =
+      "#version 300 es\n"
+      "precision highp float;\nprecision highp int;\nprecision highp usampler2D;\n"
+      "const float INF = uintBitsToFloat(0x7f800000u);\n"
+      "const float NAN = uintBitsToFloat(0x7fc00000u);\n"
+      "uint toBits(float v) { return floatBitsToUint(v); }\n"
+      "uint toBits(int v) { return uint(v); }\n";
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    std::string n = std::to_string(k);
+    const Extent& e = inputs[k].texture->extent;
+    int mask = e.width > 0 ? e.width - 1 : 0;
+    s += "uniform usampler2D u_in" + n + ";\n";
+    s += "uvec4 texel" + n + "(int t) { return texelFetch(u_in" + n + ", ivec2(t & " +
+         std::to_string(mask) + ", t >> " + std::to_string(e.shift) + "), 0); }\n";
+    s += "uint word" + n + "(int w) { return texel" + n + "(w >> 2)[w & 3]; }\n";
+    switch (inputs[k].dtype) {
+      case DType::float32:
+        s += "float in" + n + "(int i) { return uintBitsToFloat(word" + n + "(i)); }\n";
+        break;
+      case DType::int32:
+        s += "int in" + n + "(int i) { return int(word" + n + "(i)); }\n";
+        break;
+      case DType::boolean:
+        s += "bool in" + n + "(int i) { return ((word" + n +
+             "(i >> 2) >> uint((i & 3) << 3)) & 0xffu) != 0u; }\n";
+        break;
+    }
+  }
+  return s;
+}
+
+std::string broadcastIndex(const std::string& name, const Shape& in, const Shape& out) {
+  std::string s = "int " + name + "(int i) {";
+  if (shapeSize(in) <= 1) return s + " return 0; }\n";
+  if (in == out) return s + " return i; }\n";
+  std::vector<int64_t> outStrides = stridesOf(out);
+  std::vector<int64_t> inStrides = stridesOf(in);
+  size_t lead = out.size() - in.size();
+  s += " int r = 0; int q;";
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t stride = d >= lead && in[d - lead] != 1 ? inStrides[d - lead] : 0;
+    std::string os = std::to_string(outStrides[d]);
+    if (d + 1 == out.size()) {
+      if (stride) s += " r += i * " + std::to_string(stride) + ";";
+    } else {
+      s += " q = i / " + os + "; i -= q * " + os + ";";
+      if (stride) s += " r += q * " + std::to_string(stride) + ";";
+    }
+  }
+  return s + " return r; }\n";
+}
+
+std::string coords(const Shape& shape, const std::string& flat, const std::string& prefix) {
+  std::string s;
+  std::vector<int64_t> strides = stridesOf(shape);
+  std::string rest = prefix + "_rest";
+  s += "int " + rest + " = " + flat + ";";
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::string c = prefix + std::to_string(d);
+    if (d + 1 == shape.size()) {
+      s += " int " + c + " = " + rest + ";";
+    } else {
+      std::string st = std::to_string(strides[d]);
+      s += " int " + c + " = " + rest + " / " + st + "; " + rest + " -= " + c + " * " + st + ";";
+    }
+  }
+  return s + "\n";
+}
+
+std::string elementMain(const Tensor& out) {
+  return elementMain(textureOf(out), out.dtype(), out.size());
+}
+
+std::string elementMain(const Texture& out, DType dtype, int64_t count) {
+  const Extent& e = out.extent;
+  std::string n = std::to_string(count);
+  std::string s = "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
+                  std::to_string(e.shift) + ") | int(gl_FragCoord.x);\n  uvec4 r = uvec4(0u);\n";
+  if (dtype == DType::boolean) {
+    s += "  for (int c = 0; c < 16; ++c) {\n    int i = t * 16 + c;\n"
+         "    if (i < " + n + " && value(i)) r[c >> 2] |= 1u << uint((c & 3) << 3);\n  }\n";
+  } else {
+    s += "  for (int c = 0; c < 4; ++c) {\n    int i = t * 4 + c;\n"
+         "    if (i < " + n + ") r[c] = toBits(value(i));\n  }\n";
+  }
+  return s + "  o_texel = r;\n}\n";
+}
+
+void runShader(GlBackend& gl, const std::string& source, const std::vector<Tensor>& inputs,
+               Tensor& out) {
+  if (!textureOf(out).tex) return;
+  std::vector<const Texture*> textures;
+  textures.reserve(inputs.size());
+  for (const Tensor& t : inputs) textures.push_back(&textureOf(t));
+  gl.draw(gl.program(source), textures, textureOf(out));
+}
+
+void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
+                    Texture& out, DType dtype, int64_t n) {
+  if (n == 0 || !out.tex) return;
+  std::vector<const Texture*> textures;
+  for (const Operand& o : inputs) textures.push_back(o.texture);
+  gl.draw(gl.program(prelude(inputs) + body + elementMain(out, dtype, n)), textures, out);
+}
+
+void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
+                    Tensor& out) {
+  if (out.size() == 0) return;
+  runShader(gl, prelude(inputs) + body + elementMain(out), inputs, out);
+}
+
+}  // namespace glint::gl
+
+namespace glint::gl {
+
+void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
+                Tensor& out) {
+  if (out.size() == 0) return;
+  std::vector<bool> aligned;
+  bool any = false;
+  for (const Tensor& t : inputs) {
+    aligned.push_back(t.shape() == out.shape() && byteSize(t.dtype()) == byteSize(out.dtype()));
+    any = any || aligned.back();
+  }
+  if (!any) return runElementwise(gl, body, inputs, out);
+  // Aligned inputs read element i from this fragment's texel, fetched once
+  // into pre<k> (their texel t holds exactly the elements of out's texel t).
+  std::string s = prelude(inputs);
+  std::string fetches;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!aligned[k]) continue;
+    std::string n = std::to_string(k);
+    s += "uvec4 pre" + n + ";\n";
+    fetches += "  pre" + n + " = texel" + n + "(t);\n";
+    std::string word = out.dtype() == DType::boolean ? "((pre" + n + "[((i) >> 2) & 3] >> uint(((i) & 3) << 3)) & 0xffu)"
+                                                     : "pre" + n + "[(i) & 3]";
+    switch (inputs[k].dtype()) {
+      case DType::float32: s += "#define in" + n + "(i) uintBitsToFloat(" + word + ")\n"; break;
+      case DType::int32: s += "#define in" + n + "(i) int(" + word + ")\n"; break;
+      case DType::boolean: s += "#define in" + n + "(i) (" + word + " != 0u)\n"; break;
+    }
+  }
+  std::string main = elementMain(out);
+  std::string anchor = "uvec4 r = uvec4(0u);\n";
+  main.replace(main.find(anchor), anchor.size(), anchor + fetches);
+  runShader(gl, s + body + main, inputs, out);
+}
+
+}  // namespace glint::gl

@@ -1,0 +1,57 @@
+#pragma once
+// A small GLSL builder: the common prelude (typed fetch of element i of each
+// input, index helpers) so that each kernel is a few lines of GLSL.
+//
+// A kernel's body defines `T value(int i)`: output element i (flat, row-major)
+// of GLSL type T (float, int or bool for float32, int32, bool outputs), reading
+// inputs through `in0(j)`, `in1(j)`... (element j of input k, typed by its
+// dtype). elementMain() writes the texel each fragment owns (4 elements, or 16
+// bools) from value().
+#include <string>
+#include <vector>
+
+#include "glint/backend.h"
+#include "src/backends/gl/gl_backend.h"
+
+namespace glint::gl {
+
+/// "float", "int" or "bool".
+const char* glslType(DType dtype);
+/// An exact float32 constant (bit pattern), valid for inf and NaN too.
+std::string floatLit(double v);
+/// A shader input: a texture read as elements of `dtype`.
+struct Operand {
+  const Texture* texture;
+  DType dtype;
+};
+std::vector<Operand> operands(const std::vector<Tensor>& tensors);
+/// Header, samplers, and in<k>(j) / word<k>(w) / texel<k>(t) for every input.
+std::string prelude(const std::vector<Operand>& inputs);
+std::string prelude(const std::vector<Tensor>& inputs);
+/// `int name(int i)`: the flat index in `in` of output element i, `in`
+/// broadcast (NumPy rules) to `out`.
+std::string broadcastIndex(const std::string& name, const Shape& in, const Shape& out);
+/// Statements declaring `int <prefix>0..` = the coordinates of flat index
+/// `flat` in `shape` (nothing for a scalar).
+std::string coords(const Shape& shape, const std::string& flat, const std::string& prefix);
+/// main(): fills this fragment's texel of `out` (n elements of dtype) from value(i).
+std::string elementMain(const Texture& out, DType dtype, int64_t n);
+std::string elementMain(const Tensor& out);
+/// The zero of a dtype as a GLSL literal ("0.0", "0", "false").
+const char* zeroOf(DType dtype);
+/// Compiles (once) and draws prelude + body + elementMain into `out`.
+void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
+                    Tensor& out);
+/// The same for element-wise kernels whose value(i) reads only element i of
+/// each input: inputs of out's shape and element size are fetched once per
+/// texel (one texelFetch for 4 floats instead of four).
+void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
+                Tensor& out);
+/// Raw form: operands in, `n` elements of `dtype` out.
+void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
+                    Texture& out, DType dtype, int64_t n);
+/// Draws a complete fragment shader source into `out`.
+void runShader(GlBackend& gl, const std::string& source, const std::vector<Tensor>& inputs,
+               Tensor& out);
+
+}  // namespace glint::gl

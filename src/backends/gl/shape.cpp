@@ -1,0 +1,216 @@
+// Shape and indexing kernels: each output element finds the one input element
+// it copies (or a fill value) from its coordinates.
+#include <algorithm>
+
+#include "src/backends/gl/kernels.h"
+#include "src/backends/gl/shader.h"
+
+namespace glint::gl {
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); }
+
+/// value(i) that declares c0.. (output coordinates) and returns `expr`.
+std::string byCoords(const Tensor& out, const std::string& stmts, const std::string& expr) {
+  return std::string(glslType(out.dtype())) + " value(int i) {\n  " +
+         coords(out.shape(), "i", "c") + "  " + stmts + "\n  return " + expr + ";\n}\n";
+}
+
+/// A typed GLSL literal for a fill value.
+std::string literal(DType dtype, double v) {
+  switch (dtype) {
+    case DType::float32: return floatLit(v);
+    case DType::int32: return "int(" + str(static_cast<int64_t>(v)) + ")";
+    case DType::boolean: return v != 0 ? "true" : "false";
+  }
+  return "0";
+}
+
+void transposeKernel(KernelArgs& a) {
+  const auto& perm = a.attrs.ints("perm");
+  std::vector<int64_t> xs = stridesOf(a.inputs[0].shape());
+  std::string off = "0";
+  for (size_t d = 0; d < perm.size(); ++d) off += " + c" + str(d) + " * " + str(xs[perm[d]]);
+  runElementwise(glBackend(a), byCoords(a.outputs[0], "", "in0(" + off + ")"), a.inputs,
+                 a.outputs[0]);
+}
+
+void stridedSliceKernel(KernelArgs& a) {
+  const auto& begin = a.attrs.ints("begin");
+  const auto& strides = a.attrs.ints("strides");
+  std::vector<int64_t> xs = stridesOf(a.inputs[0].shape());
+  std::string off = "0";
+  for (size_t d = 0; d < begin.size(); ++d)
+    off += " + (" + str(begin[d]) + " + c" + str(d) + " * " + str(strides[d]) + ") * " + str(xs[d]);
+  runElementwise(glBackend(a), byCoords(a.outputs[0], "", "in0(" + off + ")"), a.inputs,
+                 a.outputs[0]);
+}
+
+/// Zeros of the input shape, dy where the slice read: coordinate c came from
+/// dy index (c - begin) / stride when that divides exactly and is in range.
+void stridedSliceGradKernel(KernelArgs& a) {
+  const Tensor& dy = a.inputs[0];
+  const auto& begin = a.attrs.ints("begin");
+  const auto& strides = a.attrs.ints("strides");
+  std::vector<int64_t> ds = stridesOf(dy.shape());
+  std::string stmts = "int off = 0; int q;";
+  for (size_t d = 0; d < begin.size(); ++d) {
+    std::string c = "c" + str(d);
+    int64_t st = strides[d];
+    // Distances measured along the stride's direction stay non-negative.
+    std::string delta = st > 0 ? "(" + c + " - " + str(begin[d]) + ")"
+                               : "(" + str(begin[d]) + " - " + c + ")";
+    std::string as = str(st > 0 ? st : -st);
+    stmts += " if (" + delta + " < 0 || " + delta + " % " + as + " != 0) return " +
+             zeroOf(dy.dtype()) + "; q = " + delta + " / " + as + "; if (q >= " +
+             str(dy.shape()[d]) + ") return " + zeroOf(dy.dtype()) + "; off += q * " +
+             str(ds[d]) + ";";
+  }
+  runElementwise(glBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
+}
+
+void padKernel(KernelArgs& a) {
+  const Tensor& x = a.inputs[0];
+  const auto& paddings = a.attrs.ints("paddings");
+  std::string fill = literal(x.dtype(), a.attrs.f("constantValue"));
+  std::vector<int64_t> xs = stridesOf(x.shape());
+  std::string stmts = "int off = 0; int p;";
+  for (int d = 0; d < x.rank(); ++d)
+    stmts += " p = c" + str(d) + " - " + str(paddings[2 * d]) + "; if (p < 0 || p >= " +
+             str(x.shape()[d]) + ") return " + fill + "; off += p * " + str(xs[d]) + ";";
+  runElementwise(glBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
+}
+
+void tileKernel(KernelArgs& a) {
+  const Shape& xShape = a.inputs[0].shape();
+  std::vector<int64_t> xs = stridesOf(xShape);
+  std::string off = "0";
+  for (size_t d = 0; d < xShape.size(); ++d)
+    off += " + (c" + str(d) + " % " + str(xShape[d]) + ") * " + str(xs[d]);
+  runElementwise(glBackend(a), byCoords(a.outputs[0], "", "in0(" + off + ")"), a.inputs,
+                 a.outputs[0]);
+}
+
+/// x as [outer, n, inner], out as [outer, m, inner]; out-of-range indices give 0.
+void gatherKernel(KernelArgs& a) {
+  const Tensor& x = a.inputs[0];
+  int axis = static_cast<int>(a.attrs.i("axis"));
+  int64_t m = a.inputs[1].size(), n = x.shape()[axis], inner = 1;
+  for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  std::string t = glslType(x.dtype());
+  std::string s = t + " value(int e) {\n  int k = e % " + str(inner) + "; int j = (e / " +
+                  str(inner) + ") % " + str(m) + "; int o = e / " + str(m * inner) +
+                  ";\n  int row = in1(j);\n  if (row < 0 || row >= " + str(n) + ") return " +
+                  zeroOf(x.dtype()) + ";\n  return in0((o * " + str(n) + " + row) * " + str(inner) +
+                  " + k);\n}\n";
+  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+/// out[s, k] sums the rows j of x whose id is s (Kahan-compensated for floats).
+void unsortedSegmentSumKernel(KernelArgs& a) {
+  const Tensor& x = a.inputs[0];
+  int64_t segments = a.attrs.i("numSegments");
+  int64_t inner = segments == 0 ? 0 : a.outputs[0].size() / segments;
+  int64_t ids = a.inputs[1].size();
+  bool isFloat = x.dtype() == DType::float32;
+  std::string s = std::string(glslType(x.dtype())) + " value(int e) {\n  int seg = e / " +
+                  str(inner) + "; int k = e % " + str(inner) + ";\n  " +
+                  (isFloat ? "vec2 acc = vec2(0.0);" : "uint acc = 0u;") +
+                  "\n  for (int j = 0; j < " + str(ids) + "; ++j) {\n    if (in1(j) != seg) continue;\n    " +
+                  (isFloat ? "float y = in0(j * " + str(inner) +
+                                 " + k) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; "
+                                 "acc.x = t;"
+                           : "acc += uint(in0(j * " + str(inner) + " + k));") +
+                  "\n  }\n  return " + (isFloat ? "acc.x" : "int(acc)") + ";\n}\n";
+  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+void oneHotKernel(KernelArgs& a) {
+  int64_t depth = a.attrs.i("depth");
+  std::string s = "float value(int e) { return in0(e / " + str(depth) + ") == e % " + str(depth) +
+                  " ? " + floatLit(a.attrs.f("onValue")) + " : " + floatLit(a.attrs.f("offValue")) +
+                  "; }\n";
+  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+}
+
+// Inputs per draw: the texture units GLES 3.0 guarantees (16), one kept for
+// the previous draw's result when a concat needs several draws.
+constexpr size_t kConcatPerDraw = 15;
+
+/// Output row r (the dimensions before `axis`) is the inputs' rows in turn.
+/// Many inputs: draws of up to 15, each copying the rest from the last result.
+void concatKernel(KernelArgs& a) {
+  GlBackend& gl = glBackend(a);
+  Tensor& out = a.outputs[0];
+  int axis = static_cast<int>(a.attrs.i("axis"));
+  int64_t rows = 1;
+  for (int d = 0; d < axis; ++d) rows *= out.shape()[d];
+  int64_t outRow = rows == 0 ? 0 : out.size() / rows;
+  std::vector<int64_t> starts;  // each input's first column within an output row
+  int64_t col = 0;
+  for (const Tensor& x : a.inputs) {
+    starts.push_back(col);
+    col += rows == 0 ? 0 : x.size() / rows;
+  }
+  Texture* previous = nullptr;
+  size_t bytes = static_cast<size_t>(out.size()) * byteSize(out.dtype());
+  for (size_t first = 0; first < a.inputs.size(); first += kConcatPerDraw) {
+    size_t last = std::min(a.inputs.size(), first + kConcatPerDraw);
+    bool final = last == a.inputs.size();
+    std::vector<Operand> ops;
+    std::string s = std::string(glslType(out.dtype())) + " value(int e) {\n  int r = e / " +
+                    str(outRow) + "; int c = e % " + str(outRow) + ";\n";
+    for (size_t k = first; k < last; ++k) {
+      int64_t width = rows == 0 ? 0 : a.inputs[k].size() / rows;
+      if (width == 0) continue;
+      std::string slot = str(static_cast<int64_t>(ops.size()));
+      s += "  if (c >= " + str(starts[k]) + " && c < " + str(starts[k] + width) + ") return in" +
+           slot + "(r * " + str(width) + " + c - " + str(starts[k]) + ");\n";
+      ops.push_back(Operand{&textureOf(a.inputs[k]), a.inputs[k].dtype()});
+    }
+    if (previous) {
+      s += "  return in" + str(static_cast<int64_t>(ops.size())) + "(e);\n}\n";
+      ops.push_back(Operand{previous, out.dtype()});
+    } else {
+      s += "  return " + std::string(zeroOf(out.dtype())) + ";\n}\n";
+    }
+    Texture* target = final ? &textureOf(out) : static_cast<Texture*>(gl.allocate(bytes));
+    runElementwise(gl, s, ops, *target, out.dtype(), out.size());
+    if (previous) gl.release(previous, bytes);
+    previous = final ? nullptr : target;
+  }
+}
+
+/// x as [outer, n, inner]; output k is x[:, k, :].
+void unpackKernel(KernelArgs& a) {
+  const Tensor& x = a.inputs[0];
+  int axis = static_cast<int>(a.attrs.i("axis"));
+  int64_t n = x.shape()[axis], inner = 1;
+  for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  std::string t = glslType(x.dtype());
+  for (int64_t k = 0; k < n; ++k) {
+    std::string s = t + " value(int e) { return in0(((e / " + str(inner) + ") * " + str(n) +
+                    " + " + str(k) + ") * " + str(inner) + " + e % " + str(inner) + "); }\n";
+    runElementwise(glBackend(a), s, a.inputs, a.outputs[static_cast<size_t>(k)]);
+  }
+}
+
+}  // namespace
+
+void registerShapeKernels() {
+  reg("Transpose", transposeKernel);
+  reg("Concat", concatKernel);
+  reg("StridedSlice", stridedSliceKernel);
+  reg("StridedSliceGrad", stridedSliceGradKernel);
+  reg("PadV2", padKernel);
+  reg("Tile", tileKernel);
+  reg("GatherV2", gatherKernel);
+  reg("UnsortedSegmentSum", unsortedSegmentSumKernel);
+  reg("OneHot", oneHotKernel);
+  reg("Unpack", unpackKernel);
+}
+
+}  // namespace glint::gl

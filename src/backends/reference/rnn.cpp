@@ -1,0 +1,224 @@
+// Recurrent-cell kernels (LSTMCell, GRUCell, GRUResetState and their Grad
+// kernels) and Unpack, as plain loops in double: the oracle of the fused cpu
+// kernels. The cell equations are in include/glint/rnn_ops.h; the backward
+// kernels recompute the gates from the forward inputs.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "src/backends/reference/kernels.h"
+#include "src/backends/reference/loops.h"
+
+namespace glint::reference {
+
+namespace {
+
+/// A cell activation by its canonical name, and its derivative.
+class Activation {
+ public:
+  explicit Activation(const std::string& name)
+      : kind_(name == "sigmoid" ? kSigmoid : name == "hardSigmoid" ? kHardSigmoid : kTanh) {}
+
+  double operator()(double x) const {
+    switch (kind_) {
+      case kSigmoid: return 1.0 / (1.0 + std::exp(-x));
+      case kHardSigmoid: return std::clamp(kSlope * x + 0.5, 0.0, 1.0);
+      case kTanh: break;
+    }
+    return std::tanh(x);
+  }
+
+  /// d act(x) / dx, given y = act(x). hardSigmoid's ends count as inside, as
+  /// the gradient of clipByValue does.
+  double derivative(double x, double y) const {
+    switch (kind_) {
+      case kSigmoid: return y * (1.0 - y);
+      case kHardSigmoid: {
+        double p = kSlope * x + 0.5;
+        return p >= 0.0 && p <= 1.0 ? kSlope : 0.0;
+      }
+      case kTanh: break;
+    }
+    return 1.0 - y * y;
+  }
+
+ private:
+  static constexpr double kSlope = static_cast<double>(0.2f);  // TF.js's float32 0.2
+  enum Kind { kSigmoid, kHardSigmoid, kTanh } kind_;
+};
+
+struct Cell {
+  Activation ract, act;
+  int64_t batch, units;
+  explicit Cell(const KernelArgs& args)
+      : ract(args.attrs.s("recurrentActivation")),
+        act(args.attrs.s("activation")),
+        batch(args.inputs[0].shape()[0]),
+        units(args.inputs.back().shape()[1]) {}
+};
+
+const float* in(const KernelArgs& args, size_t i) { return hostData<float>(args.inputs[i]); }
+float* out(const KernelArgs& args, size_t i) { return hostData<float>(args.outputs[i]); }
+
+/// inputs xz, hz [b, 4u], cPrev [b, u]; outputs h, c.
+void lstmCellKernel(KernelArgs& args) {
+  Cell cell(args);
+  const int64_t u = cell.units, g = 4 * u;
+  const float *xz = in(args, 0), *hz = in(args, 1), *cPrev = in(args, 2);
+  float *h = out(args, 0), *c = out(args, 1);
+  for (int64_t n = 0; n < cell.batch; ++n)
+    for (int64_t j = 0; j < u; ++j) {
+      auto z = [&](int gate) {
+        return double(xz[n * g + gate * u + j]) + hz[n * g + gate * u + j];
+      };
+      double i = cell.ract(z(0)), f = cell.ract(z(1)), cc = cell.act(z(2)), o = cell.ract(z(3));
+      float cNew = static_cast<float>(f * cPrev[n * u + j] + i * cc);
+      c[n * u + j] = cNew;
+      h[n * u + j] = static_cast<float>(o * cell.act(cNew));
+    }
+}
+
+/// inputs xz, hz, cPrev, c, dh, dc; outputs dz [b, 4u], dcPrev.
+void lstmCellGradKernel(KernelArgs& args) {
+  Cell cell(args);
+  const int64_t u = cell.units, g = 4 * u;
+  const float *xz = in(args, 0), *hz = in(args, 1), *cPrev = in(args, 2), *c = in(args, 3);
+  const float *dh = in(args, 4), *dc = in(args, 5);
+  float *dz = out(args, 0), *dcPrev = out(args, 1);
+  for (int64_t n = 0; n < cell.batch; ++n)
+    for (int64_t j = 0; j < u; ++j) {
+      const int64_t s = n * u + j;
+      double z[4], a[4];
+      for (int gate = 0; gate < 4; ++gate) {
+        z[gate] = double(xz[n * g + gate * u + j]) + hz[n * g + gate * u + j];
+        a[gate] = gate == 2 ? cell.act(z[gate]) : cell.ract(z[gate]);
+      }
+      double tc = cell.act(c[s]);
+      double dct = dc[s] + dh[s] * a[3] * cell.act.derivative(c[s], tc);
+      float* d = dz + n * g + j;
+      d[0] = static_cast<float>(dct * a[2] * cell.ract.derivative(z[0], a[0]));
+      d[u] = static_cast<float>(dct * cPrev[s] * cell.ract.derivative(z[1], a[1]));
+      d[2 * u] = static_cast<float>(dct * a[0] * cell.act.derivative(z[2], a[2]));
+      d[3 * u] = static_cast<float>(dh[s] * tc * cell.ract.derivative(z[3], a[3]));
+      dcPrev[s] = static_cast<float>(dct * a[1]);
+    }
+}
+
+/// The GRU gates of one unit: pre-activations and values of z, r and the candidate.
+struct GruUnit {
+  double zPre, z, rPre, r, aPre, a;
+};
+
+GruUnit gruUnit(const Cell& cell, bool resetAfter, const float* xz, const float* hzr,
+                const float* hc, int64_t n, int64_t j) {
+  const int64_t u = cell.units;
+  GruUnit v;
+  v.zPre = double(xz[n * 3 * u + j]) + hzr[n * 2 * u + j];
+  v.rPre = double(xz[n * 3 * u + u + j]) + hzr[n * 2 * u + u + j];
+  v.z = cell.ract(v.zPre);
+  v.r = cell.ract(v.rPre);
+  double rec = hc ? hc[n * u + j] : 0.0;
+  v.aPre = xz[n * 3 * u + 2 * u + j] + (resetAfter ? v.r * rec : rec);
+  v.a = cell.act(v.aPre);
+  return v;
+}
+
+/// inputs xz [b, 3u], hzr [b, 2u], hc, hPrev; output h.
+void gruCellKernel(KernelArgs& args) {
+  Cell cell(args);
+  const bool resetAfter = args.attrs.b("resetAfter");
+  const int64_t u = cell.units;
+  const float *xz = in(args, 0), *hzr = in(args, 1), *hc = in(args, 2), *hPrev = in(args, 3);
+  float* h = out(args, 0);
+  for (int64_t n = 0; n < cell.batch; ++n)
+    for (int64_t j = 0; j < u; ++j) {
+      GruUnit v = gruUnit(cell, resetAfter, xz, hzr, hc, n, j);
+      h[n * u + j] = static_cast<float>(v.a + v.z * (hPrev[n * u + j] - v.a));
+    }
+}
+
+/// inputs xz, hzr, hc, hPrev, dh; outputs dxz, dhzr, dhc, dhPrev.
+void gruCellGradKernel(KernelArgs& args) {
+  Cell cell(args);
+  const bool resetAfter = args.attrs.b("resetAfter");
+  const int64_t u = cell.units;
+  const float *xz = in(args, 0), *hzr = in(args, 1), *hc = in(args, 2), *hPrev = in(args, 3);
+  const float* dh = in(args, 4);
+  float *dxz = out(args, 0), *dhzr = out(args, 1), *dhc = out(args, 2), *dhPrev = out(args, 3);
+  for (int64_t n = 0; n < cell.batch; ++n)
+    for (int64_t j = 0; j < u; ++j) {
+      const int64_t s = n * u + j;
+      GruUnit v = gruUnit(cell, resetAfter, xz, hzr, hc, n, j);
+      double dzPre = dh[s] * (hPrev[s] - v.a) * cell.ract.derivative(v.zPre, v.z);
+      double daPre = dh[s] * (1.0 - v.z) * cell.act.derivative(v.aPre, v.a);
+      double drPre = resetAfter ? daPre * hc[s] * cell.ract.derivative(v.rPre, v.r) : 0.0;
+      dxz[n * 3 * u + j] = dhzr[n * 2 * u + j] = static_cast<float>(dzPre);
+      dxz[n * 3 * u + u + j] = dhzr[n * 2 * u + u + j] = static_cast<float>(drPre);
+      dxz[n * 3 * u + 2 * u + j] = static_cast<float>(daPre);
+      dhc[s] = static_cast<float>(resetAfter ? daPre * v.r : daPre);
+      dhPrev[s] = static_cast<float>(dh[s] * v.z);
+    }
+}
+
+/// inputs xz, hzr, hPrev; output r * hPrev.
+void gruResetStateKernel(KernelArgs& args) {
+  Cell cell(args);
+  const int64_t u = cell.units;
+  const float *xz = in(args, 0), *hzr = in(args, 1), *hPrev = in(args, 2);
+  float* y = out(args, 0);
+  for (int64_t n = 0; n < cell.batch; ++n)
+    for (int64_t j = 0; j < u; ++j) {
+      GruUnit v = gruUnit(cell, false, xz, hzr, nullptr, n, j);
+      y[n * u + j] = static_cast<float>(v.r * hPrev[n * u + j]);
+    }
+}
+
+/// inputs xz, hzr, hPrev, dy; outputs dxz, dhzr (non-zero in the r part only), dhPrev.
+void gruResetStateGradKernel(KernelArgs& args) {
+  Cell cell(args);
+  const int64_t u = cell.units;
+  const float *xz = in(args, 0), *hzr = in(args, 1), *hPrev = in(args, 2), *dy = in(args, 3);
+  float *dxz = out(args, 0), *dhzr = out(args, 1), *dhPrev = out(args, 2);
+  std::fill(dxz, dxz + args.outputs[0].size(), 0.0f);
+  std::fill(dhzr, dhzr + args.outputs[1].size(), 0.0f);
+  for (int64_t n = 0; n < cell.batch; ++n)
+    for (int64_t j = 0; j < u; ++j) {
+      const int64_t s = n * u + j;
+      GruUnit v = gruUnit(cell, false, xz, hzr, nullptr, n, j);
+      float drPre = static_cast<float>(dy[s] * hPrev[s] * cell.ract.derivative(v.rPre, v.r));
+      dxz[n * 3 * u + u + j] = dhzr[n * 2 * u + u + j] = drPre;
+      dhPrev[s] = static_cast<float>(dy[s] * v.r);
+    }
+}
+
+/// x viewed as [outer, n, inner]; output k is x[:, k, :].
+void unpackKernel(KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  const int axis = static_cast<int>(args.attrs.i("axis"));
+  int64_t outer = 1, inner = 1, n = x.shape()[axis];
+  for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
+  for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  dispatchDType(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = hostData<T>(x);
+    for (int64_t k = 0; k < n; ++k) {
+      T* po = hostData<T>(args.outputs[k]);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) po[o * inner + i] = px[(o * n + k) * inner + i];
+    }
+  });
+}
+
+}  // namespace
+
+void registerRnnKernels(const std::string& backend) {
+  registerKernel("LSTMCell", backend, lstmCellKernel);
+  registerKernel("LSTMCellGrad", backend, lstmCellGradKernel);
+  registerKernel("GRUCell", backend, gruCellKernel);
+  registerKernel("GRUCellGrad", backend, gruCellGradKernel);
+  registerKernel("GRUResetState", backend, gruResetStateKernel);
+  registerKernel("GRUResetStateGrad", backend, gruResetStateGradKernel);
+  registerKernel("Unpack", backend, unpackKernel);
+}
+
+}  // namespace glint::reference

@@ -1,0 +1,179 @@
+// Fused ops (glint/fused_ops.h): fusedMatMul (kernel _FusedMatMul) and
+// softmaxCrossEntropyWithLogits (kernel SoftmaxCrossEntropyWithLogits), and
+// their gradients.
+#include <cmath>
+#include <string>
+
+#include "glint/backend.h"
+#include "glint/fused_ops.h"
+#include "glint/ops.h"
+#include "src/core/name_table.h"
+#include "src/ops/gradients.h"
+#include "src/ops/op_util.h"
+
+namespace glint {
+
+namespace {
+
+const char* flag(bool b) { return b ? "true" : "false"; }
+
+/// TF.js's fused activation names (lower case), plus tanh.
+const char* const kActivations[] = {"linear", "relu", "relu6", "elu",
+                                    "leakyrelu", "sigmoid", "tanh"};
+
+/// The canonical name, or "" when the activation cannot be fused.
+std::string fusedName(const std::string& activation) {
+  std::string key = nameKey(activation);
+  for (const char* a : kActivations)
+    if (key == a) return a;
+  return "";
+}
+
+Shape matMulShape(const Tensor& a, const Tensor& b, bool tA, bool tB) {
+  const char* op = "fusedMatMul";
+  if (a.rank() < 2)
+    fail(op, "a must have rank >= 2 ([..., m, k]), got ", ops::describe(a),
+         "; reshape a rank-1 operand to a matrix first");
+  if (b.rank() < 2)
+    fail(op, "b must have rank >= 2 ([..., k, n]), got ", ops::describe(b),
+         "; reshape a rank-1 operand to a matrix first");
+  int64_t m = a.dim(tA ? -1 : -2), kA = a.dim(tA ? -2 : -1);
+  int64_t kB = b.dim(tB ? -1 : -2), n = b.dim(tB ? -2 : -1);
+  if (kA != kB)
+    fail(op, "inner dimensions differ: a ", ops::describe(a), " gives k = ", kA, ", b ",
+         ops::describe(b), " gives k = ", kB, " (transposeA=", flag(tA), ", transposeB=",
+         flag(tB), ")");
+  Shape batchA(a.shape().begin(), a.shape().end() - 2);
+  Shape batchB(b.shape().begin(), b.shape().end() - 2);
+  size_t rank = std::max(batchA.size(), batchB.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - batchA.size() ? 1 : batchA[i - (rank - batchA.size())];
+    int64_t db = i < rank - batchB.size() ? 1 : batchB[i - (rank - batchB.size())];
+    if (!(da == db || da == 1 || db == 1))
+      fail(op, "batch dimensions ", shapeToString(batchA), " of a ", ops::describe(a), " and ",
+           shapeToString(batchB), " of b ", ops::describe(b),
+           " do not broadcast: each pair must be equal or 1");
+    out[i] = da == 1 ? db : da;
+  }
+  out.push_back(m);
+  out.push_back(n);
+  return out;
+}
+
+/// dL/dz for y = act(z), from y alone where y determines act'(z).
+Tensor activationGrad(const Tensor& dy, const Tensor& y, const GradContext& ctx) {
+  const std::string& act = ctx.attrs.s("activation");
+  Tensor zero = scalar(0.0f);
+  if (act == "linear") return dy;
+  if (act == "relu") return where(greater(y, zero), dy, zero);
+  if (act == "relu6") return where(logicalAnd(greater(y, zero), less(y, scalar(6.0f))), dy, zero);
+  if (act == "elu") return where(greater(y, zero), dy, mul(dy, y + 1.0f));
+  if (act == "sigmoid") return mul(dy, mul(y, 1.0f - y));
+  if (act == "tanh") return mul(dy, 1.0f - square(y));
+  // leakyrelu: with alpha >= 0, y > 0 exactly where z > 0; a negative alpha
+  // makes y's sign ambiguous, so z is recomputed.
+  float alpha = static_cast<float>(ctx.attrs.f("leakyreluAlpha"));
+  Tensor positive = y;
+  if (alpha < 0) {
+    const auto& in = ctx.inputs;
+    positive = fusedMatMul(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), "linear",
+                           ctx.attrs.b("transposeA"), ctx.attrs.b("transposeB"));
+  }
+  return where(greater(positive, zero), dy, dy * alpha);
+}
+
+}  // namespace
+
+bool isFusableActivation(const std::string& activation) { return !fusedName(activation).empty(); }
+
+Tensor fusedMatMul(const Tensor& a, const Tensor& b, const Tensor& bias,
+                   const std::string& activation, bool transposeA, bool transposeB,
+                   float leakyreluAlpha) {
+  const std::string op = "fusedMatMul";
+  ops::checkDType(op, "a", a, {DType::float32});
+  ops::checkDType(op, "b", b, {DType::float32});
+  Shape out = matMulShape(a, b, transposeA, transposeB);
+  int64_t n = out.back();
+  if (bias.defined()) {
+    ops::checkDType(op, "bias", bias, {DType::float32});
+    if (bias.rank() != 1 || bias.dim(0) != n)
+      fail(op, "bias must be [n] = [", n, "] (one value per output column), got ",
+           ops::describe(bias));
+  }
+  std::string act = fusedName(activation);
+  if (act.empty()) {
+    std::string known;
+    for (const char* k : kActivations) known += (known.empty() ? "" : ", ") + std::string(k);
+    fail(op, "activation '", activation, "' cannot be fused; fusable (case and '_' ignored): ",
+         known, " (apply others, e.g. softmax, after a linear fusedMatMul)");
+  }
+  if (!std::isfinite(leakyreluAlpha))
+    fail(op, "leakyreluAlpha must be a finite number, got ", leakyreluAlpha);
+  std::vector<Tensor> inputs{a, b};
+  if (bias.defined()) inputs.push_back(bias);
+  return runKernel("_FusedMatMul", inputs, OutputSpec{out, DType::float32},
+                   Attrs()
+                       .set("transposeA", transposeA)
+                       .set("transposeB", transposeB)
+                       .set("activation", act)
+                       .set("leakyreluAlpha", leakyreluAlpha));
+}
+
+Tensor softmaxCrossEntropyWithLogits(const Tensor& labels, const Tensor& logits) {
+  const std::string op = "softmaxCrossEntropyWithLogits";
+  ops::checkDType(op, "labels", labels, {DType::float32});
+  ops::checkDType(op, "logits", logits, {DType::float32});
+  if (logits.rank() < 1)
+    fail(op, "logits must have a class axis (the last), got ", ops::describe(logits));
+  if (labels.shape() != logits.shape())
+    fail(op, "labels ", ops::describe(labels), " and logits ", ops::describe(logits),
+         " must have the same shape");
+  Shape batch(logits.shape().begin(), logits.shape().end() - 1);
+  int64_t classes = logits.shape().back(), rows = shapeSize(batch);
+  bool matrix = logits.rank() == 2;
+  Tensor y = matrix ? labels : reshape(labels, {rows, classes});
+  Tensor x = matrix ? logits : reshape(logits, {rows, classes});
+  std::vector<Tensor> out = runKernel(
+      "SoftmaxCrossEntropyWithLogits", {y, x},
+      {OutputSpec{{rows}, DType::float32}, OutputSpec{{rows, classes}, DType::float32}});
+  return matrix ? out[0] : reshape(out[0], batch);
+}
+
+void registerFusedGradients() {
+  registerGradient("_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& a = ctx.inputs[0];
+    const Tensor& b = ctx.inputs[1];
+    Tensor dz = activationGrad(dys[0], ctx.outputs[0], ctx);
+    // As BatchMatMul's: no operand is transposed explicitly.
+    bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
+    Tensor da, db;
+    if (!tA && !tB) {
+      da = matMul(dz, b, false, true);
+      db = matMul(a, dz, true, false);
+    } else if (tA && !tB) {
+      da = matMul(b, dz, false, true);
+      db = matMul(a, dz, false, false);
+    } else if (!tA && tB) {
+      da = matMul(dz, b, false, false);
+      db = matMul(dz, a, true, false);
+    } else {
+      da = matMul(b, dz, true, true);
+      db = matMul(dz, a, true, true);
+    }
+    std::vector<Tensor> grads{ops::sumToShape(da, a.shape()), ops::sumToShape(db, b.shape())};
+    if (ctx.inputs.size() > 2) grads.push_back(ops::sumToShape(dz, ctx.inputs[2].shape()));
+    return grads;
+  });
+
+  // Output 1 (the saved backprop) is internal: no op returns it, so only the
+  // loss's dy arrives.
+  registerGradient("SoftmaxCrossEntropyWithLogits",
+                   [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                     Tensor d = expandDims(dys[0], -1);
+                     Tensor dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
+                     return std::vector<Tensor>{dLabels, mul(d, ctx.outputs[1])};
+                   });
+}
+
+}  // namespace glint

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   zlib1g-dev                                          # gzip-compressed data files
   clang libclang-rt-14-dev                            # sanitizers' runtime, fuzzers
   libbenchmark-dev                                    # make bench
+  libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri # gl backend: GLES 3 via EGL (Mesa llvmpipe)
   emscripten node-acorn nodejs npm                    # WebAssembly build, run in node
   dataset-fashion-mnist                               # Fashion-MNIST IDX files (gzip; read by glint::data)
   python3-torch libopenblas0-pthread                  # make bench: the PyTorch CPU peer (+ its fast BLAS)

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "glint/glint.h"
+#include "op_harness.h"
 
 #ifdef GLINT_WITH_GL
 #include "glint/gl.h"
@@ -224,6 +225,24 @@ TEST(GlBackend, LongReductionsTakeTwoPasses) {
                       0);
       },
       1e-5);
+}
+
+TEST(GlBackend, LoopsPastLlvmpipesLimitFailLoudly) {
+  REQUIRE_GL();
+  // llvmpipe stops a shader's loops after 65535 iterations: argMax walking
+  // 70,001 elements in one fragment must not return a wrong index silently.
+  std::vector<float> v(70001);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000);
+  v.back() = 5000;
+  bool llvmpipe = false;
+  for (const BackendStatus& s : backendInfo().backends)
+    if (s.name == "gl") llvmpipe = s.reason.find("llvmpipe") != std::string::npos;
+  OnGl on;
+  Tensor x = tensor(v, {70001});
+  if (llvmpipe)
+    expectError([&] { argMax(x, 0); }, {"[ArgMax]", "70001", "65535"});
+  else
+    EXPECT_EQ(argMax(x, 0).data<int32_t>()[0], 70000);
 }
 
 // Manual measurement (not in the suite): matmul GFLOP/s on this GL renderer,

@@ -73,6 +73,13 @@ std::vector<OpCase> convCases() {
                    {2, 3}, 0),
       convGradCase("conv_dilated_dfilter", {1, 9, 8, 3}, {3, 2, 3, 4}, {1, 9, 8, 4}, {1, 1}, same,
                    {2, 3}, 1),
+      // Big enough for the cpu kernels to spread blocks of images over threads.
+      {"conv_threaded_exact", {Quarters({8, 28, 28, 4}, 6), Quarters({3, 3, 4, 16}, 7)},
+       conv({1, 1}, valid), false},
+      convGradCase("conv_threaded_dx", {8, 28, 28, 4}, {3, 3, 4, 16}, {8, 26, 26, 16}, {1, 1},
+                   valid, {1, 1}, 0),
+      convGradCase("conv_threaded_dfilter", {8, 28, 28, 4}, {3, 3, 4, 16}, {8, 28, 28, 16},
+                   {1, 1}, same, {1, 1}, 1),
   };
 }
 
@@ -128,6 +135,27 @@ std::vector<OpCase> poolCases() {
       {"avg_nonsquare_same", {F({1, 5, 6, 2})}, ap({2, 3}, {1, 2}, same)},
       {"avg_3x3_s1_same", {F({1, 3, 4, 2})}, ap({3, 3}, {1, 1}, same)},
       {"avg_empty_batch", {F({0, 4, 4, 2})}, ap({2, 2}, {1, 1}, same)},
+      // Big enough for the cpu kernels to split batches over threads: the
+      // forward values and (as the case's value) the backward kernel's
+      // result, against reference; too big for finite differences.
+      {"max_threaded_with_grad", {Distinct({8, 32, 32, 16}, 7), F({8, 16, 16, 16})},
+       [](const V& v) {
+         Tensor w = v[1];
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(maxPool(t, {2, 2}, {2, 2}), w)); },
+                         v[0]);
+         return concat({reshape(maxPool(v[0], {2, 2}, {2, 2}), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
+      {"avg_threaded_with_grad", {F({8, 32, 32, 16}), F({8, 16, 16, 16})},
+       [](const V& v) {
+         Tensor w = v[1];
+         Tensor g = grad(
+             [&](const Tensor& t) { return sum(mul(avgPool(t, {3, 3}, {2, 2}, Padding::same), w)); },
+             v[0]);
+         return concat(
+             {reshape(avgPool(v[0], {3, 3}, {2, 2}, Padding::same), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
   };
 }
 

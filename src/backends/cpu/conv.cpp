@@ -1,5 +1,5 @@
-// Conv2D and its backprops as im2col + the packed GEMM (gemm.h). Output pixels are taken
-// in row blocks so the patch matrix stays cache-sized whatever the image size.
+// Conv2D and its backprops as im2col + the packed GEMM (gemm.h), block by
+// block of output pixels, the blocks spread over the thread pool.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -7,67 +7,105 @@
 #include "glint/backend.h"
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/kernels.h"
+#include "src/backends/cpu/thread_pool.h"
 #include "src/ops/conv_util.h"
 
 namespace glint::cpu {
 
 namespace {
 
-/// C[m,n] += A[m,k] * B[k,n]; A(i,p) = a[i*rowA + p*colA] with one of the
-/// two strides 1 (A or a transposed view), B and C row-major.
-void gemmAccumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t rowA,
-                    int64_t colA, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  bool transA = colA != 1;
-  gemm(transA, false, m, n, k, 1.0f, a, transA ? colA : rowA, b, ldb, 1.0f, c, ldc);
-}
-
 /// Patch matrix geometry: row r = output pixel (n, oh, ow); column
 /// (kh*fw + kw)*inC + ic = the input element that tap sees (0 in padding).
+/// Rows are taken in blocks of whole images, so blocks never share input
+/// pixels (backprop-input scatters in parallel) and each block's patches stay
+/// cache-sized whatever the image size.
 struct Im2Col {
   const conv::Geometry& g;
-  int64_t rows, cols, blockRows;
+  int64_t rows, cols, imageRows, blockRows, blocks;
 
   explicit Im2Col(const conv::Geometry& geom)
-      : g(geom), rows(geom.batch * geom.outH * geom.outW), cols(geom.fh * geom.fw * geom.inC) {
-    // About 32K floats (128 KiB) of patches per block.
-    blockRows = std::max<int64_t>(1, std::min<int64_t>(rows, 32768 / std::max<int64_t>(cols, 1)));
+      : g(geom), rows(geom.batch * geom.outH * geom.outW), cols(geom.fh * geom.fw * geom.inC),
+        imageRows(geom.outH * geom.outW) {
+    // About 32K floats (128 KiB) of patches per block, at least one image.
+    int64_t images = std::max<int64_t>(1, 32768 / std::max<int64_t>(imageRows * cols, 1));
+    blockRows = std::max<int64_t>(1, std::min(rows, images * imageRows));
+    blocks = rows == 0 ? 0 : (rows + blockRows - 1) / blockRows;
   }
 
-  /// Calls tap(row, column offset, x offset or -1) for each filter tap of rows [r0, r1).
-  template <class Tap>
-  void forEachTap(int64_t r0, int64_t r1, Tap tap) const {
+  /// Calls run(row - r0, column, x offset, length) for the contiguous runs of
+  /// patch row entries of rows [r0, r1); x offset -1 means padding (zeros).
+  /// With dilW == 1 one filter row's in-bounds taps are one run of x.
+  template <class Run>
+  void forEachRun(int64_t r0, int64_t r1, Run run) const {
+    const int64_t C = g.inC, rowLen = g.fw * C;
     for (int64_t r = r0; r < r1; ++r) {
       int64_t ow = r % g.outW, oh = (r / g.outW) % g.outH, n = r / (g.outW * g.outH);
+      // In-bounds filter columns [kw0, kw1).
+      int64_t kw0 = 0, kw1 = g.fw;
+      while (kw0 < g.fw && g.inCol(ow, kw0) < 0) ++kw0;
+      while (kw1 > kw0 && g.inCol(ow, kw1 - 1) >= g.inW) --kw1;
       for (int64_t kh = 0; kh < g.fh; ++kh) {
-        int64_t ih = g.inRow(oh, kh);
-        for (int64_t kw = 0; kw < g.fw; ++kw) {
-          int64_t iw = g.inCol(ow, kw);
-          bool inside = ih >= 0 && ih < g.inH && iw >= 0 && iw < g.inW;
-          int64_t xo = inside ? ((n * g.inH + ih) * g.inW + iw) * g.inC : -1;
-          tap(r - r0, (kh * g.fw + kw) * g.inC, xo);
+        int64_t ih = g.inRow(oh, kh), c0 = kh * rowLen;
+        if (ih < 0 || ih >= g.inH || kw0 == kw1) {
+          run(r - r0, c0, int64_t{-1}, rowLen);
+          continue;
         }
+        if (kw0 > 0) run(r - r0, c0, int64_t{-1}, kw0 * C);
+        int64_t base = ((n * g.inH + ih) * g.inW) * C;
+        if (g.dilW == 1) {
+          run(r - r0, c0 + kw0 * C, base + g.inCol(ow, kw0) * C, (kw1 - kw0) * C);
+        } else {
+          for (int64_t kw = kw0; kw < kw1; ++kw)
+            run(r - r0, c0 + kw * C, base + g.inCol(ow, kw) * C, C);
+        }
+        if (kw1 < g.fw) run(r - r0, c0 + kw1 * C, int64_t{-1}, (g.fw - kw1) * C);
       }
     }
   }
 
   void gather(const float* x, int64_t r0, int64_t r1, float* col) const {
     if (g.inC == 0) return;
-    forEachTap(r0, r1, [&](int64_t row, int64_t c, int64_t xo) {
+    forEachRun(r0, r1, [&](int64_t row, int64_t c, int64_t xo, int64_t len) {
       float* dst = col + row * cols + c;
-      if (xo < 0) std::fill(dst, dst + g.inC, 0.0f);
-      else std::memcpy(dst, x + xo, sizeof(float) * g.inC);
+      if (xo < 0) std::fill(dst, dst + len, 0.0f);
+      else std::copy(x + xo, x + xo + len, dst);
     });
   }
 
   void scatterAdd(const float* col, int64_t r0, int64_t r1, float* x) const {
     if (g.inC == 0) return;
-    forEachTap(r0, r1, [&](int64_t row, int64_t c, int64_t xo) {
+    forEachRun(r0, r1, [&](int64_t row, int64_t c, int64_t xo, int64_t len) {
       if (xo < 0) return;
       const float* src = col + row * cols + c;
       float* dst = x + xo;
-      for (int64_t i = 0; i < g.inC; ++i) dst[i] += src[i];
+      for (int64_t i = 0; i < len; ++i) dst[i] += src[i];
     });
   }
+
+  /// Runs block(b, r0, r1, patches) for every block, on the thread pool when
+  /// the product is big enough; `patches` is this thread's blockRows x cols
+  /// scratch (reused across calls: no allocation per training step).
+  template <class Block>
+  void forEachBlock(int64_t outC, Block block) const {
+    auto one = [&](int64_t b) {
+      thread_local std::vector<float> patches;
+      size_t need = static_cast<size_t>(blockRows * cols);
+      if (patches.size() < need) patches.resize(need);
+      int64_t r0 = b * blockRows;
+      block(b, r0, std::min(rows, r0 + blockRows), patches.data());
+    };
+    ThreadPool& pool = ThreadPool::shared();
+    if (blocks <= 1 || static_cast<double>(rows) * cols * outC < kParallelMacs ||
+        pool.threads() == 1) {
+      for (int64_t b = 0; b < blocks; ++b) one(b);
+      return;
+    }
+    pool.parallelFor(blocks, one);
+  }
+
+  // Below this many multiply-adds a convolution runs on one thread (the
+  // GEMM's own threshold, for the same reason: a hand-over costs ~20 us).
+  static constexpr double kParallelMacs = 1 << 21;
 };
 
 /// y[rows, outC] = patches(x) * filter[cols, outC].
@@ -78,14 +116,12 @@ void conv2d(KernelArgs& a) {
   const float* x = hostData<float>(a.inputs[0]);
   const float* f = hostData<float>(a.inputs[1]);
   float* py = hostData<float>(y);
-  std::fill(py, py + y.size(), 0.0f);
-  std::vector<float> col(static_cast<size_t>(im.blockRows * im.cols));
-  for (int64_t r0 = 0; r0 < im.rows; r0 += im.blockRows) {
-    int64_t r1 = std::min(im.rows, r0 + im.blockRows);
-    im.gather(x, r0, r1, col.data());
-    gemmAccumulate(r1 - r0, g.outC, im.cols, col.data(), im.cols, 1, f, g.outC,
-                   py + r0 * g.outC, g.outC);
-  }
+  if (im.cols == 0) std::fill(py, py + y.size(), 0.0f);
+  im.forEachBlock(g.outC, [&](int64_t, int64_t r0, int64_t r1, float* col) {
+    im.gather(x, r0, r1, col);
+    gemm(false, false, r1 - r0, g.outC, im.cols, 1.0f, col, im.cols, f, g.outC, 0.0f,
+         py + r0 * g.outC, g.outC);
+  });
 }
 
 /// dx = col2im(dy[rows, outC] * filter^T[outC, cols]).
@@ -97,17 +133,17 @@ void conv2dBackpropInput(KernelArgs& a) {
   const float* f = hostData<float>(a.inputs[1]);
   float* pdx = hostData<float>(dx);
   std::fill(pdx, pdx + dx.size(), 0.0f);
-  std::vector<float> dcol(static_cast<size_t>(im.blockRows * im.cols));
-  for (int64_t r0 = 0; r0 < im.rows; r0 += im.blockRows) {
-    int64_t r1 = std::min(im.rows, r0 + im.blockRows);
+  im.forEachBlock(g.outC, [&](int64_t, int64_t r0, int64_t r1, float* dcol) {
     // filter^T is read through the GEMM's packing, never materialised.
-    gemm(false, true, r1 - r0, im.cols, g.outC, 1.0f, hostData<float>(dy) + r0 * g.outC, g.outC,
-         f, g.outC, 0.0f, dcol.data(), im.cols);
-    im.scatterAdd(dcol.data(), r0, r1, pdx);
-  }
+    gemm(false, true, r1 - r0, im.cols, g.outC, 1.0f, hostData<float>(dy) + r0 * g.outC,
+         g.outC, f, g.outC, 0.0f, dcol, im.cols);
+    im.scatterAdd(dcol, r0, r1, pdx);
+  });
 }
 
-/// dfilter[cols, outC] = sum over row blocks of patches(x)^T * dy.
+/// dfilter[cols, outC] = sum over row blocks of patches(x)^T * dy. Each block
+/// has its own partial sum, added in block order: the result does not depend
+/// on the thread count.
 void conv2dBackpropFilter(KernelArgs& a) {
   const Tensor& dy = a.inputs[1];
   Tensor& df = a.outputs[0];
@@ -116,14 +152,16 @@ void conv2dBackpropFilter(KernelArgs& a) {
   const float* x = hostData<float>(a.inputs[0]);
   float* pdf = hostData<float>(df);
   std::fill(pdf, pdf + df.size(), 0.0f);
-  std::vector<float> col(static_cast<size_t>(im.blockRows * im.cols));
-  for (int64_t r0 = 0; r0 < im.rows; r0 += im.blockRows) {
-    int64_t r1 = std::min(im.rows, r0 + im.blockRows);
-    im.gather(x, r0, r1, col.data());
+  const int64_t size = df.size();
+  std::vector<float> partial(static_cast<size_t>(std::max<int64_t>(im.blocks, 1) * size));
+  im.forEachBlock(g.outC, [&](int64_t b, int64_t r0, int64_t r1, float* col) {
+    im.gather(x, r0, r1, col);
     // A = col^T: A(p, row) = col[row*cols + p].
-    gemmAccumulate(im.cols, g.outC, r1 - r0, col.data(), 1, im.cols,
-                   hostData<float>(dy) + r0 * g.outC, g.outC, pdf, g.outC);
-  }
+    gemm(true, false, im.cols, g.outC, r1 - r0, 1.0f, col, im.cols,
+         hostData<float>(dy) + r0 * g.outC, g.outC, 0.0f, partial.data() + b * size, g.outC);
+  });
+  for (int64_t b = 0; b < im.blocks; ++b)
+    for (int64_t i = 0; i < size; ++i) pdf[i] += partial[b * size + i];
 }
 
 }  // namespace

@@ -6,6 +6,7 @@ namespace glint::cpu {
 /// Kernels that replace reference loops on the cpu backend, one family each.
 void registerMatMulKernels(const std::string& backend);
 void registerConvKernels(const std::string& backend);
+void registerPoolKernels(const std::string& backend);   // MaxPool, AvgPool and their grads
 void registerElementwiseKernels(const std::string& backend);
 void registerReductionKernels(const std::string& backend);
 void registerRnnKernels(const std::string& backend);    // LSTM/GRU cells and their grads
@@ -16,6 +17,7 @@ void registerOptimKernels(const std::string& backend);  // ApplyAdam, ApplyMomen
 inline void registerFastKernels(const std::string& backend) {
   registerMatMulKernels(backend);
   registerConvKernels(backend);
+  registerPoolKernels(backend);
   registerElementwiseKernels(backend);
   registerReductionKernels(backend);
   registerRnnKernels(backend);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 
 namespace glint::cpu {
 
@@ -56,8 +57,19 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool& ThreadPool::shared() {
-  static ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1);
+  static ThreadPool pool(sharedThreads() - 1);
   return pool;
+}
+
+int ThreadPool::sharedThreads() {
+  // GLINT_NUM_THREADS caps it, like OMP_NUM_THREADS: for machines shared with
+  // other jobs, and for measuring one thread.
+  int n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (const char* env = std::getenv("GLINT_NUM_THREADS")) {
+    int want = std::atoi(env);
+    if (want >= 1) n = std::min(n, want);
+  }
+  return n;
 }
 
 void ThreadPool::runTasks(Job& job) {

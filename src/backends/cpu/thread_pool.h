@@ -24,8 +24,10 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  /// The process-wide pool: one thread per hardware thread, the caller included.
+  /// The process-wide pool: sharedThreads() threads, the caller included.
   static ThreadPool& shared();
+  /// One per hardware thread, at most GLINT_NUM_THREADS when that is set.
+  static int sharedThreads();
 
   /// Threads that can work on one job: the workers plus the caller.
   int threads() const { return static_cast<int>(workers_.size()) + 1; }

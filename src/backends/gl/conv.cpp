@@ -36,6 +36,7 @@ const char* kAdd = "float y_ = term - acc.y; float t_ = acc.x + y_; acc.y = (t_ 
 /// x [N,H,W,C] * f [FH,FW,C,Q] -> y; depthwise: y channel oc = c * Q + q.
 void forward(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
+  glBackend(a).checkLoop(a.kernel, g.fh * g.fw * (depthwise ? 1 : g.inC + 1));
   int64_t q = a.inputs[1].shape()[3];
   std::string s = geometry(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
                   nhwc("e", "OH", "OW", "OC", "oh", "ow", "oc");
@@ -71,6 +72,7 @@ void backpropInput(KernelArgs& a, bool depthwise) {
 /// (x, dy) -> df [FH,FW,C,Q]: sums x * dy over batch and output positions.
 void backpropFilter(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.inputs[0].shape(), a.inputs[1].shape(), a.attrs);
+  glBackend(a).checkLoop(a.kernel, g.batch * g.outH * (g.outW + 1) + g.batch);
   int64_t q = a.outputs[0].shape()[3];
   std::string s = geometry(g) + "const int Q = " + str(q) +
                   ";\nfloat value(int e) {\n  int j = e % Q; int c = (e / Q) % C; int kw = (e / (Q * C)) % FW;"

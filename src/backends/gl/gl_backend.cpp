@@ -133,6 +133,13 @@ std::string GlBackend::description() const {
          (info_.colorBufferFloat ? "yes" : "no") + ")";
 }
 
+void GlBackend::checkLoop(const std::string& kernel, int64_t iterations) const {
+  if (info_.renderer.find("llvmpipe") == std::string::npos) return;
+  check(iterations <= 65535, kernel, "needs ", iterations,
+        " loop iterations in one fragment, but llvmpipe stops shader loops after 65535 and would "
+        "return wrong values; use the cpu backend for this size");
+}
+
 // ---- buffers ---------------------------------------------------------------
 
 void* GlBackend::allocate(size_t bytes) {

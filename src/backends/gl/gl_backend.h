@@ -58,6 +58,9 @@ class GlBackend : public Backend {
   void releaseUnused() override;
 
   const ContextInfo& info() const { return info_; }
+  /// llvmpipe silently ends a shader's outermost loop (nested ones included)
+  /// after 65535 iterations: a kernel needing more per fragment fails loudly.
+  void checkLoop(const std::string& kernel, int64_t iterations) const;
   Extent extent(size_t bytes) const { return extentFor(bytes, info_.maxTextureSize); }
   /// The program for a fragment shader source (compiled once, cached by source).
   const Program& program(const std::string& fragmentSource);

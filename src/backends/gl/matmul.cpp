@@ -37,6 +37,7 @@ void matMul(KernelArgs& args, bool fused) {
   int64_t k = tA ? sa[sa.size() - 2] : sa[sa.size() - 1];
   Shape batch(so.begin(), so.end() - 2);
   std::string M = str(m), N = str(n), K = str(k);
+  glBackend(args).checkLoop(args.kernel, n % 4 == 0 && k % 4 == 0 ? k / 4 : k);
 
   bool bias = fused && args.inputs.size() > 2;
   std::string s = fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
@@ -55,8 +56,7 @@ void matMul(KernelArgs& args, bool fused) {
     s += "float value(int e) {\n  int j = e % " + N + "; int rest = e / " + N + "; int i = rest % " +
          M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " + str(m * k) +
          "; int bBase = batchB(bi) * " + str(k * n) +
-         ";\n  float acc = 0.0;\n  for (int p = 0; p < " + K +
-         "; ++p) acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
+         ";\n  float acc = 0.0;\n  " + loopOver("p", "0", K) + " acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
     runElementwise(glBackend(args), s, args.inputs, out);
     return;
   }
@@ -82,7 +82,7 @@ void matMul(KernelArgs& args, bool fused) {
     }
     s += "  }\n";
   } else {
-    s += "  for (int p = 0; p < " + K + "; ++p) {\n    float av = A(aBase, i, p);\n";
+    s += "  " + loopOver("p", "0", K) + " {\n    float av = A(aBase, i, p);\n";
     s += tB ? "    acc += av * vec4(B(bBase, p, j), B(bBase, p, j + 1), B(bBase, p, j + 2), "
               "B(bBase, p, j + 3));\n"
             : "    acc += av * tex1(bBase + p * " + N + " + j);\n";

@@ -46,7 +46,7 @@ std::string foldBody(const Fold& f, const std::string& outType, const std::strin
                      const std::string& setup, const std::string& lo, const std::string& hi,
                      const std::string& fetch) {
   return outType + " value(int o) {\n  " + setup + "\n  " + f.accType + " acc = " + f.init +
-         ";\n  for (int r = " + lo + "; r < " + hi + "; ++r) {\n    " + inType + " v = " + fetch +
+         ";\n  " + loopOver("r", lo, hi) + " {\n    " + inType + " v = " + fetch +
          ";\n    " + f.step + "\n  }\n  return " + f.result + ";\n}\n";
 }
 
@@ -139,14 +139,14 @@ struct AxisPlan {
 void argKernel(KernelArgs& a, const std::string& cmp) {
   const Tensor& x = a.inputs[0];
   AxisPlan p(x.shape(), a.attrs.i("axis"));
+  glBackend(a).checkLoop(a.kernel, p.len);
   std::string t = glslType(x.dtype());
   std::string in = std::to_string(p.inner);
   // Strictly better only, so ties keep the first and NaN never takes over
   // (spelled out: llvmpipe folds a NaN compare into its negation).
   std::string nanGuard = x.dtype() == DType::float32 ? " && !isnan(v) && !isnan(bv)" : "";
   std::string s = "int value(int o) {\n  " + p.base("o") + "\n  int best = 0;\n  " + t +
-                  " bv = in0(base);\n  for (int i = 1; i < " + std::to_string(p.len) +
-                  "; ++i) {\n    " + t + " v = in0(base + i * " + in + ");\n    if (v " + cmp +
+                  " bv = in0(base);\n  " + loopOver("i", "1", std::to_string(p.len)) + " {\n    " + t + " v = in0(base + i * " + in + ");\n    if (v " + cmp +
                   " bv" + nanGuard + ") { bv = v; best = i; }\n  }\n  return best;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
@@ -154,14 +154,13 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
 void softmaxKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
   AxisPlan p(x.shape(), a.attrs.i("axis"));
+  glBackend(a).checkLoop(a.kernel, p.len);
   std::string in = std::to_string(p.inner), len = std::to_string(p.len);
   // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
   std::string s = "float value(int o) {\n  int row = (o / " + std::to_string(p.len * p.inner) +
                   ") * " + in + " + o % " + in + ";\n  " + p.base("row") +
-                  "\n  float m = -INF;\n  for (int i = 0; i < " + len +
-                  "; ++i) m = max(m, in0(base + i * " + in +
-                  "));\n  vec2 acc = vec2(0.0);\n  for (int i = 0; i < " + len +
-                  "; ++i) {\n    float y = exp(in0(base + i * " + in +
+                  "\n  float m = -INF;\n  " + loopOver("i", "0", len) + " m = max(m, in0(base + i * " + in +
+                  "));\n  vec2 acc = vec2(0.0);\n  " + loopOver("i", "0", len) + " {\n    float y = exp(in0(base + i * " + in +
                   ") - m) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; acc.x = t;\n  }\n"
                   "  return exp(in0(o) - m) / acc.x;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
@@ -170,6 +169,7 @@ void softmaxKernel(KernelArgs& a) {
 /// (labels, logits) [rows, classes] -> loss [rows], backprop [rows, classes]:
 /// loss = -sum(y * logp), backprop = softmax(x) * sum(y) - y.
 void softmaxCrossEntropyKernel(KernelArgs& a) {
+  glBackend(a).checkLoop(a.kernel, a.inputs[1].shape()[1]);
   std::string C = std::to_string(a.inputs[1].shape()[1]);
   std::string row =
       "float mx = -INF;\n  for (int j = 0; j < " + C + "; ++j) mx = max(mx, in1(base + j));\n"

@@ -111,6 +111,12 @@ std::string coords(const Shape& shape, const std::string& flat, const std::strin
   return s + "\n";
 }
 
+std::string loopOver(const std::string& v, const std::string& lo, const std::string& hi) {
+  std::string o = v + "_chunk";
+  return "for (int " + o + " = " + lo + "; " + o + " < " + hi + "; " + o + " += 32768) for (int " +
+         v + " = " + o + "; " + v + " < min(" + hi + ", " + o + " + 32768); ++" + v + ")";
+}
+
 std::string elementMain(const Tensor& out) {
   return elementMain(textureOf(out), out.dtype(), out.size());
 }

@@ -34,6 +34,9 @@ std::string broadcastIndex(const std::string& name, const Shape& in, const Shape
 /// Statements declaring `int <prefix>0..` = the coordinates of flat index
 /// `flat` in `shape` (nothing for a scalar).
 std::string coords(const Shape& shape, const std::string& flat, const std::string& prefix);
+/// `for` header(s) running int `v` over [lo, hi). llvmpipe silently stops any
+/// single loop after 65535 iterations, so long ranges become two nested loops.
+std::string loopOver(const std::string& v, const std::string& lo, const std::string& hi);
 /// main(): fills this fragment's texel of `out` (n elements of dtype) from value(i).
 std::string elementMain(const Texture& out, DType dtype, int64_t n);
 std::string elementMain(const Tensor& out);

@@ -115,11 +115,12 @@ void unsortedSegmentSumKernel(KernelArgs& a) {
   int64_t segments = a.attrs.i("numSegments");
   int64_t inner = segments == 0 ? 0 : a.outputs[0].size() / segments;
   int64_t ids = a.inputs[1].size();
+  glBackend(a).checkLoop(a.kernel, ids);
   bool isFloat = x.dtype() == DType::float32;
   std::string s = std::string(glslType(x.dtype())) + " value(int e) {\n  int seg = e / " +
                   str(inner) + "; int k = e % " + str(inner) + ";\n  " +
                   (isFloat ? "vec2 acc = vec2(0.0);" : "uint acc = 0u;") +
-                  "\n  for (int j = 0; j < " + str(ids) + "; ++j) {\n    if (in1(j) != seg) continue;\n    " +
+                  "\n  " + loopOver("j", "0", str(ids)) + " {\n    if (in1(j) != seg) continue;\n    " +
                   (isFloat ? "float y = in0(j * " + str(inner) +
                                  " + k) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; "
                                  "acc.x = t;"

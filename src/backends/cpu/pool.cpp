@@ -1,0 +1,178 @@
+// Pooling on NHWC tensors: for each output position the in-bounds window is
+// worked out once, then every tap is a contiguous run of channels, so the
+// inner loops run along c without index arithmetic. Semantics match the
+// reference kernels: padding never takes part, the first maximal tap wins
+// (a NaN tap never replaces the first one), averages divide by the in-bounds
+// count. Batches are split over the thread pool when there is enough work.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "glint/backend.h"
+#include "src/backends/cpu/kernels.h"
+#include "src/backends/cpu/thread_pool.h"
+#include "src/ops/conv_util.h"
+
+namespace glint::cpu {
+
+namespace {
+
+/// Below this many tap reads a pooling kernel runs on one thread (a task costs
+/// tens of microseconds to hand over; one thread reads ~1 tap-channel per ns).
+constexpr int64_t kParallelTaps = 1 << 17;
+
+/// The in-bounds filter rows [kh0, kh1) and columns [kw0, kw1) of one output.
+struct Window {
+  int64_t kh0, kh1, kw0, kw1;
+};
+
+Window windowAt(const conv::Geometry& g, int64_t oh, int64_t ow) {
+  auto range = [](int64_t origin, int64_t dil, int64_t size, int64_t taps, int64_t& lo,
+                  int64_t& hi) {
+    lo = 0;
+    while (lo < taps && origin + lo * dil < 0) ++lo;
+    hi = taps;
+    while (hi > lo && origin + (hi - 1) * dil >= size) --hi;
+  };
+  Window w;
+  range(g.inRow(oh, 0), g.dilH, g.inH, g.fh, w.kh0, w.kh1);
+  range(g.inCol(ow, 0), g.dilW, g.inW, g.fw, w.kw0, w.kw1);
+  return w;
+}
+
+/// Runs body(n) for every batch element, split over the pool when it pays.
+template <class Body>
+void forEachImage(const conv::Geometry& g, Body body) {
+  int64_t work = g.batch * g.outH * g.outW * g.inC * g.fh * g.fw;
+  ThreadPool& pool = ThreadPool::shared();
+  int64_t tasks = work < kParallelTaps ? 1 : std::min<int64_t>(pool.threads(), g.batch);
+  if (tasks <= 1) {
+    for (int64_t n = 0; n < g.batch; ++n) body(n);
+    return;
+  }
+  pool.parallelFor(tasks, [&](int64_t t) {
+    for (int64_t n = g.batch * t / tasks; n < g.batch * (t + 1) / tasks; ++n) body(n);
+  });
+}
+
+/// Flat offset of x[n, ih, iw, 0].
+inline int64_t pixel(const conv::Geometry& g, int64_t n, int64_t ih, int64_t iw) {
+  return ((n * g.inH + ih) * g.inW + iw) * g.inC;
+}
+
+/// Calls tap(offset of the tap's channel run) for the window's taps in
+/// row-major order; returns how many there were.
+template <class Tap>
+int64_t forEachTap(const conv::Geometry& g, int64_t n, int64_t oh, int64_t ow, Tap tap) {
+  Window w = windowAt(g, oh, ow);
+  for (int64_t kh = w.kh0; kh < w.kh1; ++kh)
+    for (int64_t kw = w.kw0; kw < w.kw1; ++kw)
+      tap(pixel(g, n, g.inRow(oh, kh), g.inCol(ow, kw)));
+  return (w.kh1 - w.kh0) * (w.kw1 - w.kw0);
+}
+
+void maxPool(KernelArgs& a) {
+  const float* x = hostData<float>(a.inputs[0]);
+  float* y = hostData<float>(a.outputs[0]);
+  conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
+  const int64_t C = g.inC;
+  forEachImage(g, [&](int64_t n) {
+    for (int64_t oh = 0; oh < g.outH; ++oh)
+      for (int64_t ow = 0; ow < g.outW; ++ow) {
+        float* out = y + ((n * g.outH + oh) * g.outW + ow) * C;
+        bool first = true;
+        int64_t taps = forEachTap(g, n, oh, ow, [&](int64_t at) {
+          const float* in = x + at;
+          if (first) {
+            std::memcpy(out, in, sizeof(float) * C);
+            first = false;
+          } else {
+            for (int64_t c = 0; c < C; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+          }
+        });
+        if (taps == 0) std::fill(out, out + C, 0.0f);
+      }
+  });
+}
+
+/// inputs (dy, x) -> dx: each output's gradient goes to its first maximal tap.
+void maxPoolGrad(KernelArgs& a) {
+  const float* dy = hostData<float>(a.inputs[0]);
+  const float* x = hostData<float>(a.inputs[1]);
+  float* dx = hostData<float>(a.outputs[0]);
+  conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
+  const int64_t C = g.inC;
+  forEachImage(g, [&](int64_t n) {
+    std::fill(dx + pixel(g, n, 0, 0), dx + pixel(g, n + 1, 0, 0), 0.0f);
+    std::vector<int64_t> best(static_cast<size_t>(C));
+    for (int64_t oh = 0; oh < g.outH; ++oh)
+      for (int64_t ow = 0; ow < g.outW; ++ow) {
+        bool first = true;
+        forEachTap(g, n, oh, ow, [&](int64_t at) {
+          if (first) {
+            for (int64_t c = 0; c < C; ++c) best[c] = at + c;
+            first = false;
+          } else {
+            for (int64_t c = 0; c < C; ++c)
+              if (x[at + c] > x[best[c]]) best[c] = at + c;
+          }
+        });
+        if (first) continue;  // no tap in bounds
+        const float* g0 = dy + ((n * g.outH + oh) * g.outW + ow) * C;
+        for (int64_t c = 0; c < C; ++c) dx[best[c]] += g0[c];
+      }
+  });
+}
+
+void avgPool(KernelArgs& a) {
+  const float* x = hostData<float>(a.inputs[0]);
+  float* y = hostData<float>(a.outputs[0]);
+  conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
+  const int64_t C = g.inC;
+  forEachImage(g, [&](int64_t n) {
+    std::vector<double> acc(static_cast<size_t>(C));
+    for (int64_t oh = 0; oh < g.outH; ++oh)
+      for (int64_t ow = 0; ow < g.outW; ++ow) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        int64_t taps = forEachTap(g, n, oh, ow, [&](int64_t at) {
+          for (int64_t c = 0; c < C; ++c) acc[c] += x[at + c];
+        });
+        float* out = y + ((n * g.outH + oh) * g.outW + ow) * C;
+        for (int64_t c = 0; c < C; ++c)
+          out[c] = taps ? static_cast<float>(acc[c] / static_cast<double>(taps)) : 0.0f;
+      }
+  });
+}
+
+/// inputs (dy) -> dx shaped like attr inputShape: each tap gets dy / taps.
+void avgPoolGrad(KernelArgs& a) {
+  const float* dy = hostData<float>(a.inputs[0]);
+  float* dx = hostData<float>(a.outputs[0]);
+  conv::Geometry g(a.outputs[0].shape(), a.inputs[0].shape(), a.attrs);
+  const int64_t C = g.inC;
+  forEachImage(g, [&](int64_t n) {
+    std::fill(dx + pixel(g, n, 0, 0), dx + pixel(g, n + 1, 0, 0), 0.0f);
+    for (int64_t oh = 0; oh < g.outH; ++oh)
+      for (int64_t ow = 0; ow < g.outW; ++ow) {
+        Window w = windowAt(g, oh, ow);
+        int64_t taps = (w.kh1 - w.kh0) * (w.kw1 - w.kw0);
+        if (taps == 0) continue;
+        const float* g0 = dy + ((n * g.outH + oh) * g.outW + ow) * C;
+        float share = 1.0f / static_cast<float>(taps);
+        forEachTap(g, n, oh, ow, [&](int64_t at) {
+          for (int64_t c = 0; c < C; ++c) dx[at + c] += g0[c] * share;
+        });
+      }
+  });
+}
+
+}  // namespace
+
+void registerPoolKernels(const std::string& backend) {
+  registerKernel("MaxPool", backend, maxPool);
+  registerKernel("MaxPoolGrad", backend, maxPoolGrad);
+  registerKernel("AvgPool", backend, avgPool);
+  registerKernel("AvgPoolGrad", backend, avgPoolGrad);
+}
+
+}  // namespace glint::cpu

@@ -1,6 +1,6 @@
 #pragma once
 // Extras of the gl backend (OpenGL ES 3.0 / WebGL2): read-back that does not
-// stall the GPU pipeline. The backend registers only when GLINT_GL=1 for now.
+// stall the GPU pipeline. The backend registers unless GLINT_GL=0.
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -3,5 +3,5 @@
 namespace glint {
 void registerReferenceBackend();
 void registerCpuBackend();
-void registerGlBackend();  // only when GLINT_GL=1 (src/backends/gl/gl_register.cpp)
+void registerGlBackend();  // unless GLINT_GL=0 (src/backends/gl/gl_register.cpp)
 }  // namespace glint

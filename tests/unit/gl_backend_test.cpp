@@ -1,6 +1,6 @@
 // The gl backend itself: probe, bit-exact buffers for every dtype, views,
 // the texture pool, asynchronous read-back, multi-draw kernels and large
-// tensors. Its kernels are checked by the op harness (GLINT_GL=1 runs it on gl).
+// tensors. Its kernels are checked by the op harness, which runs every case on gl.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,17 +32,19 @@ struct OnGl {
   ~OnGl() { setBackend(saved); }
 };
 
-#define REQUIRE_GL()                                                               \
-  if (!glAvailable())                                                              \
-  GTEST_SKIP() << "the gl backend is registered only with GLINT_GL=1 (and needs a " \
-                  "working EGL/WebGL2 context)"
+// Natively the gl backend must come up (bootstrap installs Mesa's EGL); in
+// node (the wasm tests) there is no WebGL, so the tests that need a context
+// are compiled out there and only the clean probe failure is checked.
+std::string glStatus() {
+  for (const BackendStatus& s : backendInfo().backends)
+    if (s.name == "gl") return s.reason;
+  return "gl is not registered";
+}
+#define REQUIRE_GL() ASSERT_TRUE(glAvailable()) << "gl did not start: " << glStatus()
 
-TEST(GlBackend, RegistersOnlyWhenAskedFor) {
+TEST(GlBackend, RegisteredBelowCpuAndDescribed) {
   auto names = registeredBackends();
-  bool registered = std::find(names.begin(), names.end(), "gl") != names.end();
-  const char* env = std::getenv("GLINT_GL");
-  EXPECT_EQ(registered, env != nullptr && std::string(env) == "1");
-  if (!registered) return;
+  ASSERT_NE(std::find(names.begin(), names.end(), "gl"), names.end());
   // Registered: either it runs, or backendInfo says why not (never a crash).
   for (const BackendStatus& s : backendInfo().backends) {
     if (s.name != "gl") continue;
@@ -86,6 +88,7 @@ TEST(GlBackend, ExtentDependsOnlyOnBytes) {
   }
 }
 
+#ifndef __EMSCRIPTEN__  // these need a GL context
 TEST(GlBackend, BuffersRoundTripBitExactForEveryDtype) {
   REQUIRE_GL();
   OnGl on;
@@ -263,6 +266,8 @@ TEST(GlBench, DISABLED_MatMulGflops) {
                 n % 4 == 0 ? "packed" : "scalar");
   }
 }
+
+#endif  // __EMSCRIPTEN__
 
 }  // namespace
 }  // namespace glint::testing

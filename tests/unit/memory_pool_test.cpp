@@ -112,7 +112,9 @@ TEST(HostPool, SteadyStateTrainOnBatchAllocatesNothing) {
     SCOPED_TRACE(backend);
     setBackend(backend);
     ModelPtr model = standardModel("mlp");
-    auto [x, y] = mlpData(8);
+    // No structured bindings: clang 14 (the wasm build) cannot capture them.
+    std::pair<Tensor, Tensor> data = mlpData(8);
+    Tensor x = data.first, y = data.second;
     expectSteadyState([&] { model->trainOnBatch({x}, {y}); }, 4);
   }
 }
@@ -121,7 +123,8 @@ TEST(HostPool, SteadyStateFitAllocatesNothing) {
   BackendGuard guard;
   setBackend("cpu");
   ModelPtr model = standardModel("mlp");
-  auto [x, y] = mlpData(16);
+  std::pair<Tensor, Tensor> data = mlpData(16);
+  Tensor x = data.first, y = data.second;
   FitOptions options;
   options.batchSize = 8;
   options.epochs = 2;

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <limits>
-#include <set>
 
 #include "src/core/random.h"
 
@@ -125,51 +122,6 @@ struct BackendGuard {
   ~BackendGuard() { setBackend(saved); }
 };
 
-// While the gl backend is built up (registered only with GLINT_GL=1), cases
-// that reach a kernel gl lacks are skipped on gl, counted, and reported once.
-struct GlSkips {
-  int run = 0, skipped = 0;
-  std::set<std::string> kernels;
-};
-static GlSkips& glSkips() {
-  static GlSkips s;
-  return s;
-}
-
-/// True (and counted) when `e` says backend gl has no kernel for what the case ran.
-static bool skippedOnGl(const std::string& backend, const Error& e) {
-  const char* env = std::getenv("GLINT_GL");
-  std::string msg = e.what();
-  if (backend != "gl" || !env || std::string(env) != "1" ||
-      msg.find("no kernel registered for backend 'gl'") == std::string::npos)
-    return false;
-  glSkips().skipped += 1;
-  glSkips().kernels.insert(msg.substr(1, msg.find(']') - 1));
-  return true;
-}
-
-class GlSkipReport : public ::testing::Environment {
- public:
-  void TearDown() override {
-    const GlSkips& s = glSkips();
-    if (s.run == 0 && s.skipped == 0) return;
-    std::string names;
-    for (const auto& k : s.kernels) names += " " + k;
-    std::printf("[gl] op checks run on gl: %d; skipped (kernel missing on gl): %d;%s%s\n", s.run,
-                s.skipped, s.kernels.empty() ? "" : " missing:", names.c_str());
-  }
-};
-[[maybe_unused]] static ::testing::Environment* const kGlSkipReport =
-    ::testing::AddGlobalTestEnvironment(new GlSkipReport);
-
-/// Allowed relative difference from the reference on `backend`. gl (GLSL
-/// float32 math: exp/log/sin approximations of the GPU, single-precision
-/// accumulation in sums and dot products) gets at least 1e-4; the host
-/// backends keep the case's own tolerance.
-static double valueTolerance(const std::string& backend, const OpCase& c) {
-  return backend == "gl" ? std::max(c.valueTol, 1e-4) : c.valueTol;
-}
-
 static bool close(double a, double b, double rtol, double atol) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (std::isinf(a) || std::isinf(b)) return a == b;
@@ -186,20 +138,12 @@ TEST_P(OpTest, MatchesReferenceOnEveryBackend) {
     if (backend == "reference") continue;
     SCOPED_TRACE("backend " + backend);
     setBackend(backend);
-    Tensor got;
-    try {
-      got = c.fn(makeInputs(c));
-    } catch (const Error& e) {
-      if (skippedOnGl(backend, e)) continue;
-      throw;
-    }
-    if (backend == "gl") glSkips().run += 1;
+    Tensor got = c.fn(makeInputs(c));
     ASSERT_EQ(got.shape(), expected.shape());
     ASSERT_EQ(got.dtype(), expected.dtype());
     std::vector<float> have = got.toFloats();
-    double tol = valueTolerance(backend, c);
     for (size_t i = 0; i < want.size(); ++i)
-      ASSERT_TRUE(close(have[i], want[i], tol, 1e-6))
+      ASSERT_TRUE(close(have[i], want[i], c.valueTol, 1e-6))
           << "element " << i << ": " << have[i] << " vs reference " << want[i];
   }
 }
@@ -227,13 +171,7 @@ TEST_P(OpGradTest, MatchesFiniteDifferencesOnEveryBackend) {
     SCOPED_TRACE("backend " + backend);
     setBackend(backend);
     std::vector<Tensor> xs = makeInputs(c);
-    Tensor y;
-    try {
-      y = c.fn(xs);
-    } catch (const Error& e) {
-      if (skippedOnGl(backend, e)) continue;
-      throw;
-    }
+    Tensor y = c.fn(xs);
     ASSERT_EQ(y.dtype(), DType::float32) << "gradient checks need a float32 result";
     Rng rng(hashName(c.name) ^ 0xABCDEF);
     std::vector<float> w(static_cast<size_t>(y.size()));
@@ -248,20 +186,13 @@ TEST_P(OpGradTest, MatchesFiniteDifferencesOnEveryBackend) {
         which.push_back(i);
       }
     ASSERT_FALSE(diffXs.empty()) << "no differentiable input";
-    std::vector<Tensor> analytic;
-    try {
-      analytic = grads(
-          [&](const std::vector<Tensor>& d) {
-            std::vector<Tensor> all = xs;
-            for (size_t k = 0; k < which.size(); ++k) all[which[k]] = d[k];
-            return c.fn(all);
-          },
-          diffXs, dy);
-    } catch (const Error& e) {
-      if (skippedOnGl(backend, e)) continue;
-      throw;
-    }
-    if (backend == "gl") glSkips().run += 1;
+    std::vector<Tensor> analytic = grads(
+        [&](const std::vector<Tensor>& d) {
+          std::vector<Tensor> all = xs;
+          for (size_t k = 0; k < which.size(); ++k) all[which[k]] = d[k];
+          return c.fn(all);
+        },
+        diffXs, dy);
 
     for (size_t k = 0; k < which.size(); ++k) {
       size_t i = which[k];

@@ -314,12 +314,15 @@ const Program& GlBackend::program(const std::string& source) {
     GLint loc = glGetUniformLocation(p, ("u_in" + std::to_string(k)).c_str());
     if (loc >= 0) glUniform1i(loc, k);
   }
-  return programs_.emplace(source, Program{p}).first->second;
+  return programs_.emplace(source, Program{p, glGetUniformLocation(p, "u_params")}).first->second;
 }
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
                      Texture& out) {
-  if (!out.tex) return;
+  if (!out.tex) {
+    params_.clear();
+    return;
+  }
   ensureFramebuffer(out);
   if (boundFbo_ != out.fbo) {
     glBindFramebuffer(GL_FRAMEBUFFER, out.fbo);
@@ -334,6 +337,9 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
     glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(k));
     glBindTexture(GL_TEXTURE_2D, inputs[k]->tex ? inputs[k]->tex : dummy_);
   }
+  if (!params_.empty() && program.params >= 0)
+    glUniform1fv(program.params, static_cast<GLsizei>(params_.size()), params_.data());
+  params_.clear();
   glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 

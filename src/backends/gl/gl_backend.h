@@ -37,6 +37,7 @@ struct Texture {
 
 struct Program {
   GLuint id = 0;
+  GLint params = -1;  // uniform float u_params[], when the shader declares it
 };
 
 class GlBackend : public Backend {
@@ -64,6 +65,9 @@ class GlBackend : public Backend {
   Extent extent(size_t bytes) const { return extentFor(bytes, info_.maxTextureSize); }
   /// The program for a fragment shader source (compiled once, cached by source).
   const Program& program(const std::string& fragmentSource);
+  /// Values for the next draw's `uniform float u_params[N]`: per-step scalars
+  /// (learning rates, bias corrections) that must not become new programs.
+  void setParams(std::vector<float> params) { params_ = std::move(params); }
   /// Draws `program` into `out`, inputs bound to texture units 0..n-1.
   void draw(const Program& program, const std::vector<const Texture*>& inputs, Texture& out);
   /// Starts an asynchronous read: a pixel-pack buffer and a fence.
@@ -99,6 +103,7 @@ class GlBackend : public Backend {
   int64_t pooledBytes_ = 0;
   int64_t numAllocations_ = 0;
   int64_t numPoolHits_ = 0;
+  std::vector<float> params_;
   GLuint boundFbo_ = 0;
   GLuint boundProgram_ = 0;
 };

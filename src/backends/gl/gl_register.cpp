@@ -8,11 +8,10 @@
 namespace glint {
 
 void registerGlBackend() {
-  // gl does not have every kernel yet, and the rule is every kernel on every
-  // backend: until it does, it registers only when GLINT_GL=1 (the default
-  // suite and kernel table stay complete). Below cpu: llvmpipe is slow.
+  // GLINT_GL=0 leaves it out (no EGL/WebGL probe at start-up). Below cpu
+  // natively: on llvmpipe it is far slower; a browser build raises it.
   const char* env = std::getenv("GLINT_GL");
-  if (!env || std::strcmp(env, "1") != 0) return;
+  if (env && std::strcmp(env, "0") == 0) return;
   registerBackend("gl", 50, [](std::string& whyNot) -> std::unique_ptr<Backend> {
     return gl::GlBackend::create(whyNot);
   });
@@ -22,6 +21,7 @@ void registerGlBackend() {
   gl::registerShapeKernels();
   gl::registerConvKernels();
   gl::registerOptimKernels();
+  gl::registerRnnKernels();
 }
 
 }  // namespace glint

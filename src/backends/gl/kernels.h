@@ -8,5 +8,6 @@ void registerMatMulKernels();       // BatchMatMul
 void registerShapeKernels();        // Transpose, Concat, slices, Pad, Gather, Tile, OneHot...
 void registerConvKernels();         // conv2d, depthwise, pooling and their backprops
 void registerOptimKernels();        // ApplyGradientDescent, ApplyMomentum, ApplyAdam
+void registerRnnKernels();          // LSTMCell, GRUCell, GRUResetState and their Grad kernels
 
 }  // namespace glint::gl

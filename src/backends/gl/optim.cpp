@@ -1,5 +1,7 @@
 // One-pass optimizer updates: weights and optimizer state stay in textures.
-// Multi-output kernels draw once per output with the same update code.
+// Multi-output kernels draw once per output with the same update code. The
+// hyper-parameters are uniforms (u_params), so a learning-rate schedule or
+// Adam's per-step bias corrections reuse one program.
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
 
@@ -9,37 +11,43 @@ namespace {
 
 /// Draws output k of a kernel whose update `code` sets the float locals named
 /// in `outs` from element i of the inputs.
-void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::string>& outs) {
+void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::string>& outs,
+                 const std::vector<float>& params) {
   for (size_t k = 0; k < outs.size(); ++k) {
-    std::string s = "float value(int i) {\n" + code + "  return " + outs[k] + ";\n}\n";
+    std::string s = "uniform float u_params[" + std::to_string(params.size()) +
+                    "];\nfloat value(int i) {\n" + code + "  return " + outs[k] + ";\n}\n";
+    glBackend(a).setParams(params);
     runAligned(glBackend(a), s, a.inputs, a.outputs[k]);
   }
 }
 
+float f(const Attrs& attrs, const char* key) { return static_cast<float>(attrs.f(key)); }
+
 void gradientDescent(KernelArgs& a) {
-  drawOutputs(a, "  float w = in0(i) - " + floatLit(a.attrs.f("lr")) + " * in1(i);\n", {"w"});
+  drawOutputs(a, "  float w = in0(i) - u_params[0] * in1(i);\n", {"w"}, {f(a.attrs, "lr")});
 }
 
 void momentum(KernelArgs& a) {
-  std::string mom = floatLit(a.attrs.f("momentum"));
-  std::string code = "  float g = in2(i);\n  float next = " + mom + " * in1(i) + g;\n  float step = " +
-                     (a.attrs.b("useNesterov") ? "g + " + mom + " * next" : std::string("next")) +
-                     ";\n  float w = in0(i) - " + floatLit(a.attrs.f("lr")) + " * step;\n";
-  drawOutputs(a, code, {"w", "next"});
+  std::string code = "  float g = in2(i);\n  float next = u_params[1] * in1(i) + g;\n  float step = " +
+                     std::string(a.attrs.b("useNesterov") ? "g + u_params[1] * next" : "next") +
+                     ";\n  float w = in0(i) - u_params[0] * step;\n";
+  drawOutputs(a, code, {"w", "next"}, {f(a.attrs, "lr"), f(a.attrs, "momentum")});
 }
 
 void adam(KernelArgs& a) {
   const Attrs& t = a.attrs;
-  auto lit = [&](const char* key) { return floatLit(t.f(key)); };
+  // u_params: lr, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr * weightDecay.
   std::string code =
       "  float w = in0(i), g = in3(i);\n"
-      "  float m = " + lit("beta1") + " * in1(i) + " + floatLit(1 - t.f("beta1")) + " * g;\n"
-      "  float v = " + lit("beta2") + " * in2(i) + " + floatLit(1 - t.f("beta2")) + " * (g * g);\n"
-      "  float update = (m / " + lit("biasCorrection1") + ") / (sqrt(v / " + lit("biasCorrection2") +
-      ") + " + lit("epsilon") + ");\n"
-      "  float wNew = w - " + floatLit(t.f("lr") * t.f("weightDecay")) + " * w - " + lit("lr") +
-      " * update;\n";
-  drawOutputs(a, code, {"wNew", "m", "v"});
+      "  float m = u_params[1] * in1(i) + u_params[2] * g;\n"
+      "  float v = u_params[3] * in2(i) + u_params[4] * (g * g);\n"
+      "  float update = (m / u_params[5]) / (sqrt(v / u_params[6]) + u_params[7]);\n"
+      "  float wNew = w - u_params[8] * w - u_params[0] * update;\n";
+  drawOutputs(a, code, {"wNew", "m", "v"},
+              {f(t, "lr"), f(t, "beta1"), static_cast<float>(1 - t.f("beta1")), f(t, "beta2"),
+               static_cast<float>(1 - t.f("beta2")), f(t, "biasCorrection1"),
+               f(t, "biasCorrection2"), f(t, "epsilon"),
+               static_cast<float>(t.f("lr") * t.f("weightDecay"))});
 }
 
 }  // namespace

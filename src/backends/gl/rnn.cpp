@@ -1,0 +1,140 @@
+// Recurrent-cell kernels (LSTMCell, GRUCell, GRUResetState and their Grad
+// kernels), the float32 GLSL form of src/backends/reference/rnn.cpp. Every
+// output element recomputes the gates of its (batch, unit) pair, and each
+// output of a multi-output kernel is one draw of the same code.
+#include "src/backends/gl/kernels.h"
+#include "src/backends/gl/math_glsl.h"
+#include "src/backends/gl/shader.h"
+
+namespace glint::gl {
+
+namespace {
+
+/// GLSL `ract`/`act` and their derivatives `ractD`/`actD` (given x and y = f(x)).
+std::string activations(const Attrs& attrs) {
+  std::string s = kMathGlsl;
+  const std::string r = attrs.s("recurrentActivation");
+  if (r == "hardSigmoid") {
+    // TF.js's float32 slope; the ends of the linear part count as inside.
+    std::string slope = floatLit(0.2f);
+    s += "float ract(float x) { return clamp(" + slope + " * x + 0.5, 0.0, 1.0); }\n"
+         "float ractD(float x, float y) { float p = " + slope +
+         " * x + 0.5; return p >= 0.0 && p <= 1.0 ? " + slope + " : 0.0; }\n";
+  } else {
+    s += "float ract(float x) { return sigmoid_(x); }\n"
+         "float ractD(float x, float y) { return y * (1.0 - y); }\n";
+  }
+  // tanh is the only fused activation (see src/ops/rnn.cpp).
+  s += "float act(float x) { return tanh_(x); }\n"
+       "float actD(float x, float y) { return 1.0 - y * y; }\n";
+  return s;
+}
+
+/// One output: its [batch, gates * units] layout and the GLSL expression of
+/// its element, which may read the gate index g (0 when gates == 1).
+struct Output {
+  int gates;
+  std::string expr;
+};
+
+/// Draws each output k from `code` (locals of the unit (n, j); s = n * units + j).
+void drawCell(KernelArgs& a, int64_t units, const std::string& code,
+              const std::vector<Output>& outs) {
+  const std::string u = std::to_string(units);
+  const std::string funcs = activations(a.attrs);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (a.outputs[k].size() == 0) continue;
+    const std::string w = std::to_string(outs[k].gates * units);
+    std::string s = funcs + "const int U = " + u + ";\nfloat value(int i) {\n  int n = i / " + w +
+                    ";\n  int g = (i - n * " + w + ") / U;\n  int j = i - n * " + w +
+                    " - g * U;\n  int s = n * U + j;\n" + code + "  return " + outs[k].expr +
+                    ";\n}\n";
+    runElementwise(glBackend(a), s, a.inputs, a.outputs[k]);
+  }
+}
+
+int64_t unitsOf(const KernelArgs& a) { return a.inputs.back().shape()[1]; }
+
+/// LSTM gate values of unit (n, j): inputs xz, hz [b, 4u].
+const char* kLstmGates =
+    "  int b4 = n * 4 * U + j;\n"
+    "  float z0 = in0(b4) + in1(b4), z1 = in0(b4 + U) + in1(b4 + U);\n"
+    "  float z2 = in0(b4 + 2 * U) + in1(b4 + 2 * U), z3 = in0(b4 + 3 * U) + in1(b4 + 3 * U);\n"
+    "  float a0 = ract(z0), a1 = ract(z1), a2 = act(z2), a3 = ract(z3);\n";
+
+/// inputs xz, hz [b, 4u], cPrev [b, u]; outputs h, c.
+void lstmCell(KernelArgs& a) {
+  std::string code = std::string(kLstmGates) + "  float c = a1 * in2(s) + a0 * a2;\n";
+  drawCell(a, unitsOf(a), code, {{1, "a3 * act(c)"}, {1, "c"}});
+}
+
+/// inputs xz, hz, cPrev, c, dh, dc; outputs dz [b, 4u], dcPrev.
+void lstmCellGrad(KernelArgs& a) {
+  std::string code = std::string(kLstmGates) +
+                     "  float c = in3(s), dh = in4(s);\n"
+                     "  float tc = act(c);\n"
+                     "  float dct = in5(s) + dh * a3 * actD(c, tc);\n";
+  drawCell(a, unitsOf(a), code,
+           {{4, "g == 0 ? dct * a2 * ractD(z0, a0) : g == 1 ? dct * in2(s) * ractD(z1, a1) : "
+                "g == 2 ? dct * a0 * actD(z2, a2) : dh * tc * ractD(z3, a3)"},
+            {1, "dct * a1"}});
+}
+
+/// GRU gates of unit (n, j): inputs xz [b, 3u], hzr [b, 2u]; `rec` the
+/// recurrent candidate input (hc, or 0.0 for GRUResetState).
+std::string gruGates(bool resetAfter, const std::string& rec) {
+  return "  int b3 = n * 3 * U + j, b2 = n * 2 * U + j;\n"
+         "  float zPre = in0(b3) + in1(b2), rPre = in0(b3 + U) + in1(b2 + U);\n"
+         "  float z = ract(zPre), r = ract(rPre);\n"
+         "  float aPre = in0(b3 + 2 * U) + " +
+         (resetAfter ? "r * " + rec : rec) + ";\n  float a = act(aPre);\n";
+}
+
+/// inputs xz, hzr, hc, hPrev; output h.
+void gruCell(KernelArgs& a) {
+  std::string code = gruGates(a.attrs.b("resetAfter"), "in2(s)");
+  drawCell(a, unitsOf(a), code, {{1, "a + z * (in3(s) - a)"}});
+}
+
+/// inputs xz, hzr, hc, hPrev, dh; outputs dxz [b, 3u], dhzr [b, 2u], dhc, dhPrev.
+void gruCellGrad(KernelArgs& a) {
+  const bool resetAfter = a.attrs.b("resetAfter");
+  std::string code = gruGates(resetAfter, "in2(s)") +
+                     "  float dh = in4(s);\n"
+                     "  float dzPre = dh * (in3(s) - a) * ractD(zPre, z);\n"
+                     "  float daPre = dh * (1.0 - z) * actD(aPre, a);\n"
+                     "  float drPre = " +
+                     std::string(resetAfter ? "daPre * in2(s) * ractD(rPre, r)" : "0.0") + ";\n";
+  drawCell(a, unitsOf(a), code,
+           {{3, "g == 0 ? dzPre : g == 1 ? drPre : daPre"},
+            {2, "g == 0 ? dzPre : drPre"},
+            {1, resetAfter ? "daPre * r" : "daPre"},
+            {1, "dh * z"}});
+}
+
+/// inputs xz, hzr, hPrev; output r * hPrev.
+void gruResetState(KernelArgs& a) {
+  drawCell(a, unitsOf(a), gruGates(false, "0.0"), {{1, "r * in2(s)"}});
+}
+
+/// inputs xz, hzr, hPrev, dy; outputs dxz, dhzr (non-zero in the r part only), dhPrev.
+void gruResetStateGrad(KernelArgs& a) {
+  std::string code = gruGates(false, "0.0") +
+                     "  float dy = in3(s);\n"
+                     "  float drPre = dy * in2(s) * ractD(rPre, r);\n";
+  drawCell(a, unitsOf(a), code,
+           {{3, "g == 1 ? drPre : 0.0"}, {2, "g == 1 ? drPre : 0.0"}, {1, "dy * r"}});
+}
+
+}  // namespace
+
+void registerRnnKernels() {
+  registerKernel("LSTMCell", "gl", lstmCell);
+  registerKernel("LSTMCellGrad", "gl", lstmCellGrad);
+  registerKernel("GRUCell", "gl", gruCell);
+  registerKernel("GRUCellGrad", "gl", gruCellGrad);
+  registerKernel("GRUResetState", "gl", gruResetState);
+  registerKernel("GRUResetStateGrad", "gl", gruResetStateGrad);
+}
+
+}  // namespace glint::gl

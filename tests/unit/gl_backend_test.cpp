@@ -20,7 +20,7 @@
 namespace glint::testing {
 namespace {
 
-bool glAvailable() {
+[[maybe_unused]] bool glAvailable() {
   auto names = availableBackends();
   return std::find(names.begin(), names.end(), "gl") != names.end();
 }
@@ -35,7 +35,7 @@ struct OnGl {
 // Natively the gl backend must come up (bootstrap installs Mesa's EGL); in
 // node (the wasm tests) there is no WebGL, so the tests that need a context
 // are compiled out there and only the clean probe failure is checked.
-std::string glStatus() {
+[[maybe_unused]] std::string glStatus() {
   for (const BackendStatus& s : backendInfo().backends)
     if (s.name == "gl") return s.reason;
   return "gl is not registered";

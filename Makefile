@@ -71,6 +71,7 @@ build/wasm-mt/build.ninja: | bootstrap
 bench: build build/wasm/build.ninja build/wasm-mt/build.ninja
 	./build/release/glint_bench
 	./build/release/glint_gemm_bench --benchmark_filter='mlp|square'
+	./build/release/glint_gl_matmul_bench
 	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench glint_gemm_peak_bench
 	cmake --build --preset wasm-mt -j $(JOBS) --target glint_models_bench glint_gemm_peak_bench
 	cd build/wasm && $(NODE) glint_gemm_peak_bench.js

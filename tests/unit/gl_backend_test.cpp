@@ -248,25 +248,6 @@ TEST(GlBackend, LoopsPastLlvmpipesLimitFailLoudly) {
     EXPECT_EQ(argMax(x, 0).data<int32_t>()[0], 70000);
 }
 
-// Manual measurement (not in the suite): matmul GFLOP/s on this GL renderer,
-// the packed 4-wide path (N % 4 == 0) next to the scalar one (N odd).
-TEST(GlBench, DISABLED_MatMulGflops) {
-  REQUIRE_GL();
-  OnGl on;
-  for (int64_t n : {256, 255, 512, 511}) {
-    Tensor a = randomUniform({n, n}, -1, 1);
-    Tensor b = randomUniform({n, n}, -1, 1);
-    matMul(a, b).data<float>();  // compile + warm
-    auto t0 = std::chrono::steady_clock::now();
-    int reps = 5;
-    for (int i = 0; i < reps; ++i) matMul(a, b).data<float>();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("[gl] matmul %lldx%lldx%lld: %.2f GFLOP/s (%s path)\n", (long long)n,
-                (long long)n, (long long)n, 2.0 * n * n * n * reps / s / 1e9,
-                n % 4 == 0 ? "packed" : "scalar");
-  }
-}
-
 #endif  // __EMSCRIPTEN__
 
 }  // namespace

@@ -153,15 +153,18 @@ void conv2dBackpropFilter(KernelArgs& a) {
   float* pdf = hostData<float>(df);
   std::fill(pdf, pdf + df.size(), 0.0f);
   const int64_t size = df.size();
-  std::vector<float> partial(static_cast<size_t>(std::max<int64_t>(im.blocks, 1) * size));
+  // Reused across calls on the calling thread: no allocation per training step.
+  thread_local std::vector<float> partial;
+  partial.resize(static_cast<size_t>(std::max<int64_t>(im.blocks, 1) * size));
+  float* parts = partial.data();  // tasks on other threads see their own thread_local
   im.forEachBlock(g.outC, [&](int64_t b, int64_t r0, int64_t r1, float* col) {
     im.gather(x, r0, r1, col);
     // A = col^T: A(p, row) = col[row*cols + p].
     gemm(true, false, im.cols, g.outC, r1 - r0, 1.0f, col, im.cols,
-         hostData<float>(dy) + r0 * g.outC, g.outC, 0.0f, partial.data() + b * size, g.outC);
+         hostData<float>(dy) + r0 * g.outC, g.outC, 0.0f, parts + b * size, g.outC);
   });
   for (int64_t b = 0; b < im.blocks; ++b)
-    for (int64_t i = 0; i < size; ++i) pdf[i] += partial[b * size + i];
+    for (int64_t i = 0; i < size; ++i) pdf[i] += parts[b * size + i];
 }
 
 }  // namespace

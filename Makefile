@@ -1,5 +1,5 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
-.PHONY: all bootstrap build demo test test-native test-asan test-wasm test-wasm-mt test-cli test-interop bench clean
+.PHONY: all bootstrap build demo web web-st test-web test test-native test-asan test-wasm test-wasm-mt test-cli test-interop bench clean
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -27,7 +27,7 @@ demo: build
 	  --out build/models/mlp --expect-accuracy 0.92
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly.
-test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt
+test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -80,3 +80,22 @@ bench: build build/wasm/build.ninja build/wasm-mt/build.ninja
 
 clean:
 	rm -rf build
+
+## web: the npm package (web/package): its two WebAssembly builds in dist/,
+## then `npm pack` into build/web. The single-thread build alone: make web-st.
+WEB_DIST := web/package/dist
+web-st: bootstrap build/wasm/build.ninja
+	cmake --build --preset wasm -j $(JOBS) --target glint_web
+	mkdir -p $(WEB_DIST)
+	cp build/wasm/web/glint-st.mjs build/wasm/web/glint-st.wasm $(WEB_DIST)/
+
+web: web-st build/wasm-mt/build.ninja
+	cmake --build --preset wasm-mt -j $(JOBS) --target glint_web
+	cp build/wasm-mt/web/glint-mt.mjs build/wasm-mt/web/glint-mt.wasm $(WEB_DIST)/
+	cp build/wasm-mt/web/glint-mt.worker.js $(WEB_DIST)/ 2>/dev/null || true
+	mkdir -p build/web && cd web/package && npm pack --silent --pack-destination ../../build/web >/dev/null
+	@ls build/web/*.tgz
+
+## test-web: the JS API in node (single-thread build), checked against TF.js.
+test-web: web-st
+	$(NODE) --test tests/web/

@@ -1,0 +1,210 @@
+// The JS API in node (single-thread build, cpu backend), checked against
+// TensorFlow.js 4.22 (its cpu backend) and finite differences.
+import {test} from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs';
+import * as glint from '../../web/package/src/index.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+await glint.ready();
+await tf.setBackend('cpu');
+
+function close(a, b, tol = 1e-5) {
+  assert.equal(a.length, b.length, `lengths ${a.length} vs ${b.length}`);
+  for (let i = 0; i < a.length; ++i) {
+    const err = Math.abs(a[i] - b[i]);
+    assert.ok(err <= tol * Math.max(1, Math.abs(b[i])), `element ${i}: ${a[i]} vs ${b[i]}`);
+  }
+}
+
+function randomValues(n, seed) {
+  let s = seed;
+  return Array.from({length: n}, () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648 * 2 - 1;
+  });
+}
+
+test('ops agree with TF.js', () => {
+  const a = randomValues(12, 1), b = randomValues(12, 2);
+  const cases = [
+    ['add', (m) => m.add(m.tensor(a, [3, 4]), m.tensor(b, [3, 4]))],
+    ['broadcast mul', (m) => m.mul(m.tensor(a, [3, 4]), m.tensor(b.slice(0, 4), [4]))],
+    ['matMul', (m) => m.matMul(m.tensor(a, [3, 4]), m.tensor(b, [4, 3]))],
+    ['matMul transposeB', (m) => m.matMul(m.tensor(a, [3, 4]), m.tensor(b, [3, 4]), false, true)],
+    ['softmax', (m) => m.softmax(m.tensor(a, [3, 4]))],
+    ['sum axis', (m) => m.sum(m.tensor(a, [3, 4]), 1, true)],
+    ['mean all', (m) => m.mean(m.tensor(a, [3, 4]))],
+    ['transpose', (m) => m.transpose(m.tensor(a, [3, 4]))],
+    ['conv2d', (m) => m.conv2d(m.tensor(a, [1, 2, 3, 2]), m.tensor(b.slice(0, 8), [2, 2, 2, 1]), 1, 'same')],
+    ['maxPool', (m) => m.maxPool(m.tensor(a, [1, 2, 3, 2]), 2, 1, 'same')],
+    ['concat', (m) => m.concat([m.tensor(a, [3, 4]), m.tensor(b, [3, 4])], 1)],
+    ['slice', (m) => m.slice(m.tensor(a, [3, 4]), [1, 1], [2, -1])],
+    ['gather', (m) => m.gather(m.tensor(a, [3, 4]), m.tensor([2, 0], [2], 'int32'))],
+    ['oneHot', (m) => m.oneHot(m.tensor([1, 0, 2], [3], 'int32'), 3)],
+    ['relu+exp', (m) => m.exp(m.relu(m.tensor(a, [12])))],
+    ['argMax', (m) => m.argMax(m.tensor(a, [3, 4]), 1)],
+  ];
+  for (const [name, f] of cases) {
+    const ours = glint.tidy(() => Array.from(f(glint).dataSync()));
+    const theirs = tf.tidy(() => Array.from(f(tf).dataSync()));
+    try {
+      close(ours, theirs);
+    } catch (e) {
+      throw new Error(`${name}: ${e.message}`);
+    }
+  }
+});
+
+test('errors name the op and the shapes', () => {
+  assert.throws(() => glint.matMul(glint.ones([2, 3]), glint.ones([4, 5])),
+                (e) => e instanceof glint.GlintError && /\[matMul\]/.test(e.message) &&
+                    /\[2,3\]/.test(e.message));
+  assert.throws(() => glint.tensor([1, 2, 3], [2, 2]), /\[tensor\].*shape \[2,2\]/);
+  assert.throws(() => glint.layers.dense({units: 'x'}), glint.GlintError);
+  const t = glint.ones([2]);
+  t.dispose();
+  assert.throws(() => t.dataSync(), /disposed/);
+});
+
+test('gradients match finite differences', () => {
+  const xs = randomValues(6, 3);
+  const f = (x) => glint.sum(glint.mul(glint.tanh(x), glint.square(x)));
+  const x = glint.tensor(xs, [2, 3]);
+  const g = Array.from(glint.grad(f)(x).dataSync());
+  const h = 1e-2;
+  const fd = xs.map((_, i) => {
+    const plus = xs.slice(), minus = xs.slice();
+    plus[i] += h;
+    minus[i] -= h;
+    return glint.tidy(() => (f(glint.tensor(plus, [2, 3])).dataSync()[0] -
+                             f(glint.tensor(minus, [2, 3])).dataSync()[0]) / (2 * h));
+  });
+  close(g, fd, 2e-3);
+});
+
+test('tidy disposes what it does not return; memory returns to where it was', () => {
+  const before = glint.memory().numTensors;
+  const kept = glint.tidy(() => {
+    const a = glint.ones([4, 4]);
+    const b = a.add(1).mul(2);
+    return b.sum();
+  });
+  assert.equal(glint.memory().numTensors, before + 1);
+  kept.dispose();
+  assert.equal(glint.memory().numTensors, before);
+});
+
+test('async data() equals dataSync()', async () => {
+  const t = glint.tensor([1, 2, 3, 4], [2, 2]);
+  assert.deepEqual(Array.from(await t.data()), Array.from(t.dataSync()));
+  assert.deepEqual(await t.array(), [[1, 2], [3, 4]]);
+  t.dispose();
+});
+
+test('optimizer.minimize reaches the minimum', () => {
+  const w = glint.variable(glint.scalar(3));
+  const opt = glint.train.sgd(0.1);
+  for (let i = 0; i < 100; ++i) opt.minimize(() => w.sub(1).square());
+  assert.ok(Math.abs(w.dataSync()[0] - 1) < 1e-3);
+});
+
+function xorLikeData(n, seed) {
+  const v = randomValues(n * 2, seed);
+  const xs = glint.tensor(v, [n, 2]);
+  const labels = Int32Array.from({length: n}, (_, i) => (v[2 * i] * v[2 * i + 1] > 0 ? 1 : 0));
+  const ys = glint.oneHot(glint.tensor(labels, [n], 'int32'), 2);
+  return {xs, ys};
+}
+
+test('fit learns, with validation, callbacks and the event loop free between batches', async () => {
+  glint.setSeed(7);
+  const model = glint.sequential({layers: [
+    glint.layers.dense({units: 16, inputShape: [2], activation: 'tanh'}),
+    glint.layers.dense({units: 2, activation: 'softmax'}),
+  ]});
+  model.compile({optimizer: glint.train.adam(0.05), loss: 'categoricalCrossentropy',
+                 metrics: ['accuracy']});
+  const {xs, ys} = xorLikeData(256, 11);
+  let batches = 0, ticks = 0;
+  const timer = setInterval(() => ++ticks, 0);
+  // The first step creates the optimizer's state; after it, fit must leave nothing.
+  model.trainOnBatchSync(xs, ys);
+  const before = glint.memory().numTensors;
+  const h = await model.fit(xs, ys, {
+    epochs: 30, batchSize: 32, validationSplit: 0.25, seed: 3, yieldEvery: 'batch',
+    callbacks: {onBatchEnd: () => ++batches},
+  });
+  clearInterval(timer);
+  assert.equal(glint.memory().numTensors, before, 'fit leaves no tensors behind');
+  assert.equal(batches, 30 * 6);
+  assert.ok(ticks > 0, 'timers ran during fit');
+  assert.ok(h.history.loss.at(-1) < 0.5 * h.history.loss[0],
+            `loss ${h.history.loss[0]} -> ${h.history.loss.at(-1)}`);
+  assert.ok(h.history.val_acc.at(-1) > 0.85, `val_acc ${h.history.val_acc.at(-1)}`);
+  const [loss, acc] = model.evaluate(xs, ys);
+  assert.ok(acc.dataSync()[0] > 0.85);
+  glint.dispose([loss, acc, xs, ys]);
+});
+
+test('save and load: file://, and the TF.js format both ways', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glint-web-'));
+  const model = glint.sequential({layers: [
+    glint.layers.dense({units: 5, inputShape: [3], activation: 'relu'}),
+    glint.layers.dense({units: 2}),
+  ]});
+  const x = glint.tensor(randomValues(12, 5), [4, 3]);
+  const ours = Array.from(model.predict(x).dataSync());
+  await model.save('file://' + dir);
+  const back = await glint.loadLayersModel('file://' + dir);
+  assert.deepEqual(Array.from(back.predict(x).dataSync()), ours);
+  // TF.js reads Glint's artifacts, and predicts the same.
+  const artifacts = model.toArtifacts();
+  const tfModel = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
+  close(Array.from(tfModel.predict(tf.tensor(randomValues(12, 5), [4, 3])).dataSync()), ours, 1e-5);
+  // And Glint reads TF.js's.
+  let saved;
+  await tfModel.save(tf.io.withSaveHandler(async (a) => {
+    saved = a;
+    return {modelArtifactsInfo: {dateSaved: new Date(), modelTopologyType: 'JSON'}};
+  }));
+  const fromTf = glint.modelFromArtifacts(saved);
+  close(Array.from(fromTf.predict(x).dataSync()), ours, 1e-5);
+  fs.rmSync(dir, {recursive: true});
+});
+
+test('corrupt artifacts give a clear error', () => {
+  const model = glint.sequential({layers: [glint.layers.dense({units: 2, inputShape: [3]})]});
+  const a = model.toArtifacts();
+  assert.throws(() => glint.modelFromArtifacts({...a, weightData: a.weightData.slice(0, 5)}),
+                glint.GlintError);
+  assert.throws(() => glint.modelFromArtifacts({...a, modelTopology: undefined}), glint.GlintError);
+});
+
+test('functional model and layer.apply on tensors', () => {
+  const input = glint.input({shape: [4]});
+  const d1 = glint.layers.dense({units: 3, activation: 'relu'}).apply(input);
+  const d2 = glint.layers.dense({units: 3}).apply(input);
+  const out = glint.layers.add().apply([d1, d2]);
+  const model = glint.model({inputs: input, outputs: out});
+  assert.deepEqual(model.outputs[0].shape, [null, 3]);
+  const y = model.predict(glint.ones([2, 4]));
+  assert.deepEqual(y.shape, [2, 3]);
+  const dense = glint.layers.dense({units: 2, kernelInitializer: 'ones', useBias: false});
+  assert.deepEqual(Array.from(dense.apply(glint.ones([1, 3])).dataSync()), [3, 3]);
+  assert.equal(dense.getWeights()[0].shape.join(), '3,2');
+});
+
+test('datasets feed fitDataset', async () => {
+  const {xs, ys} = xorLikeData(64, 2);
+  const xRows = xs.arraySync(), yRows = ys.arraySync();
+  const ds = glint.data.zip({xs: glint.data.array(xRows), ys: glint.data.array(yRows)}).batch(16);
+  const model = glint.sequential({layers: [glint.layers.dense({units: 2, inputShape: [2],
+                                                               activation: 'softmax'})]});
+  model.compile({optimizer: 'sgd', loss: 'categoricalCrossentropy'});
+  const h = await model.fitDataset(ds, {epochs: 2});
+  assert.equal(h.history.loss.length, 2);
+  glint.dispose([xs, ys]);
+});

@@ -1,0 +1,285 @@
+// Engine, tensors and read-back for the JS API (see handles.h).
+#include <emscripten.h>
+
+#include <cstring>
+
+#include "glint/backend.h"
+#include "glint/gl.h"
+#include "web/bindings/handles.h"
+
+namespace glint::web {
+
+HandleTable<Tensor>& tensorHandles() {
+  static HandleTable<Tensor> t;
+  return t;
+}
+HandleTable<LayerPtr>& layerHandles() {
+  static HandleTable<LayerPtr> t;
+  return t;
+}
+HandleTable<SymbolicTensorPtr>& symbolicHandles() {
+  static HandleTable<SymbolicTensorPtr> t;
+  return t;
+}
+HandleTable<std::shared_ptr<Optimizer>>& optimizerHandles() {
+  static HandleTable<std::shared_ptr<Optimizer>> t;
+  return t;
+}
+
+std::vector<Tensor> tensorsFrom(const int32_t* ids, int32_t n) {
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (int32_t i = 0; i < n; ++i) out.push_back(tensorHandles().get(ids[i], "tensor"));
+  return out;
+}
+
+int32_t putTensors(const std::vector<Tensor>& ts, int32_t* out, int32_t maxOut) {
+  check(static_cast<int32_t>(ts.size()) <= maxOut, "glint", "a call returned ", ts.size(),
+        " tensors where at most ", maxOut, " were expected");
+  for (size_t i = 0; i < ts.size(); ++i) out[i] = ts[i].defined() ? tensorHandles().put(ts[i]) : 0;
+  return static_cast<int32_t>(ts.size());
+}
+
+std::shared_ptr<Model> modelFrom(int32_t id) {
+  auto model = std::dynamic_pointer_cast<Model>(layerHandles().get(id, "layer or model"));
+  if (!model) fail("glint", "handle ", id, " is a layer, not a model");
+  return model;
+}
+
+namespace {
+std::string gError;
+std::string gString;
+std::vector<uint8_t> gBytes;
+}  // namespace
+
+void setError(const std::string& message) { gError = message; }
+
+const char* returnString(std::string s) {
+  gString = std::move(s);
+  return gString.c_str();
+}
+
+const uint8_t* returnBytes(std::vector<uint8_t> bytes, int32_t* length) {
+  gBytes = std::move(bytes);
+  *length = static_cast<int32_t>(gBytes.size());
+  return gBytes.data();
+}
+
+Json parseJson(const char* text, const char* what) {
+  if (!text || !*text) return Json::object();
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) fail("glint", what, " is not valid JSON: ", std::string(text).substr(0, 200));
+  return j;
+}
+
+namespace {
+
+Json statusJson(const BackendStatus& s) {
+  return {{"name", s.name}, {"priority", s.priority}, {"available", s.available},
+          {"reason", s.reason}, {"software", s.software}};
+}
+
+Shape shapeFrom(const int32_t* dims, int32_t rank) {
+  Shape s(rank);
+  for (int32_t i = 0; i < rank; ++i) s[i] = dims[i];
+  return s;
+}
+
+struct PendingReadEntry {
+  gl::PendingRead read;
+};
+HandleTable<std::shared_ptr<PendingReadEntry>>& pendingReads() {
+  static HandleTable<std::shared_ptr<PendingReadEntry>> t;
+  return t;
+}
+
+}  // namespace
+}  // namespace glint::web
+
+using namespace glint;
+using namespace glint::web;
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* glint_last_error() { return gError.c_str(); }
+
+// ---- Engine -------------------------------------------------------------------
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_set_backend(const char* name) {
+  return guarded(-1, [&] {
+    setBackend(name);
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_get_backend() {
+  return guarded<const char*>(nullptr, [&] { return returnString(getBackend()); });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_backend_info() {
+  return guarded<const char*>(nullptr, [&] {
+    BackendInfo info = backendInfo();
+    Json backends = Json::array();
+    for (const auto& b : info.backends) backends.push_back(statusJson(b));
+    Json j = {{"active", info.active}, {"why", info.why}, {"backends", backends}};
+    return returnString(j.dump());
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_memory() {
+  return guarded<const char*>(nullptr, [&] {
+    MemoryInfo m = memory();
+    Json per = Json::object();
+    for (const auto& [name, bytes] : m.bytesPerBackend) per[name] = bytes;
+    Json j = {{"numTensors", m.numTensors}, {"numDataBuffers", m.numBuffers},
+              {"numBytes", m.numBytes}, {"unreliable", m.unreliable},
+              {"bytesPerBackend", per}, {"numAllocations", m.numAllocations},
+              {"numPoolHits", m.numPoolHits},
+              {"numHandles", tensorHandles().size()}};
+    return returnString(j.dump());
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_release_unused() {
+  return guarded(-1, [&] {
+    releaseUnusedMemory();
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE void glint_set_seed(double seed) { setSeed(static_cast<uint64_t>(seed)); }
+
+EMSCRIPTEN_KEEPALIVE const char* glint_kernel_table() {
+  return guarded<const char*>(nullptr, [&] {
+    Json j = Json::object();
+    for (const auto& [kernel, backends] : kernelTable()) j[kernel] = backends;
+    return returnString(j.dump());
+  });
+}
+
+// ---- Tensors ------------------------------------------------------------------
+
+/// data: the values in the dtype's storage layout (float32 / int32 / one byte per bool).
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor(const void* data, int32_t dtype, const int32_t* shape,
+                                          int32_t rank) {
+  return guarded(-1, [&] {
+    check(dtype >= 0 && dtype <= 2, "tensor", "dtype code ", dtype, " is not 0, 1 or 2");
+    Tensor t = fromBytes(data, shapeFrom(shape, rank), static_cast<DType>(dtype));
+    return tensorHandles().put(t);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_variable(int32_t id, int32_t trainable, const char* name) {
+  return guarded(-1, [&] {
+    Variable v = variable(tensorHandles().get(id, "tensor"), trainable != 0, name ? name : "");
+    return tensorHandles().put(v);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_variable_assign(int32_t varId, int32_t valueId) {
+  return guarded(-1, [&] {
+    const Tensor& v = tensorHandles().get(varId, "variable");
+    check(v.impl()->isVariable, "assign", "the tensor (handle ", varId, ") is not a variable");
+    Variable(v.implPtr()).assign(tensorHandles().get(valueId, "tensor"));
+    return 0;
+  });
+}
+
+/// rank, then dims into `shape` (up to maxRank), dtype code into *dtype.
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_shape(int32_t id, int32_t* shape, int32_t maxRank,
+                                                int32_t* dtype) {
+  return guarded(-1, [&] {
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    check(t.rank() <= maxRank, "shape", "rank ", t.rank(), " exceeds ", maxRank);
+    for (int i = 0; i < t.rank(); ++i) shape[i] = static_cast<int32_t>(t.shape()[i]);
+    *dtype = static_cast<int32_t>(t.dtype());
+    return t.rank();
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_is_variable(int32_t id) {
+  return guarded(-1, [&] {
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    return t.impl()->isVariable ? 1 : 0;
+  });
+}
+
+/// Another handle to the same tensor (JS clone(): disposing one keeps the other).
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_clone(int32_t id) {
+  return guarded(-1, [&] { return tensorHandles().put(tensorHandles().get(id, "tensor")); });
+}
+
+/// Drops the handle; the data is freed when nothing else uses it.
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_release(int32_t id) {
+  return guarded(-1, [&] { return tensorHandles().erase(id) ? 0 : 1; });
+}
+
+/// Blocking read: a pointer to the bytes, valid until the next read.
+EMSCRIPTEN_KEEPALIVE const uint8_t* glint_tensor_read(int32_t id, int32_t* length) {
+  return guarded<const uint8_t*>(nullptr, [&] {
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    std::vector<uint8_t> bytes(t.size() * byteSize(t.dtype()));
+    switch (t.dtype()) {
+      case DType::float32: {
+        auto v = t.data<float>();
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        break;
+      }
+      case DType::int32: {
+        auto v = t.data<int32_t>();
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        break;
+      }
+      case DType::boolean: {
+        auto v = t.data<uint8_t>();
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        break;
+      }
+    }
+    return returnBytes(std::move(bytes), length);
+  });
+}
+
+/// Starts a non-blocking read (a GPU fence on gl); poll, then take.
+EMSCRIPTEN_KEEPALIVE int32_t glint_read_start(int32_t id) {
+  return guarded(-1, [&] {
+    auto entry = std::make_shared<PendingReadEntry>();
+    entry->read = gl::readAsync(tensorHandles().get(id, "tensor"));
+    return pendingReads().put(entry);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_read_poll(int32_t readId) {
+  return guarded(-1, [&] { return pendingReads().get(readId, "read")->read.ready() ? 1 : 0; });
+}
+
+EMSCRIPTEN_KEEPALIVE const uint8_t* glint_read_take(int32_t readId, int32_t* length) {
+  return guarded<const uint8_t*>(nullptr, [&] {
+    auto entry = pendingReads().get(readId, "read");
+    pendingReads().erase(readId);
+    return returnBytes(entry->read.bytes(), length);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_tensor_to_string(int32_t id) {
+  return guarded<const char*>(nullptr,
+                              [&] { return returnString(tensorHandles().get(id, "tensor").toString()); });
+}
+
+}  // extern "C"
+
+extern "C" {
+/// The bytes a call left behind (e.g. a model's weights after glint_model_to_artifacts).
+EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length) {
+  *length = static_cast<int32_t>(gBytes.size());
+  return gBytes.data();
+}
+}  // extern "C"
+
+extern "C" {
+/// A variable's name ("dense_1/kernel"); "" for other tensors.
+EMSCRIPTEN_KEEPALIVE const char* glint_tensor_name(int32_t id) {
+  return guarded<const char*>(nullptr,
+                              [&] { return returnString(tensorHandles().get(id, "tensor").impl()->name); });
+}
+}  // extern "C"

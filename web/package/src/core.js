@@ -1,0 +1,217 @@
+// The bridge to the WebAssembly module: call helpers, strings and arrays in
+// wasm memory, and errors. Everything above this file is plain JS.
+import {loadModule} from './module.js';
+
+/** Every failure the library reports: the message names the op and the shapes. */
+export class GlintError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'GlintError';
+  }
+}
+
+let M = null;
+let loading = null;
+
+/** Loads the module once; resolves when the engine is usable. */
+export function ready(options = {}) {
+  if (M) return Promise.resolve();
+  if (!loading) {
+    loading = loadModule(options).then((m) => {
+      M = m;
+      arenaBase = arenaTop = m._malloc(CHUNK);
+      m.__glintCall = (fnId, argsPtr, n) => callRegisteredFn(fnId, argsPtr, n);
+      m.__glintTakeError = () => {
+        const e = pendingJsError;
+        pendingJsError = '';
+        return e;
+      };
+    }, (e) => {
+      loading = null;
+      throw e;
+    });
+  }
+  return loading;
+}
+
+export function module() {
+  if (!M) throw new GlintError('[glint] the engine is not loaded: await glint.ready() first');
+  return M;
+}
+
+export function isReady() {
+  return M !== null;
+}
+
+export function buildInfo() {
+  return module().glintBuild;
+}
+
+// ---- Memory views (re-made when the wasm memory grows) ----------------------------
+
+let u8 = null, i32 = null, f32 = null;
+function buffer() {
+  const mod = module();
+  // The pthreads build shares its Memory as Module.wasmMemory (it may grow from
+  // another thread); the single-thread build keeps Module.HEAPU8 current.
+  return mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer;
+}
+export function heapU8() {
+  const b = buffer();
+  if (!u8 || u8.buffer !== b) u8 = new Uint8Array(b);
+  return u8;
+}
+export function heapI32() {
+  const b = buffer();
+  if (!i32 || i32.buffer !== b) i32 = new Int32Array(b);
+  return i32;
+}
+export function heapF32() {
+  const b = buffer();
+  if (!f32 || f32.buffer !== b) f32 = new Float32Array(b);
+  return f32;
+}
+
+// ---- A bump allocator for call arguments -----------------------------------------
+// Calls nest (a JS function called back from C++ runs ops), so allocation is
+// stack-like: each call takes a mark and releases back to it.
+
+const CHUNK = 1 << 16;
+let arenaBase = 0, arenaTop = 0;
+const bigAllocs = [];  // [mark, ptr] for requests that do not fit
+
+export function mark() {
+  return {top: arenaTop, big: bigAllocs.length};
+}
+
+export function release(m) {
+  arenaTop = m.top;
+  while (bigAllocs.length > m.big) module()._free(bigAllocs.pop());
+}
+
+export function alloc(bytes) {
+  const mod = module();
+  const size = (bytes + 7) & ~7;
+  if (arenaTop + size <= arenaBase + CHUNK) {
+    const p = arenaTop;
+    arenaTop += size;
+    return p;
+  }
+  const p = mod._malloc(size || 8);
+  if (!p) throw new GlintError(`[glint] out of WebAssembly memory allocating ${bytes} bytes`);
+  bigAllocs.push(p);
+  return p;
+}
+
+export function str(s) {
+  if (s === null || s === undefined) return 0;
+  const mod = module();
+  const n = mod.lengthBytesUTF8(s) + 1;
+  const p = alloc(n);
+  mod.stringToUTF8(s, p, n);
+  return p;
+}
+
+export function json(value) {
+  return value === undefined ? 0 : str(JSON.stringify(value));
+}
+
+export function ints(values) {
+  const p = alloc(Math.max(4, values.length * 4));
+  heapI32().set(values, p >> 2);
+  return p;
+}
+
+export function bytes(view) {
+  const u = view instanceof Uint8Array ? view :
+      new Uint8Array(view.buffer ?? view, view.byteOffset ?? 0, view.byteLength);
+  const p = alloc(Math.max(8, u.byteLength));
+  heapU8().set(u, p);
+  return p;
+}
+
+export function readInts(ptr, n) {
+  return Array.from(heapI32().subarray(ptr >> 2, (ptr >> 2) + n));
+}
+
+export function readString(ptr) {
+  return module().UTF8ToString(ptr);
+}
+
+/** Copies `length` bytes at ptr out of wasm memory. */
+export function readBytes(ptr, length) {
+  return heapU8().slice(ptr, ptr + length);
+}
+
+export function lastError() {
+  return readString(module()._glint_last_error());
+}
+
+/** Throws the engine's last error unless `ok`. */
+export function check(ok) {
+  if (!ok) throw new GlintError(lastError());
+}
+
+export function callInt(fn) {
+  const m = mark();
+  try {
+    const r = fn();
+    if (r < 0) throw new GlintError(lastError());
+    return r;
+  } finally {
+    release(m);
+  }
+}
+
+export function callString(fn) {
+  const m = mark();
+  try {
+    const p = fn();
+    if (!p) throw new GlintError(lastError());
+    return readString(p);
+  } finally {
+    release(m);
+  }
+}
+
+export function callJson(fn) {
+  return JSON.parse(callString(fn));
+}
+
+/** A pointer to an int32 scratch cell for out-parameters. */
+export function outInt() {
+  return alloc(4);
+}
+
+// ---- JS functions called from C++ (grad, minimize) ------------------------------
+
+const registered = new Map();
+let nextFnId = 1;
+let pendingJsError = '';
+let callHandler = null;
+
+/** Set by tensor.js: turns (fn, argument ids) into a result id. */
+export function setCallHandler(h) {
+  callHandler = h;
+}
+
+export function withRegisteredFn(fn, body) {
+  const id = nextFnId++;
+  registered.set(id, fn);
+  try {
+    return body(id);
+  } finally {
+    registered.delete(id);
+  }
+}
+
+function callRegisteredFn(fnId, argsPtr, n) {
+  const fn = registered.get(fnId);
+  try {
+    if (!fn) throw new GlintError(`[glint] function ${fnId} is no longer registered`);
+    return callHandler(fn, readInts(argsPtr, n));
+  } catch (e) {
+    pendingJsError = e && e.message ? e.message : String(e);
+    return -1;
+  }
+}

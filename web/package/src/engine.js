@@ -1,0 +1,36 @@
+// Backend choice, memory accounting and the random seed.
+import * as core from './core.js';
+
+export function setBackend(name) {
+  core.callInt(() => core.module()._glint_set_backend(core.str(name)));
+  return true;
+}
+
+export function getBackend() {
+  return core.callString(() => core.module()._glint_get_backend());
+}
+
+/** Every registered backend: available or why not, software renderer or not. */
+export function backendInfo() {
+  const info = core.callJson(() => core.module()._glint_backend_info());
+  info.build = core.buildInfo();
+  return info;
+}
+
+export function memory() {
+  return core.callJson(() => core.module()._glint_memory());
+}
+
+/** Gives pooled (released) buffers back; live tensors are untouched. */
+export function releaseUnusedMemory() {
+  core.callInt(() => core.module()._glint_release_unused());
+}
+
+export function setSeed(seed) {
+  core.module()._glint_set_seed(seed);
+}
+
+/** kernel name -> backends that implement it. */
+export function kernelTable() {
+  return core.callJson(() => core.module()._glint_kernel_table());
+}

@@ -1,0 +1,93 @@
+// Gradients of JS functions: the function runs under the C++ tape (its ops are
+// recorded as it calls them), then the tape runs backwards.
+import * as core from './core.js';
+import {GlintError} from './core.js';
+import {Tensor, asTensor} from './tensor.js';
+
+function valueAndGradsImpl(f, xs, dy) {
+  const M = core.module();
+  return core.withRegisteredFn(f, (fnId) => {
+    const m = core.mark();
+    let ids;
+    try {
+      const out = core.alloc(4 * (xs.length + 1));
+      const n = M._glint_value_and_grads(fnId, core.ints(xs.map((x) => x.id)), xs.length,
+                                         dy ? dy.id : 0, out);
+      if (n < 0) throw new GlintError(core.lastError());
+      ids = core.readInts(out, n);
+    } finally {
+      core.release(m);
+    }
+    const [value, ...grads] = ids.map((id) => new Tensor(id));
+    return {value, grads};
+  });
+}
+
+function tensorsArg(op, xs) {
+  if (!Array.isArray(xs)) throw new GlintError(`[${op}] expects an array of tensors`);
+  return xs.map((x, i) => asTensor(x, op, `xs[${i}]`));
+}
+
+/** grad(f)(x, dy?) -> df/dx. */
+export function grad(f) {
+  return (x, dy) => {
+    const r = valueAndGradsImpl(f, [asTensor(x, 'grad', 'x')], dy);
+    r.value.dispose();
+    return r.grads[0];
+  };
+}
+
+/** grads(f)(xs, dy?) -> [df/dx_i]. */
+export function grads(f) {
+  return (xs, dy) => {
+    const r = valueAndGradsImpl(f, tensorsArg('grads', xs), dy);
+    r.value.dispose();
+    return r.grads;
+  };
+}
+
+export function valueAndGrad(f) {
+  return (x, dy) => {
+    const r = valueAndGradsImpl(f, [asTensor(x, 'valueAndGrad', 'x')], dy);
+    return {value: r.value, grad: r.grads[0]};
+  };
+}
+
+export function valueAndGrads(f) {
+  return (xs, dy) => valueAndGradsImpl(f, tensorsArg('valueAndGrads', xs), dy);
+}
+
+/**
+ * f() -> scalar loss; gradients with respect to varList (default: every
+ * trainable variable f reads). Returns {value, grads: {name: Tensor}}.
+ */
+export function variableGrads(f, varList = []) {
+  const M = core.module();
+  return core.withRegisteredFn(f, (fnId) => {
+    const m = core.mark();
+    let ids;
+    try {
+      const max = 1 + 2 * Math.max(varList.length, 4096);
+      const out = core.alloc(4 * max);
+      const n = M._glint_variable_grads(fnId, core.ints(varList.map((v) => v.id)), varList.length,
+                                        out, max);
+      if (n < 0) throw new GlintError(core.lastError());
+      ids = core.readInts(out, n);
+    } finally {
+      core.release(m);
+    }
+    const value = new Tensor(ids[0]);
+    const grads = {};
+    for (let i = 1; i < ids.length; i += 2) {
+      const v = new Tensor(ids[i]);
+      const name = variableName(v);
+      v.dispose();
+      grads[name] = new Tensor(ids[i + 1]);
+    }
+    return {value, grads};
+  });
+}
+
+function variableName(t) {
+  return core.callString(() => core.module()._glint_tensor_name(t.id));
+}

@@ -1,0 +1,461 @@
+// Where models are saved and loaded from. Handlers follow TF.js's IOHandler
+// shape ({save(artifacts), load()}) and URL schemes:
+//   indexeddb://name   one transaction per save: all of it lands or none
+//   localstorage://name  pieces under a new generation, then one atomic switch
+//   http(s)://...      load model.json + shards (progress, retries, size checks); save by POST
+//   downloads://name   name.json + name.weights.bin as file downloads
+//   file://dir         node only: dir/model.json + a weights file (atomic switch)
+import {GlintError} from './core.js';
+
+export function artifactsInfo(a) {
+  const jsonBytes = (v) => (v == null ? 0 : new TextEncoder().encode(JSON.stringify(v)).length);
+  return {
+    dateSaved: new Date(),
+    modelTopologyType: 'JSON',
+    modelTopologyBytes: jsonBytes(a.modelTopology),
+    weightSpecsBytes: jsonBytes(a.weightSpecs),
+    weightDataBytes: a.weightData ? a.weightData.byteLength : 0,
+  };
+}
+
+function schemeOf(url) {
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  return m ? m[1].toLowerCase() : null;
+}
+
+function pathOf(url) {
+  return url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+}
+
+function validName(op, name) {
+  if (!name) throw new GlintError(`[${op}] the URL has no model name`);
+  return name;
+}
+
+export function getSaveHandler(handlerOrUrl) {
+  if (handlerOrUrl && typeof handlerOrUrl === 'object' && typeof handlerOrUrl.save === 'function') {
+    return handlerOrUrl;
+  }
+  const url = String(handlerOrUrl);
+  switch (schemeOf(url)) {
+    case 'indexeddb': return browserIndexedDB(validName('save', pathOf(url)));
+    case 'localstorage': return browserLocalStorage(validName('save', pathOf(url)));
+    case 'downloads': return browserDownloads(pathOf(url) || 'model');
+    case 'http': case 'https': return http(url);
+    case 'file': return fileSystem(pathOf(url));
+    default:
+      throw new GlintError(`[save] no handler for '${url}': use indexeddb://, localstorage://, ` +
+          'downloads://, http(s):// or file:// (node)');
+  }
+}
+
+export function getLoadHandler(handlerOrUrl, options = {}) {
+  if (handlerOrUrl && typeof handlerOrUrl === 'object' && typeof handlerOrUrl.load === 'function') {
+    return handlerOrUrl;
+  }
+  const url = String(handlerOrUrl);
+  switch (schemeOf(url)) {
+    case 'indexeddb': return browserIndexedDB(validName('load', pathOf(url)));
+    case 'localstorage': return browserLocalStorage(validName('load', pathOf(url)));
+    case 'http': case 'https': return http(url, options);
+    case 'file': return fileSystem(pathOf(url));
+    case null:
+      // A relative URL in a page (e.g. 'models/digits/model.json').
+      if (typeof location !== 'undefined') return http(new URL(url, location.href).href, options);
+      return fileSystem(url);
+    default:
+      throw new GlintError(`[loadLayersModel] no handler for '${url}'`);
+  }
+}
+
+// ---- IndexedDB ------------------------------------------------------------------------
+
+const DB_NAME = 'glint-models';
+const INFO_STORE = 'model_info';
+const MODEL_STORE = 'models';
+
+function openDb() {
+  if (typeof indexedDB === 'undefined') {
+    throw new GlintError('[indexeddb] IndexedDB is not available in this environment');
+  }
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(DB_NAME, 1);
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      db.createObjectStore(INFO_STORE, {keyPath: 'modelPath'});
+      db.createObjectStore(MODEL_STORE, {keyPath: 'modelPath'});
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(new GlintError(`[indexeddb] cannot open the database: ${req.error}`));
+  });
+}
+
+function transact(db, mode, body) {
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction([INFO_STORE, MODEL_STORE], mode);
+    let result;
+    tx.oncomplete = () => resolve(result);
+    tx.onabort = tx.onerror = () => reject(new GlintError(
+        `[indexeddb] transaction failed: ${tx.error ?? 'aborted'}`));
+    body(tx, (r) => {
+      result = r;
+    });
+  });
+}
+
+export function browserIndexedDB(name) {
+  return {
+    async save(artifacts) {
+      const db = await openDb();
+      try {
+        const info = artifactsInfo(artifacts);
+        // One transaction over both stores: a failure midway leaves the previous model.
+        await transact(db, 'readwrite', (tx) => {
+          tx.objectStore(MODEL_STORE).put({modelPath: name, modelArtifacts: artifacts});
+          tx.objectStore(INFO_STORE).put({modelPath: name, modelArtifactsInfo: info});
+        });
+        return {modelArtifactsInfo: info};
+      } finally {
+        db.close();
+      }
+    },
+    async load() {
+      const db = await openDb();
+      try {
+        const rec = await transact(db, 'readonly', (tx, done) => {
+          const req = tx.objectStore(MODEL_STORE).get(name);
+          req.onsuccess = () => done(req.result);
+        });
+        if (!rec) throw new GlintError(`[indexeddb] no model named '${name}' in IndexedDB`);
+        return rec.modelArtifacts;
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+// ---- localStorage ---------------------------------------------------------------------
+
+const LS_PREFIX = 'glint_models/';
+
+function base64(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+function unbase64(text) {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; ++i) out[i] = s.charCodeAt(i);
+  return out.buffer;
+}
+
+export function browserLocalStorage(name) {
+  const store = () => {
+    if (typeof localStorage === 'undefined') {
+      throw new GlintError('[localstorage] localStorage is not available in this environment');
+    }
+    return localStorage;
+  };
+  const infoKey = LS_PREFIX + 'info/' + name;
+  return {
+    async save(artifacts) {
+      const ls = store();
+      const prev = ls.getItem(infoKey);
+      const generation = (prev ? JSON.parse(prev).generation + 1 : 1);
+      const key = (part) => `${LS_PREFIX}${part}/${name}/${generation}`;
+      const info = artifactsInfo(artifacts);
+      const {weightData, ...rest} = artifacts;
+      try {
+        ls.setItem(key('artifacts'), JSON.stringify(rest));
+        ls.setItem(key('weights'), base64(new Uint8Array(weightData ?? new ArrayBuffer(0))));
+      } catch (e) {
+        ls.removeItem(key('artifacts'));
+        ls.removeItem(key('weights'));
+        throw new GlintError(`[localstorage] saving '${name}' failed (the previous model is ` +
+            `intact): ${e.message}`);
+      }
+      // The switch: one setItem, atomic. Then the old generation goes.
+      ls.setItem(infoKey, JSON.stringify({generation, modelArtifactsInfo: info}));
+      if (prev) {
+        const old = JSON.parse(prev).generation;
+        ls.removeItem(`${LS_PREFIX}artifacts/${name}/${old}`);
+        ls.removeItem(`${LS_PREFIX}weights/${name}/${old}`);
+      }
+      return {modelArtifactsInfo: info};
+    },
+    async load() {
+      const ls = store();
+      const infoText = ls.getItem(infoKey);
+      if (!infoText) throw new GlintError(`[localstorage] no model named '${name}'`);
+      const {generation} = JSON.parse(infoText);
+      const a = ls.getItem(`${LS_PREFIX}artifacts/${name}/${generation}`);
+      const w = ls.getItem(`${LS_PREFIX}weights/${name}/${generation}`);
+      if (a === null || w === null) {
+        throw new GlintError(`[localstorage] model '${name}' is incomplete in localStorage`);
+      }
+      return {...JSON.parse(a), weightData: unbase64(w)};
+    },
+  };
+}
+
+// ---- Listing and removing ---------------------------------------------------------------
+
+/** {'indexeddb://name': info, 'localstorage://name': info} */
+export async function listModels() {
+  const out = {};
+  if (typeof indexedDB !== 'undefined') {
+    const db = await openDb();
+    try {
+      const all = await transact(db, 'readonly', (tx, done) => {
+        const req = tx.objectStore(INFO_STORE).getAll();
+        req.onsuccess = () => done(req.result);
+      });
+      for (const r of all) out['indexeddb://' + r.modelPath] = r.modelArtifactsInfo;
+    } finally {
+      db.close();
+    }
+  }
+  if (typeof localStorage !== 'undefined') {
+    for (let i = 0; i < localStorage.length; ++i) {
+      const k = localStorage.key(i);
+      if (k.startsWith(LS_PREFIX + 'info/')) {
+        out['localstorage://' + k.slice((LS_PREFIX + 'info/').length)] =
+            JSON.parse(localStorage.getItem(k)).modelArtifactsInfo;
+      }
+    }
+  }
+  return out;
+}
+
+export async function removeModel(url) {
+  const name = validName('removeModel', pathOf(url));
+  switch (schemeOf(url)) {
+    case 'indexeddb': {
+      const db = await openDb();
+      try {
+        const existed = await transact(db, 'readwrite', (tx, done) => {
+          const req = tx.objectStore(INFO_STORE).get(name);
+          req.onsuccess = () => {
+            done(req.result?.modelArtifactsInfo);
+            tx.objectStore(INFO_STORE).delete(name);
+            tx.objectStore(MODEL_STORE).delete(name);
+          };
+        });
+        if (!existed) throw new GlintError(`[removeModel] no model at '${url}'`);
+        return existed;
+      } finally {
+        db.close();
+      }
+    }
+    case 'localstorage': {
+      const infoKey = LS_PREFIX + 'info/' + name;
+      const text = localStorage.getItem(infoKey);
+      if (!text) throw new GlintError(`[removeModel] no model at '${url}'`);
+      const {generation, modelArtifactsInfo} = JSON.parse(text);
+      localStorage.removeItem(infoKey);
+      localStorage.removeItem(`${LS_PREFIX}artifacts/${name}/${generation}`);
+      localStorage.removeItem(`${LS_PREFIX}weights/${name}/${generation}`);
+      return modelArtifactsInfo;
+    }
+    default:
+      throw new GlintError(`[removeModel] only indexeddb:// and localstorage:// models: '${url}'`);
+  }
+}
+
+// ---- Downloads --------------------------------------------------------------------------
+
+export function browserDownloads(name) {
+  return {
+    async save(artifacts) {
+      if (typeof document === 'undefined') {
+        throw new GlintError('[downloads] downloads:// needs a page (document)');
+      }
+      const {weightData, weightSpecs, ...rest} = artifacts;
+      const modelJson = {...rest, weightsManifest: [{paths: [`./${name}.weights.bin`],
+                                                    weights: weightSpecs}]};
+      const files = [[`${name}.json`, new Blob([JSON.stringify(modelJson)],
+                                              {type: 'application/json'})],
+                     [`${name}.weights.bin`, new Blob([weightData],
+                                                     {type: 'application/octet-stream'})]];
+      for (const [file, blob] of files) {
+        const a = document.createElement('a');
+        a.download = file;
+        a.href = URL.createObjectURL(blob);
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+      }
+      return {modelArtifactsInfo: artifactsInfo(artifacts)};
+    },
+  };
+}
+
+// ---- HTTP ----------------------------------------------------------------------------------
+
+async function fetchWithRetry(url, init, {retries = 3, backoffMs = 200, fetchFunc} = {}) {
+  const f = fetchFunc ?? globalThis.fetch;
+  if (typeof f !== 'function') throw new GlintError('[http] fetch is not available');
+  let last;
+  for (let attempt = 0; attempt <= retries; ++attempt) {
+    try {
+      const r = await f(url, init);
+      if (r.ok) return r;
+      last = new GlintError(`[http] ${url}: HTTP ${r.status}`);
+      if (r.status < 500 && r.status !== 429) throw last;  // not worth retrying
+    } catch (e) {
+      last = e instanceof GlintError ? e : new GlintError(`[http] ${url}: ${e.message}`);
+      if (e instanceof GlintError && !/HTTP (5\d\d|429)/.test(e.message)) throw e;
+    }
+    if (attempt < retries) await new Promise((r) => setTimeout(r, backoffMs * 2 ** attempt));
+  }
+  throw last;
+}
+
+function weightBytes(spec) {
+  const perElement = spec.quantization ? {uint8: 1, uint16: 2, float16: 2}[spec.quantization.dtype] :
+      {float32: 4, int32: 4, bool: 1}[spec.dtype];
+  if (!perElement) throw new GlintError(`[http] weight '${spec.name}' has an unknown dtype`);
+  return spec.shape.reduce((a, b) => a * b, 1) * perElement;
+}
+
+/**
+ * http(url, {onProgress, retries, backoffMs, requestInit, fetchFunc}):
+ * load() reads model.json and its shards; save() POSTs multipart form data
+ * (model.json + model.weights.bin), as TF.js's http handler does.
+ */
+export function http(url, options = {}) {
+  return {
+    async load() {
+      const init = options.requestInit ?? {};
+      const res = await fetchWithRetry(url, init, options);
+      let modelJson;
+      try {
+        modelJson = await res.json();
+      } catch (e) {
+        throw new GlintError(`[http] ${url} is not JSON: ${e.message}`);
+      }
+      const manifest = modelJson.weightsManifest ?? [];
+      const base = url.slice(0, url.lastIndexOf('/') + 1);
+      const groups = manifest.map((g) => ({
+        paths: g.paths ?? [],
+        expected: (g.weights ?? []).reduce((a, w) => a + weightBytes(w), 0),
+      }));
+      const totalShards = groups.reduce((a, g) => a + g.paths.length, 0);
+      let done = 0;
+      const buffers = [];
+      for (const g of groups) {
+        let got = 0;
+        for (const p of g.paths) {
+          const r = await fetchWithRetry(new URL(p, base).href, init, options);
+          const b = await r.arrayBuffer();
+          got += b.byteLength;
+          buffers.push(b);
+          options.onProgress?.(++done / totalShards);
+        }
+        if (got !== g.expected) {
+          throw new GlintError(`[http] ${url}: the shards hold ${got} bytes but the manifest ` +
+              `describes ${g.expected}: truncated or corrupt download`);
+        }
+      }
+      const weightSpecs = manifest.flatMap((g) => g.weights ?? []);
+      const total = buffers.reduce((a, b) => a + b.byteLength, 0);
+      const weightData = new Uint8Array(total);
+      let at = 0;
+      for (const b of buffers) {
+        weightData.set(new Uint8Array(b), at);
+        at += b.byteLength;
+      }
+      const {weightsManifest, ...rest} = modelJson;
+      return {...rest, weightSpecs, weightData: weightData.buffer};
+    },
+    async save(artifacts) {
+      const {weightData, weightSpecs, ...rest} = artifacts;
+      const form = new FormData();
+      const modelJson = {...rest, weightsManifest: [{paths: ['./model.weights.bin'],
+                                                    weights: weightSpecs}]};
+      form.append('model.json', new Blob([JSON.stringify(modelJson)], {type: 'application/json'}),
+                  'model.json');
+      form.append('model.weights.bin', new Blob([weightData], {type: 'application/octet-stream'}),
+                  'model.weights.bin');
+      const res = await fetchWithRetry(url, {method: 'POST', body: form,
+                                             ...(options.requestInit ?? {})}, options);
+      return {modelArtifactsInfo: artifactsInfo(artifacts), responses: [res]};
+    },
+  };
+}
+
+// ---- Files (node) ---------------------------------------------------------------------------
+
+export function fileSystem(dir) {
+  const paths = async () => {
+    const path = await import('node:path');
+    const d = dir.endsWith('.json') ? path.dirname(dir) : dir;
+    return {path, dir: d, json: dir.endsWith('.json') ? dir : path.join(d, 'model.json')};
+  };
+  return {
+    async save(artifacts) {
+      const fs = await import('node:fs/promises');
+      const {path, dir: d, json} = await paths();
+      await fs.mkdir(d, {recursive: true});
+      const {weightData, weightSpecs, ...rest} = artifacts;
+      // The weights go to a new file; model.json, renamed over the old one
+      // last, switches to it in one step: a crash at any point leaves the
+      // previous model.json and the weights it names intact.
+      const weightsFile = `weights-${Date.now().toString(36)}-${process.pid}.bin`;
+      const modelJson = {...rest, weightsManifest: [{paths: [weightsFile], weights: weightSpecs}]};
+      let previous = [];
+      try {
+        const old = JSON.parse(await fs.readFile(json, 'utf8'));
+        previous = (old.weightsManifest ?? []).flatMap((g) => g.paths ?? []);
+      } catch {
+        // no previous model
+      }
+      const write = async (file, data) => {
+        const tmp = `${file}.tmp-${process.pid}`;
+        const fh = await fs.open(tmp, 'w');
+        try {
+          await fh.writeFile(data);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        await fs.rename(tmp, file);
+      };
+      await write(path.join(d, weightsFile), new Uint8Array(weightData));
+      await write(json, JSON.stringify(modelJson));
+      for (const p of previous) {
+        if (p !== weightsFile && !p.includes('/') && !p.includes('\\')) {
+          await fs.rm(path.join(d, p), {force: true});
+        }
+      }
+      return {modelArtifactsInfo: artifactsInfo(artifacts)};
+    },
+    async load() {
+      const fs = await import('node:fs/promises');
+      const {path, dir: d, json} = await paths();
+      const modelJson = JSON.parse(await fs.readFile(json, 'utf8'));
+      const manifest = modelJson.weightsManifest ?? [];
+      const buffers = [];
+      for (const g of manifest) {
+        for (const p of g.paths ?? []) buffers.push(await fs.readFile(path.join(d, p)));
+      }
+      const weightData = new Uint8Array(buffers.reduce((a, b) => a + b.length, 0));
+      let at = 0;
+      for (const b of buffers) {
+        weightData.set(b, at);
+        at += b.length;
+      }
+      const {weightsManifest, ...rest} = modelJson;
+      return {...rest, weightSpecs: manifest.flatMap((g) => g.weights ?? []),
+              weightData: weightData.buffer};
+    },
+  };
+}
+
+export const io = {
+  browserIndexedDB, browserLocalStorage, browserDownloads, http, fileSystem, listModels,
+  removeModel, getSaveHandler, getLoadHandler,
+};

@@ -1,0 +1,186 @@
+// The Layers API: layers are C++ objects behind handles, built from the same
+// argument objects TF.js takes ({units: 10, activation: 'relu', inputShape: [784]}).
+import * as core from './core.js';
+import {GlintError} from './core.js';
+import {Tensor, Variable, dispose} from './tensor.js';
+
+const layerRegistry = typeof FinalizationRegistry === 'function' ?
+    new FinalizationRegistry((id) => core.isReady() && core.module()._glint_layer_release(id)) :
+    null;
+const symbolicRegistry = typeof FinalizationRegistry === 'function' ?
+    new FinalizationRegistry((id) => core.isReady() && core.module()._glint_symbolic_release(id)) :
+    null;
+
+/** A placeholder in a functional graph (glint.input, layer.apply on one). */
+export class SymbolicTensor {
+  constructor(id) {
+    this.id = id;
+    const info = core.callJson(() => core.module()._glint_symbolic_info(id));
+    this.shape = info.shape;
+    this.dtype = info.dtype;
+    this.name = info.name;
+    symbolicRegistry?.register(this, id);
+  }
+}
+
+export function input(args) {
+  return new SymbolicTensor(core.callInt(() => core.module()._glint_input(core.json(args))));
+}
+
+/** Arguments as JSON: layers and tensors inside them are not serialisable. */
+function argsJson(op, args) {
+  return JSON.stringify(args ?? {}, (key, value) => {
+    if (value instanceof Layer || value instanceof Tensor || value instanceof SymbolicTensor) {
+      throw new GlintError(`[${op}] argument '${key}' cannot be an object here`);
+    }
+    if (typeof value === 'function') {
+      throw new GlintError(`[${op}] argument '${key}' is a function: pass a name ` +
+          `(e.g. activation: 'relu', kernelInitializer: 'glorotUniform')`);
+    }
+    return value;
+  });
+}
+
+export class Layer {
+  /** @internal */
+  constructor(id) {
+    this.id = id;
+    layerRegistry?.register(this, id, this);
+  }
+  _info() {
+    return core.callJson(() => core.module()._glint_layer_info(this.id));
+  }
+  get name() {
+    return this._info().name;
+  }
+  getClassName() {
+    return this._info().className;
+  }
+  getConfig() {
+    return this._info().config;
+  }
+  get built() {
+    return this._info().built;
+  }
+  get trainable() {
+    return this._info().trainable;
+  }
+  set trainable(value) {
+    core.callInt(() => core.module()._glint_layer_set_trainable(this.id, value ? 1 : 0));
+  }
+  countParams() {
+    return this._info().countParams;
+  }
+
+  /**
+   * On SymbolicTensor(s): adds this layer to a functional graph. On Tensor(s):
+   * runs it now (kwargs.training selects training behaviour, e.g. dropout).
+   */
+  apply(inputs, kwargs = {}) {
+    const list = Array.isArray(inputs) ? inputs : [inputs];
+    const M = core.module();
+    const m = core.mark();
+    let ids, symbolic;
+    try {
+      const max = 16;
+      const out = core.alloc(4 * max);
+      symbolic = list[0] instanceof SymbolicTensor;
+      if (!list.every((x) => (x instanceof SymbolicTensor) === symbolic)) {
+        throw new GlintError(`[${this.name}] apply: mix of symbolic and concrete inputs`);
+      }
+      const n = symbolic ?
+          M._glint_layer_apply_symbolic(this.id, core.ints(list.map((x) => x.id)), list.length,
+                                        core.str(argsJson('apply', kwargs)), out, max) :
+          M._glint_layer_apply(this.id, core.ints(list.map((x) => x.id)), list.length,
+                               kwargs.training ? 1 : 0, out, max);
+      if (n < 0) throw new GlintError(core.lastError());
+      ids = core.readInts(out, n);
+    } finally {
+      core.release(m);
+    }
+    const outs = ids.map((id) => symbolic ? new SymbolicTensor(id) : new Tensor(id));
+    return outs.length === 1 && !Array.isArray(inputs) ? outs[0] :
+        (outs.length === 1 ? outs[0] : outs);
+  }
+
+  _tensorList(fn, maxOut) {
+    const m = core.mark();
+    let ids;
+    try {
+      const out = core.alloc(4 * maxOut);
+      const n = fn(out, maxOut);
+      if (n < 0) throw new GlintError(core.lastError());
+      ids = core.readInts(out, n);
+    } finally {
+      core.release(m);
+    }
+    return ids;
+  }
+
+  /** The weights' current values (new tensors, the caller disposes them). */
+  getWeights() {
+    return this._tensorList((out, max) => core.module()._glint_layer_get_weights(this.id, out, max),
+                            4096).map((id) => new Tensor(id));
+  }
+  setWeights(weights) {
+    core.callInt(() => core.module()._glint_layer_set_weights(
+        this.id, core.ints(weights.map((w) => w.id)), weights.length));
+  }
+  _variables(trainableOnly) {
+    const infos = this._info().weights;
+    const ids = this._tensorList((out, max) => core.module()._glint_layer_variables(
+        this.id, trainableOnly ? 1 : 0, out, max), 4096);
+    const named = trainableOnly ? infos.filter((w) => w.trainable) : infos;
+    return ids.map((id, i) => new Variable(id, named[i]?.name));
+  }
+  /** The layer's variables (kept by the layer; dispose() on them only drops the handle). */
+  get weights() {
+    return this._variables(false);
+  }
+  get trainableWeights() {
+    return this._variables(true);
+  }
+  dispose() {
+    if (this.id) {
+      layerRegistry?.unregister(this);
+      core.module()._glint_layer_release(this.id);
+      this.id = 0;
+    }
+  }
+}
+
+const CLASS_NAMES = {
+  inputLayer: 'InputLayer', dense: 'Dense', activation: 'Activation', dropout: 'Dropout',
+  flatten: 'Flatten', reshape: 'Reshape', permute: 'Permute', embedding: 'Embedding',
+  conv2d: 'Conv2D', depthwiseConv2d: 'DepthwiseConv2D', separableConv2d: 'SeparableConv2D',
+  conv2dTranspose: 'Conv2DTranspose', maxPooling2d: 'MaxPooling2D',
+  averagePooling2d: 'AveragePooling2D', globalAveragePooling2d: 'GlobalAveragePooling2D',
+  globalMaxPooling2d: 'GlobalMaxPooling2D', zeroPadding2d: 'ZeroPadding2D',
+  upSampling2d: 'UpSampling2D', batchNormalization: 'BatchNormalization',
+  layerNormalization: 'LayerNormalization', simpleRNN: 'SimpleRNN', lstm: 'LSTM', gru: 'GRU',
+  add: 'Add', multiply: 'Multiply', concatenate: 'Concatenate', average: 'Average',
+};
+
+export const layers = {};
+for (const [fn, className] of Object.entries(CLASS_NAMES)) {
+  layers[fn] = (args = {}) => new Layer(core.callInt(() => core.module()._glint_layer_create(
+      core.str(className), core.str(argsJson(fn, args)))));
+}
+// TF.js aliases.
+Object.assign(layers, {
+  maxPool2d: layers.maxPooling2d, avgPool2d: layers.averagePooling2d,
+  averagePool2d: layers.averagePooling2d, globalAvgPool2d: layers.globalAveragePooling2d,
+  globalMaxPool2d: layers.globalMaxPooling2d, convolution2d: layers.conv2d,
+});
+function wrapper(kind) {
+  return (args = {}) => {
+    const {layer, ...rest} = args;
+    if (!(layer instanceof Layer)) throw new GlintError(`[${kind}] args.layer must be a Layer`);
+    return new Layer(core.callInt(() => core.module()._glint_layer_wrap(
+        core.str(kind), layer.id, core.str(argsJson(kind, rest)))));
+  };
+}
+layers.bidirectional = wrapper('Bidirectional');
+layers.timeDistributed = wrapper('TimeDistributed');
+
+export {dispose};

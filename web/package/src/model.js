@@ -1,0 +1,433 @@
+// Models: compile / fit / evaluate / predict / save, with TF.js's signatures.
+// fit runs batch by batch from JS so that it can yield to the event loop: a
+// page stays responsive while it trains.
+import * as core from './core.js';
+import {GlintError} from './core.js';
+import {Tensor, scalar, tensor, dispose, nextTick} from './tensor.js';
+import {ops} from './ops.js';
+import {Layer, SymbolicTensor} from './layers.js';
+import {Optimizer} from './train.js';
+import {getSaveHandler, artifactsInfo} from './io.js';
+
+function asList(x) {
+  return Array.isArray(x) ? x : [x];
+}
+
+function checkTensors(op, arg, list) {
+  list.forEach((t, i) => {
+    if (!(t instanceof Tensor)) {
+      throw new GlintError(`[${op}] ${arg}${list.length > 1 ? `[${i}]` : ''} must be a Tensor`);
+    }
+    t._assertLive();
+  });
+}
+
+function logsFrom(text) {
+  return JSON.parse(text);
+}
+
+// A seeded generator for shuffling (mulberry32), or Math.random.
+function random(seed) {
+  if (seed === undefined || seed === null) return Math.random;
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function now() {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+/** Waits for the next animation frame where there is one, else a task turn. */
+function nextFrame() {
+  if (typeof requestAnimationFrame === 'function') {
+    return new Promise((r) => requestAnimationFrame(() => r()));
+  }
+  return nextTick();
+}
+
+class CallbackList {
+  constructor(callbacks, model) {
+    this.list = (callbacks ? asList(callbacks) : []).map((c) => {
+      if (c && typeof c === 'object') {
+        if ('setModel' in c && typeof c.setModel === 'function') c.setModel(model);
+        else c.model = model;
+      }
+      return c;
+    });
+  }
+  async fire(name, ...args) {
+    for (const c of this.list) {
+      if (c && typeof c[name] === 'function') await c[name](...args);
+    }
+  }
+}
+
+export class LayersModel extends Layer {
+  constructor(id) {
+    super(id);
+    this.isTraining = false;
+    this._stopTraining = false;
+  }
+
+  _io() {
+    return core.callJson(() => core.module()._glint_model_io(this.id));
+  }
+  get inputs() {
+    return this._io().inputs;
+  }
+  get outputs() {
+    return this._io().outputs;
+  }
+  get metricsNames() {
+    return this._io().metricsNames ?? [];
+  }
+  get layers() {
+    const m = core.mark();
+    let ids;
+    try {
+      const max = 4096, out = core.alloc(4 * max);
+      const n = core.module()._glint_model_layers(this.id, out, max);
+      if (n < 0) throw new GlintError(core.lastError());
+      ids = core.readInts(out, n);
+    } finally {
+      core.release(m);
+    }
+    return ids.map((id) => new Layer(id));
+  }
+  getLayer(nameOrIndex) {
+    const all = this.layers;
+    const found = typeof nameOrIndex === 'number' ? all[nameOrIndex] :
+        all.find((l) => l.name === nameOrIndex);
+    if (!found) throw new GlintError(`[getLayer] no layer ${JSON.stringify(nameOrIndex)}`);
+    return found;
+  }
+  get stopTraining() {
+    return this._stopTraining;
+  }
+  set stopTraining(value) {
+    this._stopTraining = Boolean(value);
+    core.callInt(() => core.module()._glint_model_stop_training(this.id, value ? 1 : 0));
+  }
+  get optimizer() {
+    return new Optimizer(core.callInt(() => core.module()._glint_model_optimizer(this.id)));
+  }
+
+  /** {optimizer: name | Optimizer, loss: name | [names], metrics?: [names]} */
+  compile({optimizer = 'rmsprop', loss, metrics = []} = {}) {
+    const names = asList(loss ?? []);
+    if (names.some((l) => typeof l !== 'string')) {
+      throw new GlintError('[compile] loss must be a name (e.g. \'categoricalCrossentropy\') ' +
+          'or a list of names; custom JS loss functions are not supported by model.fit');
+    }
+    const optId = optimizer instanceof Optimizer ? optimizer.id : 0;
+    const optName = optimizer instanceof Optimizer ? '' : String(optimizer);
+    core.callInt(() => core.module()._glint_model_compile(
+        this.id, optId, core.str(optName), core.json(loss), core.json(asList(metrics))));
+  }
+
+  summary(lineLength, positions, printFn = console.log) {
+    printFn(core.callString(() => core.module()._glint_model_summary(this.id, lineLength ?? 0)));
+  }
+
+  predict(x, {batchSize = 32} = {}) {
+    const xs = asList(x);
+    checkTensors('predict', 'x', xs);
+    const m = core.mark();
+    let ids;
+    try {
+      const max = 64, out = core.alloc(4 * max);
+      const n = core.module()._glint_model_predict(this.id, core.ints(xs.map((t) => t.id)),
+                                                   xs.length, batchSize, out, max);
+      if (n < 0) throw new GlintError(core.lastError());
+      ids = core.readInts(out, n);
+    } finally {
+      core.release(m);
+    }
+    const outs = ids.map((id) => new Tensor(id));
+    return outs.length === 1 ? outs[0] : outs;
+  }
+
+  predictOnBatch(x) {
+    const xs = asList(x);
+    return this.predict(x, {batchSize: Math.max(1, xs[0].shape[0] ?? 1)});
+  }
+
+  _logs(fn) {
+    return logsFrom(core.callString(fn));
+  }
+
+  /** Synchronous one step; returns the logs object ({loss, acc, ...}). */
+  trainOnBatchSync(x, y) {
+    const xs = asList(x), ys = asList(y);
+    checkTensors('trainOnBatch', 'x', xs);
+    checkTensors('trainOnBatch', 'y', ys);
+    return this._logs(() => core.module()._glint_model_train_on_batch(
+        this.id, core.ints(xs.map((t) => t.id)), xs.length, core.ints(ys.map((t) => t.id)),
+        ys.length));
+  }
+
+  /** TF.js: resolves to the loss, or [loss, ...metrics]. */
+  async trainOnBatch(x, y) {
+    const logs = this.trainOnBatchSync(x, y);
+    const values = this.metricsNames.map((n) => logs[n]);
+    return values.length === 1 ? values[0] : values;
+  }
+
+  evaluateLogs(x, y, {batchSize = 32} = {}) {
+    const xs = asList(x), ys = asList(y);
+    checkTensors('evaluate', 'x', xs);
+    checkTensors('evaluate', 'y', ys);
+    return this._logs(() => core.module()._glint_model_evaluate(
+        this.id, core.ints(xs.map((t) => t.id)), xs.length, core.ints(ys.map((t) => t.id)),
+        ys.length, batchSize));
+  }
+
+  /** Scalars: the loss, or [loss, ...metrics], as TF.js returns them. */
+  evaluate(x, y, options = {}) {
+    const logs = this.evaluateLogs(x, y, options);
+    const values = this.metricsNames.map((n) => scalar(logs[n]));
+    return values.length === 1 ? values[0] : values;
+  }
+
+  /**
+   * Trains for `epochs` over (x, y) in batches. Options as TF.js: batchSize,
+   * epochs, shuffle, validationSplit, validationData, callbacks, initialEpoch,
+   * verbose, yieldEvery ('auto' | 'batch' | 'epoch' | 'never'); plus
+   * frameBudgetMs (default 12): with 'auto', at most that much work runs
+   * before fit yields for an animation frame. seed makes shuffles repeatable.
+   */
+  async fit(x, y, options = {}) {
+    const {
+      batchSize = 32, epochs = 1, shuffle = true, validationSplit = 0, validationData,
+      callbacks, initialEpoch = 0, verbose = 0, yieldEvery = 'auto', frameBudgetMs = 12, seed,
+      classWeight,
+    } = options;
+    if (classWeight) {
+      throw new GlintError('[fit] classWeight is not supported by the JS fit yet: weight the ' +
+          'samples through the data instead');
+    }
+    if (!(batchSize >= 1) || !Number.isInteger(batchSize)) {
+      throw new GlintError(`[fit] batchSize must be a positive integer: got ${batchSize}`);
+    }
+    if (this.isTraining) throw new GlintError('[fit] the model is already training');
+    let xs = asList(x), ys = asList(y);
+    checkTensors('fit', 'x', xs);
+    checkTensors('fit', 'y', ys);
+    const n = xs[0].shape[0];
+    for (const t of [...xs, ...ys]) {
+      if (t.shape[0] !== n) {
+        throw new GlintError(`[fit] every x and y must have the same number of samples: ` +
+            `${n} vs ${t.shape[0]} (shape [${t.shape}])`);
+      }
+    }
+    const owned = [];
+    let valX = null, valY = null, trainN = n;
+    if (validationData) {
+      valX = asList(validationData[0]);
+      valY = asList(validationData[1]);
+    } else if (validationSplit > 0) {
+      if (!(validationSplit < 1)) throw new GlintError('[fit] validationSplit must be in [0, 1)');
+      trainN = Math.floor(n * (1 - validationSplit));
+      const cut = (t, begin, size) => {
+        const s = ops.slice(t, [begin, ...Array(t.rank - 1).fill(0)],
+                            [size, ...Array(t.rank - 1).fill(-1)]);
+        owned.push(s);
+        return s;
+      };
+      valX = xs.map((t) => cut(t, trainN, n - trainN));
+      valY = ys.map((t) => cut(t, trainN, n - trainN));
+      xs = xs.map((t) => cut(t, 0, trainN));
+      ys = ys.map((t) => cut(t, 0, trainN));
+    }
+    const rng = random(seed);
+    const cbs = new CallbackList(callbacks, this);
+    const history = {epoch: [], history: {}, params: {epochs, batchSize, samples: trainN}};
+    const stepsPerEpoch = Math.ceil(trainN / batchSize);
+    this.isTraining = true;
+    this.stopTraining = false;
+    let lastYield = now();
+    const maybeYield = async (where) => {
+      if (yieldEvery === 'never') return;
+      if (yieldEvery === 'batch' || (yieldEvery === 'epoch' && where === 'epoch')) {
+        await nextTick();
+        lastYield = now();
+      } else if (yieldEvery === 'auto' && now() - lastYield >= frameBudgetMs) {
+        await nextFrame();
+        lastYield = now();
+      }
+    };
+    try {
+      await cbs.fire('onTrainBegin', {});
+      for (let epoch = initialEpoch; epoch < epochs && !this._stopTraining; ++epoch) {
+        await cbs.fire('onEpochBegin', epoch, {});
+        const order = Int32Array.from({length: trainN}, (_, i) => i);
+        if (shuffle) {
+          for (let i = trainN - 1; i > 0; --i) {
+            const j = Math.floor(rng() * (i + 1));
+            const t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+          }
+        }
+        const sums = {};
+        let seen = 0;
+        for (let b = 0; b < stepsPerEpoch && !this._stopTraining; ++b) {
+          const begin = b * batchSize, size = Math.min(batchSize, trainN - begin);
+          await cbs.fire('onBatchBegin', b, {batch: b, size});
+          const idx = tensor(order.subarray(begin, begin + size), [size], 'int32');
+          const bx = xs.map((t) => ops.gather(t, idx));
+          const by = ys.map((t) => ops.gather(t, idx));
+          let logs;
+          try {
+            logs = this.trainOnBatchSync(bx, by);
+          } finally {
+            dispose([idx, bx, by]);
+          }
+          for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
+          seen += size;
+          await cbs.fire('onBatchEnd', b, {batch: b, size, ...logs});
+          await maybeYield('batch');
+        }
+        const epochLogs = {};
+        for (const [k, v] of Object.entries(sums)) epochLogs[k] = v / Math.max(1, seen);
+        if (valX) {
+          const v = this.evaluateLogs(valX, valY, {batchSize});
+          for (const [k, value] of Object.entries(v)) epochLogs['val_' + k] = value;
+        }
+        history.epoch.push(epoch);
+        for (const [k, v] of Object.entries(epochLogs)) (history.history[k] ??= []).push(v);
+        if (verbose) {
+          console.log(`Epoch ${epoch + 1}/${epochs} ` + Object.entries(epochLogs)
+              .map(([k, v]) => `${k}=${v.toFixed(4)}`).join(' '));
+        }
+        await cbs.fire('onEpochEnd', epoch, epochLogs);
+        await maybeYield('epoch');
+      }
+      await cbs.fire('onTrainEnd', {});
+    } finally {
+      this.isTraining = false;
+      dispose(owned);
+    }
+    return history;
+  }
+
+  /** Saves through a handler or URL (indexeddb://, localstorage://, downloads://, http(s)://, file://). */
+  async save(handlerOrUrl, config = {}) {
+    const handler = getSaveHandler(handlerOrUrl);
+    const artifacts = this.toArtifacts(config);
+    const result = await handler.save(artifacts);
+    return result ?? {modelArtifactsInfo: artifactsInfo(artifacts)};
+  }
+
+  /** TF.js ModelArtifacts: {modelTopology, weightSpecs, weightData, ...}. */
+  toArtifacts({includeOptimizer = false, quantize, userDefinedMetadata} = {}) {
+    const modelJson = JSON.parse(core.callString(() => core.module()._glint_model_to_artifacts(
+        this.id, core.json({includeOptimizer, quantize: quantize ?? '',
+                            ...(userDefinedMetadata ? {userDefinedMetadata} : {})}))));
+    const m = core.mark();
+    let weightData;
+    try {
+      const lenPtr = core.outInt();
+      const p = core.module()._glint_last_bytes(lenPtr);
+      weightData = core.readBytes(p, core.heapI32()[lenPtr >> 2]).buffer;
+    } finally {
+      core.release(m);
+    }
+    const artifacts = {
+      modelTopology: modelJson.modelTopology,
+      format: modelJson.format,
+      generatedBy: modelJson.generatedBy,
+      convertedBy: modelJson.convertedBy ?? null,
+      weightSpecs: modelJson.weightsManifest[0].weights,
+      weightData,
+    };
+    if (modelJson.trainingConfig) artifacts.trainingConfig = modelJson.trainingConfig;
+    if (modelJson.userDefinedMetadata) artifacts.userDefinedMetadata = modelJson.userDefinedMetadata;
+    return artifacts;
+  }
+
+  /** Sets this model's weights from artifacts of the same architecture. */
+  loadWeightsFromArtifacts(artifacts) {
+    const {json, data} = artifactsToModelJson(artifacts);
+    core.callInt(() => core.module()._glint_model_load_weights(
+        this.id, core.str(json), core.bytes(data), data.byteLength));
+  }
+}
+
+export class Sequential extends LayersModel {
+  add(layer) {
+    if (!(layer instanceof Layer)) throw new GlintError('[Sequential.add] expects a Layer');
+    core.callInt(() => core.module()._glint_sequential_add(this.id, layer.id));
+  }
+  pop() {
+    core.callInt(() => core.module()._glint_sequential_pop(this.id));
+  }
+}
+
+/** sequential({layers?: [...], name?}) */
+export function sequential(config = {}) {
+  const {layers: list = [], ...rest} = config;
+  const model = new Sequential(core.callInt(() => core.module()._glint_sequential(core.json(rest))));
+  for (const l of list) model.add(l);
+  return model;
+}
+
+/** model({inputs, outputs, name?}) for functional graphs. */
+export function model({inputs, outputs, ...rest}) {
+  const ins = asList(inputs), outs = asList(outputs);
+  for (const s of [...ins, ...outs]) {
+    if (!(s instanceof SymbolicTensor)) {
+      throw new GlintError('[model] inputs and outputs must be symbolic tensors (glint.input, layer.apply)');
+    }
+  }
+  return new LayersModel(core.callInt(() => core.module()._glint_model(
+      core.ints(ins.map((s) => s.id)), ins.length, core.ints(outs.map((s) => s.id)), outs.length,
+      core.json(rest))));
+}
+
+export function artifactsToModelJson(artifacts) {
+  if (!artifacts || typeof artifacts !== 'object' || !artifacts.modelTopology) {
+    throw new GlintError('[loadLayersModel] the artifacts have no modelTopology');
+  }
+  const json = JSON.stringify({
+    modelTopology: artifacts.modelTopology,
+    format: artifacts.format ?? 'layers-model',
+    generatedBy: artifacts.generatedBy ?? '',
+    convertedBy: artifacts.convertedBy ?? null,
+    weightsManifest: [{paths: ['weights.bin'], weights: artifacts.weightSpecs ?? []}],
+    ...(artifacts.trainingConfig ? {trainingConfig: artifacts.trainingConfig} : {}),
+    ...(artifacts.userDefinedMetadata ? {userDefinedMetadata: artifacts.userDefinedMetadata} : {}),
+  });
+  const wd = artifacts.weightData;
+  const data = wd == null ? new Uint8Array(0) :
+      Array.isArray(wd) ? concatBuffers(wd) :
+      wd instanceof ArrayBuffer ? new Uint8Array(wd) :
+      new Uint8Array(wd.buffer, wd.byteOffset, wd.byteLength);
+  return {json, data};
+}
+
+function concatBuffers(list) {
+  const total = list.reduce((a, b) => a + b.byteLength, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const b of list) {
+    out.set(new Uint8Array(b), at);
+    at += b.byteLength;
+  }
+  return out;
+}
+
+/** A model from TF.js-style artifacts (validated: manifest, sizes, limits). */
+export function modelFromArtifacts(artifacts) {
+  const {json, data} = artifactsToModelJson(artifacts);
+  const id = core.callInt(() => core.module()._glint_model_from_artifacts(
+      core.str(json), core.bytes(data), data.byteLength));
+  const cls = artifacts.modelTopology.class_name === 'Sequential' ? Sequential : LayersModel;
+  return new cls(id);
+}

@@ -1,0 +1,54 @@
+// Loads the WebAssembly module: the pthreads build where the page is
+// cross-origin isolated (SharedArrayBuffer works), the single-thread build
+// otherwise and in node. Both builds export the same C ABI (web/bindings).
+
+const isNode = typeof process === 'object' && process.versions != null &&
+    process.versions.node != null && typeof window === 'undefined';
+
+export function threadsUsable() {
+  return !isNode && typeof SharedArrayBuffer === 'function' &&
+      globalThis.crossOriginIsolated === true;
+}
+
+/** Chooses and instantiates a build. options.threads: 'auto' | true | false. */
+export async function loadModule(options = {}) {
+  const want = options.threads ?? 'auto';
+  const useThreads = want === 'auto' ? threadsUsable() : Boolean(want);
+  if (useThreads && !threadsUsable()) {
+    throw new Error('[glint.ready] threads: true needs a cross-origin-isolated page ' +
+        '(COOP: same-origin, COEP: require-corp) with SharedArrayBuffer');
+  }
+  const name = useThreads ? 'glint-mt' : 'glint-st';
+  const base = options.wasmPath ?? new URL(`../dist/`, import.meta.url).href;
+  const dir = base.endsWith('/') ? base : base + '/';
+  const moduleArgs = {
+    locateFile: (file) => dir + file,
+    print: options.print ?? ((s) => console.log(s)),
+    printErr: options.printErr ?? ((s) => console.warn(s)),
+  };
+  if (isNode) await prepareNode(dir, name, moduleArgs);
+  let factory;
+  try {
+    factory = (await import(/* webpackIgnore: true */ dir + name + '.mjs')).default;
+  } catch (e) {
+    throw new Error(`[glint.ready] could not load ${dir}${name}.mjs: ${e.message}`);
+  }
+  const M = await factory(moduleArgs);
+  M.glintBuild = {name, threads: useThreads};
+  return M;
+}
+
+// Emscripten 3.1.6's ES-module output reads the wasm file with fetch and
+// uses require/__dirname in node; give it the bytes and those two names.
+async function prepareNode(dir, name, moduleArgs) {
+  const {createRequire} = await import('node:module');
+  const {fileURLToPath} = await import('node:url');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const wasmUrl = new URL(name + '.wasm', dir);
+  globalThis.require ??= createRequire(import.meta.url);
+  globalThis.__dirname ??= path.dirname(fileURLToPath(wasmUrl));
+  moduleArgs.wasmBinary = fs.readFileSync(fileURLToPath(wasmUrl));
+}
+
+export {isNode};

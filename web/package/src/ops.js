@@ -1,0 +1,199 @@
+// Ops with TF.js names and argument orders. Each forwards to the C++ op of the
+// same name (glint_op), which validates its arguments and names them in errors.
+import * as core from './core.js';
+import {GlintError} from './core.js';
+import {Tensor, asTensor, tidy, dispose} from './tensor.js';
+
+/** Runs an op; inputs may be numbers or arrays (converted, then freed). */
+export function runOp(name, inputs, attrs, maxOut = 1) {
+  const temps = [];
+  const tensors = inputs.map((x, i) => {
+    const like = inputs.find((v) => v instanceof Tensor);
+    const t = asTensor(x, name, `input ${i}`, like);
+    if (t !== x) temps.push(t);
+    return t;
+  });
+  const M = core.module();
+  const m = core.mark();
+  let ids;
+  try {
+    const out = core.alloc(4 * maxOut);
+    const n = M._glint_op(core.str(name), core.ints(tensors.map((t) => t.id)), tensors.length,
+                          attrs === undefined ? 0 : core.json(attrs), out, maxOut);
+    if (n < 0) throw new GlintError(core.lastError());
+    ids = core.readInts(out, n);
+  } finally {
+    core.release(m);
+    dispose(temps);
+  }
+  return ids.map((id) => new Tensor(id));
+}
+
+const one = (name, inputs, attrs) => runOp(name, inputs, attrs)[0];
+
+// ---- Element-wise ------------------------------------------------------------------
+
+const UNARY = ['neg', 'abs', 'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'square', 'reciprocal',
+  'relu', 'relu6', 'elu', 'selu', 'sigmoid', 'tanh', 'softplus', 'sin', 'cos', 'sign', 'floor',
+  'ceil', 'round', 'logicalNot', 'zerosLike', 'onesLike'];
+const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'squaredDifference',
+  'floorDiv', 'mod', 'equal', 'notEqual', 'less', 'lessEqual', 'greater', 'greaterEqual',
+  'logicalAnd', 'logicalOr', 'logicalXor'];
+const REDUCE = ['sum', 'mean', 'max', 'min', 'prod', 'logSumExp', 'any', 'all'];
+
+export const ops = {};
+for (const n of UNARY) ops[n] = (x) => one(n, [x]);
+for (const n of BINARY) ops[n] = (a, b) => one(n, [a, b]);
+for (const n of REDUCE) ops[n] = (x, axis = null, keepDims = false) => one(n, [x], {axis, keepDims});
+
+Object.assign(ops, {
+  leakyRelu: (x, alpha = 0.2) => one('leakyRelu', [x], {alpha}),
+  gelu: (x, approximate = false) => one('gelu', [x], {approximate}),
+  where: (condition, a, b) => one('where', [condition, a, b]),
+  cast: (x, dtype) => one('cast', [x], {dtype}),
+  clipByValue: (x, clipValueMin, clipValueMax) =>
+    one('clipByValue', [x], {clipValueMin, clipValueMax}),
+  argMax: (x, axis = 0) => one('argMax', [x], {axis}),
+  argMin: (x, axis = 0) => one('argMin', [x], {axis}),
+  softmax: (logits, dim = -1) => one('softmax', [logits], {dim}),
+  logSoftmax: (logits, axis = -1) => one('logSoftmax', [logits], {axis}),
+  moments: (x, axis = null, keepDims = false) => {
+    const [mean, variance] = runOp('moments', [x], {axis, keepDims}, 2);
+    return {mean, variance};
+  },
+  batchNorm: (x, mean, variance, offset, scale, varianceEpsilon = 1e-3) => {
+    if (offset == null && scale != null) {
+      throw new GlintError('[batchNorm] an offset is needed when a scale is given (pass zeros)');
+    }
+    const inputs = [x, mean, variance];
+    if (offset != null) inputs.push(offset);
+    if (scale != null) inputs.push(scale);
+    return one('batchNorm', inputs, {varianceEpsilon});
+  },
+  matMul: (a, b, transposeA = false, transposeB = false) =>
+    one('matMul', [a, b], {transposeA, transposeB}),
+  dot: (a, b) => one('matMul', [a, b]),
+  conv2d: (x, filter, strides = 1, pad = 'valid', dataFormat = 'NHWC', dilations = 1) => {
+    nhwc('conv2d', dataFormat);
+    return one('conv2d', [x, filter], {strides, pad, dilations});
+  },
+  depthwiseConv2d: (x, filter, strides = 1, pad = 'valid', dataFormat = 'NHWC', dilations = 1) => {
+    nhwc('depthwiseConv2d', dataFormat);
+    return one('depthwiseConv2d', [x, filter], {strides, pad, dilations});
+  },
+  conv2dTranspose: (x, filter, outputShape, strides = 1, pad = 'valid') =>
+    one('conv2dTranspose', [x, filter], {outputShape, strides, pad}),
+  maxPool: (x, filterSize, strides, pad = 'valid') =>
+    one('maxPool', [x], {filterSize, strides: strides ?? filterSize, pad}),
+  avgPool: (x, filterSize, strides, pad = 'valid') =>
+    one('avgPool', [x], {filterSize, strides: strides ?? filterSize, pad}),
+  reshape: (x, shape) => one('reshape', [x], {shape}),
+  flatten: (x) => one('reshape', [x], {shape: [-1]}),
+  transpose: (x, perm) => one('transpose', [x], {perm: perm ?? null}),
+  concat: (tensors, axis = 0) => one('concat', tensors, {axis}),
+  stack: (tensors, axis = 0) => one('stack', tensors, {axis}),
+  split: (x, numOrSizeSplits, axis = 0) => runOp('split', [x],
+      Array.isArray(numOrSizeSplits) ? {sizes: numOrSizeSplits, axis} :
+                                       {numSplits: numOrSizeSplits, axis},
+      Array.isArray(numOrSizeSplits) ? numOrSizeSplits.length : Math.max(1, numOrSizeSplits)),
+  unstack: (x, axis = 0) => {
+    const t = asTensor(x, 'unstack', 'x');
+    const n = t.shape[axis < 0 ? t.rank + axis : axis] ?? 0;
+    return runOp('unstack', [t], {axis}, Math.max(1, n));
+  },
+  slice: (x, begin, size) => {
+    const b = typeof begin === 'number' ? [begin] : begin;
+    const s = size === undefined ? undefined : typeof size === 'number' ? [size] : size;
+    return one('slice', [x], s === undefined ? {begin: b} : {begin: b, size: s});
+  },
+  stridedSlice: (x, begin, end, strides, beginMask = 0, endMask = 0, ellipsisMask = 0,
+                 newAxisMask = 0, shrinkAxisMask = 0) =>
+    one('stridedSlice', [x], {begin, end, strides: strides ?? [], beginMask, endMask,
+                              ellipsisMask, newAxisMask, shrinkAxisMask}),
+  pad: (x, paddings, constantValue = 0) =>
+    one('pad', [x], {paddings: paddings.flat(), constantValue}),
+  gather: (x, indices, axis = 0) => one('gather', [x, toInt32(indices)], {axis}),
+  unsortedSegmentSum: (x, segmentIds, numSegments) =>
+    one('unsortedSegmentSum', [x, toInt32(segmentIds)], {numSegments}),
+  oneHot: (indices, depth, onValue = 1, offValue = 0) =>
+    one('oneHot', [toInt32(indices)], {depth, onValue, offValue}),
+  tile: (x, reps) => one('tile', [x], {reps}),
+  expandDims: (x, axis = 0) => one('expandDims', [x], {axis}),
+  squeeze: (x, axis) => one('squeeze', [x], {axis: axis ?? null}),
+  reverse: (x, axis) => one('reverse', [x], {axis: axis ?? null}),
+  fill: (shape, value, dtype = 'float32') => one('fill', [], {shape, value, dtype}),
+  zeros: (shape, dtype = 'float32') => one('zeros', [], {shape, dtype}),
+  ones: (shape, dtype = 'float32') => one('ones', [], {shape, dtype}),
+  range: (start, stop, step = 1, dtype = 'float32') => one('range', [], {start, stop, step, dtype}),
+  randomUniform: (shape, minval = 0, maxval = 1, dtype = 'float32', seed) =>
+    one('randomUniform', [], {shape, minval, maxval, seed: seed ?? null}),
+  randomNormal: (shape, mean = 0, stdDev = 1, dtype = 'float32', seed) =>
+    one('randomNormal', [], {shape, mean, stdDev, seed: seed ?? null}),
+  truncatedNormal: (shape, mean = 0, stdDev = 1, dtype = 'float32', seed) =>
+    one('truncatedNormal', [], {shape, mean, stdDev, seed: seed ?? null}),
+  dropout: (x, rate, noiseShape, seed) =>
+    one('dropout', [x], {rate, noiseShape: noiseShape ?? null, seed: seed ?? null}),
+});
+
+ops.fused = {
+  matMul: ({a, b, transposeA = false, transposeB = false, bias, activation = 'linear',
+            leakyreluAlpha = 0.2}) =>
+    one('fused.matMul', bias ? [a, b, bias] : [a, b],
+        {transposeA, transposeB, activation, leakyreluAlpha}),
+};
+
+function nhwc(op, dataFormat) {
+  if (dataFormat !== 'NHWC') {
+    throw new GlintError(`[${op}] dataFormat must be 'NHWC' (got '${dataFormat}')`);
+  }
+}
+
+function toInt32(x) {
+  return x instanceof Tensor ? x : (Array.isArray(x) || typeof x === 'number' ?
+      asInt(x) : x);
+}
+function asInt(values) {
+  return asTensor(ArrayBuffer.isView(values) ? values :
+      Int32Array.from([values].flat(Infinity)), 'gather', 'indices');
+}
+
+// ---- Losses and metrics (per-sample values, as TF.js's tf.metrics / losses) ----------
+
+const LOSSES = ['meanSquaredError', 'meanAbsoluteError', 'meanAbsolutePercentageError',
+  'meanSquaredLogarithmicError', 'categoricalCrossentropy', 'sparseCategoricalCrossentropy',
+  'binaryCrossentropy', 'huber', 'logCosh', 'cosineSimilarity', 'kullbackLeiblerDivergence',
+  'poisson', 'hinge', 'squaredHinge', 'categoricalHinge'];
+const METRICS = ['binaryAccuracy', 'categoricalAccuracy', 'sparseCategoricalAccuracy',
+  'precision', 'recall', 'meanSquaredError', 'meanAbsoluteError', 'topKCategoricalAccuracy',
+  'sparseTopKCategoricalAccuracy'];
+
+export const losses = {};
+for (const n of LOSSES) losses[n] = (yTrue, yPred) => one('loss', [yTrue, yPred], {name: n});
+losses.softmaxCrossEntropy = (labels, logits) => one('softmaxCrossEntropy', [labels, logits]);
+export const metrics = {};
+for (const n of METRICS) metrics[n] = (yTrue, yPred) => one('metric', [yTrue, yPred], {name: n});
+
+// ---- Tensor methods (x.add(y), x.reshape([...]), ...) ------------------------------
+
+const METHODS = [...UNARY, ...BINARY, ...REDUCE, 'leakyRelu', 'gelu', 'cast', 'clipByValue',
+  'argMax', 'argMin', 'softmax', 'logSoftmax', 'matMul', 'dot', 'reshape', 'flatten', 'transpose',
+  'slice', 'stridedSlice', 'pad', 'gather', 'oneHot', 'tile', 'expandDims', 'squeeze', 'reverse',
+  'split', 'unstack', 'conv2d', 'maxPool', 'avgPool'];
+for (const n of METHODS) {
+  if (!(n in Tensor.prototype)) {
+    Tensor.prototype[n] = function(...args) {
+      return ops[n](this, ...args);
+    };
+  }
+}
+Tensor.prototype.asType = function(dtype) {
+  return ops.cast(this, dtype);
+};
+Tensor.prototype.as1D = function() {
+  return ops.reshape(this, [-1]);
+};
+Tensor.prototype.as2D = function(r, c) {
+  return ops.reshape(this, [r, c]);
+};
+
+export {tidy};

@@ -1,0 +1,367 @@
+// Tensors in JS: a handle to a C++ tensor, its shape and dtype read lazily,
+// scopes (tidy/keep/dispose) tracked here, creation from JS values and
+// read-back (dataSync blocks; data() waits for the GPU without stalling it).
+import * as core from './core.js';
+import {GlintError} from './core.js';
+
+const DTYPES = ['float32', 'int32', 'bool'];
+const ARRAY_TYPES = {float32: Float32Array, int32: Int32Array, bool: Uint8Array};
+
+// ---- Scopes ------------------------------------------------------------------------
+
+const scopes = [];  // each a Set of tensors created while it is innermost
+const kept = new WeakSet();
+
+function track(t) {
+  if (scopes.length) scopes[scopes.length - 1].add(t);
+}
+
+/** Marks a tensor so that no enclosing tidy() disposes it. */
+export function keep(t) {
+  kept.add(t);
+  return t;
+}
+
+function collectTensors(value, out, seen = new Set()) {
+  if (value instanceof Tensor) {
+    out.add(value);
+  } else if (value && typeof value === 'object' && !seen.has(value)) {
+    seen.add(value);
+    if (Array.isArray(value)) for (const v of value) collectTensors(v, out, seen);
+    else if (Object.getPrototypeOf(value) === Object.prototype) {
+      for (const v of Object.values(value)) collectTensors(v, out, seen);
+    }
+  }
+}
+
+/**
+ * Runs fn and disposes every tensor it created except those it returns (a
+ * tensor, or arrays/objects of them) and kept ones. Like tf.tidy, fn must
+ * not return a Promise.
+ */
+export function tidy(nameOrFn, maybeFn) {
+  const fn = typeof nameOrFn === 'function' ? nameOrFn : maybeFn;
+  if (typeof fn !== 'function') throw new GlintError('[tidy] expects a function');
+  const scope = new Set();
+  scopes.push(scope);
+  let result;
+  try {
+    result = fn();
+    if (result instanceof Promise) {
+      throw new GlintError('[tidy] the function returned a Promise: tidy cannot track async work');
+    }
+  } finally {
+    scopes.pop();
+    const survivors = new Set();
+    collectTensors(result, survivors);
+    for (const t of scope) {
+      if (survivors.has(t) || kept.has(t)) {
+        track(t);  // moves to the enclosing scope
+      } else {
+        t.dispose();
+      }
+    }
+  }
+  return result;
+}
+
+/** Disposes a tensor, or every tensor in an array/object. */
+export function dispose(container) {
+  const all = new Set();
+  collectTensors(container, all);
+  for (const t of all) t.dispose();
+}
+
+// ---- Tensor ------------------------------------------------------------------------
+
+export class Tensor {
+  /** @internal Wraps a handle from the engine. */
+  constructor(id) {
+    this.id = id;
+    this._shape = null;
+    this._dtype = null;
+    this.isDisposedInternal = false;
+    track(this);
+  }
+
+  _info() {
+    if (this._shape) return;
+    this._assertLive();
+    const M = core.module();
+    const m = core.mark();
+    try {
+      const shapePtr = core.alloc(4 * 16), dtypePtr = core.outInt();
+      const rank = M._glint_tensor_shape(this.id, shapePtr, 16, dtypePtr);
+      if (rank < 0) throw new GlintError(core.lastError());
+      this._shape = core.readInts(shapePtr, rank);
+      this._dtype = DTYPES[core.heapI32()[dtypePtr >> 2]];
+    } finally {
+      core.release(m);
+    }
+  }
+
+  _assertLive() {
+    if (this.isDisposedInternal) throw new GlintError('[Tensor] the tensor is disposed');
+  }
+
+  get shape() {
+    this._info();
+    return this._shape.slice();
+  }
+  get dtype() {
+    this._info();
+    return this._dtype;
+  }
+  get rank() {
+    this._info();
+    return this._shape.length;
+  }
+  get size() {
+    this._info();
+    return this._shape.reduce((a, b) => a * b, 1);
+  }
+  get isDisposed() {
+    return this.isDisposedInternal;
+  }
+
+  /** Blocking read-back (waits for the GPU on gl). Prefer `await data()`. */
+  dataSync() {
+    this._assertLive();
+    this._info();
+    const M = core.module();
+    const m = core.mark();
+    try {
+      const lenPtr = core.outInt();
+      const p = M._glint_tensor_read(this.id, lenPtr);
+      if (!p) throw new GlintError(core.lastError());
+      return toTyped(core.readBytes(p, core.heapI32()[lenPtr >> 2]), this._dtype);
+    } finally {
+      core.release(m);
+    }
+  }
+
+  /** Read-back that never stalls the GPU pipeline: polls a fence between frames. */
+  async data() {
+    this._assertLive();
+    this._info();
+    const M = core.module();
+    const readId = core.callInt(() => M._glint_read_start(this.id));
+    for (;;) {
+      const r = M._glint_read_poll(readId);
+      if (r < 0) throw new GlintError(core.lastError());
+      if (r === 1) break;
+      await nextTick();
+    }
+    const m = core.mark();
+    try {
+      const lenPtr = core.outInt();
+      const p = M._glint_read_take(readId, lenPtr);
+      if (!p) throw new GlintError(core.lastError());
+      return toTyped(core.readBytes(p, core.heapI32()[lenPtr >> 2]), this._dtype);
+    } finally {
+      core.release(m);
+    }
+  }
+
+  arraySync() {
+    return nest(Array.from(this.dataSync(), this.dtype === 'bool' ? Boolean : Number), this.shape);
+  }
+  async array() {
+    const d = await this.data();
+    return nest(Array.from(d, this.dtype === 'bool' ? Boolean : Number), this.shape);
+  }
+
+  dispose() {
+    if (this.isDisposedInternal) return;
+    this.isDisposedInternal = true;
+    if (core.isReady()) core.module()._glint_tensor_release(this.id);
+  }
+
+  /** Another handle to the same data; disposing one keeps the other. */
+  clone() {
+    this._assertLive();
+    return new Tensor(core.callInt(() => core.module()._glint_tensor_clone(this.id)));
+  }
+
+  toString() {
+    if (this.isDisposedInternal) return 'Tensor (disposed)';
+    return core.callString(() => core.module()._glint_tensor_to_string(this.id));
+  }
+
+  print() {
+    console.log(this.toString());
+  }
+}
+
+/** A mutable tensor (weights, state). */
+export class Variable extends Tensor {
+  constructor(id, name) {
+    super(id);
+    this.name = name;
+    kept.add(this);  // variables outlive tidy(), as in TF.js
+  }
+  /** Replaces the value (same shape and dtype). */
+  assign(value) {
+    this._assertLive();
+    core.callInt(() => core.module()._glint_variable_assign(this.id, value.id));
+  }
+}
+
+export function variable(initial, trainable = true, name = undefined) {
+  const t = asTensor(initial, 'variable', 'initialValue');
+  const id = core.callInt(() => core.module()._glint_variable(t.id, trainable ? 1 : 0,
+                                                              core.str(name ?? '')));
+  if (t !== initial) t.dispose();
+  return new Variable(id, name);
+}
+
+function toTyped(bytes, dtype) {
+  const T = ARRAY_TYPES[dtype];
+  return new T(bytes.buffer, bytes.byteOffset, bytes.byteLength / T.BYTES_PER_ELEMENT);
+}
+
+function nest(flat, shape) {
+  if (shape.length === 0) return flat[0];
+  let level = flat;
+  for (let d = shape.length - 1; d > 0; --d) {
+    const size = shape[d], next = [];
+    for (let i = 0; i < level.length; i += size) next.push(level.slice(i, i + size));
+    level = next;
+  }
+  return level;
+}
+
+// In browsers a MessageChannel turn (not clamped like setTimeout); setImmediate in node.
+let channel = null;
+const waiting = [];
+export function nextTick() {
+  if (typeof setImmediate === 'function') return new Promise((r) => setImmediate(r));
+  if (typeof MessageChannel === 'function') {
+    if (!channel) {
+      channel = new MessageChannel();
+      channel.port1.onmessage = () => waiting.shift()?.();
+    }
+    return new Promise((r) => {
+      waiting.push(r);
+      channel.port2.postMessage(0);
+    });
+  }
+  return new Promise((r) => setTimeout(r, 0));
+}
+
+// ---- Creation ------------------------------------------------------------------------
+
+function inferShape(values) {
+  const shape = [];
+  let v = values;
+  while (Array.isArray(v) || ArrayBuffer.isView(v)) {
+    shape.push(v.length);
+    if (v.length === 0) break;
+    v = v[0];
+  }
+  return shape;
+}
+
+function flatten(values, out) {
+  if (Array.isArray(values)) {
+    for (const v of values) flatten(v, out);
+  } else if (ArrayBuffer.isView(values)) {
+    for (let i = 0; i < values.length; ++i) out.push(values[i]);
+  } else {
+    out.push(values);
+  }
+  return out;
+}
+
+function inferDtype(values) {
+  if (values instanceof Int32Array) return 'int32';
+  if (values instanceof Uint8Array) return 'bool';
+  let v = values;
+  while (Array.isArray(v) && v.length) v = v[0];
+  return typeof v === 'boolean' ? 'bool' : 'float32';
+}
+
+/**
+ * tensor(values, shape?, dtype?): values are a number, a (nested) array, or a
+ * typed array (flat, with a shape).
+ */
+export function tensor(values, shape, dtype) {
+  if (values instanceof Tensor) throw new GlintError('[tensor] values is already a Tensor');
+  dtype = dtype ?? inferDtype(values);
+  const code = DTYPES.indexOf(dtype);
+  if (code < 0) throw new GlintError(`[tensor] dtype must be float32, int32 or bool: got ${dtype}`);
+  const inferred = typeof values === 'number' || typeof values === 'boolean' ? [] :
+      ArrayBuffer.isView(values) ? [values.length] : inferShape(values);
+  shape = shape ?? inferred;
+  let flat;
+  if (ArrayBuffer.isView(values) && values instanceof ARRAY_TYPES[dtype]) {
+    flat = values;
+  } else {
+    const list = typeof values === 'number' || typeof values === 'boolean' ? [values] :
+        flatten(values, []);
+    for (const v of list) {
+      if (typeof v !== 'number' && typeof v !== 'boolean') {
+        throw new GlintError(`[tensor] values must be numbers or booleans: found ${typeof v}`);
+      }
+    }
+    flat = ARRAY_TYPES[dtype].from(list, (v) => Number(v));
+  }
+  const expected = shape.reduce((a, b) => a * b, 1);
+  if (flat.length !== expected) {
+    throw new GlintError(`[tensor] ${flat.length} values do not fill shape [${shape}] ` +
+        `(${expected} elements)`);
+  }
+  const id = core.callInt(() => core.module()._glint_tensor(core.bytes(flat), code,
+                                                            core.ints(shape), shape.length));
+  return new Tensor(id);
+}
+
+export function scalar(value, dtype) {
+  return tensor(value, [], dtype);
+}
+function ranked(rank) {
+  return (values, shape, dtype) => {
+    const t = tensor(values, shape, dtype);
+    if (t.rank !== rank) {
+      const s = t.shape;
+      t.dispose();
+      throw new GlintError(`[tensor${rank}d] values must have rank ${rank}: got shape [${s}]`);
+    }
+    return t;
+  };
+}
+export const tensor1d = ranked(1);
+export const tensor2d = ranked(2);
+export const tensor3d = ranked(3);
+export const tensor4d = ranked(4);
+
+/** A Tensor as is; numbers and arrays become a new tensor (dtype like `like`). */
+export function asTensor(x, op, arg, like) {
+  if (x instanceof Tensor) {
+    x._assertLive();
+    return x;
+  }
+  if (typeof x === 'number' || typeof x === 'boolean' || Array.isArray(x) ||
+      ArrayBuffer.isView(x)) {
+    const dtype = typeof x === 'number' && like instanceof Tensor ? like.dtype : undefined;
+    return tensor(x, undefined, dtype === 'bool' ? undefined : dtype);
+  }
+  throw new GlintError(`[${op}] ${arg} must be a Tensor, a number or an array: got ${typeof x}`);
+}
+
+core.setCallHandler((fn, ids) => {
+  // The C++ side owns the argument handles; wrap copies so JS disposal is independent.
+  const args = ids.map((id) => new Tensor(core.callInt(() => core.module()._glint_tensor_clone(id))));
+  let resultId;
+  const result = tidy(() => fn(...args));
+  try {
+    if (!(result instanceof Tensor)) {
+      throw new GlintError('[grad] the function must return a Tensor');
+    }
+    resultId = core.callInt(() => core.module()._glint_tensor_clone(result.id));
+  } finally {
+    dispose(args);
+    if (result instanceof Tensor) result.dispose();
+  }
+  return resultId;
+});

@@ -1,0 +1,88 @@
+// Optimizers (glint.train.*): TF.js names and defaults; the update runs in one
+// pass per parameter on every backend.
+import * as core from './core.js';
+import {GlintError} from './core.js';
+import {Tensor} from './tensor.js';
+
+const registry = typeof FinalizationRegistry === 'function' ?
+    new FinalizationRegistry((id) => core.isReady() && core.module()._glint_optimizer_release(id)) :
+    null;
+
+export class Optimizer {
+  /** @internal */
+  constructor(id) {
+    this.id = id;
+    registry?.register(this, id, this);
+  }
+  static create(className, config) {
+    return new Optimizer(core.callInt(() => core.module()._glint_optimizer_create(
+        core.str(className), core.json(config))));
+  }
+  _info() {
+    return core.callJson(() => core.module()._glint_optimizer_info(this.id));
+  }
+  getClassName() {
+    return this._info().className;
+  }
+  getConfig() {
+    return this._info().config;
+  }
+  get iterations() {
+    return this._info().iterations;
+  }
+  get learningRate() {
+    return this._info().learningRate;
+  }
+  setLearningRate(lr) {
+    core.callInt(() => core.module()._glint_optimizer_set_learning_rate(this.id, lr));
+  }
+  /** grads: {variableName: Tensor} (as variableGrads returns) or [{name, tensor}]; varList maps names. */
+  applyGradients(gradsByName, varList) {
+    const pairs = Array.isArray(gradsByName) ? gradsByName.map((g) => [g.name, g.tensor]) :
+        Object.entries(gradsByName);
+    if (!varList) throw new GlintError('[applyGradients] pass the variables (varList) too');
+    const byName = new Map(varList.map((v) => [v.name, v]));
+    const vars = [], grads = [];
+    for (const [name, g] of pairs) {
+      const v = byName.get(name);
+      if (!v) throw new GlintError(`[applyGradients] no variable named '${name}' in varList`);
+      vars.push(v.id);
+      grads.push(g.id);
+    }
+    core.callInt(() => core.module()._glint_optimizer_apply(this.id, core.ints(vars),
+                                                            core.ints(grads), vars.length));
+  }
+  /** Differentiates f() and steps; returns the loss when returnCost. */
+  minimize(f, returnCost = false, varList = []) {
+    const id = core.withRegisteredFn(f, (fnId) => core.callInt(() =>
+        core.module()._glint_optimizer_minimize(this.id, fnId, returnCost ? 1 : 0,
+                                                core.ints(varList.map((v) => v.id)),
+                                                varList.length)));
+    return returnCost ? new Tensor(id) : null;
+  }
+  dispose() {
+    if (this.id) {
+      registry?.unregister(this);
+      core.module()._glint_optimizer_release(this.id);
+      this.id = 0;
+    }
+  }
+}
+
+export const train = {
+  sgd: (learningRate) => Optimizer.create('SGD', {learningRate}),
+  momentum: (learningRate, momentum, useNesterov = false) =>
+    Optimizer.create('Momentum', {learningRate, momentum, useNesterov}),
+  adam: (learningRate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7) =>
+    Optimizer.create('Adam', {learningRate, beta1, beta2, epsilon}),
+  adamw: (learningRate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, weightDecay = 0.004) =>
+    Optimizer.create('AdamW', {learningRate, beta1, beta2, epsilon, weightDecay}),
+  adamax: (learningRate = 0.002, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, decay = 0) =>
+    Optimizer.create('Adamax', {learningRate, beta1, beta2, epsilon, decay}),
+  rmsprop: (learningRate, decay = 0.9, momentum = 0, epsilon = 1e-7, centered = false) =>
+    Optimizer.create('RMSProp', {learningRate, decay, momentum, epsilon, centered}),
+  adagrad: (learningRate, initialAccumulatorValue = 0.1) =>
+    Optimizer.create('Adagrad', {learningRate, initialAccumulatorValue}),
+  adadelta: (learningRate = 0.001, rho = 0.95, epsilon = 1e-7) =>
+    Optimizer.create('Adadelta', {learningRate, rho, epsilon}),
+};

@@ -99,3 +99,5 @@ web: web-st build/wasm-mt/build.ninja
 ## test-web: the JS API in node (single-thread build), checked against TF.js.
 test-web: web-st
 	$(NODE) --test tests/web/
+	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
+	  --module es2022 tests/web/types_check.ts

@@ -208,3 +208,16 @@ test('datasets feed fitDataset', async () => {
   assert.equal(h.history.loss.length, 2);
   glint.dispose([xs, ys]);
 });
+
+test('model.dispose frees the weights and the optimizer state', async () => {
+  const before = glint.memory().numTensors;
+  const model = glint.sequential({layers: [glint.layers.dense({units: 4, inputShape: [3]})]});
+  model.compile({optimizer: 'adam', loss: 'meanSquaredError'});
+  const x = glint.ones([2, 3]), y = glint.zeros([2, 4]);
+  model.trainOnBatchSync(x, y);
+  glint.dispose([x, y]);
+  assert.ok(glint.memory().numTensors > before);
+  model.dispose();
+  assert.equal(glint.memory().numTensors, before);
+  assert.throws(() => model.predict(glint.ones([1, 3])), glint.GlintError);
+});

@@ -474,3 +474,17 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_model_stop_training(int32_t modelId, int32_t 
 }
 
 }  // extern "C"
+
+extern "C" {
+/// model.dispose(): frees the weights and the optimizer's state now (later
+/// use of them throws), whoever still holds handles; then drops this handle.
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_dispose(int32_t modelId) {
+  return guarded(-1, [&] {
+    auto m = modelFrom(modelId);
+    if (Optimizer* o = m->optimizer()) o->dispose();
+    for (const Variable& v : m->weights()) v.dispose();
+    layerHandles().erase(modelId);
+    return 0;
+  });
+}
+}  // extern "C"

@@ -352,6 +352,13 @@ export class LayersModel extends Layer {
     return artifacts;
   }
 
+  /** Frees the weights and optimizer state now (as TF.js's model.dispose()). */
+  dispose() {
+    if (!this.id) return;
+    core.callInt(() => core.module()._glint_model_dispose(this.id));
+    this.id = 0;
+  }
+
   /** Sets this model's weights from artifacts of the same architecture. */
   loadWeightsFromArtifacts(artifacts) {
     const {json, data} = artifactsToModelJson(artifacts);

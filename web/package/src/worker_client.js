@@ -52,12 +52,15 @@ class Rpc {
     });
   }
   encode(v, transfer) {
+    // Remote objects are proxies of functions: test for a reference first.
+    if (v && (typeof v === 'object' || typeof v === 'function') && v[REF] !== undefined) {
+      return {__ref: v[REF]};
+    }
     if (typeof v === 'function') {
       const id = this.nextCb++;
       this.callbacks.set(id, v);
       return {__cb: id};
     }
-    if (v && v[REF] !== undefined) return {__ref: v[REF]};
     if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) {
       return v;
     }

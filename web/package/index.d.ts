@@ -1,0 +1,411 @@
+// Type declarations for glint-ml (the JS API over Glint's WebAssembly engine).
+// Names and signatures follow TensorFlow.js 4.x where they exist.
+
+export type DataType = 'float32' | 'int32' | 'bool';
+export type TypedArray = Float32Array | Int32Array | Uint8Array;
+export type TensorLike = number | boolean | number[] | number[][] | number[][][] | number[][][][] |
+    TypedArray;
+export type Shape = number[];
+
+export class GlintError extends Error {}
+
+export interface ReadyOptions {
+  /** 'auto' (default): the pthreads build when the page is cross-origin isolated. */
+  threads?: 'auto' | boolean;
+  /** Where glint-st.mjs / glint-mt.mjs and their .wasm live (default: the package's dist/). */
+  wasmPath?: string;
+  print?: (s: string) => void;
+  printErr?: (s: string) => void;
+}
+export function ready(options?: ReadyOptions): Promise<void>;
+export function isReady(): boolean;
+export const version: string;
+
+export class Tensor {
+  readonly id: number;
+  readonly shape: number[];
+  readonly dtype: DataType;
+  readonly rank: number;
+  readonly size: number;
+  readonly isDisposed: boolean;
+  /** Blocking read-back: on gl it waits for the GPU. Prefer data(). */
+  dataSync(): TypedArray;
+  /** Read-back that does not stall the GPU pipeline (a fence polled between tasks). */
+  data(): Promise<TypedArray>;
+  arraySync(): any;
+  array(): Promise<any>;
+  dispose(): void;
+  clone(): Tensor;
+  toString(): string;
+  print(): void;
+  asType(dtype: DataType): Tensor;
+  as1D(): Tensor;
+  as2D(rows: number, columns: number): Tensor;
+  add(b: Tensor | TensorLike): Tensor;
+  sub(b: Tensor | TensorLike): Tensor;
+  mul(b: Tensor | TensorLike): Tensor;
+  div(b: Tensor | TensorLike): Tensor;
+  pow(b: Tensor | TensorLike): Tensor;
+  maximum(b: Tensor | TensorLike): Tensor;
+  minimum(b: Tensor | TensorLike): Tensor;
+  squaredDifference(b: Tensor | TensorLike): Tensor;
+  equal(b: Tensor | TensorLike): Tensor;
+  greater(b: Tensor | TensorLike): Tensor;
+  less(b: Tensor | TensorLike): Tensor;
+  neg(): Tensor;
+  abs(): Tensor;
+  exp(): Tensor;
+  log(): Tensor;
+  sqrt(): Tensor;
+  square(): Tensor;
+  relu(): Tensor;
+  sigmoid(): Tensor;
+  tanh(): Tensor;
+  sum(axis?: number | number[] | null, keepDims?: boolean): Tensor;
+  mean(axis?: number | number[] | null, keepDims?: boolean): Tensor;
+  max(axis?: number | number[] | null, keepDims?: boolean): Tensor;
+  min(axis?: number | number[] | null, keepDims?: boolean): Tensor;
+  argMax(axis?: number): Tensor;
+  argMin(axis?: number): Tensor;
+  softmax(dim?: number): Tensor;
+  matMul(b: Tensor, transposeA?: boolean, transposeB?: boolean): Tensor;
+  reshape(shape: number[]): Tensor;
+  flatten(): Tensor;
+  transpose(perm?: number[]): Tensor;
+  slice(begin: number | number[], size?: number | number[]): Tensor;
+  gather(indices: Tensor | number[], axis?: number): Tensor;
+  expandDims(axis?: number): Tensor;
+  squeeze(axis?: number[]): Tensor;
+  cast(dtype: DataType): Tensor;
+  [method: string]: any;
+}
+
+export class Variable extends Tensor {
+  readonly name: string;
+  assign(value: Tensor): void;
+}
+
+export function tensor(values: TensorLike, shape?: number[], dtype?: DataType): Tensor;
+export function scalar(value: number | boolean, dtype?: DataType): Tensor;
+export function tensor1d(values: TensorLike, dtype?: DataType): Tensor;
+export function tensor2d(values: TensorLike, shape?: [number, number], dtype?: DataType): Tensor;
+export function tensor3d(values: TensorLike, shape?: [number, number, number], dtype?: DataType): Tensor;
+export function tensor4d(values: TensorLike, shape?: [number, number, number, number], dtype?: DataType): Tensor;
+export function variable(initial: Tensor | TensorLike, trainable?: boolean, name?: string): Variable;
+
+export type TensorContainer = void | Tensor | number | string | TensorContainer[] |
+    {[key: string]: TensorContainer};
+/** Disposes every tensor fn creates except those it returns (and kept ones). */
+export function tidy<T extends TensorContainer>(fn: () => T): T;
+export function tidy<T extends TensorContainer>(name: string, fn: () => T): T;
+export function keep<T extends Tensor>(t: T): T;
+export function dispose(container: TensorContainer): void;
+
+// ---- Engine ---------------------------------------------------------------------------
+
+export interface BackendStatus {
+  name: string; priority: number; available: boolean; reason: string; software: boolean;
+}
+export interface BackendInfo {
+  active: string; why: string; backends: BackendStatus[]; build: {name: string; threads: boolean};
+}
+export interface MemoryInfo {
+  numTensors: number; numDataBuffers: number; numBytes: number; unreliable: boolean;
+  bytesPerBackend: {[backend: string]: number}; numAllocations: number; numPoolHits: number;
+  /** JS handles alive (tensors the page has not disposed). */
+  numHandles: number;
+}
+export function setBackend(name: 'cpu' | 'gl' | 'reference' | string): boolean;
+export function getBackend(): string;
+export function backendInfo(): BackendInfo;
+export function memory(): MemoryInfo;
+export function releaseUnusedMemory(): void;
+export function setSeed(seed: number): void;
+export function kernelTable(): {[kernel: string]: string[]};
+
+// ---- Ops (also under glint.ops) --------------------------------------------------------
+
+type T = Tensor | TensorLike;
+type Axis = number | number[] | null;
+type Pair = number | [number, number];
+type Padding = 'valid' | 'same';
+export function neg(x: T): Tensor; export function abs(x: T): Tensor;
+export function exp(x: T): Tensor; export function log(x: T): Tensor;
+export function log1p(x: T): Tensor; export function sqrt(x: T): Tensor;
+export function rsqrt(x: T): Tensor; export function square(x: T): Tensor;
+export function reciprocal(x: T): Tensor; export function relu(x: T): Tensor;
+export function relu6(x: T): Tensor; export function elu(x: T): Tensor;
+export function selu(x: T): Tensor; export function sigmoid(x: T): Tensor;
+export function tanh(x: T): Tensor; export function softplus(x: T): Tensor;
+export function sin(x: T): Tensor; export function cos(x: T): Tensor;
+export function sign(x: T): Tensor; export function floor(x: T): Tensor;
+export function ceil(x: T): Tensor; export function round(x: T): Tensor;
+export function logicalNot(x: T): Tensor; export function zerosLike(x: T): Tensor;
+export function onesLike(x: T): Tensor;
+export function leakyRelu(x: T, alpha?: number): Tensor;
+export function gelu(x: T, approximate?: boolean): Tensor;
+export function add(a: T, b: T): Tensor; export function sub(a: T, b: T): Tensor;
+export function mul(a: T, b: T): Tensor; export function div(a: T, b: T): Tensor;
+export function pow(a: T, b: T): Tensor; export function maximum(a: T, b: T): Tensor;
+export function minimum(a: T, b: T): Tensor; export function squaredDifference(a: T, b: T): Tensor;
+export function floorDiv(a: T, b: T): Tensor; export function mod(a: T, b: T): Tensor;
+export function equal(a: T, b: T): Tensor; export function notEqual(a: T, b: T): Tensor;
+export function less(a: T, b: T): Tensor; export function lessEqual(a: T, b: T): Tensor;
+export function greater(a: T, b: T): Tensor; export function greaterEqual(a: T, b: T): Tensor;
+export function logicalAnd(a: T, b: T): Tensor; export function logicalOr(a: T, b: T): Tensor;
+export function logicalXor(a: T, b: T): Tensor;
+export function where(condition: T, a: T, b: T): Tensor;
+export function cast(x: T, dtype: DataType): Tensor;
+export function clipByValue(x: T, min: number, max: number): Tensor;
+export function sum(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function mean(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function max(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function min(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function prod(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function logSumExp(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function any(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function all(x: T, axis?: Axis, keepDims?: boolean): Tensor;
+export function argMax(x: T, axis?: number): Tensor;
+export function argMin(x: T, axis?: number): Tensor;
+export function softmax(logits: T, dim?: number): Tensor;
+export function logSoftmax(logits: T, axis?: number): Tensor;
+export function moments(x: T, axis?: Axis, keepDims?: boolean): {mean: Tensor; variance: Tensor};
+export function batchNorm(x: T, mean: T, variance: T, offset?: T, scale?: T,
+                          varianceEpsilon?: number): Tensor;
+export function matMul(a: T, b: T, transposeA?: boolean, transposeB?: boolean): Tensor;
+export function dot(a: T, b: T): Tensor;
+export function conv2d(x: T, filter: T, strides?: Pair, pad?: Padding, dataFormat?: 'NHWC',
+                       dilations?: Pair): Tensor;
+export function depthwiseConv2d(x: T, filter: T, strides?: Pair, pad?: Padding,
+                                dataFormat?: 'NHWC', dilations?: Pair): Tensor;
+export function conv2dTranspose(x: T, filter: T, outputShape: number[], strides?: Pair,
+                                pad?: Padding): Tensor;
+export function maxPool(x: T, filterSize: Pair, strides?: Pair, pad?: Padding): Tensor;
+export function avgPool(x: T, filterSize: Pair, strides?: Pair, pad?: Padding): Tensor;
+export function reshape(x: T, shape: number[]): Tensor;
+export function transpose(x: T, perm?: number[]): Tensor;
+export function concat(tensors: T[], axis?: number): Tensor;
+export function stack(tensors: T[], axis?: number): Tensor;
+export function split(x: T, numOrSizeSplits: number | number[], axis?: number): Tensor[];
+export function unstack(x: T, axis?: number): Tensor[];
+export function slice(x: T, begin: number | number[], size?: number | number[]): Tensor;
+export function stridedSlice(x: T, begin: number[], end: number[], strides?: number[],
+                             beginMask?: number, endMask?: number, ellipsisMask?: number,
+                             newAxisMask?: number, shrinkAxisMask?: number): Tensor;
+export function pad(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function gather(x: T, indices: T, axis?: number): Tensor;
+export function unsortedSegmentSum(x: T, segmentIds: T, numSegments: number): Tensor;
+export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number): Tensor;
+export function tile(x: T, reps: number[]): Tensor;
+export function expandDims(x: T, axis?: number): Tensor;
+export function squeeze(x: T, axis?: number[]): Tensor;
+export function reverse(x: T, axis?: number | number[]): Tensor;
+export function fill(shape: number[], value: number, dtype?: DataType): Tensor;
+export function zeros(shape: number[], dtype?: DataType): Tensor;
+export function ones(shape: number[], dtype?: DataType): Tensor;
+export function range(start: number, stop: number, step?: number, dtype?: DataType): Tensor;
+export function randomUniform(shape: number[], minval?: number, maxval?: number,
+                              dtype?: 'float32', seed?: number): Tensor;
+export function randomNormal(shape: number[], mean?: number, stdDev?: number,
+                             dtype?: 'float32', seed?: number): Tensor;
+export function truncatedNormal(shape: number[], mean?: number, stdDev?: number,
+                                dtype?: 'float32', seed?: number): Tensor;
+export function dropout(x: T, rate: number, noiseShape?: number[], seed?: number): Tensor;
+export const fused: {
+  matMul(args: {a: T; b: T; transposeA?: boolean; transposeB?: boolean; bias?: T;
+                activation?: 'linear' | 'relu' | 'relu6' | 'elu' | 'sigmoid' | 'tanh' | 'leakyrelu';
+                leakyreluAlpha?: number}): Tensor;
+};
+export const ops: {[name: string]: (...args: any[]) => any};
+export const losses: {[name: string]: (yTrue: T, yPred: T) => Tensor};
+export const metrics: {[name: string]: (yTrue: T, yPred: T) => Tensor};
+
+// ---- Gradients ----------------------------------------------------------------------------
+
+export function grad(f: (x: Tensor) => Tensor): (x: T, dy?: Tensor) => Tensor;
+export function grads(f: (...xs: Tensor[]) => Tensor): (xs: T[], dy?: Tensor) => Tensor[];
+export function valueAndGrad(f: (x: Tensor) => Tensor):
+    (x: T, dy?: Tensor) => {value: Tensor; grad: Tensor};
+export function valueAndGrads(f: (...xs: Tensor[]) => Tensor):
+    (xs: T[], dy?: Tensor) => {value: Tensor; grads: Tensor[]};
+export function variableGrads(f: () => Tensor, varList?: Variable[]):
+    {value: Tensor; grads: {[name: string]: Tensor}};
+
+// ---- Optimizers ----------------------------------------------------------------------------
+
+export class Optimizer {
+  readonly iterations: number;
+  readonly learningRate: number;
+  getClassName(): string;
+  getConfig(): object;
+  setLearningRate(lr: number): void;
+  minimize(f: () => Tensor, returnCost?: boolean, varList?: Variable[]): Tensor | null;
+  applyGradients(grads: {[name: string]: Tensor}, varList: Variable[]): void;
+  dispose(): void;
+}
+export const train: {
+  sgd(learningRate: number): Optimizer;
+  momentum(learningRate: number, momentum: number, useNesterov?: boolean): Optimizer;
+  adam(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number): Optimizer;
+  adamw(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number,
+        weightDecay?: number): Optimizer;
+  adamax(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number,
+         decay?: number): Optimizer;
+  rmsprop(learningRate: number, decay?: number, momentum?: number, epsilon?: number,
+          centered?: boolean): Optimizer;
+  adagrad(learningRate: number, initialAccumulatorValue?: number): Optimizer;
+  adadelta(learningRate?: number, rho?: number, epsilon?: number): Optimizer;
+};
+
+// ---- Layers and models ----------------------------------------------------------------------
+
+export class SymbolicTensor {
+  readonly shape: Array<number | null>;
+  readonly dtype: DataType;
+  readonly name: string;
+}
+export function input(args: {shape?: number[]; batchShape?: Array<number | null>; name?: string;
+                             dtype?: DataType}): SymbolicTensor;
+
+/** Layer arguments as TF.js takes them (camelCase), e.g. {units: 10, activation: 'relu'}. */
+export type LayerArgs = {[key: string]: any};
+export class Layer {
+  readonly name: string;
+  readonly built: boolean;
+  trainable: boolean;
+  readonly weights: Variable[];
+  readonly trainableWeights: Variable[];
+  getClassName(): string;
+  getConfig(): object;
+  countParams(): number;
+  apply(inputs: SymbolicTensor | SymbolicTensor[], kwargs?: object): SymbolicTensor | SymbolicTensor[];
+  apply(inputs: Tensor | Tensor[], kwargs?: {training?: boolean}): Tensor | Tensor[];
+  getWeights(): Tensor[];
+  setWeights(weights: Tensor[]): void;
+  dispose(): void;
+}
+export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
+  dense(args: LayerArgs): Layer; conv2d(args: LayerArgs): Layer; lstm(args: LayerArgs): Layer;
+  gru(args: LayerArgs): Layer; flatten(args?: LayerArgs): Layer;
+  maxPooling2d(args?: LayerArgs): Layer; dropout(args: LayerArgs): Layer;
+  bidirectional(args: {layer: Layer; mergeMode?: string}): Layer;
+  timeDistributed(args: {layer: Layer}): Layer;
+};
+
+export type Logs = {[name: string]: number};
+export interface CustomCallbackArgs {
+  onTrainBegin?(logs?: Logs): void | Promise<void>;
+  onTrainEnd?(logs?: Logs): void | Promise<void>;
+  onEpochBegin?(epoch: number, logs?: Logs): void | Promise<void>;
+  onEpochEnd?(epoch: number, logs?: Logs): void | Promise<void>;
+  onBatchBegin?(batch: number, logs?: Logs): void | Promise<void>;
+  onBatchEnd?(batch: number, logs?: Logs): void | Promise<void>;
+}
+export interface ModelFitArgs {
+  batchSize?: number; epochs?: number; shuffle?: boolean; validationSplit?: number;
+  validationData?: [Tensor | Tensor[], Tensor | Tensor[]];
+  callbacks?: CustomCallbackArgs | CustomCallbackArgs[];
+  initialEpoch?: number; verbose?: 0 | 1 | 2;
+  /** 'auto' (default): yield for an animation frame after frameBudgetMs of work. */
+  yieldEvery?: 'auto' | 'batch' | 'epoch' | 'never';
+  frameBudgetMs?: number;
+  /** Seeds the shuffles. */
+  seed?: number;
+}
+export interface History {
+  epoch: number[]; history: {[name: string]: number[]};
+  params: {epochs: number; batchSize: number; samples: number};
+}
+export interface ModelArtifacts {
+  modelTopology: object; weightSpecs: object[]; weightData: ArrayBuffer;
+  format?: string; generatedBy?: string; convertedBy?: string | null;
+  trainingConfig?: object; userDefinedMetadata?: object;
+}
+export interface SaveResult {modelArtifactsInfo: object; responses?: Response[]}
+export interface IOHandler {
+  save?(artifacts: ModelArtifacts): Promise<SaveResult>;
+  load?(): Promise<ModelArtifacts>;
+}
+
+export class LayersModel extends Layer {
+  readonly inputs: Array<{shape: Array<number | null>; dtype: DataType; name: string}>;
+  readonly outputs: Array<{shape: Array<number | null>; dtype: DataType; name: string}>;
+  readonly layers: Layer[];
+  readonly metricsNames: string[];
+  readonly optimizer: Optimizer;
+  readonly isTraining: boolean;
+  stopTraining: boolean;
+  getLayer(nameOrIndex: string | number): Layer;
+  compile(args: {optimizer?: string | Optimizer; loss: string | string[]; metrics?: string[]}): void;
+  summary(lineLength?: number, positions?: number[], printFn?: (s: string) => void): void;
+  fit(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: ModelFitArgs): Promise<History>;
+  fitDataset(dataset: Dataset<any>, args?: {epochs?: number; batchesPerEpoch?: number;
+                                         callbacks?: CustomCallbackArgs | CustomCallbackArgs[];
+                                         validationData?: any; verbose?: number}): Promise<History>;
+  evaluate(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: {batchSize?: number}): Tensor | Tensor[];
+  evaluateLogs(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: {batchSize?: number}): Logs;
+  predict(x: Tensor | Tensor[], args?: {batchSize?: number}): Tensor | Tensor[];
+  predictOnBatch(x: Tensor | Tensor[]): Tensor | Tensor[];
+  trainOnBatch(x: Tensor | Tensor[], y: Tensor | Tensor[]): Promise<number | number[]>;
+  trainOnBatchSync(x: Tensor | Tensor[], y: Tensor | Tensor[]): Logs;
+  save(handlerOrUrl: IOHandler | string, config?: {includeOptimizer?: boolean;
+       quantize?: 'float16' | 'uint8'; userDefinedMetadata?: object}): Promise<SaveResult>;
+  toArtifacts(config?: {includeOptimizer?: boolean; quantize?: 'float16' | 'uint8'}): ModelArtifacts;
+  loadWeightsFromArtifacts(artifacts: ModelArtifacts): void;
+}
+export class Sequential extends LayersModel {
+  add(layer: Layer): void;
+  pop(): void;
+}
+export function sequential(config?: {layers?: Layer[]; name?: string}): Sequential;
+export function model(args: {inputs: SymbolicTensor | SymbolicTensor[];
+                             outputs: SymbolicTensor | SymbolicTensor[]; name?: string}): LayersModel;
+export function modelFromArtifacts(artifacts: ModelArtifacts): LayersModel;
+export function loadLayersModel(pathOrHandler: string | IOHandler, options?: {
+  onProgress?: (fraction: number) => void; retries?: number; backoffMs?: number;
+  requestInit?: RequestInit; fetchFunc?: typeof fetch}): Promise<LayersModel>;
+
+export const io: {
+  browserIndexedDB(name: string): IOHandler;
+  browserLocalStorage(name: string): IOHandler;
+  browserDownloads(name?: string): IOHandler;
+  http(url: string, options?: object): IOHandler;
+  fileSystem(path: string): IOHandler;
+  listModels(): Promise<{[url: string]: object}>;
+  removeModel(url: string): Promise<object>;
+  getSaveHandler(handlerOrUrl: IOHandler | string): IOHandler;
+  getLoadHandler(handlerOrUrl: IOHandler | string, options?: object): IOHandler;
+};
+
+// ---- Data -------------------------------------------------------------------------------------
+
+export class Dataset<E> implements AsyncIterable<E> {
+  [Symbol.asyncIterator](): AsyncIterator<E>;
+  map<F>(fn: (e: E) => F): Dataset<F>;
+  take(n: number): Dataset<E>;
+  skip(n: number): Dataset<E>;
+  repeat(count?: number): Dataset<E>;
+  shuffle(bufferSize: number, seed?: number): Dataset<E>;
+  batch(size: number, smallLastBatch?: boolean): Dataset<any>;
+  forEachAsync(fn: (e: E) => void | Promise<void>): Promise<void>;
+  toArray(): Promise<E[]>;
+}
+export const data: {
+  Dataset: typeof Dataset;
+  array<E>(items: E[]): Dataset<E>;
+  generator<E>(gen: () => Iterator<E> | AsyncIterator<E>): Dataset<E>;
+  zip(datasets: Dataset<any>[] | {[key: string]: Dataset<any>}): Dataset<any>;
+};
+
+// ---- Worker mode -------------------------------------------------------------------------------
+
+/**
+ * The API with the engine in a Web Worker, proxied: every call and every
+ * property read returns a Promise; objects stay in the worker as references.
+ */
+export interface RemoteApi {
+  [member: string]: any;
+  terminate(): void;
+}
+export function worker(options?: {ready?: ReadyOptions; backend?: string; url?: string | URL}):
+    Promise<RemoteApi>;

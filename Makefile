@@ -1,5 +1,5 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
-.PHONY: all bootstrap build demo web web-st test-web test test-native test-asan test-wasm test-wasm-mt test-cli test-interop bench clean
+.PHONY: all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop bench bench-browser clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -26,8 +26,8 @@ demo: build
 	./build/release/glint train --model mlp --data mnist --epochs 5 --verbose 2 \
 	  --out build/models/mlp --expect-accuracy 0.92
 
-## test: every test, natively (Release and ASan+UBSan) and in WebAssembly.
-test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web
+## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
+test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web test-browser test-browser-web fuzz-short
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -65,6 +65,40 @@ test-wasm-mt: bootstrap build/wasm-mt/build.ninja
 build/wasm-mt/build.ninja: | bootstrap
 	cmake --preset wasm-mt >/dev/null
 
+## test-browser: the wasm test binary in Debian's headless Chromium (playwright-core,
+## tools/serve.mjs with COOP/COEP): once with the gl backend on WebGL2 (SwiftShader;
+## the op table runs on gl too), once as node runs it (GLINT_GL=0).
+test-browser: bootstrap build/wasm/build.ninja
+	cmake --build --preset wasm -j $(JOBS) --target glint_tests_web
+	node tests/browser/run.mjs  # not $(NODE): playwright-core needs fetch
+
+## bench-browser: Glint's gl backend vs TF.js 4.22 webgl in one headless Chromium run
+## (WebGL2 on SwiftShader): train steps/s, predict and first-predict latency ratios,
+## written to build/bench/browser-results.json.
+bench-browser: bootstrap build/wasm/build.ninja
+	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench_web
+	node bench/browser/run.mjs
+
+## fuzz: each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60), built
+## with clang + ASan + UBSan in build/fuzz; executions add up in
+## build/fuzz/executions.tsv. fuzz-short: 15 s each (part of make test).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := model_json weights dequantize idx csv
+build/fuzz/build.ninja: | bootstrap
+	cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DGLINT_FUZZ=ON -DGLINT_BUILD_TESTS=OFF -DGLINT_BUILD_TOOLS=OFF >/dev/null
+fuzz-build: build/fuzz/build.ninja
+	cmake --build build/fuzz -j $(JOBS) --target $(FUZZ_TARGETS:%=fuzz_%)
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+fuzz-short: fuzz-build
+	fuzz/run.sh 15 $(FUZZ_TARGETS)
+
+## soak: the mlp trains 20,000 steps on cpu and gl (2,000 on the scalar
+## reference backend) with memory() and the resident set flat; prints figures.
+soak: build
+	GLINT_SOAK_STEPS=20000 ./build/release/glint_tests --gtest_filter='Soak.*'
+
 ## bench: kernel micro-benchmarks (each backend as a ratio to reference), GEMM
 ## against the measured peak (native, wasm, wasm with threads), then the
 ## standard models against PyTorch and TF.js in one run (build/bench/results.json).
@@ -98,6 +132,10 @@ web: web-st build/wasm-mt/build.ninja
 
 ## test-web: the JS API in node (single-thread build), checked against TF.js.
 test-web: web-st
-	$(NODE) --test tests/web/
+	node --test tests/web/
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts
+
+## test-browser-web: the JS API in headless Chromium, both builds, wasm and webgl.
+test-browser-web: web
+	node tests/browser/web_api.mjs  # not $(NODE): playwright-core needs fetch

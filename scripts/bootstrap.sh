@@ -15,6 +15,7 @@ APT_PACKAGES=(
   emscripten node-acorn nodejs npm                    # WebAssembly build, run in node
   dataset-fashion-mnist                               # Fashion-MNIST IDX files (gzip; read by glint::data)
   python3-torch libopenblas0-pthread                  # make bench: the PyTorch CPU peer (+ its fast BLAS)
+  chromium                                            # make test-browser: headless Chromium (WebGL2 on SwiftShader)
 )
 
 missing=()

@@ -40,6 +40,13 @@ class Backend {
   virtual std::string description() const { return ""; }
   /// (optional) true for software renderers (llvmpipe, SwiftShader).
   virtual bool isSoftware() const { return false; }
+  /// (optional) Called when variable `var`, held on this backend, gets a value
+  /// (creation, assign). A backend whose device can vanish (a lost GL context)
+  /// keeps a host snapshot to restore it from.
+  virtual void variableChanged(const std::shared_ptr<TensorImpl>& var) {}
+  /// (optional) Detects a lost device and restores what it can (which may
+  /// give variables new buffers): called before a tensor's buffer is read.
+  virtual void restoreIfLost() {}
 };
 
 /// A backend buffer shared by a tensor and its views; frees itself.
@@ -52,6 +59,11 @@ struct Storage {
   void* handle;
   size_t bytes;
 };
+
+/// For a backend whose device is gone (a GL context that cannot be re-created):
+/// when it is the active one, the next available backend by priority becomes
+/// active (backendInfo().why says why). Returns the active backend.
+Backend& fallBackFrom(Backend& lost, const std::string& why);
 
 /// Creates a backend, or returns null and says why in `whyNot` (the probe).
 using BackendFactory = std::function<std::unique_ptr<Backend>(std::string& whyNot)>;

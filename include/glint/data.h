@@ -109,6 +109,13 @@ Dataset zip(const std::vector<Dataset>& datasets);
 /// uncompressed files only). Integer type codes (ubyte, sbyte, short, int) load as int32,
 /// float/double as float32; `as` converts (values unscaled).
 Tensor loadIdx(const std::string& path, std::optional<DType> as = {});
+/// IDX and CSV files larger than this (IDX also after gunzip) are refused
+/// before more is allocated.
+inline constexpr int64_t kMaxDecodedBytes = 4ll << 30;
+/// loadIdx for bytes already in memory (e.g. fetched); `source` names them in
+/// messages; gzip data may expand to at most maxBytes.
+Tensor decodeIdx(std::vector<uint8_t> bytes, std::optional<DType> as = {},
+                 const std::string& source = "IDX data", int64_t maxBytes = kMaxDecodedBytes);
 
 /// Images and their class labels.
 struct LabeledImages {
@@ -156,6 +163,9 @@ struct CsvTable {
 };
 
 CsvTable loadCsv(const std::string& path, const CsvOptions& options = {});
+/// loadCsv for text already in memory; `source` names it in messages.
+CsvTable parseCsv(const std::string& text, const CsvOptions& options = {},
+                  const std::string& source = "CSV text");
 
 // ---- Utilities ----------------------------------------------------------------
 

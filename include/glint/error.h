@@ -14,6 +14,14 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// A tensor's data died with its device (a lost GL context) and could not be
+/// restored. Variables are restored from host snapshots, so a training step
+/// that fails with this can be run again.
+class DeviceLostError : public Error {
+ public:
+  explicit DeviceLostError(const std::string& message) : Error(message) {}
+};
+
 namespace detail {
 inline void appendAll(std::ostringstream&) {}
 template <class T, class... Rest>

@@ -75,9 +75,17 @@ struct ModelArtifacts {
   std::vector<uint8_t> weightData;       // all weights, concatenated in spec order
 };
 
-/// Resource limits checked before anything is allocated.
+/// Resource limits checked before anything is allocated: a hostile or corrupt
+/// file gets a glint::Error naming the limit, never an unbounded allocation.
 struct LoadOptions {
   int64_t maxModelJsonBytes = 64ll << 20;
+  /// Nesting of arrays/objects in model.json (Keras configs need ~10).
+  int64_t maxJsonDepth = 128;
+  /// Layers in the topology, nested models' layers included.
+  int64_t maxLayers = 10000;
+  /// Any one weight: in the manifest, and each one the topology would create.
+  int64_t maxTensorBytes = 1ll << 30;
+  /// All weights together: the manifest's, and those the topology creates.
   int64_t maxWeightBytes = 2ll << 30;
   /// Every weight in the file must match one in the model and the reverse.
   bool strict = true;
@@ -105,6 +113,10 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> shardWeightData(
 /// Reads one shard (path as written in the manifest); must throw glint::Error
 /// when it is missing or holds more than maxBytes.
 using ShardReader = std::function<std::vector<uint8_t>(const std::string& path, int64_t maxBytes)>;
+/// Parses model.json text after checking its size and nesting depth against
+/// `options` (deep nesting would exhaust the stack when copied or printed).
+Json parseModelJson(const std::string& text, const LoadOptions& options = {},
+                    const std::string& source = "model.json");
 /// Validates a parsed model.json (format, manifest, limits), then reads its
 /// shards through `read` and checks their sizes against the manifest.
 /// `source` (the file's name) starts every error message.

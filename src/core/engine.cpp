@@ -38,19 +38,29 @@ Backend* Engine::backend(const std::string& name) {
 
 Backend& Engine::active() {
   if (activeBackend) return *activeBackend;
+  // A software renderer (llvmpipe, SwiftShader) behind a GPU API is slower
+  // than the CPU backend: the automatic choice takes one only when nothing
+  // else works. setBackend still selects it.
   std::string skipped;
-  for (auto& e : backends) {
-    if (Backend* b = backend(e.name)) {
-      activeBackend = b;
-      activeWhy = "highest-priority backend whose probe passed" + skipped;
-      return *b;
+  for (bool allowSoftware : {false, true}) {
+    for (auto& e : backends) {
+      Backend* b = backend(e.name);
+      if (b && (allowSoftware || !b->isSoftware())) {
+        activeBackend = b;
+        activeWhy = "highest-priority backend whose probe passed" + skipped;
+        return *b;
+      }
+      if (!allowSoftware) {
+        skipped += "; skipped " + e.name + ": " +
+                   (b ? std::string("a software renderer (") + b->description() + ")" : e.whyNot);
+      }
     }
-    skipped += "; skipped " + e.name + ": " + e.whyNot;
   }
   fail("engine", "no backend is available", skipped);
 }
 
 void Engine::ensureOn(Backend& target, const Tensor& t) {
+  if (t.impl()->storage->backend != &target) t.impl()->storage->backend->restoreIfLost();
   Storage& s = *t.impl()->storage;
   if (s.backend == &target) return;
   std::vector<uint8_t> host(s.bytes);
@@ -223,6 +233,19 @@ void setBackend(const std::string& name) {
 }
 
 std::string getBackend() { return Engine::get().active().name(); }
+
+Backend& fallBackFrom(Backend& lost, const std::string& why) {
+  Engine& e = Engine::get();
+  if (e.activeBackend != &lost) return e.active();
+  for (auto& entry : e.backends) {
+    Backend* b = e.backend(entry.name);
+    if (!b || b == &lost) continue;
+    e.activeBackend = b;
+    e.activeWhy = lost.name() + " fell back to " + b->name() + ": " + why;
+    break;
+  }
+  return e.active();
+}
 
 BackendInfo backendInfo() {
   Engine& e = Engine::get();

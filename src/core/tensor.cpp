@@ -56,6 +56,7 @@ std::string Tensor::backendName() const {
 static void readBytes(const Tensor& t, void* dst, const char* op) {
   check(t.defined(), op, "the tensor is undefined");
   if (t.isDisposed()) fail(op, "tensor ", shapeToString(t.shape()), " was disposed");
+  t.impl()->storage->backend->restoreIfLost();
   const Storage& s = *t.impl()->storage;
   if (s.bytes) s.backend->read(s.handle, dst, s.bytes);
 }
@@ -121,6 +122,7 @@ void Variable::assign(const Tensor& value) const {
   if (!impl()->storage) Engine::get().numTensors += 1;  // assigning revives a disposed variable
   // Tensors are immutable, so sharing the value's buffer is safe.
   impl()->storage = value.impl()->storage;
+  impl()->storage->backend->variableChanged(implPtr());
 }
 
 bool Variable::trainable() const { return impl()->trainable; }
@@ -136,6 +138,7 @@ Variable variable(const Tensor& initial, bool trainable, const std::string& name
   impl->isVariable = true;
   impl->trainable = trainable;
   impl->name = name.empty() ? "Variable_" + std::to_string(counter++) : name;
+  impl->storage->backend->variableChanged(impl);
   return Variable(std::move(impl));
 }
 

@@ -108,7 +108,7 @@ bool parseFloat(const std::string& raw, float& out) {
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size()) return false;
-  out = static_cast<float>(v);
+  out = detail::toFloat(v);
   return true;
 }
 
@@ -136,11 +136,15 @@ std::string inferType(const std::vector<Record>& rows, size_t c, bool allowMissi
 }  // namespace
 
 CsvTable loadCsv(const std::string& path, const CsvOptions& opt) {
-  check(opt.delimiter != opt.quote && opt.delimiter != '\n' && opt.delimiter != '\r', kOp,
-        "the delimiter '", opt.delimiter, "' cannot be the quote character or a line break");
   std::vector<uint8_t> bytes = detail::readFile(path, kOp);
   std::string text(bytes.begin(), bytes.end());
   bytes.clear();
+  return parseCsv(text, opt, path);
+}
+
+CsvTable parseCsv(const std::string& text, const CsvOptions& opt, const std::string& path) {
+  check(opt.delimiter != opt.quote && opt.delimiter != '\n' && opt.delimiter != '\r', kOp,
+        "the delimiter '", opt.delimiter, "' cannot be the quote character or a line break");
   std::vector<Record> records = parseRecords(path, text, opt);
 
   CsvTable table;

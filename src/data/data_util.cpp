@@ -9,13 +9,15 @@
 
 namespace glint::data::detail {
 
-std::vector<uint8_t> readFile(const std::string& path, const std::string& op) {
+std::vector<uint8_t> readFile(const std::string& path, const std::string& op, int64_t maxBytes) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) fail(op, "cannot read '", path, "': ", std::strerror(errno));
   std::vector<uint8_t> bytes;
   uint8_t chunk[1 << 16];
   for (;;) {
     size_t got = std::fread(chunk, 1, sizeof chunk, f.get());
+    if (static_cast<int64_t>(bytes.size() + got) > maxBytes)
+      fail(op, "file '", path, "' holds more than ", maxBytes, " bytes (the limit)");
     bytes.insert(bytes.end(), chunk, chunk + got);
     if (got < sizeof chunk) break;
   }

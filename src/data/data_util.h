@@ -8,8 +8,19 @@
 
 namespace glint::data::detail {
 
-/// The whole file; throws "[op] cannot read 'path': reason".
-std::vector<uint8_t> readFile(const std::string& path, const std::string& op);
+/// The whole file; throws "[op] cannot read 'path': reason", and when the
+/// file holds more than maxBytes (checked before reading past it).
+std::vector<uint8_t> readFile(const std::string& path, const std::string& op,
+                              int64_t maxBytes = int64_t{4} << 30);
+
+/// double -> float, out-of-range values to +-infinity (a plain cast is
+/// undefined behaviour there).
+inline float toFloat(double v) {
+  constexpr double kMax = 3.4028234663852886e38;
+  if (v > kMax) return __builtin_huge_valf();
+  if (v < -kMax) return -__builtin_huge_valf();
+  return static_cast<float>(v);
+}
 
 /// splitmix64: tiny, fast, well mixed; enough for shuffling.
 class Rng {

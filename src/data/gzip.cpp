@@ -14,7 +14,7 @@ bool isGzip(const std::vector<uint8_t>& bytes) {
 #ifdef __EMSCRIPTEN__
 
 std::vector<uint8_t> gunzip(const std::vector<uint8_t>&, const std::string& op,
-                            const std::string& what) {
+                            const std::string& what, int64_t) {
   fail(op, what, ": is gzip-compressed, and this WebAssembly build reads only "
        "uncompressed files; decompress it first");
 }
@@ -22,7 +22,7 @@ std::vector<uint8_t> gunzip(const std::vector<uint8_t>&, const std::string& op,
 #else
 
 std::vector<uint8_t> gunzip(const std::vector<uint8_t>& bytes, const std::string& op,
-                            const std::string& what) {
+                            const std::string& what, int64_t maxBytes) {
   std::vector<uint8_t> out;
   z_stream z{};
   // 15 + 16: a gzip wrapper around deflate, with the largest window.
@@ -35,7 +35,12 @@ std::vector<uint8_t> gunzip(const std::vector<uint8_t>& bytes, const std::string
     z.next_out = chunk;
     z.avail_out = sizeof chunk;
     rc = inflate(&z, Z_NO_FLUSH);
-    out.insert(out.end(), chunk, chunk + (sizeof chunk - z.avail_out));
+    size_t got = sizeof chunk - z.avail_out;
+    if (static_cast<int64_t>(out.size() + got) > maxBytes) {
+      inflateEnd(&z);
+      fail(op, what, ": decompresses to more than ", maxBytes, " bytes (the limit)");
+    }
+    out.insert(out.end(), chunk, chunk + got);
     if (rc == Z_STREAM_END) {
       if (z.avail_in == 0) break;
       inflateReset(&z);  // another gzip member follows (concatenated .gz)

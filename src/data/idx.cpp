@@ -1,4 +1,5 @@
 // IDX files (the MNIST family's format) and Fashion-MNIST.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -61,12 +62,14 @@ const char* typeName(uint8_t type) {
   return "?";
 }
 
-Idx readIdx(const std::string& path, const std::string& op) {
+// `what` names the data in messages ("file 'x'").
+Idx parseIdx(std::vector<uint8_t> bytes, const std::string& op, std::string what, int64_t maxBytes) {
   Idx idx;
-  idx.bytes = detail::readFile(path, op);
-  std::string what = "file '" + path + "'";
+  idx.bytes = std::move(bytes);
+  check(static_cast<int64_t>(idx.bytes.size()) <= maxBytes, op, what, ": ", idx.bytes.size(),
+        " bytes, more than the limit of ", maxBytes);
   if (detail::isGzip(idx.bytes)) {
-    idx.bytes = detail::gunzip(idx.bytes, op, what);
+    idx.bytes = detail::gunzip(idx.bytes, op, what, maxBytes);
     what += " (after gunzip)";
   }
   const std::vector<uint8_t>& b = idx.bytes;
@@ -101,6 +104,11 @@ Idx readIdx(const std::string& path, const std::string& op) {
   // Compare the claim with what is there before anything is allocated; the
   // double product cannot overflow the way an integer one could.
   const size_t dataBytes = b.size() - idx.offset;
+  // Even with a 0 dimension (no data), the shape must have a representable size.
+  double extent = 1;
+  for (int64_t d : idx.dims) extent *= static_cast<double>(std::max<int64_t>(d, 1));
+  check(extent < 0x1p53, op, what, ": the header's shape ", shapeToString(idx.dims),
+        " is impossibly large");
   double claimed = idx.elemBytes;
   for (int64_t d : idx.dims) claimed *= static_cast<double>(d);
   if (claimed != static_cast<double>(dataBytes)) {
@@ -111,6 +119,27 @@ Idx readIdx(const std::string& path, const std::string& op) {
   }
   idx.count = static_cast<int64_t>(dataBytes) / idx.elemBytes;
   return idx;
+}
+
+Idx readIdx(const std::string& path, const std::string& op) {
+  return parseIdx(detail::readFile(path, op, kMaxDecodedBytes), op, "file '" + path + "'",
+                  kMaxDecodedBytes);
+}
+
+Tensor idxToTensor(const Idx& idx, std::optional<DType> as, const std::string& what) {
+  DType dtype = as ? *as : (idx.isFloat() ? DType::float32 : DType::int32);
+  check(dtype != DType::boolean, "loadIdx", what, ": cannot load IDX data as bool");
+  check(!(dtype == DType::int32 && idx.isFloat()), "loadIdx", what, ": holds ",
+        typeName(idx.type), " values; loading them as int32 would truncate them");
+  const size_t n = static_cast<size_t>(idx.count);
+  if (dtype == DType::int32) {
+    std::vector<int32_t> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(idx.value(static_cast<int64_t>(i)));
+    return tensorInt(v, idx.dims);
+  }
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = detail::toFloat(idx.value(static_cast<int64_t>(i)));
+  return tensor(v, idx.dims);
 }
 
 bool fileExists(const std::string& path) {
@@ -131,20 +160,12 @@ std::string findIdx(const std::string& dir, const std::string& base) {
 }  // namespace
 
 Tensor loadIdx(const std::string& path, std::optional<DType> as) {
-  Idx idx = readIdx(path, "loadIdx");
-  DType dtype = as ? *as : (idx.isFloat() ? DType::float32 : DType::int32);
-  check(dtype != DType::boolean, "loadIdx", "file '", path, "': cannot load IDX data as bool");
-  check(!(dtype == DType::int32 && idx.isFloat()), "loadIdx", "file '", path, "': holds ",
-        typeName(idx.type), " values; loading them as int32 would truncate them");
-  const size_t n = static_cast<size_t>(idx.count);
-  if (dtype == DType::int32) {
-    std::vector<int32_t> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(idx.value(static_cast<int64_t>(i)));
-    return tensorInt(v, idx.dims);
-  }
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(idx.value(static_cast<int64_t>(i)));
-  return tensor(v, idx.dims);
+  return idxToTensor(readIdx(path, "loadIdx"), as, "file '" + path + "'");
+}
+
+Tensor decodeIdx(std::vector<uint8_t> bytes, std::optional<DType> as, const std::string& source,
+                 int64_t maxBytes) {
+  return idxToTensor(parseIdx(std::move(bytes), "loadIdx", source, maxBytes), as, source);
 }
 
 LabeledImages loadFashionMnist(const std::string& dirArg, bool train) {

@@ -111,6 +111,35 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> shardWeightData(
   return shards;
 }
 
+Json parseModelJson(const std::string& text, const LoadOptions& options, const std::string& source) {
+  check(static_cast<int64_t>(text.size()) <= options.maxModelJsonBytes, kOp, source, " is ",
+        text.size(), " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes,
+        ")");
+  // Nesting depth, outside strings: one linear pass before the parser builds anything.
+  int64_t depth = 0;
+  bool inString = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      check(++depth <= options.maxJsonDepth, kOp, source, ": arrays/objects nested deeper than ",
+            options.maxJsonDepth, " levels (LoadOptions.maxJsonDepth) at byte ", i);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    fail(kOp, source, ": not valid JSON: ", e.what());
+  }
+}
+
 ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
                                       const LoadOptions& options, const std::string& source) {
   check(j.is_object(), kOp, source, ": model.json must hold a JSON object, got a ", j.type_name());
@@ -168,6 +197,9 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
       check(bytes <= options.maxWeightBytes - total, kOp, source, ": the manifest claims more than ",
             options.maxWeightBytes, " bytes of weights (LoadOptions.maxWeightBytes), at weight '",
             spec.name, "' of shape ", shapeToString(spec.shape));
+      check(bytes <= options.maxTensorBytes, kOp, source, ": weight '", spec.name, "' of shape ",
+            shapeToString(spec.shape), " needs ", bytes,
+            " bytes, more than LoadOptions.maxTensorBytes (", options.maxTensorBytes, ")");
       total += bytes;
       group.bytes += bytes;
       std::string key = spec.group + "|" + spec.name;

@@ -2,11 +2,13 @@
 // atomic: everything is written and fsynced in a sibling temporary directory
 // that then replaces the target in one rename.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +34,8 @@ namespace glint::io {
 namespace detail {
 // Fault injection for tests: called before each file of a save is written.
 std::function<void(const std::string& path)> beforeSaveWrite;
+// Tests: use the two-rename fallback even where RENAME_EXCHANGE works.
+bool forceTwoStepExchange = false;
 }  // namespace detail
 
 namespace {
@@ -76,7 +80,8 @@ void syncDirectory(const fs::path& dir) {
 // renames (a crash between them leaves the old model under `b`'s name).
 void exchangeDirectories(const fs::path& a, const fs::path& b) {
 #ifdef GLINT_HAVE_RENAME_EXCHANGE
-  if (::syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0)
+  if (!detail::forceTwoStepExchange &&
+      ::syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0)
     return;
 #endif
   fs::path aside = b;
@@ -125,6 +130,34 @@ std::set<std::string> oldModelFiles(const fs::path& json) {
       for (const Json& p : g["paths"])
         if (p.is_string()) files.insert(fs::path(p.get<std::string>()).lexically_normal().string());
   return files;
+}
+
+// Temporary directories of saves whose process died (SIGKILL, power loss):
+// ".<name>.glint-tmp-<pid>-<n>" in `parent` with no such live process.
+void removeStaleTemporaries(const fs::path& parent, const std::string& name) {
+  std::string prefix = "." + name + ".glint-tmp-";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    std::string file = entry.path().filename().string();
+    if (file.rfind(prefix, 0) != 0) continue;
+    long pid = std::strtol(file.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      fs::remove_all(entry.path(), ec);
+  }
+}
+
+// A crash between the first two renames of the fallback exchange leaves the
+// previous model only under "<dir>.glint-old": move it back. After the second
+// one, <dir> is the new model and "<dir>.glint-old" a stale copy (removed on save).
+void recoverInterruptedExchange(fs::path dir, bool removeStale) {
+  dir = dir.lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "dir/" -> "dir"
+  fs::path aside = dir;
+  aside += ".glint-old";
+  std::error_code ec;
+  if (!fs::is_directory(aside, ec)) return;
+  if (!fs::exists(dir, ec)) fs::rename(aside, dir, ec);
+  else if (removeStale) fs::remove_all(aside, ec);
 }
 
 std::vector<uint8_t> readShard(const fs::path& base, const std::string& path, int64_t maxBytes,
@@ -176,6 +209,8 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
   if (parent.empty()) parent = ".";
   fs::create_directories(parent, ec);
   check(!ec, kSave, "cannot create directory '", parent.string(), "': ", ec.message());
+  recoverInterruptedExchange(target.dir, true);
+  removeStaleTemporaries(parent, target.dir.filename().string());
   bool exists = fs::exists(target.dir, ec);
   check(!exists || fs::is_directory(target.dir, ec), kSave, "'", target.dir.string(),
         "' exists and is not a directory");
@@ -226,6 +261,7 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
 ModelArtifacts loadArtifacts(const std::string& url, const LoadOptions& options) {
   fs::path p = fs::path(pathFromUrl(url, kLoad));
   std::error_code ec;
+  if (!fs::exists(p, ec)) recoverInterruptedExchange(p, false);
   fs::path json = fs::is_directory(p, ec) ? p / "model.json" : p;
   check(fs::is_regular_file(json, ec), kLoad, "no model at '", p.string(),
         "': expected a directory holding model.json, or a .json file");
@@ -238,12 +274,7 @@ ModelArtifacts loadArtifacts(const std::string& url, const LoadOptions& options)
   check(static_cast<bool>(in), kLoad, "cannot open '", source, "'");
   std::stringstream text;
   text << in.rdbuf();
-  Json j;
-  try {
-    j = Json::parse(text.str());
-  } catch (const Json::exception& e) {
-    fail(kLoad, source, ": not valid JSON: ", e.what());
-  }
+  Json j = parseModelJson(text.str(), options, source);
   fs::path base = json.parent_path();
   return artifactsFromModelJson(
       j, [&](const std::string& path, int64_t maxBytes) { return readShard(base, path, maxBytes, source); },

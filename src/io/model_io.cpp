@@ -10,6 +10,7 @@
 #include "glint/model.h"
 #include "glint/optim.h"
 #include "src/io/io_util.h"
+#include "src/io/load_limits.h"
 
 namespace glint::io {
 
@@ -246,11 +247,57 @@ void setWeightsFromArtifacts(Model& model, const ModelArtifacts& a, const LoadOp
   assignWeights(model, a, options, source, true);
 }
 
+namespace {
+
+// Layers in a topology, those of nested models included (depth is bounded by
+// parseModelJson, so the recursion is too).
+int64_t countLayers(const Json& j) {
+  int64_t n = 0;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "layers" && it.value().is_array()) n += static_cast<int64_t>(it.value().size());
+      n += countLayers(it.value());
+    }
+  } else if (j.is_array()) {
+    for (const Json& x : j) n += countLayers(x);
+  }
+  return n;
+}
+
+// Errors from deep inside a layer or optimizer ("[Dense] argument 'units'
+// ...") get the file's name in front; a config of the wrong JSON type there
+// surfaces as a Json or std exception: it becomes a glint::Error too.
+template <class Fn>
+auto asLoadError(const std::string& source, const char* what, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("[io.load] " + source) != std::string::npos) throw;
+    fail("io.load", source, ": invalid ", what, ": ", e.what());
+  } catch (const std::bad_alloc&) {
+    throw;  // a limit is missing somewhere: let it show, not hide it as a file defect
+  } catch (const std::exception& e) {
+    fail("io.load", source, ": invalid ", what, ": ", e.what());
+  }
+}
+
+// Builds the topology within the load's limits.
+ModelPtr buildTopology(const Json& topology, const LoadOptions& options, const std::string& source) {
+  int64_t layers = countLayers(topology);
+  check(layers <= options.maxLayers, "io.load", source, ": the topology has ", layers,
+        " layers, more than LoadOptions.maxLayers (", options.maxLayers, ")");
+  detail::WeightBudget budget{options.maxTensorBytes, options.maxWeightBytes, 0, source};
+  detail::WeightBudgetScope scope(budget);
+  return asLoadError(source, "model topology", [&] { return modelFromConfig(topology); });
+}
+
+}  // namespace
+
 ModelPtr modelFromArtifacts(const ModelArtifacts& a, const LoadOptions& options,
                             const std::string& source) {
   Json topology = a.modelTopology;
   if (topology.contains("model_config")) topology = topology["model_config"];  // Keras wrapper
-  ModelPtr model = modelFromConfig(topology);
+  ModelPtr model = buildTopology(topology, options, source);
   if (!a.weightSpecs.empty()) assignWeights(*model, a, options, source, false);
   if (options.loadOptimizer && !a.trainingConfig.is_null()) {
     NamedTensors optimizerWeights;
@@ -262,7 +309,8 @@ ModelPtr modelFromArtifacts(const ModelArtifacts& a, const LoadOptions& options,
       for (size_t i = 0; i < all.size(); ++i)
         if (a.weightSpecs[i].group == "optimizer") optimizerWeights.push_back(all[i]);
     }
-    restoreTraining(*model, a, optimizerWeights, source);
+    asLoadError(source, "trainingConfig",
+                [&] { restoreTraining(*model, a, optimizerWeights, source); });
   }
   return model;
 }

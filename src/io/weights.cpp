@@ -106,6 +106,12 @@ int64_t weightByteLength(const WeightSpec& spec, const std::string& source) {
       check(std::isfinite(q.min) && std::isfinite(q.scale), op, source, ": weight '", spec.name,
             "' has a non-finite quantization min/scale");
       bytes = q.dtype == "uint8" ? 1 : 2;
+      // Every code must dequantize into the weight's dtype (no overflow on conversion).
+      double top = q.min + q.scale * (bytes == 1 ? 255.0 : 65535.0);
+      double limit = spec.dtype == DType::int32 ? 2147483647.0 : std::numeric_limits<float>::max();
+      check(std::isfinite(top) && std::fabs(q.min) <= limit && std::fabs(top) <= limit, op, source,
+            ": weight '", spec.name, "' has quantization min ", q.min, " and scale ", q.scale,
+            ", whose codes dequantize outside the ", dtypeName(spec.dtype), " range");
     } else if (q.dtype == "float16") {
       check(spec.dtype == DType::float32, op, source, ": weight '", spec.name, "' is ",
             dtypeName(spec.dtype), "; float16 quantization applies to float32 weights only");

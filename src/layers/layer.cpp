@@ -5,6 +5,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "src/io/load_limits.h"
 #include "src/layers/layer_args.h"
 
 namespace glint {
@@ -159,6 +160,7 @@ Variable Layer::addWeight(const std::string& name, const Shape& shape,
     if (d < 0) error("weight '" + name + "' would have shape " + shapeToString(shape) +
                      ": the input shape must be known (give the first layer an inputShape)");
   check(initializer != nullptr, className(), "weight '", name, "' has no initializer");
+  io::detail::chargeWeight(name_, name, shape);  // a model being loaded: its limits first
   Variable v = variable(initializer->init(shape, DType::float32), trainable && trainable_,
                         (weightNamePrefix_.empty() ? name_ : weightNamePrefix_) + "/" + name);
   weights_.push_back(WeightEntry{v, trainable, regularizer, constraint});

@@ -392,11 +392,23 @@ History Model::Training::run(Model& m, const Loop& loop) {
     int batch = 0;
     bool cut = false;
     Batch b;
+    int lostSteps = 0;
     while (loop.next(b)) {
       const int64_t size = b.xs[0].dim(0);
       Logs logs{{"batch", batch}, {"size", static_cast<double>(size)}};
       for (const auto& c : callbacks) c->onBatchBegin(batch, logs);
-      Logs out = step(m, b);
+      Logs out;
+      try {
+        out = step(m, b);
+        lostSteps = 0;
+      } catch (const DeviceLostError&) {
+        // The GPU context died mid-step: the variables came back from their
+        // host snapshots, this batch's tensors did not. Skip it; give up if
+        // the next one fails too (its data itself was lost).
+        b = Batch{};
+        if (++lostSteps > 1) throw;
+        continue;
+      }
       b = Batch{};
       for (const auto& [k, v] : out) {
         logs[k] = v;

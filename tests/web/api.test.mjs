@@ -221,3 +221,44 @@ test('model.dispose frees the weights and the optimizer state', async () => {
   assert.equal(glint.memory().numTensors, before);
   assert.throws(() => model.predict(glint.ones([1, 3])), glint.GlintError);
 });
+
+test('http:// loading: progress, retry after a server error, truncated shards rejected', async () => {
+  const http = await import('node:http');
+  const model = glint.sequential({layers: [glint.layers.dense({units: 3, inputShape: [2]})]});
+  const a = model.toArtifacts();
+  const {weightData, weightSpecs, ...rest} = a;
+  const half = Math.floor(weightData.byteLength / 2);
+  const modelJson = {...rest, weightsManifest: [{paths: ['s1.bin', 's2.bin'], weights: weightSpecs}]};
+  const shards = {'/m/s1.bin': weightData.slice(0, half), '/m/s2.bin': weightData.slice(half)};
+  let failuresLeft = 1, truncate = false;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/m/model.json') {
+      if (failuresLeft > 0) {
+        --failuresLeft;
+        res.writeHead(503).end();
+        return;
+      }
+      res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify(modelJson));
+    } else if (shards[req.url]) {
+      const b = Buffer.from(shards[req.url]);
+      res.writeHead(200).end(truncate && req.url === '/m/s2.bin' ? b.subarray(0, 2) : b);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${server.address().port}/m/model.json`;
+  try {
+    const progress = [];
+    const loaded = await glint.loadLayersModel(url, {onProgress: (f) => progress.push(f),
+                                                     backoffMs: 1});
+    assert.deepEqual(progress, [0.5, 1]);
+    const x = glint.ones([1, 2]);
+    assert.deepEqual(Array.from(loaded.predict(x).dataSync()),
+                     Array.from(model.predict(x).dataSync()));
+    truncate = true;
+    await assert.rejects(glint.loadLayersModel(url, {backoffMs: 1}), /truncated or corrupt/);
+  } finally {
+    server.close();
+  }
+});

@@ -48,11 +48,15 @@ std::shared_ptr<Model> modelFrom(int32_t id) {
 
 namespace {
 std::string gError;
+bool gDeviceLost = false;
 std::string gString;
 std::vector<uint8_t> gBytes;
 }  // namespace
 
-void setError(const std::string& message) { gError = message; }
+void setError(const std::string& message, bool deviceLost) {
+  gError = message;
+  gDeviceLost = deviceLost;
+}
 
 const char* returnString(std::string s) {
   gString = std::move(s);
@@ -102,6 +106,29 @@ using namespace glint::web;
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE const char* glint_last_error() { return gError.c_str(); }
+/// 1 when the last error was a lost GPU context (glint::DeviceLostError).
+EMSCRIPTEN_KEEPALIVE int32_t glint_last_error_device_lost() { return gDeviceLost ? 1 : 0; }
+
+// ---- gl: context loss (tests, doctor) -------------------------------------------
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_gl_lose_context() {
+  return guarded(-1, [&] {
+    gl::loseContext();
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_gl_stats() {
+  return guarded<const char*>(nullptr, [&] {
+    gl::Stats s = gl::stats();
+    Json j = {{"textures", s.textures}, {"pooledTextures", s.pooledTextures},
+              {"contextLosses", s.contextLosses}, {"texturesRestored", s.texturesRestored},
+              {"variablesRestored", s.variablesRestored}, {"texturesLost", s.texturesLost},
+              {"variablesMoved", s.variablesMoved}, {"variableReads", s.variableReads},
+              {"hostCopyBytes", s.hostCopyBytes}, {"snapshotSeconds", s.snapshotSeconds}};
+    return returnString(j.dump());
+  });
+}
 
 // ---- Engine -------------------------------------------------------------------
 

@@ -48,13 +48,16 @@ std::vector<Tensor> tensorsFrom(const int32_t* ids, int32_t n);
 int32_t putTensors(const std::vector<Tensor>& ts, int32_t* out, int32_t maxOut);
 std::shared_ptr<Model> modelFrom(int32_t id);
 
-/// Records the message for glint_last_error().
-void setError(const std::string& message);
+/// Records the message for glint_last_error() (and whether the GPU context
+/// was lost: the JS side skips such a step and goes on).
+void setError(const std::string& message, bool deviceLost = false);
 /// Runs fn; on an exception records it and returns `onError`.
 template <class R, class F>
 R guarded(R onError, F&& fn) {
   try {
     return fn();
+  } catch (const DeviceLostError& e) {
+    setError(e.what(), /*deviceLost=*/true);
   } catch (const std::exception& e) {
     setError(e.what());
   } catch (...) {

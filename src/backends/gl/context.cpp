@@ -73,6 +73,28 @@ EM_JS(char*, glint_unmasked_renderer, (), {
 
 int gHandle = 0;
 
+// preventDefault lets the browser restore the context; Glint makes a new one
+// at once instead (a synchronous training step cannot wait for the event).
+EM_JS(void, glint_watch_context_loss, (), {
+  var gl = GL.currentContext ? GL.currentContext.GLctx : null;
+  if (!gl || !gl.canvas || !gl.canvas.addEventListener) return;
+  gl.canvas.addEventListener('webglcontextlost', function(e) {
+    e.preventDefault();
+    Module['glintContextLosses'] = (Module['glintContextLosses'] || 0) + 1;
+  }, false);
+});
+
+EM_JS(int, glint_context_is_lost, (), {
+  var gl = GL.currentContext ? GL.currentContext.GLctx : null;
+  return gl && gl.isContextLost() ? 1 : 0;
+});
+
+EM_JS(void, glint_lose_context, (), {
+  var gl = GL.currentContext ? GL.currentContext.GLctx : null;
+  var ext = gl ? gl.getExtension('WEBGL_lose_context') : null;
+  if (ext) ext.loseContext();
+});
+
 bool createPlatformContext(std::string& whyNot) {
   int handle = glint_create_webgl2();
   if (handle == 0) {
@@ -88,6 +110,7 @@ bool createPlatformContext(std::string& whyNot) {
     whyNot = "could not make the WebGL2 context current";
     return false;
   }
+  glint_watch_context_loss();
   return true;
 }
 
@@ -210,6 +233,28 @@ bool createContext(ContextInfo& info, std::string& whyNot) {
     if (info.renderer.find(soft) != std::string::npos) info.software = true;
   return true;
 }
+
+#ifdef __EMSCRIPTEN__
+bool contextIsLost() { return gHandle && glint_context_is_lost(); }
+void forceContextLoss() {
+  if (gHandle) glint_lose_context();
+}
+void destroyContext() {
+  if (gHandle) emscripten_webgl_destroy_context(gHandle);
+  gHandle = 0;
+}
+#else
+bool contextIsLost() { return false; }
+void forceContextLoss() { destroyContext(); }
+void destroyContext() {
+  if (gContext == EGL_NO_CONTEXT) return;
+  eglMakeCurrent(gDisplay, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  if (gSurface != EGL_NO_SURFACE) eglDestroySurface(gDisplay, gSurface);
+  eglDestroyContext(gDisplay, gContext);
+  gContext = EGL_NO_CONTEXT;
+  gSurface = EGL_NO_SURFACE;
+}
+#endif
 
 void makeCurrent() {
 #ifdef __EMSCRIPTEN__

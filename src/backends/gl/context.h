@@ -19,4 +19,14 @@ bool createContext(ContextInfo& info, std::string& whyNot);
 /// Makes the context current again (other code may have switched it).
 void makeCurrent();
 
+// Context loss. In the browser a WebGL context can be lost at any time (GPU
+// reset, tab in the background, WEBGL_lose_context); natively it is simulated.
+/// True once the browser reports the current context lost (natively: false).
+bool contextIsLost();
+/// Forces a loss: WEBGL_lose_context in the browser; natively the EGL context
+/// is destroyed (every object in it is gone, as after a real loss).
+void forceContextLoss();
+/// Lets go of a lost context before createContext makes a new one.
+void destroyContext();
+
 }  // namespace glint::gl

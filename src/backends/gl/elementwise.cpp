@@ -100,8 +100,8 @@ void registerElementwiseKernels() {
   reg("Abs", unary("abs(x)", "x < 0 ? int(0u - uint(x)) : x"));
   reg("Square", unary("x * x", "int(uint(x) * uint(x))"));
   reg("Sign", unary("isnan(x) ? x : sign(x)", "sign(x)"));
-  reg("Exp", unary("exp(x)"));
-  reg("Log", unary("log(x)"));
+  reg("Exp", unary("exp_(x)"));
+  reg("Log", unary("log_(x)"));
   reg("Log1p", unary("log1p_(x)"));
   reg("Sqrt", unary("sqrt(x)"));
   reg("Rsqrt", unary("1.0 / sqrt(x)"));
@@ -115,7 +115,7 @@ void registerElementwiseKernels() {
   reg("Selu", unary("1.0507009873554805 * (x > 0.0 ? x : 1.6732632423543772 * expm1_(x))"));
   reg("Sigmoid", unary("sigmoid_(x)"));
   reg("Tanh", unary("tanh_(x)"));
-  reg("Softplus", unary("max(x, 0.0) + log1p_(exp(-abs(x)))"));
+  reg("Softplus", unary("isnan(x) ? x : max(x, 0.0) + log1p_(exp_(-abs(x)))"));
   reg("Gelu", [](KernelArgs& a) {
     if (a.attrs.b("approximate"))
       unary("0.5 * x * (1.0 + tanh_(0.7978845608028654 * (x + 0.044715 * x * x * x)))")(a);
@@ -123,8 +123,8 @@ void registerElementwiseKernels() {
       unary("0.5 * x * (1.0 + erf_(x * 0.7071067811865476))")(a);
   });
   reg("Erf", unary("erf_(x)"));
-  reg("Sin", unary("sin(x)"));
-  reg("Cos", unary("cos(x)"));
+  reg("Sin", unary("sincos_(x).x"));
+  reg("Cos", unary("sincos_(x).y"));
   reg("Floor", unary("floor(x)"));
   reg("Ceil", unary("ceil(x)"));
   reg("Round", unary("roundEven(x)"));

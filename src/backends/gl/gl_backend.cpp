@@ -115,9 +115,16 @@ GlBackend::~GlBackend() {
 }
 
 void GlBackend::destroy(Texture* t) {
-  if (t->fbo) glDeleteFramebuffers(1, &t->fbo);
-  if (t->tex) glDeleteTextures(1, &t->tex);
-  if (boundFbo_ == t->fbo) boundFbo_ = 0;
+  // After a loss (or a failed recovery) the names belong to a dead context.
+  if (!forcedLoss_ && !dead_ && !t->lost) {
+    if (t->fbo) glDeleteFramebuffers(1, &t->fbo);
+    if (t->tex) {
+      glDeleteTextures(1, &t->tex);
+      --glTextures_;
+    }
+    if (boundFbo_ == t->fbo) boundFbo_ = 0;
+  }
+  dropHostCopy(*t);
   delete t;
 }
 
@@ -125,6 +132,24 @@ void GlBackend::releaseUnused() {
   for (auto& entry : pool_) destroy(entry.second);
   pool_.clear();
   pooledBytes_ = 0;
+}
+
+void GlBackend::createTexture(Texture& t) {
+  const Extent& e = t.extent;
+  glGenTextures(1, &t.tex);
+  glBindTexture(GL_TEXTURE_2D, t.tex);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32UI, e.width, e.height);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  GLenum err = glGetError();
+  if (err != GL_NO_ERROR) {
+    glDeleteTextures(1, &t.tex);
+    t.tex = 0;
+    fail("gl", "could not allocate a ", e.width, "x", e.height,
+         " RGBA32UI texture (GL error 0x", std::hex, err, ")");
+  }
+  ++glTextures_;
+  t.fbo = 0;
 }
 
 std::string GlBackend::description() const {
@@ -143,6 +168,7 @@ void GlBackend::checkLoop(const std::string& kernel, int64_t iterations) const {
 // ---- buffers ---------------------------------------------------------------
 
 void* GlBackend::allocate(size_t bytes) {
+  ensureContext(false);
   Extent e = extent(bytes);
   Texture* t = nullptr;
   auto it = pool_.find({e.width, e.height});
@@ -153,33 +179,37 @@ void* GlBackend::allocate(size_t bytes) {
     ++numPoolHits_;
   } else {
     t = new Texture();
+    t->extent = e;
     if (e.texels > 0) {
       ++numAllocations_;
-      glGenTextures(1, &t->tex);
-      glBindTexture(GL_TEXTURE_2D, t->tex);
-      glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32UI, e.width, e.height);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      GLenum err = glGetError();
-      if (err != GL_NO_ERROR) {
-        glDeleteTextures(1, &t->tex);
+      try {
+        createTexture(*t);
+      } catch (...) {
         delete t;
-        fail("gl", "could not allocate a ", e.width, "x", e.height,
-             " RGBA32UI texture (GL error 0x", std::hex, err, ")");
+        throw;
       }
     }
   }
   t->extent = e;
   t->bytes = bytes;
   liveBytes_ += extentBytes(e);
+  live_.insert(t);
   return t;
 }
 
 void GlBackend::release(void* handle, size_t) {
   Texture* t = static_cast<Texture*>(handle);
   if (!t) return;
+  live_.erase(t);
   int64_t size = extentBytes(t->extent);
+  if (t->lost || forcedLoss_ || dead_) {  // its memory went with the context
+    if (!t->lost) liveBytes_ -= size;
+    t->lost = true;
+    destroy(t);
+    return;
+  }
   liveBytes_ -= size;
+  dropHostCopy(*t);
   if (t->tex && pooledBytes_ + size <= kPoolLimitBytes) {
     pool_.emplace(std::make_pair(t->extent.width, t->extent.height), t);
     pooledBytes_ += size;
@@ -202,8 +232,20 @@ void GlBackend::ensureFramebuffer(Texture& t) {
 }
 
 void GlBackend::write(void* handle, const void* src, size_t bytes) {
+  ensureContext(false);
   Texture& t = *static_cast<Texture*>(handle);
+  if (t.lost) failLost("a buffer being written");
   if (bytes == 0 || !t.tex) return;
+  upload(t, src, bytes);
+  // A host copy restores uploads (data, weights set from the host) after a loss.
+  if (uploadCopies_ && counters_.hostCopyBytes + static_cast<int64_t>(bytes) <= uploadCopyLimit_) {
+    const uint8_t* p = static_cast<const uint8_t*>(src);
+    t.host = std::make_shared<const std::vector<uint8_t>>(p, p + bytes);
+    counters_.hostCopyBytes += static_cast<int64_t>(bytes);
+  }
+}
+
+void GlBackend::upload(Texture& t, const void* src, size_t bytes) {
   const Extent& e = t.extent;
   int rows = static_cast<int>((e.texels + e.width - 1) / e.width);
   // Whole rows go up; the tail past `bytes` in the last row is left undefined.
@@ -229,15 +271,32 @@ void GlBackend::readInto(const Texture& t, void* dst, size_t bytes) {
 
 void GlBackend::read(void* handle, void* dst, size_t bytes) {
   Texture& t = *static_cast<Texture*>(handle);
+  try {
+    ensureContext(false);
+  } catch (const DeviceLostError&) {
+    // No context: an upload is still readable from its host copy, so tensors
+    // can move to another backend.
+    if (!dead_ || !t.host || t.host->size() < bytes) throw;
+    std::memcpy(dst, t.host->data(), bytes);
+    return;
+  }
+  if (t.lost) failLost("the tensor being read");
   if (bytes == 0 || !t.tex) return;
+  startSnapshots();
   ensureFramebuffer(t);
   readInto(t, dst, bytes);
+  // This read waited for all earlier GPU work, so collecting the snapshot
+  // reads queued before it costs a copy, not a wait.
+  collectSnapshots(true);
 }
 
 GlBackend::PendingRead GlBackend::startRead(const Texture& tc) {
+  ensureContext(false);
   Texture& t = const_cast<Texture&>(tc);
+  if (t.lost) failLost("the tensor being read");
   PendingRead r;
   r.bytes = t.bytes;
+  r.generation = generation_;
   if (!t.tex || t.bytes == 0) return r;
   ensureFramebuffer(t);
   const Extent& e = t.extent;
@@ -256,12 +315,17 @@ GlBackend::PendingRead GlBackend::startRead(const Texture& tc) {
 }
 
 bool GlBackend::poll(PendingRead& r) {
-  if (!r.fence) return true;
+  if (!r.fence || r.generation != generation_ || contextLost()) return true;
   GLenum s = glClientWaitSync(r.fence, 0, 0);
   return s == GL_ALREADY_SIGNALED || s == GL_CONDITION_SATISFIED;
 }
 
 void GlBackend::finishRead(PendingRead& r, void* dst) {
+  if ((r.pbo || r.fence) && (r.generation != generation_ || contextLost() || dead_)) {
+    r = PendingRead{};  // its buffer and fence died with the context
+    if (dst) throw DeviceLostError("[readAsync] the GL context was lost before this read finished");
+    return;
+  }
   if (r.fence) {
     while (glClientWaitSync(r.fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000) ==
            GL_TIMEOUT_EXPIRED) {
@@ -289,6 +353,7 @@ void GlBackend::finishRead(PendingRead& r, void* dst) {
 // ---- programs and draws ------------------------------------------------------
 
 const Program& GlBackend::program(const std::string& source) {
+  ensureContext(true);
   auto it = programs_.find(source);
   if (it != programs_.end()) return it->second;
   GLuint fs = compile(GL_FRAGMENT_SHADER, source);
@@ -319,6 +384,10 @@ const Program& GlBackend::program(const std::string& source) {
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
                      Texture& out) {
+  ensureContext(true);
+  if (out.lost) failLost("a kernel output");
+  for (const Texture* in : inputs)
+    if (in->lost) failLost("a kernel input");
   if (!out.tex) {
     params_.clear();
     return;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <unordered_set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -33,6 +34,22 @@ struct Texture {
   GLuint fbo = 0;
   Extent extent;
   size_t bytes = 0;
+  /// Its context was lost and nothing could restore it: any use throws DeviceLostError.
+  bool lost = false;
+  /// The bytes it was uploaded with (write): re-uploaded after a context loss.
+  std::shared_ptr<const std::vector<uint8_t>> host;
+};
+
+/// Figures of the context-loss machinery (glint::gl::stats() adds the texture counts).
+struct RecoveryCounters {
+  int64_t contextLosses = 0;      // losses detected (and recovered from)
+  int64_t texturesRestored = 0;   // re-uploaded from their host copy
+  int64_t variablesRestored = 0;  // rebuilt from their last host snapshot
+  int64_t texturesLost = 0;       // marked lost (kernel outputs without a host copy)
+  int64_t variablesMoved = 0;     // moved to another backend when no context could be made
+  int64_t variableReads = 0;      // asynchronous snapshot reads started
+  int64_t hostCopyBytes = 0;      // bytes held in host copies of uploads
+  double snapshotSeconds = 0;     // spent starting and collecting snapshot reads
 };
 
 struct Program {
@@ -51,7 +68,8 @@ class GlBackend : public Backend {
   void write(void* handle, const void* src, size_t bytes) override;
   void read(void* handle, void* dst, size_t bytes) override;
   void release(void* handle, size_t bytes) override;
-  int64_t bytesInUse() const override { return liveBytes_ + pooledBytes_; }
+  /// Textures (live and pooled) and the pixel-pack buffers of variable snapshots.
+  int64_t bytesInUse() const override { return liveBytes_ + pooledBytes_ + pboBytes_; }
   std::string description() const override;
   bool isSoftware() const override { return info_.software; }
   int64_t numAllocations() const override { return numAllocations_; }
@@ -75,12 +93,32 @@ class GlBackend : public Backend {
     GLuint pbo = 0;
     GLsync fence = nullptr;
     size_t bytes = 0;
+    uint32_t generation = 0;  // the context it was started in
   };
   PendingRead startRead(const Texture& t);
   bool poll(PendingRead& r);
   void finishRead(PendingRead& r, void* dst);
 
   size_t pooledTextures() const;
+  /// GL texture objects this backend holds now: live buffers and the pool.
+  int64_t textureCount() const { return glTextures_; }
+
+  // ---- context loss (recovery.cpp) ----
+  /// Keeps a host snapshot of every variable on this backend: each new value
+  /// is read back at the next blocking read (every training step has one: the
+  /// loss value), or when the variable gets its next value.
+  void variableChanged(const std::shared_ptr<TensorImpl>& var) override;
+  /// Forces a loss: natively destroys the EGL context (a test hook), in the
+  /// browser WEBGL_lose_context. The next call into the backend recovers.
+  void loseContext();
+  void restoreIfLost() override;
+  /// Test hook: the next `n` context re-creations fail (as a browser that
+  /// refuses new contexts), so variables move to the next backend.
+  void failNextRecoveries(int n) { failRecoveries_ = n; }
+  const RecoveryCounters& recovery() const { return counters_; }
+  /// What survives a loss: variable snapshots (every `interval`-th value),
+  /// host copies of uploads (up to limitBytes).
+  void setRecovery(bool variableSnapshots, int interval, bool uploadCopies, int64_t limitBytes);
 
  private:
   GlBackend() = default;
@@ -89,6 +127,36 @@ class GlBackend : public Backend {
   void ensureFramebuffer(Texture& t);
   void readInto(const Texture& t, void* dst, size_t bytes);
   void destroy(Texture* t);
+  void createTexture(Texture& t);
+  void upload(Texture& t, const void* src, size_t bytes);
+  // context loss (recovery.cpp)
+  struct Mirror {
+    std::weak_ptr<TensorImpl> var;
+    std::shared_ptr<const std::vector<uint8_t>> snapshot;  // the last value read back whole
+    std::weak_ptr<Storage> snapshotOf;                     // the buffer it was read from
+    std::weak_ptr<Storage> dirty;       // the value to read back at the next blocking read
+    bool hasDirty = false;
+    std::weak_ptr<Storage> pendingOf;   // the value being read back
+    PendingRead pending;
+    size_t pboBytes = 0;  // pending.pbo's capacity, reused by the next read
+    int64_t values = 0;   // values seen, for the snapshot interval
+  };
+  /// True when the context is gone (forced, or the browser lost it).
+  bool contextLost();
+  /// Detects a loss and recovers; `duringKernel`: a kernel was under way, so
+  /// its outputs are lost: throws DeviceLostError after recovering.
+  void ensureContext(bool duringKernel);
+  void recover();
+  void failLost(const char* what) const;
+  /// Starts the reads of values not read back yet (at a blocking read, when
+  /// the step's work is queued: on llvmpipe a read waits for it).
+  void startSnapshots();
+  void startSnapshot(Mirror& m);
+  /// Collects finished snapshot reads (block: wait for them).
+  void collectSnapshots(bool block);
+  void collect(Mirror& m, bool block);
+  void dropHostCopy(Texture& t);
+  void moveVariablesAway(const std::string& why);
 
   std::string name_ = "gl";
   ContextInfo info_;
@@ -106,6 +174,20 @@ class GlBackend : public Backend {
   std::vector<float> params_;
   GLuint boundFbo_ = 0;
   GLuint boundProgram_ = 0;
+  int64_t glTextures_ = 0;
+  int64_t pboBytes_ = 0;
+  std::unordered_set<Texture*> live_;  // every texture handed out and not yet released
+  std::unordered_map<const TensorImpl*, Mirror> mirrors_;
+  bool forcedLoss_ = false;
+  bool dead_ = false;        // no new context could be made: calls retry, then throw
+  int failRecoveries_ = 0;
+  std::string deadWhy_;
+  uint32_t generation_ = 0;  // bumps at each recovery; stale PendingReads are refused
+  bool variableSnapshots_ = true;
+  int snapshotInterval_ = 1;
+  bool uploadCopies_ = true;
+  int64_t uploadCopyLimit_ = int64_t{256} << 20;
+  RecoveryCounters counters_;
 };
 
 /// The texture behind a tensor on the gl backend.

@@ -8,11 +8,19 @@
 namespace glint {
 
 void registerGlBackend() {
-  // GLINT_GL=0 leaves it out (no EGL/WebGL probe at start-up). Below cpu
-  // natively: on llvmpipe it is far slower; a browser build raises it.
+  // GLINT_GL=0 leaves it out (no EGL/WebGL probe at start-up). In a browser
+  // a GPU beats wasm, so gl ranks first there (webgpu > webgl > wasm); natively
+  // cpu ranks first: small models train faster on the host than through
+  // fragment shaders. Software renderers are never picked automatically
+  // while cpu works (Engine::active).
+#ifdef __EMSCRIPTEN__
+  constexpr int kPriority = 150;
+#else
+  constexpr int kPriority = 50;
+#endif
   const char* env = std::getenv("GLINT_GL");
   if (env && std::strcmp(env, "0") == 0) return;
-  registerBackend("gl", 50, [](std::string& whyNot) -> std::unique_ptr<Backend> {
+  registerBackend("gl", kPriority, [](std::string& whyNot) -> std::unique_ptr<Backend> {
     return gl::GlBackend::create(whyNot);
   });
   gl::registerElementwiseKernels();

@@ -1,13 +1,41 @@
 #pragma once
 // GLSL helpers for float math that GLSL ES 3.0 lacks or computes loosely
-// (expm1, log1p, erf; tanh and pow without overflow or undefined cases), and
+// (exp/log/sin/cos with IEEE special values, expm1, log1p, erf; tanh and pow
+// without overflow or undefined cases), and
 // int32 division with the reference's rounding (GLSL leaves negative / and %
 // undefined).
 namespace glint::gl {
 
 inline const char* kMathGlsl = R"(
+// exp, log, sin and cos as IEEE float32 has them: GLSL leaves NaN, 0 and inf
+// inputs undefined, and SwiftShader (Chromium's WebGL without a GPU) returns
+// exp(NaN) = inf, log(0) = -88, log(inf) = 89 and sin/cos off by 1e-5.
+float exp_(float x) {
+  if (isnan(x)) return x;
+  if (isinf(x)) return x > 0.0 ? x : 0.0;
+  return exp(x);
+}
+float log_(float x) {
+  if (isnan(x) || x < 0.0) return NAN;
+  if (x == 0.0) return -INF;
+  if (isinf(x)) return x;
+  return log(x);
+}
+// (sin x, cos x): x reduced by pi/2 in three parts (exact products for
+// |x| < 1e4), then Cephes' single-precision polynomials on [-pi/4, pi/4].
+vec2 sincos_(float x) {
+  if (isnan(x) || isinf(x)) return vec2(NAN);
+  float q = roundEven(x * 0.6366197723675814);
+  float r = ((x - q * 1.5703125) - q * 4.837512969970703125e-4) - q * 7.54978995489188216e-8;
+  float z = r * r;
+  float s = r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+  float c = 1.0 - 0.5 * z +
+            z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+  int k = int(q) & 3;
+  return k == 0 ? vec2(s, c) : k == 1 ? vec2(c, -s) : k == 2 ? vec2(-s, -c) : vec2(-c, s);
+}
 float expm1_(float x) {
-  float u = exp(x);
+  float u = exp_(x);
   if (u == 1.0) return x;
   if (isinf(u)) return u;
   float um1 = u - 1.0;
@@ -17,7 +45,7 @@ float expm1_(float x) {
 float log1p_(float x) {
   float u = 1.0 + x;
   if (u == 1.0) return x;
-  if (isinf(u)) return u;
+  if (isinf(u) || u <= 0.0) return log_(u);
   return log(u) * x / (u - 1.0);
 }
 float tanh_(float x) {

@@ -38,6 +38,7 @@ PendingRead readAsync(const Tensor& t) {
   check(t.defined() && !t.isDisposed(), "readAsync", "the tensor is undefined or disposed");
   PendingRead p;
   p.state_ = std::make_unique<PendingRead::State>();
+  t.impl()->storage->backend->restoreIfLost();
   Storage& storage = *t.impl()->storage;
   if (auto* gl = dynamic_cast<GlBackend*>(storage.backend)) {
     p.state_->backend = gl;

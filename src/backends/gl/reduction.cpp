@@ -101,9 +101,11 @@ void reduce(KernelArgs& a, const Fold& f) {
 
 Fold sumFold(DType d) {
   if (d == DType::int32) return {"uint", "0u", "acc += uint(v);", "int(acc)"};
-  // Kahan: c carries the low-order bits lost by each addition.
+  // Kahan: c carries the low-order bits lost by each addition; none once the
+  // sum is infinite (inf - inf would turn it into NaN under IEEE evaluation).
   return {"vec2", "vec2(0.0)",
-          "float y = v - acc.y; float s = acc.x + y; acc.y = (s - acc.x) - y; acc.x = s;",
+          "float y = v - acc.y; float s = acc.x + y; acc.y = isinf(s) ? 0.0 : (s - acc.x) - y; "
+          "acc.x = s;",
           "acc.x"};
 }
 

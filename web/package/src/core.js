@@ -4,9 +4,11 @@ import {loadModule} from './module.js';
 
 /** Every failure the library reports: the message names the op and the shapes. */
 export class GlintError extends Error {
-  constructor(message) {
+  constructor(message, {deviceLost = false} = {}) {
     super(message);
     this.name = 'GlintError';
+    /** The GPU context was lost during the call; the engine has recovered. */
+    this.deviceLost = deviceLost;
   }
 }
 
@@ -149,14 +151,19 @@ export function lastError() {
 
 /** Throws the engine's last error unless `ok`. */
 export function check(ok) {
-  if (!ok) throw new GlintError(lastError());
+  if (!ok) throw engineError();
+}
+
+/** The engine's last error as a GlintError. */
+export function engineError() {
+  return new GlintError(lastError(), {deviceLost: module()._glint_last_error_device_lost() === 1});
 }
 
 export function callInt(fn) {
   const m = mark();
   try {
     const r = fn();
-    if (r < 0) throw new GlintError(lastError());
+    if (r < 0) throw engineError();
     return r;
   } finally {
     release(m);
@@ -167,7 +174,7 @@ export function callString(fn) {
   const m = mark();
   try {
     const p = fn();
-    if (!p) throw new GlintError(lastError());
+    if (!p) throw engineError();
     return readString(p);
   } finally {
     release(m);

@@ -34,3 +34,11 @@ export function setSeed(seed) {
 export function kernelTable() {
   return core.callJson(() => core.module()._glint_kernel_table());
 }
+
+/** The gl backend's counters, and a forced context loss (WEBGL_lose_context) for tests. */
+export const gl = {
+  stats: () => core.callJson(() => core.module()._glint_gl_stats()),
+  loseContext: () => {
+    core.callInt(() => core.module()._glint_gl_lose_context());
+  },
+};

@@ -6,7 +6,7 @@ export {ready, GlintError, isReady} from './core.js';
 export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, variable,
   tidy, keep, dispose} from './tensor.js';
 export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed,
-  kernelTable} from './engine.js';
+  kernelTable, gl} from './engine.js';
 export {ops, losses, metrics, runOp} from './ops.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
 export {train, Optimizer} from './train.js';

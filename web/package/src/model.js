@@ -249,6 +249,7 @@ export class LayersModel extends Layer {
     const cbs = new CallbackList(callbacks, this);
     const history = {epoch: [], history: {}, params: {epochs, batchSize, samples: trainN}};
     const stepsPerEpoch = Math.ceil(trainN / batchSize);
+    let lostInARow = 0, deviceLosses = 0;
     this.isTraining = true;
     this.stopTraining = false;
     let lastYield = now();
@@ -280,14 +281,25 @@ export class LayersModel extends Layer {
         for (let b = 0; b < stepsPerEpoch && !this._stopTraining; ++b) {
           const begin = b * batchSize, size = Math.min(batchSize, trainN - begin);
           await cbs.fire('onBatchBegin', b, {batch: b, size});
-          const idx = tensor(order.subarray(begin, begin + size), [size], 'int32');
-          const bx = xs.map((t) => ops.gather(t, idx));
-          const by = ys.map((t) => ops.gather(t, idx));
+          const batchTensors = [];
           let logs;
           try {
+            const idx = tensor(order.subarray(begin, begin + size), [size], 'int32');
+            batchTensors.push(idx);
+            const bx = xs.map((t) => ops.gather(t, idx));
+            batchTensors.push(bx);
+            const by = ys.map((t) => ops.gather(t, idx));
+            batchTensors.push(by);
             logs = this.trainOnBatchSync(bx, by);
+            lostInARow = 0;
+          } catch (e) {
+            // A lost GPU context: the engine restored the weights; this batch
+            // is skipped and training goes on (twice in a row is an error).
+            if (!e.deviceLost || ++lostInARow > 1) throw e;
+            deviceLosses++;
+            continue;
           } finally {
-            dispose([idx, bx, by]);
+            dispose(batchTensors);
           }
           for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
           seen += size;
@@ -314,6 +326,7 @@ export class LayersModel extends Layer {
       this.isTraining = false;
       dispose(owned);
     }
+    history.deviceLosses = deviceLosses;
     return history;
   }
 

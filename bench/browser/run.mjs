@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Glint's gl backend next to TF.js 4.22's webgl backend, in one headless
+// Chromium run (WebGL2 = ANGLE on SwiftShader here): the standard models'
+// training steps/s, one-sample predict latency and a fresh model's first
+// predict (shader compilation included). Each runner gets a page of its own
+// in the same browser (bench/browser/bench.html). Prints a table of ratios
+// (> 1: Glint is better) and writes build/bench/browser-results.json in the
+// form of bench/run_bench.mjs's results.json (+ browser-raw.jsonl).
+// Usage: node bench/browser/run.mjs [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../tools/serve.mjs';
+import { launchChromium } from '../../tests/browser/run.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function parseArgs(argv) {
+  const o = { models: 'mlp,cnn,lstm', budget: 2, out: path.join(repo, 'build/bench') };
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in o) || i + 1 >= argv.length) {
+      console.error('usage: bench/browser/run.mjs [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]');
+      process.exit(2);
+    }
+    o[key] = key === 'budget' ? Number(argv[i + 1]) : argv[i + 1];
+  }
+  return o;
+}
+
+// Issue 5's targets, as ratios where > 1 means Glint is better.
+const TARGETS = {
+  train: { mlp: 2.5, cnn: 3, lstm: 5 },
+  predict: { mlp: 1 / 0.3 },          // latency <= 0.3x TF.js's
+  first_predict: { mlp: 2, cnn: 2, lstm: 2 },  // <= 0.5x TF.js's
+};
+
+async function runPage(context, url, label, timeoutS) {
+  const page = await context.newPage();
+  const rows = [];
+  page.on('console', (msg) => {
+    const t = msg.text();
+    if (t.startsWith('[bench] {')) rows.push(JSON.parse(t.slice(8)));
+    else if (t.startsWith('[bench')) console.log(`  ${label}| ${t}`);
+    else if (/^\[glint\]/.test(t) || msg.type() === 'error') console.log(`  ${label}| ${t}`);
+  });
+  page.on('pageerror', (e) => console.log(`  ${label}| page error: ${e.message}`));
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(() => window.__done === true, null, { timeout: timeoutS * 1000, polling: 500 });
+  const error = await page.evaluate(() => window.__error || null);
+  await page.close();
+  if (error) throw new Error(`${label}: ${error}`);
+  console.log(`  ${label}: ${rows.length} rows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return rows;
+}
+
+const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+
+function printTable(header, body) {
+  const w = header.map((h, i) => Math.max(h.length, ...body.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => String(c).padEnd(w[i])).join('  ').trimEnd();
+  console.log(line(header));
+  console.log(w.map((n) => '-'.repeat(n)).join('  '));
+  for (const r of body) console.log(line(r));
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const bin = path.join(repo, 'build/wasm/glint_models_bench_web.js');
+  if (!fs.existsSync(bin))
+    throw new Error(`${bin} is missing: cmake --build --preset wasm --target glint_models_bench_web`);
+  const models = o.models.split(',').filter(Boolean);
+  const server = await serve({ root: repo });
+  const browser = await launchChromium();
+  const load0 = os.loadavg()[0];
+  const rows = [];
+  try {
+    const q = `models=${models.join(',')}&budget=${o.budget}`;
+    const timeout = 120 + 60 * o.budget * models.length;
+    rows.push(...await runPage(browser.context, `${server.url}/bench/browser/bench.html?runner=tfjs&backend=webgl&${q}`,
+                               'tfjs webgl', timeout));
+    rows.push(...await runPage(browser.context, `${server.url}/bench/browser/bench.html?runner=glint&backend=gl&${q}`,
+                               'glint gl', timeout));
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  const load1 = os.loadavg()[0];
+
+  const find = (runner, model, task) => rows.find((r) => r.runner === runner && r.model === model && r.task === task);
+  const results = [], table = [];
+  for (const m of models) {
+    for (const task of ['train', 'predict', 'first_predict']) {
+      const g = find('glint', m, task === 'first_predict' ? 'predict' : task);
+      const p = find('tfjs', m, task === 'first_predict' ? 'predict' : task);
+      if (!g || !p) continue;
+      const value = (r) => (task === 'train' ? r.steps_per_s : task === 'predict' ? r.latency_us : r.first_us);
+      const unit = task === 'train' ? 'steps/s' : 'us';
+      const ratio = task === 'train' ? value(g) / value(p) : value(p) / value(g);
+      const target = TARGETS[task][m];
+      results.push({ model: m, task, glint_backend: `browser-${g.backend}`, peer: 'tfjs-webgl',
+                     glint: value(g), peer_value: value(p), unit, ratio, target: target ?? null });
+      table.push([m, task, fmt(value(g)), fmt(value(p)), unit, `${ratio.toFixed(2)}x`,
+                  target === undefined ? '' : `>= ${target.toFixed(2)}x`,
+                  target === undefined ? '' : ratio >= target ? 'met' : 'MISSED']);
+    }
+  }
+  console.log('\nGlint gl vs TF.js 4.22 webgl in one headless Chromium (WebGL2 on SwiftShader; ' +
+              'ratio > 1: Glint is better; train = steps/s ratio, predict = latency tfjs/glint, ' +
+              'first_predict = a fresh model\'s first predict, shaders compiled on the way)');
+  printTable(['model', 'task', 'glint', 'tfjs', 'unit', 'ratio', 'target', ''], table);
+  console.log(`Load average (1 min): ${load0.toFixed(2)} before, ${load1.toFixed(2)} after, on ${os.cpus().length} cores`);
+  fs.mkdirSync(o.out, { recursive: true });
+  fs.writeFileSync(path.join(o.out, 'browser-results.json'), JSON.stringify(results, null, 1) + '\n');
+  fs.writeFileSync(path.join(o.out, 'browser-raw.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  console.log(`Wrote ${path.join(o.out, 'browser-results.json')} (${results.length} rows) and browser-raw.jsonl`);
+}
+
+main().catch((e) => {
+  console.error(`bench/browser/run.mjs: ${e.stack || e.message}`);
+  process.exitCode = 1;
+});

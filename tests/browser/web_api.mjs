@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// The JS API (web/package) in Debian's headless Chromium: ops and gradients on
+// every browser backend (cpu = wasm, gl = WebGL2), the three standard models
+// training on each (gl against cpu from the same seed), memory() flat over 500
+// steps, save -> page reload -> load from IndexedDB, training in a worker with
+// the main thread free of long tasks, and both builds (threads and not).
+// Needs `make web` (both builds in web/package/dist). Last line: "N passed, N failed".
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {serve} from '../../tools/serve.mjs';
+import {launchChromium} from './run.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+let passed = 0, failed = 0;
+
+function check(name, ok, detail) {
+  if (ok) ++passed;
+  else ++failed;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
+}
+
+async function openPage(context, base, threads) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log(`  page error: ${e.message}`));
+  await page.goto(`${base}/tests/browser/pages/api.html?threads=${threads}`);
+  await page.waitForFunction(() => window.glintReady || window.glintReadyError, null,
+                             {timeout: 60000});
+  const err = await page.evaluate(() => window.glintReadyError);
+  if (err) throw new Error(`glint.ready failed: ${err}`);
+  return page;
+}
+
+const run = (page, name, args = {}) =>
+  page.evaluate(([n, a]) => window.glintSuite[n](a), [name, args]);
+
+function relClose(a, b, tol) {
+  return a.length === b.length &&
+      a.every((v, i) => Math.abs(v - b[i]) <= tol * Math.max(1, Math.abs(b[i])));
+}
+
+async function main() {
+  const server = await serve({root: repo, port: 0});
+  const base = `http://127.0.0.1:${server.port}`;
+  const browser = await launchChromium([]);
+  try {
+    const page = await openPage(browser.context, base, 1);
+    const info = await run(page, 'info');
+    check('page is cross-origin isolated, pthreads build loaded',
+          info.crossOriginIsolated && info.backendInfo.build.threads,
+          JSON.stringify(info.backendInfo.build));
+    const gl = info.backendInfo.backends.find((b) => b.name === 'gl');
+    check('gl backend available on WebGL2', gl && gl.available, gl && gl.reason);
+    check('automatic choice: wasm cpu over gl on a software renderer, and says why',
+          info.backendInfo.active === 'cpu' && /gl: a software renderer/.test(info.backendInfo.why),
+          info.backendInfo.why);
+    const backends = ['cpu', 'gl'];
+    for (const backend of backends) {
+      const r = await run(page, 'ops', {backend});
+      const worst = Object.entries(r).sort((x, y) => y[1] - x[1])[0];
+      check(`ops on ${backend} (vs plain JS, and vs cpu)`, worst[1] < 1e-4,
+            `worst ${worst[0]} ${worst[1].toExponential(2)}`);
+      const g = await run(page, 'grads', {backend});
+      check(`gradient on ${backend} vs finite differences`, g.maxErr < 5e-3, g.maxErr.toExponential(2));
+    }
+    for (const model of ['mlp', 'cnn', 'lstm']) {
+      const steps = model === 'mlp' ? 12 : 6;
+      const ref = await run(page, 'trainModel', {backend: 'cpu', model, steps});
+      check(`${model} trains on cpu`, ref.losses.at(-1) < ref.losses[0],
+            `loss ${ref.losses[0].toFixed(3)} -> ${ref.losses.at(-1).toFixed(3)}, ` +
+            `${ref.msPerStep.toFixed(1)} ms/step`);
+      const r = await run(page, 'trainModel', {backend: 'gl', model, steps});
+      check(`${model} on gl follows cpu from the same seed`, relClose(r.losses, ref.losses, 1e-2) &&
+            Math.abs(r.acc - ref.acc) <= 0.05,
+            `loss ${r.losses.at(-1).toFixed(4)} vs ${ref.losses.at(-1).toFixed(4)}, acc ` +
+            `${r.acc.toFixed(3)} vs ${ref.acc.toFixed(3)}, ${r.msPerStep.toFixed(1)} ms/step`);
+    }
+    for (const backend of backends) {
+      const r = await run(page, 'memoryFlat', {backend, steps: 500});
+      check(`memory() flat over 500 steps on ${backend}`,
+            JSON.stringify(r.after5) === JSON.stringify(r.atEnd),
+            `${JSON.stringify(r.after5)} -> ${JSON.stringify(r.atEnd)}`);
+    }
+    const cl = await run(page, 'contextLoss', {});
+    check('forced WebGL context loss mid-training: training goes on, nothing lost',
+          cl.lost.losses === 2 && cl.lost.backend === 'gl' &&
+          cl.lost.batches === cl.reference.batches - cl.lost.skipped &&
+          Math.abs(cl.lost.acc - cl.reference.acc) <= 0.1 && cl.lost.loss < 1.5 * cl.reference.loss,
+          JSON.stringify(cl));
+    const saved = await run(page, 'saveToIndexedDb', {name: 'browser-test'});
+    await page.reload();
+    await page.waitForFunction(() => window.glintReady, null, {timeout: 60000});
+    const loaded = await run(page, 'loadFromIndexedDb', {name: 'browser-test'});
+    check('save -> reload page -> load from IndexedDB: identical predictions',
+          JSON.stringify(saved.predictions) === JSON.stringify(loaded.predictions) &&
+          loaded.listed.includes('indexeddb://browser-test'),
+          `${saved.predictions.length} values, listed ${loaded.listed.join(',')}`);
+    for (const backend of backends) {
+      const w = await run(page, 'workerTraining', {epochs: 3, backend});
+      const longest = Math.max(0, ...w.longTasks);
+      check(`worker training on ${backend}: no main-thread task over 50 ms`,
+            w.longTasks.length === 0 && w.batches === 24 && w.loss.at(-1) < w.loss[0] &&
+            w.backendUsed === backend,
+            `${w.longTasks.length} long tasks (longest ${longest.toFixed(0)} ms), ${w.frames} ` +
+            `frames in ${w.seconds.toFixed(2)} s, backend ${w.backendUsed}, loss ` +
+            w.loss.map((v) => v.toFixed(3)).join(' -> '));
+    }
+    const forced = await page.evaluate(() => {
+      try {
+        window.glint.setBackend('webgpu');
+        return {threw: false};
+      } catch (e) {
+        return {threw: true, name: e.name, message: e.message, backend: window.glint.getBackend()};
+      }
+    });
+    check('forcing a backend that is not there: a GlintError naming it and the choices',
+          forced.threw && forced.name === 'GlintError' && /webgpu/.test(forced.message) &&
+          /cpu/.test(forced.message), forced.message);
+    await page.close();
+
+    const st = await openPage(browser.context, base, 0);
+    const stInfo = await run(st, 'info');
+    check('single-thread build loads when asked', !stInfo.backendInfo.build.threads);
+    const r = await run(st, 'ops', {backend: 'cpu'});
+    check('ops on the single-thread build', Math.max(...Object.values(r)) < 1e-4);
+    await st.close();
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((e) => {
+  console.error(`tests/browser/web_api.mjs: ${e.stack ?? e.message}`);
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exitCode = 1;
+});

@@ -94,6 +94,14 @@ async function main() {
           JSON.stringify(saved.predictions) === JSON.stringify(loaded.predictions) &&
           loaded.listed.includes('indexeddb://browser-test'),
           `${saved.predictions.length} values, listed ${loaded.listed.join(',')}`);
+    const sh = await run(page, 'storageHandlers');
+    check('localstorage:// round trip; a save over quota fails and leaves the old model',
+          sh.same && sh.intactAfterFailedSave && sh.quotaError !== null, sh.quotaError);
+    check('io.listModels and io.removeModel for both stores',
+          sh.listed.includes('localstorage://ls-model') && sh.listed.includes('indexeddb://idb-model') &&
+          !sh.listedAfter.includes('localstorage://ls-model') &&
+          !sh.listedAfter.includes('indexeddb://idb-model') && /no model/.test(sh.missing ?? ''),
+          `${sh.listed.join(',')} -> ${sh.listedAfter.join(',')}`);
     for (const backend of backends) {
       const w = await run(page, 'workerTraining', {epochs: 3, backend});
       const longest = Math.max(0, ...w.longTasks);

@@ -290,3 +290,40 @@ export async function contextLoss({epochs = 8, loseAfter = [5, 11]}) {
   glint.dispose([x, y]);
   return {reference, lost};
 }
+
+/** localstorage:// round trip, listing and removal for both stores, and a failed save. */
+export async function storageHandlers() {
+  glint.setBackend('cpu');
+  glint.setSeed(3);
+  const model = glint.sequential({layers: [glint.layers.dense({units: 3, inputShape: [4]})]});
+  const x = glint.ones([2, 4]);
+  const want = Array.from(model.predict(x).dataSync());
+  await model.save('localstorage://ls-model');
+  const back = await glint.loadLayersModel('localstorage://ls-model');
+  const got = Array.from(back.predict(x).dataSync());
+  // A save that cannot fit (quota) fails and leaves the saved model readable.
+  const big = glint.sequential({layers: [glint.layers.dense({units: 4000, inputShape: [1000]})]});
+  let quotaError = null;
+  try {
+    await big.save('localstorage://ls-model');
+  } catch (e) {
+    quotaError = e.message;
+  }
+  const afterFailed = Array.from((await glint.loadLayersModel('localstorage://ls-model'))
+      .predict(x).dataSync());
+  await model.save('indexeddb://idb-model');
+  const listed = Object.keys(await glint.io.listModels()).sort();
+  await glint.io.removeModel('localstorage://ls-model');
+  await glint.io.removeModel('indexeddb://idb-model');
+  const listedAfter = Object.keys(await glint.io.listModels()).sort();
+  let missing = null;
+  try {
+    await glint.loadLayersModel('indexeddb://idb-model');
+  } catch (e) {
+    missing = e.message;
+  }
+  glint.dispose(x);
+  return {same: JSON.stringify(want) === JSON.stringify(got),
+          intactAfterFailedSave: JSON.stringify(want) === JSON.stringify(afterFailed),
+          quotaError, listed, listedAfter, missing};
+}

@@ -262,3 +262,21 @@ test('http:// loading: progress, retry after a server error, truncated shards re
     server.close();
   }
 });
+
+test('a custom JS loss trains exactly like the built-in one it restates', async () => {
+  const run = (loss) => {
+    glint.setSeed(21);
+    const model = glint.sequential({layers: [glint.layers.dense({units: 2, inputShape: [3]})]});
+    model.compile({optimizer: 'sgd', loss});
+    const x = glint.tensor(randomValues(12, 8), [4, 3]), y = glint.tensor(randomValues(8, 9), [4, 2]);
+    const losses = [];
+    for (let i = 0; i < 5; ++i) losses.push(model.trainOnBatchSync(x, y).loss);
+    glint.dispose([x, y]);
+    model.dispose();
+    return losses;
+  };
+  const builtIn = run('meanSquaredError');
+  const custom = run((yTrue, yPred) => glint.mean(glint.square(glint.sub(yTrue, yPred)), -1));
+  close(custom, builtIn, 1e-6);
+  assert.ok(builtIn[4] < builtIn[0]);
+});

@@ -361,6 +361,8 @@ EMSCRIPTEN_KEEPALIVE const char* glint_model_io(int32_t modelId) {
 
 /// optimizerId > 0 uses that optimizer object, else optimizerName.
 /// lossJson: a name or an array of names; metricsJson: an array of names.
+/// A loss entry that is a number n > 0 is the JS function registered as n,
+/// called as fn(yTrue, yPred) -> per-sample losses.
 EMSCRIPTEN_KEEPALIVE int32_t glint_model_compile(int32_t modelId, int32_t optimizerId,
                                                  const char* optimizerName, const char* lossJson,
                                                  const char* metricsJson) {
@@ -369,12 +371,20 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_model_compile(int32_t modelId, int32_t optimi
     if (optimizerId > 0) o.optimizer = optimizerHandles().get(optimizerId, "optimizer");
     else o.optimizer = std::string(optimizerName);
     Json loss = parseJson(lossJson, "loss");
-    if (loss.is_string()) o.loss.push_back(loss.get<std::string>());
-    else if (loss.is_array()) {
-      for (const auto& l : loss) {
-        check(l.is_string(), "compile", "each loss must be a name, got ", l.dump());
-        o.loss.push_back(l.get<std::string>());
+    auto lossSpec = [](const Json& l) -> LossSpec {
+      if (l.is_number_integer() && l.get<int32_t>() > 0) {
+        int32_t fnId = l.get<int32_t>();
+        return std::function<Tensor(const Tensor&, const Tensor&)>(
+            [fnId](const Tensor& yTrue, const Tensor& yPred) {
+              return callJs("loss", fnId, {yTrue, yPred});
+            });
       }
+      check(l.is_string(), "compile", "each loss must be a name or a function, got ", l.dump());
+      return l.get<std::string>();
+    };
+    if (loss.is_string() || loss.is_number_integer()) o.loss.push_back(lossSpec(loss));
+    else if (loss.is_array()) {
+      for (const auto& l : loss) o.loss.push_back(lossSpec(l));
     } else {
       fail("compile", "loss must be a name or a list of names, got ", loss.dump());
     }

@@ -293,6 +293,7 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
 };
 
 export type Logs = {[name: string]: number};
+export type LossSpec = string | ((yTrue: Tensor, yPred: Tensor) => Tensor);
 export interface CustomCallbackArgs {
   onTrainBegin?(logs?: Logs): void | Promise<void>;
   onTrainEnd?(logs?: Logs): void | Promise<void>;
@@ -336,7 +337,8 @@ export class LayersModel extends Layer {
   readonly isTraining: boolean;
   stopTraining: boolean;
   getLayer(nameOrIndex: string | number): Layer;
-  compile(args: {optimizer?: string | Optimizer; loss: string | string[]; metrics?: string[]}): void;
+  /** loss: a name, or a function (yTrue, yPred) => per-sample losses (not in worker mode). */
+  compile(args: {optimizer?: string | Optimizer; loss: LossSpec | LossSpec[]; metrics?: string[]}): void;
   summary(lineLength?: number, positions?: number[], printFn?: (s: string) => void): void;
   fit(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: ModelFitArgs): Promise<History>;
   fitDataset(dataset: Dataset<any>, args?: {epochs?: number; batchesPerEpoch?: number;

@@ -212,6 +212,13 @@ export function withRegisteredFn(fn, body) {
   }
 }
 
+/** Registers fn for the life of the page (a model's custom loss); returns its id. */
+export function registerFn(fn) {
+  const id = nextFnId++;
+  registered.set(id, fn);
+  return id;
+}
+
 function callRegisteredFn(fnId, argsPtr, n) {
   const fn = registered.get(fnId);
   try {

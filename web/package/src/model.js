@@ -120,11 +120,17 @@ export class LayersModel extends Layer {
 
   /** {optimizer: name | Optimizer, loss: name | [names], metrics?: [names]} */
   compile({optimizer = 'rmsprop', loss, metrics = []} = {}) {
-    const names = asList(loss ?? []);
-    if (names.some((l) => typeof l !== 'string')) {
-      throw new GlintError('[compile] loss must be a name (e.g. \'categoricalCrossentropy\') ' +
-          'or a list of names; custom JS loss functions are not supported by model.fit');
-    }
+    // A custom loss is a JS function (yTrue, yPred) -> per-sample losses,
+    // called from the C++ training step (its ops are differentiated).
+    const toSpec = (l) => {
+      if (typeof l === 'function') return core.registerFn(l);
+      if (typeof l !== 'string') {
+        throw new GlintError('[compile] each loss must be a name (e.g. ' +
+            '\'categoricalCrossentropy\') or a function (yTrue, yPred) => Tensor');
+      }
+      return l;
+    };
+    loss = loss === undefined ? [] : Array.isArray(loss) ? loss.map(toSpec) : toSpec(loss);
     const optId = optimizer instanceof Optimizer ? optimizer.id : 0;
     const optName = optimizer instanceof Optimizer ? '' : String(optimizer);
     core.callInt(() => core.module()._glint_model_compile(

@@ -27,13 +27,14 @@ demo: build
 	  --out build/models/mlp --expect-accuracy 0.92
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web test-browser test-browser-web fuzz-short
+test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web test-browser test-browser-web test-doctor fuzz-short
 	@echo "make test: all suites passed"
 
 test-native: build
 	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*
 
 test-cli: build
+	./build/release/glint doctor --seconds 0.2 >/dev/null
 	./build/release/glint kernels >/dev/null
 	./build/release/glint kernels --json | $(NODE) scripts/check_kernel_table.mjs
 
@@ -139,3 +140,9 @@ test-web: web-st
 ## test-browser-web: the JS API in headless Chromium, both builds, wasm and webgl.
 test-browser-web: web
 	node tests/browser/web_api.mjs  # not $(NODE): playwright-core needs fetch
+
+## test-doctor: the doctor page (web/apps/doctor) in headless Chromium: every backend
+## listed, kernels complete on cpu and gl, precision, speed, quota; screenshots in build/screenshots.
+.PHONY: test-doctor
+test-doctor: web
+	node tests/browser/doctor.mjs  # not $(NODE): playwright-core needs fetch

@@ -6,6 +6,13 @@ namespace glint::cli {
 
 int kernelsCommand(bool json);
 
+struct DoctorArgs {
+  bool json = false;
+  double seconds = 2;   // speed test per backend
+  std::string backend;  // only this backend's precision and speed tests
+};
+int doctorCommand(const DoctorArgs& args);
+
 struct TrainArgs {
   std::string model = "mlp";  // mlp | cnn | lstm | path to a model.json
   std::string data = "mnist"; // mnist | fashion | path to a CSV

@@ -4,6 +4,7 @@
 //   glint evaluate MODEL --data mnist
 //   glint summary MODEL
 //   glint predict MODEL --input in.json [--output out.json]
+//   glint doctor [--json] [--seconds S]   backends, kernel coverage, precision, speed
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
   predictCmd->add_option("--output", output, "where to write {\"outputs\": [...]} (default: stdout)");
   predictCmd->add_option("--backend", backend, "backend to run on");
 
+  DoctorArgs doctor;
+  CLI::App* doctorCmd = app.add_subcommand("doctor", "backends, kernel coverage, precision and speed here");
+  doctorCmd->add_flag("--json", doctor.json, "machine-readable output");
+  doctorCmd->add_option("--seconds", doctor.seconds, "speed test length per backend")->capture_default_str();
+  doctorCmd->add_option("--backend", doctor.backend, "test only this backend");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (kernels->parsed()) return kernelsCommand(json);
@@ -58,6 +65,7 @@ int main(int argc, char** argv) {
     if (evaluateCmd->parsed()) return evaluateCommand(train);
     if (summaryCmd->parsed()) return summaryCommand(modelPath);
     if (predictCmd->parsed()) return predictCommand(modelPath, input, output, backend);
+    if (doctorCmd->parsed()) return doctorCommand(doctor);
   } catch (const std::exception& e) {
     std::cerr << "glint: " << e.what() << "\n";
     return 1;

@@ -1,0 +1,528 @@
+// Glint doctor: the pre-launch checklist of this browser. Everything is
+// measured here, nothing is fetched from elsewhere. The finished report is
+// window.doctorReport (the object "Copy as JSON" copies).
+//   ?seconds=N   length of the speed test per backend (default 5)
+import * as glint from '../../package/src/index.js';
+
+const params = new URLSearchParams(location.search);
+const SPEED_SECONDS = Math.max(0.2, Number(params.get('seconds') ?? 5) || 5);
+const $ = (id) => document.getElementById(id);
+
+const report = {
+  tool: 'glint doctor (browser)',
+  glintVersion: glint.version,
+  time: new Date().toISOString(),
+  userAgent: navigator.userAgent,
+  status: 'running',
+  checks: [],
+};
+
+// ---- rendering ---------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+const badge = (status, text) => el('span', {class: `badge ${status}`}, text ?? status);
+
+/** A card's body: rows of [label, value] and extra nodes. */
+function fill(sectionId, status, rows, ...extra) {
+  const card = $(sectionId);
+  card.querySelector('.state').replaceWith(badge(status, {ok: 'ok', warn: 'note', fail: 'problem',
+                                                         info: 'info'}[status]));
+  const body = card.querySelector('.body');
+  body.replaceChildren();
+  if (rows.length) {
+    body.append(el('dl', {}, rows.map(([k, v]) => [el('dt', {}, k),
+                                                   el('dd', {}, v instanceof Node ? v : String(v))])));
+  }
+  body.append(...extra);
+}
+
+/** short: what the summary line says (default: detail). */
+function check(name, status, detail, short) {
+  report.checks.push({name, status, detail});
+  checkShort.set(name, short ?? detail);
+}
+const checkShort = new Map();
+
+const fmt = (v, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
+const exp2 = (v) => (Number.isFinite(v) ? v.toExponential(1) : String(v));
+const bytes = (n) => {
+  if (!Number.isFinite(n)) return 'unknown';
+  const u = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; ++i; }
+  return `${n.toFixed(i ? 1 : 0)} ${u[i]}`;
+};
+const nextTask = () => new Promise((r) => setTimeout(r, 0));
+const SOFTWARE = /swiftshader|llvmpipe|softpipe|software|basic render|mesa offscreen/i;
+
+// ---- facts the page finds out itself ---------------------------------------------
+
+function webglFacts() {
+  const canvas = document.createElement('canvas');
+  let gl = canvas.getContext('webgl2');
+  let version = gl ? 2 : 0;
+  if (!gl) {
+    gl = canvas.getContext('webgl');
+    version = gl ? 1 : 0;
+  }
+  if (!gl) return {version: 0, available: false};
+  const dbg = gl.getExtension('WEBGL_debug_renderer_info');
+  const hi = gl.getShaderPrecisionFormat(gl.FRAGMENT_SHADER, gl.HIGH_FLOAT);
+  const facts = {
+    available: true,
+    version,
+    versionString: gl.getParameter(gl.VERSION),
+    shadingLanguage: gl.getParameter(gl.SHADING_LANGUAGE_VERSION),
+    vendor: dbg ? gl.getParameter(dbg.UNMASKED_VENDOR_WEBGL) : gl.getParameter(gl.VENDOR),
+    renderer: dbg ? gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER),
+    floatRenderTargets: version === 2 && gl.getExtension('EXT_color_buffer_float') !== null,
+    highpFloat: hi !== null && hi.precision >= 23,
+    highpPrecisionBits: hi ? hi.precision : 0,
+    maxTextureSize: gl.getParameter(gl.MAX_TEXTURE_SIZE),
+  };
+  facts.software = SOFTWARE.test(facts.renderer);
+  gl.getExtension('WEBGL_lose_context')?.loseContext();  // give the context back now
+  return facts;
+}
+
+async function webgpuFacts() {
+  const out = {present: typeof navigator.gpu === 'object' && navigator.gpu !== null,
+               glintBackend: false,
+               note: 'Glint has no webgpu backend yet: it runs on gl (WebGL2) or cpu (wasm)'};
+  if (!out.present) return out;
+  try {
+    const adapter = await Promise.race([navigator.gpu.requestAdapter(),
+                                        new Promise((r) => setTimeout(() => r('timeout'), 4000))]);
+    if (adapter === 'timeout') {
+      out.adapter = null;
+      out.adapterError = 'requestAdapter did not answer within 4 s';
+      return out;
+    }
+    if (!adapter) {
+      out.adapter = null;
+      out.adapterError = 'requestAdapter resolved to null (no adapter: WebGPU disabled or unsupported)';
+      return out;
+    }
+    const info = adapter.info ?? (adapter.requestAdapterInfo ? await adapter.requestAdapterInfo() : {});
+    out.adapter = {vendor: info.vendor ?? '', architecture: info.architecture ?? '',
+                   device: info.device ?? '', description: info.description ?? '',
+                   isFallbackAdapter: adapter.isFallbackAdapter ?? info.isFallbackAdapter ?? false};
+    out.features = [...adapter.features].sort();
+    out.limits = {};
+    for (const k in adapter.limits) {
+      if (typeof adapter.limits[k] === 'number') out.limits[k] = adapter.limits[k];
+    }
+  } catch (e) {
+    out.adapter = null;
+    out.adapterError = e.message;
+  }
+  return out;
+}
+
+// A module with one v128 instruction (i8x16.splat, i8x16.popcnt).
+const SIMD_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
+  0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+// A module with a shared memory and an atomic load.
+const THREADS_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1,
+  0, 5, 4, 1, 3, 1, 1, 10, 11, 1, 9, 0, 65, 0, 254, 16, 2, 0, 26, 11]);
+
+function wasmFacts(build) {
+  let sharedMemory = false;
+  try {
+    sharedMemory = new WebAssembly.Memory({initial: 1, maximum: 1, shared: true}).buffer
+        instanceof SharedArrayBuffer;
+  } catch { /* not isolated */ }
+  const facts = {
+    simd: WebAssembly.validate(SIMD_MODULE),
+    threadsInstructions: WebAssembly.validate(THREADS_MODULE),
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    sharedArrayBuffer: typeof SharedArrayBuffer === 'function',
+    sharedMemory,
+    hardwareConcurrency: navigator.hardwareConcurrency ?? null,
+    build,
+  };
+  facts.threads = facts.threadsInstructions && facts.crossOriginIsolated && facts.sharedMemory;
+  return facts;
+}
+
+async function storageFacts() {
+  const out = {indexedDB: typeof indexedDB === 'object' && indexedDB !== null};
+  if (navigator.storage?.estimate) {
+    const e = await navigator.storage.estimate();
+    out.quota = e.quota ?? null;
+    out.usage = e.usage ?? null;
+  } else {
+    out.quota = null;
+    out.error = 'navigator.storage.estimate is not available';
+  }
+  if (navigator.storage?.persisted) out.persisted = await navigator.storage.persisted();
+  return out;
+}
+
+// ---- Glint's own checks -------------------------------------------------------------
+
+function kernelCoverage(backendNames) {
+  const table = glint.kernelTable();
+  const kernels = Object.keys(table).sort();
+  const perBackend = {};
+  for (const b of backendNames) {
+    const missing = kernels.filter((k) => !table[k].includes(b));
+    perBackend[b] = {implemented: kernels.length - missing.length, missing};
+  }
+  return {total: kernels.length, perBackend};
+}
+
+/** Deterministic values in [lo, hi), rounded to float32 (what the backends see). */
+function values(n, seed, lo, hi) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; ++i) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = lo + (hi - lo) * (s / 4294967296);
+  }
+  return out;
+}
+
+function errors() {
+  return {maxAbs: 0, maxRel: 0,
+          add(got, want) {
+            const a = Number.isFinite(got) ? Math.abs(got - want) : Infinity;
+            this.maxAbs = Math.max(this.maxAbs, a);
+            this.maxRel = Math.max(this.maxRel, a / Math.max(1, Math.abs(want)));
+          }};
+}
+
+/** matMul, exp and sum on `backend` against the same arithmetic in float64. */
+function precisionTest(backend) {
+  glint.setBackend(backend);
+  const m = 17, k = 33, n = 9;
+  const a = values(m * k, 1, -1, 1), b = values(k * n, 2, -1, 1);
+  const e = values(257, 3, -6, 4), s = values(1000, 4, 0, 1);
+  const got = glint.tidy(() => ({
+    mm: glint.matMul(glint.tensor(a, [m, k]), glint.tensor(b, [k, n])).dataSync(),
+    ex: glint.exp(glint.tensor(e, [e.length])).dataSync(),
+    su: glint.sum(glint.tensor(s, [s.length])).dataSync(),
+  }));
+  const mm = errors(), ex = errors(), su = errors();
+  for (let i = 0; i < m; ++i) {
+    for (let j = 0; j < n; ++j) {
+      let want = 0;
+      for (let p = 0; p < k; ++p) want += a[i * k + p] * b[p * n + j];
+      mm.add(got.mm[i * n + j], want);
+    }
+  }
+  e.forEach((v, i) => ex.add(got.ex[i], Math.exp(v)));
+  su.add(got.su[0], s.reduce((x, y) => x + y, 0));
+  const pick = ({maxAbs, maxRel}) => ({maxAbs, maxRel});
+  const ops = {matMul: pick(mm), exp: pick(ex), sum: pick(su)};
+  return {maxAbs: Math.max(mm.maxAbs, ex.maxAbs, su.maxAbs),
+          maxRel: Math.max(mm.maxRel, ex.maxRel, su.maxRel), ops};
+}
+
+/**
+ * The standard mlp (784-128-10, Adam 1e-3) at batch 64 on random data:
+ * training steps/s for 3/4 of `seconds`, then one-sample predict latency.
+ * Yields to the page between steps so it stays responsive.
+ */
+async function speedTest(backend, seconds, onProgress) {
+  glint.setBackend(backend);
+  glint.setSeed(7);
+  const L = glint.layers;
+  const model = glint.sequential({layers: [
+    L.dense({units: 128, activation: 'relu', inputShape: [784]}),
+    L.dense({units: 10, activation: 'softmax'})]});
+  model.compile({optimizer: glint.train.adam(1e-3), loss: 'categoricalCrossentropy'});
+  const batch = 64;
+  const xs = values(batch * 784, 5, 0, 1);
+  const ys = new Float32Array(batch * 10);
+  for (let i = 0; i < batch; ++i) ys[i * 10 + (i * 7) % 10] = 1;
+  const x = glint.tensor(xs, [batch, 784]), y = glint.tensor(ys, [batch, 10]);
+  const one = glint.tensor(xs.slice(0, 784), [1, 784]);
+  try {
+    const tw = performance.now();
+    for (let i = 0; i < 2; ++i) model.trainOnBatchSync(x, y);  // warm-up: shaders, pools
+    const warmupMs = performance.now() - tw;
+    await nextTask();
+    const trainMs = 750 * seconds;
+    let steps = 0, loss = NaN, sliceStart = performance.now();
+    const t0 = performance.now();
+    while (performance.now() - t0 < trainMs || steps === 0) {
+      loss = model.trainOnBatchSync(x, y).loss;
+      ++steps;
+      if (performance.now() - sliceStart > 40) {
+        onProgress(`${backend}: training, ${steps} steps`);
+        await nextTask();
+        sliceStart = performance.now();
+      }
+    }
+    const trainSeconds = (performance.now() - t0) / 1000;
+    const predictOnce = async () => {
+      const p = model.predict(one);
+      await p.data();
+      p.dispose();
+    };
+    await predictOnce();  // warm-up
+    const ms = [];
+    const p0 = performance.now();
+    while (performance.now() - p0 < 250 * seconds || ms.length < 3) {
+      const s = performance.now();
+      await predictOnce();
+      ms.push(performance.now() - s);
+    }
+    ms.sort((u, v) => u - v);
+    return {model: 'mlp 784-128-10, batch 64, adam', warmupMs, trainSteps: steps, trainSeconds,
+            stepsPerSecond: steps / trainSeconds, samplesPerSecond: (steps * batch) / trainSeconds,
+            finalLoss: loss, predictRuns: ms.length, predictMsMedian: ms[ms.length >> 1],
+            predictMsMin: ms[0]};
+  } finally {
+    glint.dispose([x, y, one]);
+    model.dispose();
+  }
+}
+
+// ---- the run -------------------------------------------------------------------------------
+
+function progress(text) {
+  $('progress').textContent = text;
+}
+
+async function run() {
+  progress('loading Glint…');
+  const t0 = performance.now();
+  await glint.ready();
+  report.loadMs = performance.now() - t0;
+
+  // Backends, before anything calls setBackend: this is the automatic choice.
+  const info = glint.backendInfo();
+  report.glint = {active: info.active, why: info.why, build: info.build, backends: info.backends};
+  const available = info.backends.filter((b) => b.available).map((b) => b.name);
+  check('backends', available.length ? 'ok' : 'fail',
+        `${available.join(', ')} available; automatic choice: ${info.active}`);
+  fill('backends', available.length ? 'ok' : 'fail', [
+    ['Automatic choice', el('strong', {}, info.active)],
+    ['Why', info.why],
+    ['Build', `${info.build.name} (${info.build.threads ? 'threads' : 'single thread'})`],
+  ], el('ul', {class: 'backends'}, info.backends.map((b) => el('li', {},
+    badge(b.available ? 'ok' : 'fail', b.available ? 'available' : 'unavailable'), ' ',
+    el('strong', {}, b.name), ` (priority ${b.priority}) `,
+    b.software ? badge('warn', 'software renderer') : null,
+    el('div', {class: 'reason'}, b.reason)))));
+
+  // WebGL.
+  const webgl = webglFacts();
+  report.webgl = webgl;
+  const glOk = webgl.version === 2 && webgl.floatRenderTargets && webgl.highpFloat;
+  check('webgl', glOk ? (webgl.software ? 'warn' : 'ok') : 'fail',
+        !webgl.available ? 'no WebGL context' : webgl.software
+          ? `software renderer: ${webgl.renderer}` : `WebGL${webgl.version}, ${webgl.renderer}`,
+        webgl.software ? 'software renderer: gl is slower than cpu here' : undefined);
+  fill('webgl', glOk ? (webgl.software ? 'warn' : 'ok') : 'fail', webgl.available ? [
+    ['Version', `WebGL ${webgl.version} (${webgl.versionString})`],
+    ['Renderer', webgl.renderer],
+    ['Vendor', webgl.vendor],
+    ['Software renderer', webgl.software ? 'yes: the GPU is emulated on the CPU' : 'no'],
+    ['Float render targets', webgl.floatRenderTargets ? 'yes (EXT_color_buffer_float)' : 'no'],
+    ['highp float', webgl.highpFloat ? `yes (${webgl.highpPrecisionBits} bits)` : 'no'],
+    ['MAX_TEXTURE_SIZE', webgl.maxTextureSize],
+  ] : [['WebGL', 'no context could be created']]);
+
+  // WebAssembly.
+  const wasm = wasmFacts(info.build);
+  report.wasm = wasm;
+  check('wasm', wasm.simd ? 'ok' : 'fail',
+        `SIMD ${wasm.simd ? 'yes' : 'no'}, threads ${wasm.threads ? 'yes' : 'no'}`);
+  fill('wasm', wasm.simd ? (wasm.threads ? 'ok' : 'warn') : 'fail', [
+    ['SIMD (128-bit)', wasm.simd ? 'yes' : 'no'],
+    ['Threads', wasm.threads ? 'yes' : 'no'],
+    ['Cross-origin isolated', wasm.crossOriginIsolated ? 'yes' : 'no (serve with COOP/COEP)'],
+    ['SharedArrayBuffer', wasm.sharedArrayBuffer ? 'yes' : 'no'],
+    ['CPU cores (reported)', wasm.hardwareConcurrency ?? 'unknown'],
+    ['Glint build loaded', `${info.build.name}${info.build.threads ? ' (SIMD + threads)' :
+                                                  ' (SIMD, single thread)'}`],
+  ]);
+
+  // Storage.
+  progress('asking for the storage quota…');
+  let storage;
+  try {
+    storage = await storageFacts();
+  } catch (e) {
+    storage = {quota: null, error: e.message};
+  }
+  report.storage = storage;
+  const storageOk = Number.isFinite(storage.quota) && storage.quota > 0;
+  check('storage', storageOk ? 'ok' : 'warn',
+        storageOk ? `${bytes(storage.quota)} quota` : storage.error ?? 'no quota reported');
+  fill('storage', storageOk ? 'ok' : 'warn', [
+    ['IndexedDB', storage.indexedDB ? 'yes' : 'no'],
+    ['Quota', bytes(storage.quota)],
+    ['In use', bytes(storage.usage)],
+    ['Persistent', storage.persisted === undefined ? 'unknown' : storage.persisted ? 'yes' : 'no'],
+  ]);
+
+  // WebGPU (may take a moment: the adapter request).
+  progress('asking for a WebGPU adapter…');
+  const webgpu = await webgpuFacts();
+  report.webgpu = webgpu;
+  check('webgpu', 'info', webgpu.adapter ? `adapter ${webgpu.adapter.vendor} ${webgpu.adapter.architecture}`
+                                         : webgpu.present ? 'no adapter' : 'navigator.gpu absent');
+  const keyLimits = ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupSizeX',
+                     'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupStorageSize',
+                     'maxTextureDimension2D'];
+  fill('webgpu', 'info', [
+    ['navigator.gpu', webgpu.present ? 'present' : 'absent'],
+    ['Adapter', webgpu.adapter ? [webgpu.adapter.vendor, webgpu.adapter.architecture,
+                                  webgpu.adapter.description].filter(Boolean).join(' · ') || '(no details)'
+                               : webgpu.adapterError ?? 'none'],
+    ...(webgpu.adapter ? [['Software / fallback', webgpu.adapter.isFallbackAdapter ||
+                             SOFTWARE.test(webgpu.adapter.architecture + ' ' + webgpu.adapter.description)
+                             ? 'yes' : 'no'],
+                          ...keyLimits.filter((k) => k in webgpu.limits)
+                              .map((k) => [k, webgpu.limits[k].toLocaleString('en')])] : []),
+  ], el('p', {class: 'hint'}, webgpu.note + '.'), webgpu.limits ? el('details', {}, el('summary', {}, `all ${Object.keys(webgpu.limits).length} limits`),
+                        el('pre', {}, JSON.stringify(webgpu.limits, null, 1))) : null);
+
+  // Kernel coverage.
+  const names = info.backends.map((b) => b.name);
+  const kernels = kernelCoverage(names);
+  report.kernels = kernels;
+  const complete = names.every((b) => kernels.perBackend[b].missing.length === 0);
+  check('kernels', complete ? 'ok' : 'fail', names.map((b) =>
+    `${b} ${kernels.perBackend[b].implemented}/${kernels.total}`).join(', '));
+  fill('kernels', complete ? 'ok' : 'fail', [['Kernels registered', kernels.total]],
+       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'backend'), el('th', {}, 'implemented'),
+                                           el('th', {}, 'missing'))),
+          el('tbody', {}, names.map((b) => {
+            const c = kernels.perBackend[b];
+            return el('tr', {}, el('td', {}, b), el('td', {}, `${c.implemented} / ${kernels.total}`),
+                      el('td', {}, c.missing.length ? badge('fail', c.missing.join(', ')) : badge('ok', 'none')));
+          }))));
+
+  // Precision per available backend.
+  progress('precision tests…');
+  await nextTask();
+  report.precision = {};
+  for (const b of available) {
+    try {
+      const p = precisionTest(b);
+      p.ok = p.maxRel < 1e-4;
+      report.precision[b] = p;
+    } catch (e) {
+      report.precision[b] = {ok: false, error: e.message};
+    }
+    await nextTask();
+  }
+  const precOk = Object.values(report.precision).every((p) => p.ok);
+  check('precision', precOk ? 'ok' : 'fail', Object.entries(report.precision).map(([b, p]) =>
+    `${b} ${p.error ? 'error' : exp2(p.maxRel)}`).join(', '));
+  fill('precision', precOk ? 'ok' : 'fail', [],
+       el('p', {class: 'hint'}, 'matMul 17×33×9, exp of 257 values in [−6, 4), sum of 1000: float32 ' +
+          'results against float64 in JavaScript. Relative error = |got − want| / max(1, |want|).'),
+       el('table', {}, el('thead', {}, el('tr', {}, ['backend', 'max abs', 'max rel', 'matMul', 'exp', 'sum']
+                                                   .map((h) => el('th', h === 'max abs' ? {class: 'opt'} : {}, h)))),
+          el('tbody', {}, Object.entries(report.precision).map(([b, p]) => p.error
+            ? el('tr', {}, el('td', {}, b), el('td', {colspan: '5'}, badge('fail', p.error)))
+            : el('tr', {}, el('td', {}, b), el('td', {class: 'opt'}, exp2(p.maxAbs)),
+                 el('td', {}, badge(p.ok ? 'ok' : 'fail', exp2(p.maxRel))),
+                 ['matMul', 'exp', 'sum'].map((o) => el('td', {}, exp2(p.ops[o].maxRel))))))));
+
+  // Speed per available backend.
+  report.speed = {};
+  const speedRows = el('tbody', {});
+  fill('speed', 'info', [], el('p', {class: 'hint'},
+    `mlp 784→128→10, Adam, batch 64 on random data: ${fmt(SPEED_SECONDS * 0.75, 2)} s of training ` +
+    `steps, then ${fmt(SPEED_SECONDS * 0.25, 2)} s of one-sample predictions, per backend.`),
+  el('table', {}, el('thead', {}, el('tr', {}, ['backend', 'train steps/s', 'samples/s', 'predict (median)',
+                                              'warm-up'].map((h) => el('th', ['samples/s', 'warm-up'].includes(h) ? {class: 'opt'} : {}, h)))),
+     speedRows));
+  for (const b of available) {
+    // The scalar reference backend is the test oracle, not a runtime: a short look suffices.
+    const seconds = b === 'reference' ? Math.min(SPEED_SECONDS, 1) : SPEED_SECONDS;
+    progress(`speed test on ${b}…`);
+    let s;
+    try {
+      s = await speedTest(b, seconds, progress);
+    } catch (e) {
+      s = {error: e.message};
+    }
+    report.speed[b] = s;
+    speedRows.append(s.error
+      ? el('tr', {}, el('td', {}, b), el('td', {colspan: '4'}, badge('fail', s.error)))
+      : el('tr', {}, el('td', {}, b), el('td', {}, el('strong', {}, fmt(s.stepsPerSecond, 1))),
+           el('td', {class: 'opt'}, fmt(s.samplesPerSecond, 0)),
+           el('td', {}, `${fmt(s.predictMsMedian, s.predictMsMedian < 1 ? 3 : 2)} ms`),
+           el('td', {class: 'opt'}, `${fmt(s.warmupMs, 0)} ms`)));
+  }
+  const speedOk = Object.values(report.speed).every((s) => !s.error && s.stepsPerSecond > 0);
+  check('speed', speedOk ? 'ok' : 'fail', Object.entries(report.speed).map(([b, s]) =>
+    `${b} ${s.error ? 'error' : fmt(s.stepsPerSecond, 1) + ' steps/s'}`).join(', '));
+  $('speed').querySelector('.badge').replaceWith(badge(speedOk ? 'ok' : 'fail',
+                                                       speedOk ? 'ok' : 'problem'));
+
+  // Back to the automatic choice.
+  glint.setBackend(info.active);
+  report.memoryAfter = glint.memory();
+  report.status = 'complete';
+  report.totalMs = performance.now() - t0;
+  summarize();
+}
+
+function summarize() {
+  const fails = report.checks.filter((c) => c.status === 'fail');
+  const warns = report.checks.filter((c) => c.status === 'warn');
+  const s = $('summary');
+  s.className = `summary ${fails.length ? 'fail' : warns.length ? 'warn' : 'ok'}`;
+  s.replaceChildren(
+    el('strong', {}, fails.length ? `${fails.length} problem${fails.length > 1 ? 's' : ''} found`
+                                  : 'Ready: Glint runs here'),
+    ` — running on ${report.glint?.active ?? '?'}`,
+    warns.length ? ` · notes: ${warns.map((w) => `${w.name} (${checkShort.get(w.name)})`).join('; ')}` : '',
+    fails.length ? ` · problems: ${fails.map((f) => `${f.name} (${f.detail})`).join('; ')}` : '');
+  progress(`done in ${fmt((report.totalMs ?? 0) / 1000, 1)} s`);
+  $('copy').disabled = false;
+  window.doctorReport = report;
+}
+
+// ---- Copy as JSON ----------------------------------------------------------------------
+
+$('copy').addEventListener('click', async () => {
+  const text = JSON.stringify(report, null, 2);
+  const pre = $('json');
+  try {
+    await navigator.clipboard.writeText(text);
+    $('copied').textContent = 'copied to the clipboard';
+    pre.hidden = true;
+  } catch {
+    // No clipboard (permissions, insecure context): show it to copy by hand.
+    $('copied').textContent = 'the clipboard is not available: select the text below';
+    pre.textContent = text;
+    pre.hidden = false;
+    const range = document.createRange();
+    range.selectNodeContents(pre);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+  }
+});
+
+run().catch((e) => {
+  report.status = 'error';
+  report.error = e.message;
+  check('doctor', 'fail', e.message);
+  for (const card of document.querySelectorAll('.card')) {
+    const st = card.querySelector('.state');
+    if (st) st.replaceWith(badge('fail', 'not run'));
+  }
+  summarize();
+});

@@ -34,6 +34,8 @@ TEST(BrowserEnv, BackendsAsExpected) {
 }
 
 TEST(BrowserEnv, GlComputesOnThePage) {
+  // Skipped in the runs without WebGL (the harness's `wasm` run): there is no
+  // gl to compute on, and BackendsAsExpected checks that gl was refused.
   const char* expectGl = std::getenv("GLINT_EXPECT_GL");
   if (!expectGl || std::string(expectGl) != "1") GTEST_SKIP() << "gl not expected in this run";
   std::string saved = getBackend();

@@ -280,3 +280,14 @@ test('a custom JS loss trains exactly like the built-in one it restates', async 
   close(custom, builtIn, 1e-6);
   assert.ok(builtIn[4] < builtIn[0]);
 });
+
+test('index inputs given as arrays become int32 and are freed after the op', () => {
+  const x = glint.tensor([[1, 2], [3, 4], [5, 6]]);
+  const before = glint.memory().numTensors;
+  const g = glint.gather(x, [2, 0]);
+  assert.deepEqual(g.arraySync(), [[5, 6], [1, 2]]);
+  const h = glint.oneHot([1, 0], 2);
+  assert.deepEqual(h.arraySync(), [[0, 1], [1, 0]]);
+  assert.equal(glint.memory().numTensors, before + 2);
+  glint.dispose([x, g, h]);
+});

@@ -51,7 +51,7 @@ export function buildInfo() {
 
 // ---- Memory views (re-made when the wasm memory grows) ----------------------------
 
-let u8 = null, i32 = null, f32 = null;
+let u8 = null, i32 = null;
 function buffer() {
   const mod = module();
   // The pthreads build shares its Memory as Module.wasmMemory (it may grow from
@@ -67,11 +67,6 @@ export function heapI32() {
   const b = buffer();
   if (!i32 || i32.buffer !== b) i32 = new Int32Array(b);
   return i32;
-}
-export function heapF32() {
-  const b = buffer();
-  if (!f32 || f32.buffer !== b) f32 = new Float32Array(b);
-  return f32;
 }
 
 // ---- A bump allocator for call arguments -----------------------------------------
@@ -149,11 +144,6 @@ export function lastError() {
   return readString(module()._glint_last_error());
 }
 
-/** Throws the engine's last error unless `ok`. */
-export function check(ok) {
-  if (!ok) throw engineError();
-}
-
 /** The engine's last error as a GlintError. */
 export function engineError() {
   return new GlintError(lastError(), {deviceLost: module()._glint_last_error_device_lost() === 1});
@@ -176,6 +166,22 @@ export function callString(fn) {
     const p = fn();
     if (!p) throw engineError();
     return readString(p);
+  } finally {
+    release(m);
+  }
+}
+
+/**
+ * For calls that write up to maxOut handles: fn(outPtr, maxOut) returns their
+ * count (negative: the C++ side threw). Returns the handles.
+ */
+export function callIds(maxOut, fn) {
+  const m = mark();
+  try {
+    const out = alloc(4 * maxOut);
+    const n = fn(out, maxOut);
+    if (n < 0) throw engineError();
+    return readInts(out, n);
   } finally {
     release(m);
   }

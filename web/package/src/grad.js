@@ -7,17 +7,8 @@ import {Tensor, asTensor} from './tensor.js';
 function valueAndGradsImpl(f, xs, dy) {
   const M = core.module();
   return core.withRegisteredFn(f, (fnId) => {
-    const m = core.mark();
-    let ids;
-    try {
-      const out = core.alloc(4 * (xs.length + 1));
-      const n = M._glint_value_and_grads(fnId, core.ints(xs.map((x) => x.id)), xs.length,
-                                         dy ? dy.id : 0, out);
-      if (n < 0) throw new GlintError(core.lastError());
-      ids = core.readInts(out, n);
-    } finally {
-      core.release(m);
-    }
+    const ids = core.callIds(xs.length + 1, (out) => M._glint_value_and_grads(
+        fnId, core.ints(xs.map((x) => x.id)), xs.length, dy ? dy.id : 0, out));
     const [value, ...grads] = ids.map((id) => new Tensor(id));
     return {value, grads};
   });
@@ -64,18 +55,8 @@ export function valueAndGrads(f) {
 export function variableGrads(f, varList = []) {
   const M = core.module();
   return core.withRegisteredFn(f, (fnId) => {
-    const m = core.mark();
-    let ids;
-    try {
-      const max = 1 + 2 * Math.max(varList.length, 4096);
-      const out = core.alloc(4 * max);
-      const n = M._glint_variable_grads(fnId, core.ints(varList.map((v) => v.id)), varList.length,
-                                        out, max);
-      if (n < 0) throw new GlintError(core.lastError());
-      ids = core.readInts(out, n);
-    } finally {
-      core.release(m);
-    }
+    const ids = core.callIds(1 + 2 * Math.max(varList.length, 4096), (out, max) =>
+      M._glint_variable_grads(fnId, core.ints(varList.map((v) => v.id)), varList.length, out, max));
     const value = new Tensor(ids[0]);
     const grads = {};
     for (let i = 1; i < ids.length; i += 2) {

@@ -79,48 +79,23 @@ export class Layer {
   apply(inputs, kwargs = {}) {
     const list = Array.isArray(inputs) ? inputs : [inputs];
     const M = core.module();
-    const m = core.mark();
-    let ids, symbolic;
-    try {
-      const max = 16;
-      const out = core.alloc(4 * max);
-      symbolic = list[0] instanceof SymbolicTensor;
-      if (!list.every((x) => (x instanceof SymbolicTensor) === symbolic)) {
-        throw new GlintError(`[${this.name}] apply: mix of symbolic and concrete inputs`);
-      }
-      const n = symbolic ?
-          M._glint_layer_apply_symbolic(this.id, core.ints(list.map((x) => x.id)), list.length,
-                                        core.str(argsJson('apply', kwargs)), out, max) :
-          M._glint_layer_apply(this.id, core.ints(list.map((x) => x.id)), list.length,
-                               kwargs.training ? 1 : 0, out, max);
-      if (n < 0) throw new GlintError(core.lastError());
-      ids = core.readInts(out, n);
-    } finally {
-      core.release(m);
+    const symbolic = list[0] instanceof SymbolicTensor;
+    if (!list.every((x) => (x instanceof SymbolicTensor) === symbolic)) {
+      throw new GlintError(`[${this.name}] apply: mix of symbolic and concrete inputs`);
     }
+    const ids = core.callIds(16, (out, max) => symbolic ?
+        M._glint_layer_apply_symbolic(this.id, core.ints(list.map((x) => x.id)), list.length,
+                                      core.str(argsJson('apply', kwargs)), out, max) :
+        M._glint_layer_apply(this.id, core.ints(list.map((x) => x.id)), list.length,
+                             kwargs.training ? 1 : 0, out, max));
     const outs = ids.map((id) => symbolic ? new SymbolicTensor(id) : new Tensor(id));
     return outs.length === 1 && !Array.isArray(inputs) ? outs[0] :
         (outs.length === 1 ? outs[0] : outs);
   }
 
-  _tensorList(fn, maxOut) {
-    const m = core.mark();
-    let ids;
-    try {
-      const out = core.alloc(4 * maxOut);
-      const n = fn(out, maxOut);
-      if (n < 0) throw new GlintError(core.lastError());
-      ids = core.readInts(out, n);
-    } finally {
-      core.release(m);
-    }
-    return ids;
-  }
-
   /** The weights' current values (new tensors, the caller disposes them). */
   getWeights() {
-    return this._tensorList((out, max) => core.module()._glint_layer_get_weights(this.id, out, max),
-                            4096).map((id) => new Tensor(id));
+    return core.callIds(4096, (out, max) => core.module()._glint_layer_get_weights(this.id, out, max)).map((id) => new Tensor(id));
   }
   setWeights(weights) {
     core.callInt(() => core.module()._glint_layer_set_weights(
@@ -128,8 +103,8 @@ export class Layer {
   }
   _variables(trainableOnly) {
     const infos = this._info().weights;
-    const ids = this._tensorList((out, max) => core.module()._glint_layer_variables(
-        this.id, trainableOnly ? 1 : 0, out, max), 4096);
+    const ids = core.callIds(4096, (out, max) => core.module()._glint_layer_variables(
+        this.id, trainableOnly ? 1 : 0, out, max));
     const named = trainableOnly ? infos.filter((w) => w.trainable) : infos;
     return ids.map((id, i) => new Variable(id, named[i]?.name));
   }

@@ -88,16 +88,7 @@ export class LayersModel extends Layer {
     return this._io().metricsNames ?? [];
   }
   get layers() {
-    const m = core.mark();
-    let ids;
-    try {
-      const max = 4096, out = core.alloc(4 * max);
-      const n = core.module()._glint_model_layers(this.id, out, max);
-      if (n < 0) throw new GlintError(core.lastError());
-      ids = core.readInts(out, n);
-    } finally {
-      core.release(m);
-    }
+    const ids = core.callIds(4096, (out, max) => core.module()._glint_model_layers(this.id, out, max));
     return ids.map((id) => new Layer(id));
   }
   getLayer(nameOrIndex) {
@@ -144,17 +135,8 @@ export class LayersModel extends Layer {
   predict(x, {batchSize = 32} = {}) {
     const xs = asList(x);
     checkTensors('predict', 'x', xs);
-    const m = core.mark();
-    let ids;
-    try {
-      const max = 64, out = core.alloc(4 * max);
-      const n = core.module()._glint_model_predict(this.id, core.ints(xs.map((t) => t.id)),
-                                                   xs.length, batchSize, out, max);
-      if (n < 0) throw new GlintError(core.lastError());
-      ids = core.readInts(out, n);
-    } finally {
-      core.release(m);
-    }
+    const ids = core.callIds(64, (out, max) => core.module()._glint_model_predict(
+        this.id, core.ints(xs.map((t) => t.id)), xs.length, batchSize, out, max));
     const outs = ids.map((id) => new Tensor(id));
     return outs.length === 1 ? outs[0] : outs;
   }

@@ -4,26 +4,32 @@ import * as core from './core.js';
 import {GlintError} from './core.js';
 import {Tensor, asTensor, tidy, dispose} from './tensor.js';
 
+/** Marks an input that, given as numbers or an array, becomes an int32 tensor (indices). */
+class IntInput {
+  constructor(value) {
+    this.value = value;
+  }
+}
+const ints = (x) => (x instanceof Tensor ? x : new IntInput(x));
+const INT32_LIKE = {dtype: 'int32'};
+
 /** Runs an op; inputs may be numbers or arrays (converted, then freed). */
 export function runOp(name, inputs, attrs, maxOut = 1) {
   const temps = [];
+  const like = inputs.find((v) => v instanceof Tensor);
   const tensors = inputs.map((x, i) => {
-    const like = inputs.find((v) => v instanceof Tensor);
-    const t = asTensor(x, name, `input ${i}`, like);
+    const t = x instanceof IntInput ?
+        asTensor(x.value, name, `input ${i}`, INT32_LIKE) :
+        asTensor(x, name, `input ${i}`, like);
     if (t !== x) temps.push(t);
     return t;
   });
-  const M = core.module();
-  const m = core.mark();
   let ids;
   try {
-    const out = core.alloc(4 * maxOut);
-    const n = M._glint_op(core.str(name), core.ints(tensors.map((t) => t.id)), tensors.length,
-                          attrs === undefined ? 0 : core.json(attrs), out, maxOut);
-    if (n < 0) throw new GlintError(core.lastError());
-    ids = core.readInts(out, n);
+    ids = core.callIds(maxOut, (out, max) => core.module()._glint_op(
+        core.str(name), core.ints(tensors.map((t) => t.id)), tensors.length,
+        attrs === undefined ? 0 : core.json(attrs), out, max));
   } finally {
-    core.release(m);
     dispose(temps);
   }
   return ids.map((id) => new Tensor(id));
@@ -112,11 +118,11 @@ Object.assign(ops, {
                               ellipsisMask, newAxisMask, shrinkAxisMask}),
   pad: (x, paddings, constantValue = 0) =>
     one('pad', [x], {paddings: paddings.flat(), constantValue}),
-  gather: (x, indices, axis = 0) => one('gather', [x, toInt32(indices)], {axis}),
+  gather: (x, indices, axis = 0) => one('gather', [x, ints(indices)], {axis}),
   unsortedSegmentSum: (x, segmentIds, numSegments) =>
-    one('unsortedSegmentSum', [x, toInt32(segmentIds)], {numSegments}),
+    one('unsortedSegmentSum', [x, ints(segmentIds)], {numSegments}),
   oneHot: (indices, depth, onValue = 1, offValue = 0) =>
-    one('oneHot', [toInt32(indices)], {depth, onValue, offValue}),
+    one('oneHot', [ints(indices)], {depth, onValue, offValue}),
   tile: (x, reps) => one('tile', [x], {reps}),
   expandDims: (x, axis = 0) => one('expandDims', [x], {axis}),
   squeeze: (x, axis) => one('squeeze', [x], {axis: axis ?? null}),
@@ -146,15 +152,6 @@ function nhwc(op, dataFormat) {
   if (dataFormat !== 'NHWC') {
     throw new GlintError(`[${op}] dataFormat must be 'NHWC' (got '${dataFormat}')`);
   }
-}
-
-function toInt32(x) {
-  return x instanceof Tensor ? x : (Array.isArray(x) || typeof x === 'number' ?
-      asInt(x) : x);
-}
-function asInt(values) {
-  return asTensor(ArrayBuffer.isView(values) ? values :
-      Int32Array.from([values].flat(Infinity)), 'gather', 'indices');
 }
 
 // ---- Losses and metrics (per-sample values, as TF.js's tf.metrics / losses) ----------

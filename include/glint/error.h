@@ -22,6 +22,13 @@ class DeviceLostError : public Error {
   explicit DeviceLostError(const std::string& message) : Error(message) {}
 };
 
+/// A kernel produced a NaN or an infinity while debug mode was on
+/// (glint::enableDebugMode).
+class NumericsError : public Error {
+ public:
+  explicit NumericsError(const std::string& message) : Error(message) {}
+};
+
 namespace detail {
 inline void appendAll(std::ostringstream&) {}
 template <class T, class... Rest>

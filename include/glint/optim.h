@@ -77,6 +77,24 @@ std::vector<Tensor> clipByGlobalNorm(const std::vector<Tensor>& grads, float cli
 /// sqrt(sum of squares of every element of every defined tensor), a scalar.
 Tensor globalNorm(const std::vector<Tensor>& tensors);
 
+// ---- Loss scaling -------------------------------------------------------------
+
+/// Loss scaling (for float16 activations, and a guard against divergence):
+/// minimize() multiplies the loss by `scale` before differentiating and divides
+/// the gradients by it after. While enabled, a step whose gradients hold a NaN
+/// or an infinity is skipped (the variables and the optimizer state stay as
+/// they were, iterations() does not advance) and counted in skippedSteps();
+/// with `dynamic`, the scale then halves (not below minScale) and doubles after
+/// growthInterval finite steps in a row (Keras's LossScaleOptimizer rule).
+/// Powers of two keep the scaling exact in float32.
+struct LossScale {
+  bool enabled = false;
+  float scale = 32768.0f;
+  bool dynamic = true;
+  int64_t growthInterval = 2000;
+  float minScale = 1.0f;
+};
+
 // ---- Optimizers ---------------------------------------------------------------
 
 /// Base of all optimizers. Per-variable state ("slots": Adam's m and v, ...)
@@ -94,7 +112,8 @@ class Optimizer {
   /// dtypes disagree. Runs inside a scope: leaves no tensors behind.
   void applyGradients(const std::vector<Variable>& vars, const std::vector<Tensor>& grads);
   /// Differentiates loss() with respect to varList (empty: every trainable
-  /// variable loss() reads), applies the gradients, returns the loss value.
+  /// variable loss() reads), applies the gradients, returns the loss value
+  /// (unscaled when loss scaling is on).
   Tensor minimize(const std::function<Tensor()>& loss, const std::vector<Variable>& varList = {});
 
   /// Steps taken so far (applyGradients calls).
@@ -108,6 +127,10 @@ class Optimizer {
 
   /// Validated at each step.
   ClipOptions clip;
+  /// Off by default; see LossScale. `lossScale.scale` is the current scale.
+  LossScale lossScale;
+  /// Steps skipped for non-finite gradients while loss scaling was on.
+  int64_t skippedSteps() const { return skippedSteps_; }
 
   /// "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Adadelta".
   virtual std::string className() const = 0;
@@ -151,6 +174,8 @@ class Optimizer {
   float lr_;
   std::shared_ptr<LearningRateSchedule> schedule_;
   int64_t iterations_ = 0;
+  int64_t skippedSteps_ = 0;
+  int64_t finiteInARow_ = 0;  // for the dynamic loss scale's growth
   std::vector<Entry> entries_;                    // first-update order
   std::unordered_map<int64_t, size_t> byVarId_;  // variable id -> entries_ index
 };

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <unordered_set>
 
 #include "glint/error.h"
@@ -146,6 +148,55 @@ std::vector<std::string> registeredBackends() {
 
 // ---- Running kernels --------------------------------------------------------
 
+namespace {
+
+// Index of the first NaN or infinity of a float32 tensor, or -1.
+int64_t firstNonFinite(const Tensor& t, float& value) {
+  if (t.dtype() != DType::float32) return -1;
+  const std::vector<float> v = t.data<float>();
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i])) {
+      value = v[i];
+      return static_cast<int64_t>(i);
+    }
+  return -1;
+}
+
+// Debug mode: names the first kernel whose output is not finite. Inputs are
+// only read once an output is bad, to tell "made here" from "came in so".
+void checkFinite(const std::string& kernel, Backend& backend, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) {
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    float bad = 0;
+    const int64_t at = firstNonFinite(outputs[o], bad);
+    if (at < 0) continue;
+    std::string origin = "its inputs were finite, so this kernel made it";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      float inputBad = 0;
+      const int64_t inputAt = firstNonFinite(inputs[i], inputBad);
+      if (inputAt < 0) continue;
+      origin = "input " + std::to_string(i) + " " + shapeToString(inputs[i].shape()) +
+               " was already non-finite at element " + std::to_string(inputAt) +
+               " (it came from data or from a kernel run outside debug mode)";
+      break;
+    }
+    std::string inputShapes;
+    for (const Tensor& t : inputs) inputShapes += (inputShapes.empty() ? "" : ", ") + shapeToString(t.shape());
+    std::ostringstream os;
+    detail::appendAll(os,
+        "[", kernel, "] debug mode: output ", o, " ", shapeToString(outputs[o].shape()), " holds ",
+        std::isnan(bad) ? "NaN" : (bad > 0 ? "+Infinity" : "-Infinity"), " at element ", at,
+        " on backend '", backend.name(), "' (inputs ", inputShapes.empty() ? "none" : inputShapes,
+        "); ", origin);
+    throw NumericsError(os.str());
+  }
+}
+
+}  // namespace
+
+void enableDebugMode(bool on) { Engine::get().debugMode = on; }
+bool debugMode() { return Engine::get().debugMode; }
+
 std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
                               const std::vector<OutputSpec>& outputSpecs, const Attrs& attrs) {
   Engine& e = Engine::get();
@@ -174,6 +225,7 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   if (anyElements) {
     KernelArgs args{kernel, backend, inputs, outputs, attrs};
     byBackend->second.at(backend.name())(args);
+    if (e.debugMode) checkFinite(kernel, backend, inputs, outputs);
   }
   if (e.recording()) e.recordOnTapes(kernel, inputs, outputs, attrs);
   return outputs;

@@ -73,6 +73,7 @@ class Engine {
   std::vector<std::vector<std::weak_ptr<TensorImpl>>> scopes;
   std::vector<Tape*> tapes;
   int recordingPaused = 0;
+  bool debugMode = false;  // enableDebugMode: every kernel's outputs checked for NaN/Inf
   Rng rng;
 
  private:

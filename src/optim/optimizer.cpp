@@ -54,6 +54,19 @@ Json Optimizer::getConfig() const {
 
 Tensor Optimizer::initialSlot(const Variable& var, size_t) const { return zerosLike(var); }
 
+// One read-back for all of them: x * 0 is 0 for every finite x and NaN otherwise.
+static bool allFinite(const std::vector<Tensor>& grads) {
+  return tidy([&] {
+    Tensor total;
+    for (const Tensor& g : grads) {
+      if (!g.defined()) continue;
+      Tensor s = sum(mul(g, scalar(0.0f)));
+      total = total.defined() ? add(total, s) : s;
+    }
+    return !total.defined() || std::isfinite(total.item());
+  });
+}
+
 static std::string describeVar(const Variable& v) {
   return "variable '" + v.name() + "' " + shapeToString(v.shape());
 }
@@ -113,6 +126,21 @@ void Optimizer::applyGradients(const std::vector<Variable>& vars,
     }
   }
 
+  if (lossScale.enabled) {
+    check(std::isfinite(lossScale.scale) && lossScale.scale > 0, op,
+          "lossScale.scale must be a finite number > 0, got ", lossScale.scale);
+    if (!allFinite(grads)) {
+      ++skippedSteps_;
+      finiteInARow_ = 0;
+      if (lossScale.dynamic) lossScale.scale = std::max(lossScale.minScale, lossScale.scale / 2);
+      return;
+    }
+    if (lossScale.dynamic && ++finiteInARow_ >= lossScale.growthInterval) {
+      finiteInARow_ = 0;
+      if (std::isfinite(lossScale.scale * 2)) lossScale.scale *= 2;
+    }
+  }
+
   const float lr = learningRate();
   const int64_t step = iterations_ + 1;
   const std::vector<std::string> kinds = slotNames();
@@ -152,10 +180,19 @@ void Optimizer::applyGradients(const std::vector<Variable>& vars,
 Tensor Optimizer::minimize(const std::function<Tensor()>& loss,
                            const std::vector<Variable>& varList) {
   check(static_cast<bool>(loss), className() + ".minimize", "loss is an empty function");
+  if (!lossScale.enabled)
+    return tidy([&] {
+      VariableGrads vg = variableGrads(loss, varList);
+      applyGradients(vg.variables, vg.grads);
+      return vg.value;
+    });
+  const float scale = lossScale.scale;
   return tidy([&] {
-    VariableGrads vg = variableGrads(loss, varList);
+    VariableGrads vg = variableGrads([&] { return mul(loss(), scalar(scale)); }, varList);
+    for (Tensor& g : vg.grads)
+      if (g.defined()) g = div(g, scalar(scale));
     applyGradients(vg.variables, vg.grads);
-    return vg.value;
+    return div(vg.value, scalar(scale));
   });
 }
 

@@ -369,6 +369,70 @@ TEST(GlContextLoss, FitSkipsAStepTheLossInterrupts) {
   EXPECT_GT(acc, 0.6);
 }
 
+// Fault injection (issue 9): ten trials, each losing the context once at a
+// random step, at a step's end or in the middle of one (inside the loss).
+// Training completes every time, within the accuracy band of the run without
+// faults; a loss at a step's end loses no weight (read before and after), and
+// a loss inside a step costs that step only.
+TEST(GlContextLoss, TenRandomLossesDuringTrainingLoseNothing) {
+  REQUIRE_GL();
+  const HostDigits& d = digits();
+  constexpr int kSteps = 16;  // 512 samples, batch 64, 2 epochs
+  struct Fault {
+    int step = -1;           // global step, -1: none
+    bool midStep = false;
+  };
+  auto train = [&](Fault fault, int& ends, bool& weightsKept) {
+    OnBackend on("gl");
+    setSeed(99);
+    ModelPtr m = standardModel("mlp");
+    int lossCalls = 0;
+    CompileOptions options = m->compileOptions();
+    options.loss = {LossSpec(std::function<Tensor(const Tensor&, const Tensor&)>(
+        [&](const Tensor& yTrue, const Tensor& yPred) {
+          if (fault.midStep && lossCalls++ == fault.step) gl::loseContext();
+          return losses::categoricalCrossentropy(yTrue, yPred);
+        }))};
+    m->compile(options);
+    ends = 0;
+    weightsKept = true;
+    auto atEnd = atBatchEnd([&](int) {
+      if (!fault.midStep && ends == fault.step) {
+        std::vector<std::vector<float>> before;
+        for (const Tensor& w : m->getWeights()) before.push_back(w.toFloats());
+        gl::loseContext();
+        std::vector<Tensor> after = m->getWeights();
+        for (size_t k = 0; k < before.size(); ++k)
+          weightsKept = weightsKept && after[k].toFloats() == before[k];
+      }
+      ++ends;
+    });
+    m->fit(images(d.xTrain, "mlp", 512), labels(d.yTrain, 512),
+           {.epochs = 2, .batchSize = 64, .callbacks = {atEnd}, .seed = 5});
+    return m->evaluate(images(d.xTest, "mlp", d.nTest), labels(d.yTest, d.nTest), 256).at("acc");
+  };
+  int ends = 0;
+  bool kept = true;
+  const double plain = train({}, ends, kept);
+  ASSERT_EQ(ends, kSteps);
+  ASSERT_GT(plain, 0.6);
+  std::mt19937 rng(2026);
+  const int64_t losses0 = gl::stats().contextLosses;
+  for (int trial = 0; trial < 10; ++trial) {
+    Fault fault{static_cast<int>(rng() % kSteps), trial % 2 == 1};
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": step " + std::to_string(fault.step) +
+                 (fault.midStep ? " (inside the step)" : " (at the step's end)"));
+    const double acc = train(fault, ends, kept);
+    EXPECT_EQ(gl::stats().contextLosses, losses0 + trial + 1);
+    EXPECT_TRUE(kept) << "weights read after the loss differ from those read before";
+    EXPECT_EQ(ends, fault.midStep ? kSteps - 1 : kSteps);
+    if (fault.midStep)
+      EXPECT_NEAR(acc, plain, 0.05);
+    else
+      EXPECT_EQ(acc, plain) << "a loss between steps changes nothing";
+  }
+}
+
 TEST(GlContextLoss, VariablesMoveToCpuWhenNoContextCanBeMade) {
   REQUIRE_GL();
   std::string saved = getBackend();

@@ -21,13 +21,18 @@ build: bootstrap build/release/build.ninja
 	cmake --build --preset release -j $(JOBS)
 
 ## demo: train the standard mlp on the bundled MNIST digits (8,000 to train
-## on, 2,000 held out) to at least 92% held-out accuracy, and save it.
+## on, 2,000 held out) to at least 92% held-out accuracy, and save it; then what
+## the digits app (web/apps/digits) ships: the standard cnn trained the same way
+## (at least 95%) and the digits packed as bytes.
 demo: build
 	./build/release/glint train --model mlp --data mnist --epochs 5 --verbose 2 \
 	  --out build/models/mlp --expect-accuracy 0.92
+	./build/release/glint train --model cnn --data mnist --epochs 20 --verbose 2 \
+	  --out web/apps/digits/model --expect-accuracy 0.95
+	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web test-browser test-browser-web test-doctor fuzz-short
+test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web test-browser test-browser-web test-apps fuzz-short
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -141,8 +146,25 @@ test-web: web-st
 test-browser-web: web
 	node tests/browser/web_api.mjs  # not $(NODE): playwright-core needs fetch
 
+## test-digits: the digits app (web/apps/digits) in headless Chromium: live predictions of drawn
+## digits, teaching (under 300 ms), persistence, reset, offline, screenshots (make demo first if needed).
+.PHONY: test-digits
+test-digits: web
+	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
+	node tests/browser/digits.mjs  # not $(NODE): playwright-core needs fetch
+
+## test-apps: the three apps (doctor, digits, sequence) in headless Chromium.
+.PHONY: test-apps
+test-apps: test-doctor test-digits test-sequence
+
 ## test-doctor: the doctor page (web/apps/doctor) in headless Chromium: every backend
 ## listed, kernels complete on cpu and gl, precision, speed, quota; screenshots in build/screenshots.
 .PHONY: test-doctor
 test-doctor: web
 	node tests/browser/doctor.mjs  # not $(NODE): playwright-core needs fetch
+
+## test-sequence: the sequence app (web/apps/sequence) in headless Chromium: an LSTM trained in a
+## worker (page responsive), distribution vs prior, sampling, save/reload, offline; screenshots.
+.PHONY: test-sequence
+test-sequence: web
+	node tests/browser/sequence.mjs  # not $(NODE): playwright-core needs fetch

@@ -3,7 +3,8 @@
 // every browser backend (cpu = wasm, gl = WebGL2), the three standard models
 // training on each (gl against cpu from the same seed), memory() flat over 500
 // steps, save -> page reload -> load from IndexedDB, training in a worker with
-// the main thread free of long tasks, and both builds (threads and not).
+// the main thread free of long tasks, and both builds (threads and not). Faults:
+// ten WebGL context losses at random batches, ten pages closed mid-save.
 // Needs `make web` (both builds in web/package/dist). Last line: "N passed, N failed".
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -86,6 +87,22 @@ async function main() {
           cl.lost.batches === cl.reference.batches - cl.lost.skipped &&
           Math.abs(cl.lost.acc - cl.reference.acc) <= 0.1 && cl.lost.loss < 1.5 * cl.reference.loss,
           JSON.stringify(cl));
+    // Fault injection: ten trials, each losing the context once at a random batch.
+    const trialLosses = [], failures = [];
+    let seed = 2026;
+    for (let trial = 0; trial < 10; ++trial) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const at = 1 + (seed % 15);
+      const t = await run(page, 'contextLoss', {loseAfter: [at], withReference: false});
+      trialLosses.push(at);
+      const ok = t.lost.losses === 1 && t.lost.backend === 'gl' &&
+          t.lost.batches === cl.reference.batches - t.lost.skipped &&
+          Math.abs(t.lost.acc - cl.reference.acc) <= 0.1 && t.lost.loss < 1.5 * cl.reference.loss;
+      if (!ok) failures.push(`batch ${at}: ${JSON.stringify(t.lost)}`);
+    }
+    check('10 WebGL context losses at random batches: each run completes in the accuracy band',
+          failures.length === 0,
+          failures.length ? failures.join('; ') : `lost after batches ${trialLosses.join(', ')}`);
     const saved = await run(page, 'saveToIndexedDb', {name: 'browser-test'});
     await page.reload();
     await page.waitForFunction(() => window.glintReady, null, {timeout: 60000});
@@ -124,6 +141,29 @@ async function main() {
           forced.threw && forced.name === 'GlintError' && /webgpu/.test(forced.message) &&
           /cpu/.test(forced.message), forced.message);
     await page.close();
+
+    // A tab closed in the middle of IndexedDB saves: ten times, the model found
+    // afterwards is one whole version (every weight the same value), the last one
+    // finished or the one in flight, never a mix and never lost.
+    const interrupted = [];
+    let intact = true;
+    for (let trial = 0; trial < 10; ++trial) {
+      const saver = await openPage(browser.context, base, 0);
+      await saver.evaluate((first) => { window.glintSuite.saveLoop({name: 'interrupt', first}); },
+                          1 + trial * 10000);
+      await saver.waitForTimeout(150 + ((trial * 137) % 400));
+      await saver.close({runBeforeUnload: false});
+      const reader = await openPage(browser.context, base, 0);
+      const r = await run(reader, 'inspectSaved', {name: 'interrupt'});
+      await reader.close();
+      const v = r.values[0];
+      const whole = !r.error && r.values.length === 1 && v >= Math.max(1, r.done) && v <= r.started;
+      intact = intact && whole;
+      interrupted.push(whole ? `v${v} (done ${r.done}, started ${r.started})` :
+                               `BROKEN ${JSON.stringify(r).slice(0, 200)}`);
+    }
+    check('IndexedDB save interrupted by closing the page, 10 times: the model is whole',
+          intact, interrupted.join('; '));
 
     const st = await openPage(browser.context, base, 0);
     const stInfo = await run(st, 'info');

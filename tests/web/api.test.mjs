@@ -291,3 +291,33 @@ test('index inputs given as arrays become int32 and are freed after the op', () 
   assert.equal(glint.memory().numTensors, before + 2);
   glint.dispose([x, g, h]);
 });
+
+test('debug mode names the kernel that made a NaN; loss scaling skips non-finite steps', () => {
+  const x = glint.tensor([1, -4, 9]);
+  assert.ok(Number.isNaN(glint.sqrt(x).dataSync()[1]), 'off by default');
+  glint.enableDebugMode(true);
+  try {
+    assert.throws(() => glint.exp(glint.sqrt(x)), (e) => e.name === 'GlintError' &&
+        /\[Sqrt\]/.test(e.message) && /NaN at element 1/.test(e.message));
+  } finally {
+    glint.enableDebugMode(false);
+  }
+  const w = glint.variable(glint.tensor([1, 2]), true, 'lossScaleW');
+  const opt = glint.train.sgd(0.1);
+  opt.setLossScale({scale: 8, dynamic: true});
+  let factor = 1;
+  const loss = () => w.square().mul(factor).sum();
+  opt.minimize(loss, false, [w]);
+  const after1 = Array.from(w.dataSync());
+  // SGD on sum(w^2): w - 0.1 * 2w, unscaled (computed here independently).
+  close(after1, [0.8, 1.6]);
+  factor = Infinity;
+  opt.minimize(loss, false, [w]);
+  assert.deepEqual(Array.from(w.dataSync()), after1, 'a non-finite step leaves w as it was');
+  assert.equal(opt.skippedSteps, 1);
+  assert.equal(opt.iterations, 1);
+  assert.equal(opt.lossScale.scale, 4);
+  assert.throws(() => opt.setLossScale({scale: -1}), /scale must be a finite number > 0/);
+  glint.dispose([x, w]);
+  opt.dispose();
+});

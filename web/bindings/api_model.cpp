@@ -1,5 +1,6 @@
 // Layers, models, optimizers, gradients of JS functions, and model artifacts
 // for the JS API (see handles.h).
+#include <cmath>
 #include <emscripten.h>
 
 #include <cstdlib>
@@ -163,8 +164,12 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_create(const char* className, const
 EMSCRIPTEN_KEEPALIVE const char* glint_optimizer_info(int32_t id) {
   return guarded<const char*>(nullptr, [&] {
     auto& o = optimizerHandles().get(id, "optimizer");
+    const LossScale& ls = o->lossScale;
     Json j = {{"className", o->className()}, {"config", o->getConfig()},
-              {"iterations", o->iterations()}, {"learningRate", o->learningRate()}};
+              {"iterations", o->iterations()}, {"learningRate", o->learningRate()},
+              {"skippedSteps", o->skippedSteps()},
+              {"lossScale", {{"enabled", ls.enabled}, {"scale", ls.scale}, {"dynamic", ls.dynamic},
+                             {"growthInterval", ls.growthInterval}, {"minScale", ls.minScale}}}};
     return returnString(j.dump());
   });
 }
@@ -172,6 +177,21 @@ EMSCRIPTEN_KEEPALIVE const char* glint_optimizer_info(int32_t id) {
 EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_set_learning_rate(int32_t id, double lr) {
   return guarded(-1, [&] {
     optimizerHandles().get(id, "optimizer")->setLearningRate(static_cast<float>(lr));
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_set_loss_scale(int32_t id, int32_t enabled,
+                                                            double scale, int32_t dynamic,
+                                                            double growthInterval, double minScale) {
+  return guarded(-1, [&] {
+    const char* op = "optimizer.setLossScale";
+    check(std::isfinite(scale) && scale > 0, op, "scale must be a finite number > 0, got ", scale);
+    check(growthInterval >= 1, op, "growthInterval must be >= 1, got ", growthInterval);
+    check(std::isfinite(minScale) && minScale > 0, op, "minScale must be > 0, got ", minScale);
+    LossScale& ls = optimizerHandles().get(id, "optimizer")->lossScale;
+    ls = LossScale{enabled != 0, static_cast<float>(scale), dynamic != 0,
+                   static_cast<int64_t>(growthInterval), static_cast<float>(minScale)};
     return 0;
   });
 }

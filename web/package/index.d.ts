@@ -117,6 +117,10 @@ export interface MemoryInfo {
 }
 export function setBackend(name: 'cpu' | 'gl' | 'reference' | string): boolean;
 export function getBackend(): string;
+/** URLs this context fetched for Glint (script, modules, wasm): for an offline cache. */
+export function loadedResources(): string[];
+/** Checks every kernel's outputs; the first NaN/Infinity throws a GlintError naming the kernel. */
+export function enableDebugMode(on?: boolean): void;
 export function backendInfo(): BackendInfo;
 export function memory(): MemoryInfo;
 export function releaseUnusedMemory(): void;
@@ -233,9 +237,22 @@ export function variableGrads(f: () => Tensor, varList?: Variable[]):
 
 // ---- Optimizers ----------------------------------------------------------------------------
 
+export interface LossScale {
+  enabled?: boolean;
+  /** Initial (and, while not dynamic, fixed) scale; default 32768. */
+  scale?: number;
+  /** Halve on a non-finite step, double after growthInterval finite steps (default true). */
+  dynamic?: boolean;
+  growthInterval?: number;
+  minScale?: number;
+}
 export class Optimizer {
   readonly iterations: number;
   readonly learningRate: number;
+  readonly lossScale: Required<LossScale>;
+  /** Steps skipped for non-finite gradients while loss scaling was on. */
+  readonly skippedSteps: number;
+  setLossScale(options?: LossScale): void;
   getClassName(): string;
   getConfig(): object;
   setLearningRate(lr: number): void;

@@ -264,7 +264,7 @@ export async function workerTraining({epochs = 3, backend}) {
  * Trains the mlp on gl with fit, forcing WebGL context losses (WEBGL_lose_context)
  * after some batches; the same run without losses is the reference.
  */
-export async function contextLoss({epochs = 8, loseAfter = [5, 11]}) {
+export async function contextLoss({epochs = 8, loseAfter = [5, 11], withReference = true}) {
   glint.setBackend('gl');
   const {x, y} = await dataFor('mlp', 64);
   const run = async (lose) => {
@@ -285,10 +285,48 @@ export async function contextLoss({epochs = 8, loseAfter = [5, 11]}) {
     return {loss: logs.loss, acc: logs.acc, batches, skipped: h.deviceLosses, losses,
             backend: glint.getBackend()};
   };
-  const reference = await run(false);
+  const reference = withReference ? await run(false) : null;
   const lost = await run(true);
   glint.dispose([x, y]);
   return {reference, lost};
+}
+
+/**
+ * Saves a model to indexeddb://name over and over; version k has every weight
+ * equal to k, so a load shows at once whether it got one whole version. Before
+ * each save localStorage records the version started, after it the version
+ * done. The driver closes the page at a random moment and checks the model.
+ */
+export async function saveLoop({name, first = 1, units = 700, rounds = 1000}) {
+  glint.setBackend('cpu');
+  const model = glint.sequential({layers: [
+    glint.layers.dense({units, inputShape: [units]}),
+    glint.layers.dense({units: 10}),
+  ]});
+  for (let k = first; k < first + rounds; ++k) {
+    glint.tidy(() => model.setWeights(model.getWeights().map((w) => glint.fill(w.shape, k))));
+    localStorage.setItem(`${name}-started`, String(k));
+    await model.save(`indexeddb://${name}`);
+    localStorage.setItem(`${name}-done`, String(k));
+  }
+  model.dispose();
+}
+
+/** The saved model's weights: the distinct values each holds, and the versions recorded. */
+export async function inspectSaved({name}) {
+  glint.setBackend('cpu');
+  const report = {started: Number(localStorage.getItem(`${name}-started`)),
+                  done: Number(localStorage.getItem(`${name}-done`)), values: [], error: null};
+  try {
+    const model = await glint.loadLayersModel(`indexeddb://${name}`);
+    const values = new Set();
+    for (const w of model.getWeights()) for (const v of w.dataSync()) values.add(v);
+    report.values = [...values];
+    model.dispose();
+  } catch (e) {
+    report.error = e.message;
+  }
+  return report;
 }
 
 /** localstorage:// round trip, listing and removal for both stores, and a failed save. */

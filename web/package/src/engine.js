@@ -6,6 +6,15 @@ export function setBackend(name) {
   return true;
 }
 
+/**
+ * Debug mode: every kernel's float outputs are checked after it runs; the first kernel that
+ * produces a NaN or an infinity throws a GlintError naming it (and whether its inputs were
+ * already non-finite). Each check reads back (a GPU sync): for debugging, not for speed.
+ */
+export function enableDebugMode(on = true) {
+  core.callInt(() => core.module()._glint_set_debug_mode(on ? 1 : 0));
+}
+
 export function getBackend() {
   return core.callString(() => core.module()._glint_get_backend());
 }
@@ -15,6 +24,20 @@ export function backendInfo() {
   const info = core.callJson(() => core.module()._glint_backend_info());
   info.build = core.buildInfo();
   return info;
+}
+
+/**
+ * The URLs this context fetched (its script, the package's modules, the wasm build): what an
+ * offline cache must hold. Called through glint.worker(), it lists the worker's own fetches,
+ * which the page's performance entries do not show.
+ */
+export function loadedResources() {
+  const urls = [...performance.getEntriesByType('resource').map((e) => e.name),
+                ...core.buildInfo().files];
+  if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope) {
+    urls.unshift(self.location.href);
+  }
+  return [...new Set(urls)];
 }
 
 export function memory() {

@@ -5,7 +5,8 @@
 export {ready, GlintError, isReady} from './core.js';
 export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, variable,
   tidy, keep, dispose} from './tensor.js';
-export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed,
+export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed, enableDebugMode,
+  loadedResources,
   kernelTable, gl} from './engine.js';
 export {ops, losses, metrics, runOp} from './ops.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';

@@ -34,7 +34,10 @@ export async function loadModule(options = {}) {
     throw new Error(`[glint.ready] could not load ${dir}${name}.mjs: ${e.message}`);
   }
   const M = await factory(moduleArgs);
-  M.glintBuild = {name, threads: useThreads};
+  // The files this build is made of (the pthreads build starts workers from *.worker.js).
+  const files = [dir + name + '.mjs', dir + name + '.wasm'];
+  if (useThreads) files.push(dir + name + '.worker.js');
+  M.glintBuild = {name, threads: useThreads, files};
   return M;
 }
 

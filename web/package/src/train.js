@@ -33,6 +33,24 @@ export class Optimizer {
   get learningRate() {
     return this._info().learningRate;
   }
+  /** Loss scaling; while enabled, steps with non-finite gradients are skipped and counted. */
+  get lossScale() {
+    return this._info().lossScale;
+  }
+  get skippedSteps() {
+    return this._info().skippedSteps;
+  }
+  /**
+   * {enabled = true, scale = 32768, dynamic = true, growthInterval = 2000, minScale = 1}:
+   * the loss is multiplied by `scale` before differentiating, the gradients divided after; a step
+   * whose gradients are not finite is skipped (dynamic: the scale halves, and doubles again
+   * after growthInterval finite steps).
+   */
+  setLossScale({enabled = true, scale = 32768, dynamic = true, growthInterval = 2000,
+                minScale = 1} = {}) {
+    core.callInt(() => core.module()._glint_optimizer_set_loss_scale(
+        this.id, enabled ? 1 : 0, scale, dynamic ? 1 : 0, growthInterval, minScale));
+  }
   setLearningRate(lr) {
     core.callInt(() => core.module()._glint_optimizer_set_learning_rate(this.id, lr));
   }

@@ -1,0 +1,582 @@
+// Glint digits: draw a digit, the model reads it live; correct it and it
+// fine-tunes on the spot. The engine runs in a worker (engine.js); this file
+// is the page: pad, bars, samples, training chart. window.digitsApp exposes
+// the state the browser test reads (tests/browser/digits.mjs).
+import uPlot from '../../../node_modules/uplot/dist/uPlot.esm.js';
+import {browserDownloads} from '../../package/src/io.js';
+import {registerOffline} from '../offline.js';
+import {Engine, argmax} from './engine.js';
+import {gatherMnist, loadMnist, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
+import {mnistify} from './mnistify.js';
+import {Pad, RASTER} from './pad.js';
+
+const $ = (id) => document.getElementById(id);
+const BACKEND_KEY = 'glint-digits/backend';
+const REPLAY = 32;          // original digits mixed into each fine-tuning batch
+const PERSONAL_MAX = 32;    // most recent personal samples in that batch
+const NEW_COPIES = 4;       // the sample just taught counts this many times
+
+const app = window.digitsApp = {
+  state: 'loading',         // 'loading' | 'ready' | 'training' | 'error'
+  error: null,
+  lastPrediction: null,     // {version, generation, probs, label, input}
+  lastTeach: null,          // {label, ms, steps, probs, saved}
+  backend: null,
+  samples: [],
+  source: null,
+  offlineCached: 0,
+  stats: {predictions: 0, inFlight: 0, maxInFlight: 0},   // live prediction: never piled up
+};
+
+let engine = null, mnist = null;
+// For tests/browser/digits.mjs: what the page drew, predicted and held out.
+Object.assign(app, {
+  padVersion: () => pad.version,
+  generation: () => generation,
+  busy: () => busy || inFlight || frameRequested,
+  ink: () => pad.ink(),
+  heldOut: () => mnist.test,
+  backendInWorker: () => engine.getBackend(),
+});
+let generation = 0;          // bumps when the model changes: older predictions are stale
+let busy = false;            // a teach / reset / backend switch is running
+const pad = new Pad($('pad'));
+
+// ---- status -------------------------------------------------------------------
+
+function status(kind, html) {
+  const s = $('status');
+  s.className = `summary ${kind}`;
+  s.replaceChildren(...html);
+}
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  e.append(...children.flat().filter((c) => c !== null && c !== undefined));
+  return e;
+}
+
+const SOURCE_TEXT = {shipped: 'shipped', 'fine-tuned': 'fine-tuned by you', 'trained here': 'trained here',
+                     training: 'training…'};
+
+function showSource() {
+  app.source = engine.source;
+  const b = $('model-source');
+  b.className = `badge ${engine.source === 'shipped' ? 'info' : 'ok'}`;
+  b.textContent = SOURCE_TEXT[engine.source] ?? engine.source;
+}
+
+function readyStatus() {
+  status('ok', [el('strong', {}, 'Ready'), ` — model ${SOURCE_TEXT[engine.source]}, on `,
+                el('strong', {}, app.backend), ' in a Web Worker',
+                app.samples.length ? ` · ${app.samples.length} personal sample${app.samples.length > 1 ? 's' : ''}` : '']);
+}
+
+function fail(e) {
+  console.warn(e);
+  app.error = e.message;
+  status('fail', [el('strong', {}, 'Something went wrong: '), e.message]);
+}
+
+// ---- prediction -------------------------------------------------------------------
+
+const bars = [];
+for (let d = 0; d < 10; ++d) {
+  const fill = el('span', {class: 'fill'});
+  const value = el('span', {class: 'value'}, '');
+  const row = el('li', {}, el('span', {class: 'digit'}, String(d)), el('span', {class: 'track'}, fill), value);
+  $('bars').append(row);
+  bars.push({row, fill, value});
+  $('teach').append(el('button', {class: 'digit-button', 'data-digit': String(d), disabled: '',
+                                  'aria-label': `It is a ${d}: teach the model`,
+                                  onclick: () => teach(d)}, String(d)));
+}
+
+function renderProbs(probs) {
+  const best = probs ? argmax(probs) : -1;
+  bars.forEach((b, d) => {
+    const p = probs ? probs[d] : 0;
+    b.fill.style.width = `${(100 * p).toFixed(1)}%`;
+    b.value.textContent = probs ? `${(100 * p).toFixed(p < 0.995 ? 1 : 0)}%` : '';
+    b.row.classList.toggle('best', d === best);
+  });
+  $('guess').textContent = probs ? String(best) : '–';
+  $('mini-guess').textContent = probs ? `reads ${best} · ${(100 * probs[best]).toFixed(0)}%` : '';
+  $('confidence').textContent = probs ? `${(100 * probs[best]).toFixed(1)}% sure` : 'draw a digit';
+}
+
+const preview = $('input28').getContext('2d');
+function drawPreview(pixels) {
+  const img = preview.createImageData(28, 28);
+  for (let i = 0; i < PIXELS; ++i) {
+    const v = pixels ? Math.round(pixels[i] * 255) : 0;
+    img.data.set([v, v, v, 255], 4 * i);
+  }
+  preview.putImageData(img, 0, 0);
+}
+
+let current = null;           // {version, pixels} of the drawing on the pad
+function input() {
+  if (pad.empty) return null;
+  if (!current || current.version !== pad.version) {
+    const r = mnistify(pad.ink(), RASTER, RASTER);
+    current = {version: pad.version, pixels: r.pixels};
+  }
+  return current;
+}
+
+// At most one prediction in flight and one frame's worth queued: drawing
+// never piles requests up, and the last stroke is always the one predicted.
+let frameRequested = false, inFlight = false, again = false;
+function schedulePredict() {
+  if (frameRequested) return;
+  frameRequested = true;
+  requestAnimationFrame(() => {
+    frameRequested = false;
+    predictNow();
+  });
+}
+
+async function predictNow() {
+  if (!engine?.model || busy) return;
+  if (inFlight) {
+    again = true;
+    return;
+  }
+  inFlight = true;
+  let failed = false;
+  try {
+    const x = input();
+    const gen = generation;
+    if (!x) {
+      drawPreview(null);
+      renderProbs(null);
+      app.lastPrediction = {version: pad.version, generation: gen, probs: null, label: null, input: null};
+      return;
+    }
+    drawPreview(x.pixels);
+    const st = app.stats;
+    st.maxInFlight = Math.max(st.maxInFlight, ++st.inFlight);
+    let probs;
+    try {
+      probs = await engine.predict(x.pixels);
+    } finally {
+      --st.inFlight;
+    }
+    ++st.predictions;
+    if (gen !== generation) return;   // the model changed meanwhile: predict again
+    renderProbs(probs);
+    app.lastPrediction = {version: x.version, generation: gen, probs, label: argmax(probs),
+                          input: Array.from(x.pixels)};
+  } catch (e) {
+    failed = true;
+    fail(e);
+  } finally {
+    inFlight = false;
+    if (!failed && (again || app.lastPrediction?.version !== pad.version ||
+                    app.lastPrediction?.generation !== generation)) {
+      again = false;
+      schedulePredict();
+    }
+  }
+}
+
+pad.addEventListener('change', () => {
+  $('pad-hint').hidden = !pad.empty;
+  $('undo').disabled = $('clear').disabled = pad.empty;
+  setControls();
+  schedulePredict();
+});
+$('undo').addEventListener('click', () => pad.undo());
+$('clear').addEventListener('click', () => pad.clear());
+document.addEventListener('keydown', (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key === 'z' && !e.target.closest('input, select, textarea')) {
+    e.preventDefault();
+    pad.undo();
+  }
+});
+
+// ---- teaching ----------------------------------------------------------------------
+
+function setControls() {
+  const idle = app.state === 'ready' && !busy;
+  for (const b of document.querySelectorAll('.digit-button')) b.disabled = !idle || pad.empty;
+  $('reset').disabled = !idle || engine?.source === 'shipped';
+  $('download-model').disabled = !idle;
+  $('backend').disabled = !idle;
+  $('train').disabled = !idle;
+  $('stop').disabled = app.state !== 'training';
+  $('epochs').disabled = app.state === 'training';
+  const none = app.samples.length === 0;
+  $('export-json').disabled = $('export-csv').disabled = none;
+  $('clear-samples').disabled = none || app.state === 'training';
+}
+
+/** The batch the model fine-tunes on: personal samples (the new one weighted) + replayed originals. */
+function teachBatch(personal, newPixels, label) {
+  const mine = personal.slice(-PERSONAL_MAX);
+  const rows = [...mine.map((s) => ({pixels: s.pixels, label: s.label}))];
+  for (let i = 1; i < NEW_COPIES; ++i) rows.push({pixels: newPixels, label});
+  const rnd = rng((Date.now() ^ app.samples.length * 7919) >>> 0);
+  const replay = Array.from({length: REPLAY}, () => mnist.train[Math.floor(rnd() * mnist.train.length)]);
+  const n = rows.length + replay.length;
+  const {x: rx, y: ry} = gatherMnist(mnist, replay);
+  const x = new Float32Array(n * PIXELS), y = new Float32Array(n * 10);
+  rows.forEach((r, i) => {
+    for (let p = 0; p < PIXELS; ++p) x[i * PIXELS + p] = r.pixels[p] / 255;
+    y[i * 10 + r.label] = 1;
+  });
+  x.set(rx, rows.length * PIXELS);
+  y.set(ry, rows.length * 10);
+  return {x, y, n};
+}
+
+async function teach(label) {
+  const t0 = performance.now();
+  const x = input();
+  if (!x || busy || app.state !== 'ready') {
+    if (!x) $('teach-result').textContent = 'Draw a digit first, then click what it is.';
+    return;
+  }
+  busy = true;
+  setControls();
+  const before = app.lastPrediction?.version === x.version ? app.lastPrediction.label : null;
+  const bytes = toBytes(x.pixels);
+  const sample = {id: null, label, pixels: bytes, created: Date.now()};
+  app.samples.push(sample);
+  const stored = samples.add(label, x.pixels).then((id) => { sample.id = id; });
+  stored.catch(() => {});   // reported below, once the answer is on screen
+  try {
+    const batch = teachBatch(app.samples, bytes, label);
+    const r = await engine.fineTune({...batch, target: x.pixels, label});
+    ++generation;
+    renderProbs(r.probs);
+    const ms = performance.now() - t0;
+    app.lastPrediction = {version: x.version, generation, probs: r.probs, label: argmax(r.probs),
+                          input: Array.from(x.pixels)};
+    app.lastTeach = {label, ms, steps: r.steps, probs: r.probs, before, saved: false};
+    renderSamples();
+    const right = argmax(r.probs) === label;
+    $('teach-result').textContent = right ?
+        `Learned: it reads ${label} now (${r.steps} steps, ${Math.round(ms)} ms).` :
+        `Nudged towards ${label} (${r.steps} steps, ${Math.round(ms)} ms): ` +
+        'teach it another example or two.';
+    // Persist after the answer is on screen: model and sample survive a reload.
+    await stored;
+    await engine.save('fine-tuned');
+    app.lastTeach.saved = true;
+    showSource();
+    $('teach-result').textContent += ' Saved in this browser.';
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy = false;
+    setControls();
+    readyStatus();
+    schedulePredict();    // what was drawn meanwhile
+  }
+}
+
+// ---- personal samples --------------------------------------------------------------
+
+function renderSamples() {
+  const list = $('samples');
+  list.replaceChildren(...app.samples.map((s, i) => {
+    const c = el('canvas', {width: '28', height: '28', 'aria-hidden': 'true'});
+    const ctx = c.getContext('2d');
+    const img = ctx.createImageData(28, 28);
+    for (let p = 0; p < PIXELS; ++p) {
+      const v = 255 - s.pixels[p];   // dark ink on light paper
+      img.data.set([v, v, v, 255], 4 * p);
+    }
+    ctx.putImageData(img, 0, 0);
+    return el('li', {'data-label': String(s.label)}, c, el('span', {class: 'label'}, String(s.label)),
+              el('button', {class: 'remove', 'aria-label': `Remove sample ${i + 1} (a ${s.label})`,
+                            title: 'Remove', onclick: () => removeSample(s)}, '×'));
+  }));
+  $('sample-count').textContent = String(app.samples.length);
+  $('samples-empty').hidden = app.samples.length > 0;
+  setControls();
+}
+
+async function removeSample(s) {
+  app.samples = app.samples.filter((x) => x !== s);
+  renderSamples();
+  try {
+    if (s.id !== null) await samples.remove(s.id);
+    $('teach-result').textContent = 'Sample removed: the next fine-tuning leaves it out ' +
+        '(the model keeps what it learned until you reset it).';
+  } catch (e) {
+    fail(e);
+  }
+}
+
+let confirmClear = null;
+$('clear-samples').addEventListener('click', async () => {
+  const btn = $('clear-samples');
+  if (!confirmClear) {
+    btn.textContent = `Delete ${app.samples.length}? Click again`;
+    confirmClear = setTimeout(() => {
+      confirmClear = null;
+      btn.textContent = 'Delete all';
+    }, 4000);
+    return;
+  }
+  clearTimeout(confirmClear);
+  confirmClear = null;
+  btn.textContent = 'Delete all';
+  try {
+    await samples.clear();
+    app.samples = [];
+    renderSamples();
+    readyStatus();
+  } catch (e) {
+    fail(e);
+  }
+});
+
+function download(name, text, type) {
+  const a = el('a', {download: name, href: URL.createObjectURL(new Blob([text], {type}))});
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+$('export-json').addEventListener('click', () =>
+  download('glint-digits-samples.json', exportJson(app.samples), 'application/json'));
+$('export-csv').addEventListener('click', () =>
+  download('glint-digits-samples.csv', exportCsv(app.samples), 'text/csv'));
+
+// ---- model: backend, download, reset ----------------------------------------------------
+
+$('download-model').addEventListener('click', async () => {
+  try {
+    await browserDownloads('glint-digits').save(await engine.artifacts());
+  } catch (e) {
+    fail(e);
+  }
+});
+
+$('reset').addEventListener('click', async () => {
+  busy = true;
+  setControls();
+  try {
+    await engine.reset();
+    ++generation;
+    showSource();
+    const n = app.samples.length;
+    $('teach-result').textContent = 'Back to the shipped model.' + (n === 0 ? '' : n === 1 ?
+        ' Your sample is kept: it joins the next fine-tuning.' :
+        ` Your ${n} samples are kept: they join the next fine-tuning.`);
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy = false;
+    setControls();
+    readyStatus();
+    schedulePredict();
+  }
+});
+
+async function showBackend(info) {
+  app.backend = await engine.getBackend();
+  const select = $('backend');
+  const usable = info.backends.filter((b) => b.available && b.name !== 'reference');
+  select.replaceChildren(...usable.map((b) => el('option', {value: b.name},
+                                                 b.name + (b.software ? ' (software GPU)' : ''))));
+  select.value = app.backend;
+  const unavailable = info.backends.filter((b) => !b.available && b.name !== 'reference');
+  const software = usable.filter((b) => b.software).map((b) => b.name);
+  $('backend-note').textContent = [
+    software.length ? `${software.join(', ')}: a software-emulated GPU here, slower than cpu` : '',
+    unavailable.length ? `not here: ${unavailable.map((b) => `${b.name} (${b.reason})`).join('; ')}` : '',
+  ].filter(Boolean).join(' · ');
+  $('engine').textContent = `${info.build.name} (${info.build.threads ? 'SIMD + threads' :
+                                                    'SIMD, one thread'}), in a Web Worker`;
+}
+
+$('backend').addEventListener('change', async (e) => {
+  busy = true;
+  setControls();
+  try {
+    app.backend = await engine.setBackend(e.target.value);
+    localStorage.setItem(BACKEND_KEY, app.backend);
+    ++generation;
+  } catch (err) {
+    fail(err);
+  } finally {
+    busy = false;
+    setControls();
+    readyStatus();
+    schedulePredict();
+  }
+});
+
+// ---- training from scratch ---------------------------------------------------------------
+
+let chart = null;
+const series = {x: [], loss: [], acc: [], valAcc: []};
+
+function makeChart() {
+  const box = $('chart');
+  const width = Math.max(260, box.clientWidth);
+  const text = getComputedStyle(document.body).color;   // canvas axes cannot use currentColor
+  chart?.destroy();
+  chart = new uPlot({
+    width, height: 220,
+    legend: {live: false},
+    scales: {x: {time: false}, loss: {auto: true}, acc: {range: [0, 1]}},
+    axes: [{label: 'epoch', stroke: text, grid: {stroke: '#8883'}},
+           {scale: 'loss', label: 'loss', stroke: text, grid: {stroke: '#8883'}},
+           {scale: 'acc', side: 1, label: 'accuracy', stroke: text, grid: {show: false},
+            values: (u, v) => v.map((x) => `${Math.round(x * 100)}%`)}],
+    series: [{label: 'epoch', value: (u, v) => (v == null ? '–' : v.toFixed(2))},
+             {label: 'loss', scale: 'loss', stroke: '#e8590c', width: 2,
+              value: (u, v) => (v == null ? '–' : v.toFixed(3))},
+             {label: 'accuracy', scale: 'acc', stroke: '#3b5bdb', width: 2,
+              value: (u, v) => (v == null ? '–' : `${(v * 100).toFixed(1)}%`)},
+             {label: 'held-out accuracy', scale: 'acc', stroke: '#2f9e44', width: 0,
+              points: {show: true, size: 9, fill: '#2f9e44'}, spanGaps: true,
+              value: (u, v) => (v == null ? '–' : `${(v * 100).toFixed(1)}%`)}],
+  }, [series.x, series.loss, series.acc, series.valAcc], box);
+}
+
+let chartFrame = false;
+function redrawChart() {
+  if (chartFrame) return;
+  chartFrame = true;
+  requestAnimationFrame(() => {
+    chartFrame = false;
+    chart.setData([series.x, series.loss, series.acc, series.valAcc]);
+  });
+}
+
+new ResizeObserver(() => {
+  if (chart) chart.setSize({width: Math.max(260, $('chart').clientWidth), height: 220});
+}).observe($('chart'));
+
+$('train').addEventListener('click', async () => {
+  const epochs = Number($('epochs').value);
+  app.state = 'training';
+  setControls();
+  for (const k of Object.keys(series)) series[k].length = 0;
+  makeChart();
+  const steps = Math.ceil(mnist.train.length / 64);
+  let smoothLoss = null, smoothAcc = null, epochNow = 0;
+  app.training = {epochs, batches: 0, history: null, valAcc: [], firstLoss: null, lastLoss: null};
+  $('train-status').textContent = 'preparing 8,000 digits…';
+  $('teach-result').textContent = '';
+  $('chart-empty').hidden = true;
+  try {
+    const train = gatherMnist(mnist, mnist.train), test = gatherMnist(mnist, mnist.test);
+    ++generation;
+    const history = await engine.trainFromScratch({
+      x: train.x, y: train.y, n: mnist.train.length, xv: test.x, yv: test.y, nv: mnist.test.length,
+      epochs,
+      onBatch: (b, logs) => {
+        // Exponential smoothing: single batches are noisy.
+        smoothLoss = smoothLoss === null ? logs.loss : 0.9 * smoothLoss + 0.1 * logs.loss;
+        const acc = logs.acc ?? logs.accuracy;
+        smoothAcc = smoothAcc === null ? acc : 0.9 * smoothAcc + 0.1 * acc;
+        series.x.push(epochNow + (b + 1) / steps);
+        series.loss.push(smoothLoss);
+        series.acc.push(smoothAcc);
+        series.valAcc.push(null);
+        app.training.batches++;
+        app.training.firstLoss ??= logs.loss;
+        app.training.lastLoss = smoothLoss;
+        $('train-status').textContent = `epoch ${epochNow + 1}/${epochs} · batch ${b + 1}/${steps} · ` +
+            `loss ${smoothLoss.toFixed(3)} · accuracy ${(100 * smoothAcc).toFixed(1)}%`;
+        redrawChart();
+        if (b % 8 === 0) {
+          ++generation;     // the prediction follows the model as it learns
+          schedulePredict();
+        }
+      },
+      onEpoch: (epoch, logs) => {
+        epochNow = epoch + 1;
+        const v = logs.val_acc ?? logs.val_accuracy;
+        series.valAcc[series.valAcc.length - 1] = v;
+        app.training.valAcc.push(v);
+        redrawChart();
+      },
+    });
+    app.training.history = history.history;
+    const last = app.training.valAcc.at(-1);
+    $('train-status').textContent = last === undefined ? 'stopped before the first epoch ended' :
+        `done: ${(100 * last).toFixed(1)}% on the 2,000 held-out digits after ` +
+        `${app.training.valAcc.length} epoch${app.training.valAcc.length > 1 ? 's' : ''}. Saved in this browser.`;
+    await engine.save('trained here');
+  } catch (e) {
+    fail(e);
+  } finally {
+    app.state = app.error ? 'error' : 'ready';
+    app.training.done = true;
+    ++generation;
+    showSource();
+    setControls();
+    if (!app.error) readyStatus();
+    schedulePredict();
+  }
+});
+$('stop').addEventListener('click', () => {
+  engine.stop();
+  $('train-status').textContent = 'stopping after this batch…';
+});
+
+// ?threads=0: the single-thread build even where threads would work.
+const THREADS = new URLSearchParams(location.search).get('threads') === '0' ? false : 'auto';
+
+// ---- start -----------------------------------------------------------------------------------
+
+async function start() {
+  status('pending', [el('strong', {}, 'Starting the engine…'), ' loading Glint in a worker, the model and the digits']);
+  const [eng, data] = await Promise.all([Engine.start({threads: THREADS}), loadMnist(new URL('./data/', import.meta.url))
+      .catch((e) => {
+        throw new Error(`the bundled digits (data/) could not be loaded: ${e.message}. Run \`make demo\`.`);
+      })]);
+  engine = eng;
+  mnist = data;
+  const info = await engine.backendInfo();
+  // The saved choice where it still works; else a real GPU, else cpu (a
+  // software-emulated GPU is slower than the wasm cpu backend).
+  const usable = info.backends.filter((b) => b.available && b.name !== 'reference');
+  const saved = localStorage.getItem(BACKEND_KEY);
+  const gpu = usable.find((b) => b.name === 'gl' && !b.software);
+  const want = usable.find((b) => b.name === saved)?.name ?? gpu?.name ?? 'cpu';
+  if (usable.some((b) => b.name === want)) await engine.setBackend(want);
+  await showBackend(info);
+  await engine.load();
+  app.samples = (await samples.all()).map((s) => ({...s, pixels: new Uint8Array(s.pixels)}));
+  status('pending', [el('strong', {}, 'Warming up…'), ' the first training steps, so that your first correction is quick']);
+  const first = {pixels: mnist.pixels.subarray(0, PIXELS), label: mnist.labels[0]};
+  const warm = teachBatch([...app.samples, first], first.pixels, first.label);
+  await engine.warmUp(warm.x, warm.y, warm.n);
+  renderSamples();
+  showSource();
+  makeChart();
+  app.state = 'ready';
+  setControls();
+  readyStatus();
+  schedulePredict();
+  // Offline: hand the service worker what the worker fetched (the page's own
+  // requests are in its resource timing list).
+  const model = await (await fetch(new URL('./model/model.json', import.meta.url))).json();
+  const shards = (model.weightsManifest ?? []).flatMap((g) => g.paths)
+      .map((p) => new URL(p, new URL('./model/', import.meta.url)).href);
+  try {
+    app.offlineCached = await registerOffline([...await engine.resources(), ...shards]);
+    app.offlineReady = true;
+  } catch (e) {
+    // Offline now, or service workers refused: the copy made on an earlier visit still serves.
+    console.warn(`offline copy not updated: ${e.message}`);
+  }
+}
+
+start().catch((e) => {
+  app.state = 'error';
+  fail(e);
+});

@@ -1,6 +1,8 @@
 #include "src/layers/layer_args.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 
 #include "glint/activations.h"
 #include "glint/error.h"
@@ -41,11 +43,19 @@ const Json& ArgReader::at(const std::string& key) const {
   return args_.at(key);
 }
 
+// A double is an integer argument only when it is whole and within int64's
+// range: casting one outside it (1e47, found by fuzz_model_json) is undefined.
+static bool isWholeInt64(double d) {
+  return std::isfinite(d) && d == std::trunc(d) && d >= -9.2e18 && d <= 9.2e18;
+}
+
 int64_t ArgReader::integer(const std::string& key) const {
   const Json& v = at(key);
-  if (!v.is_number_integer() && !(v.is_number() && v.get<double>() == static_cast<int64_t>(v.get<double>())))
-    fail(key, "must be an integer, got " + v.dump());
-  return v.get<int64_t>();
+  if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+    return v.get<int64_t>();
+  if (v.is_number_float() && isWholeInt64(v.get<double>()))
+    return static_cast<int64_t>(v.get<double>());
+  fail(key, "must be an integer, got " + v.dump());
 }
 
 int64_t ArgReader::integer(const std::string& key, int64_t fallback) const {

@@ -19,24 +19,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {fileURLToPath} from 'node:url';
-import {serve} from '../../tools/serve.mjs';
-import {launchChromium} from './run.mjs';
+import {check, checkNoErrors, DESKTOP, openPage, repo, runMain, screenshots, withBrowser} from './harness.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const appDir = path.join(repo, 'web/apps/digits');
 // --threads 0: the single-thread build (the page's ?threads=0).
 const argv = process.argv.slice(2);
 const query = argv[0] === '--threads' && argv[1] === '0' ? '?threads=0' : '';
-let passed = 0, failed = 0;
-
-function check(name, ok, detail) {
-  if (ok) ++passed;
-  else ++failed;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
-  return ok;
-}
-
 // ---- strokes: point lists in pad coordinates [0, 1] ----------------------------------------
 
 const arc = (cx, cy, rx, ry, from, to, n = 24) => Array.from({length: n + 1}, (_, i) => {
@@ -239,17 +227,9 @@ async function main() {
   const shippedBin = fs.readFileSync(path.join(appDir, 'model', shippedJson.weightsManifest[0].paths[0]));
   const shipped = referenceModel(shippedJson, new Uint8Array(shippedBin));
 
-  let server = await serve({root: repo, port: 0});
-  const base = `http://127.0.0.1:${server.port}`;
-  const browser = await launchChromium([]);
-  const t0 = Date.now();
-  try {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({width: 1280, height: 800});
-    const consoleErrors = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    page.on('pageerror', (e) => consoleErrors.push(`page error: ${e.message}`));
-    await page.goto(`${base}/web/apps/digits/index.html${query}`);
+  await withBrowser(async ({base, context, stopServer}) => {
+    const t0 = Date.now();
+    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html${query}`);
     await waitReady(page);
     const start = await page.evaluate(() => ({backend: digitsApp.backend, source: digitsApp.source,
                                               engine: document.getElementById('engine').textContent}));
@@ -410,17 +390,10 @@ async function main() {
 
     // Screenshots with a digit on the pad.
     await draw(page, DIGITS[3]);
-    const shots = path.join(repo, 'build/screenshots');
-    fs.mkdirSync(shots, {recursive: true});
-    await page.screenshot({path: path.join(shots, 'digits-desktop.png'), fullPage: true});
-    await page.setViewportSize({width: 390, height: 844});
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await page.screenshot({path: path.join(shots, 'digits-phone.png'), fullPage: true});
-    check('phone width (390 px): no horizontal scrolling', overflow <= 0, `${overflow} px wider`);
+    await screenshots(page, 'digits');
     const phone1 = await draw(page, DIGITS[1]);
     check('phone width: drawing still predicts', phone1.label === 1, fmtP(phone1.probs));
-    await page.setViewportSize({width: 1280, height: 800});
+    await page.setViewportSize(DESKTOP);
 
     // The personal sample is removable (the removal persists: checked after the offline reload).
     await page.locator('#samples li .remove').first().click();
@@ -429,16 +402,15 @@ async function main() {
 
     // Offline: network off and the server gone; the reload comes from the service worker.
     await page.waitForFunction(() => digitsApp.offlineReady, null, {timeout: 30000});
-    await browser.context.setOffline(true);
-    await server.close();
-    server = null;
+    await context.setOffline(true);
+    await stopServer();
     await page.reload();
     await waitReady(page);
     const off = await draw(page, DIGITS[1]);
     check('offline (no network, server stopped): reload, the app still predicts', off.label === 1,
           `read ${fmtP(off.probs)}, model ${await page.evaluate(() => digitsApp.source)}, ` +
           await page.locator('#engine').textContent());
-    await browser.context.setOffline(false);
+    await context.setOffline(false);
     const left = await page.evaluate(() => digitsApp.samples.length);
     check('a removed sample stays removed after a reload', left === 0, `${left} sample(s)`);
 
@@ -449,19 +421,10 @@ async function main() {
     const focused = await page.evaluate(() => document.activeElement?.tagName);
     check('controls are named buttons and selects, reachable with Tab', unnamed.length === 0 &&
           ['BUTTON', 'SELECT'].includes(focused), unnamed.join(' ') || `first Tab stop: ${focused}`);
-    check('no console errors', consoleErrors.length === 0, consoleErrors.slice(0, 3).join(' | '));
+    checkNoErrors(errors);
     console.log(`(${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     await page.close();
-  } finally {
-    await browser.close();
-    if (server) await server.close();
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
+  });
 }
 
-main().catch((e) => {
-  console.error(`tests/browser/digits.mjs: ${e.stack ?? e.message}`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -7,113 +7,74 @@
 // quota. Then screenshots at desktop and phone widths (build/screenshots/).
 // Usage: node tests/browser/doctor.mjs [--seconds S] (speed test per backend; default 1)
 // Needs the web package's builds (make web). Last line: "N passed, N failed".
-import fs from 'node:fs';
-import path from 'node:path';
-import {fileURLToPath} from 'node:url';
-import {serve} from '../../tools/serve.mjs';
-import {launchChromium} from './run.mjs';
+import {check, checkNoErrors, openPage, runMain, screenshots, withBrowser} from './harness.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 const seconds = argv[0] === '--seconds' ? Number(argv[1]) : 1;
-let passed = 0, failed = 0;
 
-function check(name, ok, detail) {
-  if (ok) ++passed;
-  else ++failed;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
-}
-
-async function main() {
-  const server = await serve({root: repo, port: 0});
-  const base = `http://127.0.0.1:${server.port}`;
-  const browser = await launchChromium([]);
+runMain(() => withBrowser(async ({base, context}) => {
   const t0 = Date.now();
-  try {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({width: 1280, height: 900});
-    const consoleErrors = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    page.on('pageerror', (e) => consoleErrors.push(`page error: ${e.message}`));
-    await page.goto(`${base}/web/apps/doctor/index.html?seconds=${seconds}`);
-    await page.waitForFunction(() => window.doctorReport !== undefined, null, {timeout: 75000});
-    const r = await page.evaluate(() => window.doctorReport);
-    const seconds_ = ((Date.now() - t0) / 1000).toFixed(1);
-    check('report complete', r.status === 'complete', `${r.status}${r.error ? ': ' + r.error : ''}, ${seconds_} s`);
+  const {page, errors} = await openPage(context, `${base}/web/apps/doctor/index.html?seconds=${seconds}`,
+                                        {viewport: {width: 1280, height: 900}});
+  await page.waitForFunction(() => window.doctorReport !== undefined, null, {timeout: 75000});
+  const r = await page.evaluate(() => window.doctorReport);
+  const seconds_ = ((Date.now() - t0) / 1000).toFixed(1);
+  check('report complete', r.status === 'complete', `${r.status}${r.error ? ': ' + r.error : ''}, ${seconds_} s`);
 
-    const backends = r.glint?.backends ?? [];
-    const by = Object.fromEntries(backends.map((b) => [b.name, b]));
-    check('every backend listed with a status',
-          backends.length >= 2 && backends.every((b) => typeof b.available === 'boolean' &&
-                                                          typeof b.reason === 'string' && b.reason),
-          backends.map((b) => `${b.name}=${b.available ? 'available' : 'unavailable'}`).join(', '));
-    check('cpu available', by.cpu?.available === true, by.cpu?.reason);
-    check('gl available and flagged as a software renderer (SwiftShader)',
-          by.gl?.available === true && by.gl?.software === true && /swiftshader/i.test(by.gl?.reason ?? ''),
-          by.gl?.reason);
-    check('automatic choice named, with why', typeof r.glint?.active === 'string' && r.glint.active &&
-          typeof r.glint?.why === 'string' && r.glint.why.length > 0, `${r.glint?.active}: ${r.glint?.why}`);
-    check('WebGL facts: WebGL2, float render targets, highp, MAX_TEXTURE_SIZE, software',
-          r.webgl?.version === 2 && r.webgl.floatRenderTargets && r.webgl.highpFloat &&
-          r.webgl.maxTextureSize >= 2048 && r.webgl.software === true && /swiftshader/i.test(r.webgl.renderer),
-          r.webgl && `${r.webgl.renderer}, max texture ${r.webgl.maxTextureSize}`);
-    check('WebGPU reported (present or not, adapter or why not)',
-          r.webgpu && typeof r.webgpu.present === 'boolean' && r.webgpu.glintBackend === false &&
-          (r.webgpu.adapter || r.webgpu.adapterError || !r.webgpu.present),
-          r.webgpu && (r.webgpu.adapter ? JSON.stringify(r.webgpu.adapter) : r.webgpu.adapterError ?? 'absent'));
-    check('wasm: SIMD, threads, cross-origin isolated, threads build loaded',
-          r.wasm?.simd === true && r.wasm.threads === true && r.wasm.crossOriginIsolated === true &&
-          r.wasm.build?.threads === true, r.wasm && JSON.stringify(r.wasm.build));
-    for (const b of ['cpu', 'gl']) {
-      const c = r.kernels?.perBackend?.[b];
-      check(`kernel coverage complete on ${b}`, c && c.missing.length === 0 && c.implemented === r.kernels.total &&
-            r.kernels.total > 0, c && `${c.implemented}/${r.kernels.total}, missing ${c.missing.join(',') || 'none'}`);
-    }
-    const available = backends.filter((b) => b.available).map((b) => b.name);
-    for (const b of available) {
-      const p = r.precision?.[b];
-      check(`precision on ${b} < 1e-4`, p && !p.error && p.maxRel < 1e-4 && p.ok === true,
-            p && (p.error ?? `max rel ${p.maxRel.toExponential(2)}, max abs ${p.maxAbs.toExponential(2)}`));
-      const s = r.speed?.[b];
-      check(`speed on ${b} > 0`, s && !s.error && s.stepsPerSecond > 0 && s.samplesPerSecond > 0 &&
-            s.predictMsMedian > 0, s && (s.error ?? `${s.stepsPerSecond.toFixed(1)} steps/s, predict ` +
-                                          `${s.predictMsMedian.toFixed(3)} ms`));
-    }
-    check('storage quota reported', r.storage?.quota > 0, r.storage && `${r.storage.quota} bytes`);
-    const pending = await page.evaluate(() => [...document.querySelectorAll('.badge.pending')]
-        .map((e) => e.closest('.card')?.id ?? e.textContent));
-    check('no check left pending on the page', pending.length === 0 &&
-          r.checks.every((c) => ['ok', 'warn', 'info'].includes(c.status)),
-          pending.join(', ') || r.checks.map((c) => `${c.name}:${c.status}`).join(' '));
-    const copied = await page.evaluate(async () => {
-      document.getElementById('copy').click();
-      await new Promise((res) => setTimeout(res, 300));
-      const pre = document.getElementById('json');
-      return {note: document.getElementById('copied').textContent,
-              pre: pre.hidden ? null : pre.textContent};
-    });
-    check('Copy as JSON: clipboard or the <pre> fallback', copied.note.length > 0 &&
-          (copied.pre === null || JSON.parse(copied.pre).status === 'complete'), copied.note);
-    check('no console errors', consoleErrors.length === 0, consoleErrors.slice(0, 3).join(' | '));
-
-    const shots = path.join(repo, 'build/screenshots');
-    fs.mkdirSync(shots, {recursive: true});
-    await page.screenshot({path: path.join(shots, 'doctor-desktop.png'), fullPage: true});
-    await page.setViewportSize({width: 390, height: 844});
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await page.screenshot({path: path.join(shots, 'doctor-phone.png'), fullPage: true});
-    check('phone width (390 px): no horizontal scrolling', overflow <= 0, `${overflow} px wider`);
-    await page.close();
-  } finally {
-    await browser.close();
-    await server.close();
+  const backends = r.glint?.backends ?? [];
+  const by = Object.fromEntries(backends.map((b) => [b.name, b]));
+  check('every backend listed with a status',
+        backends.length >= 2 && backends.every((b) => typeof b.available === 'boolean' &&
+                                                        typeof b.reason === 'string' && b.reason),
+        backends.map((b) => `${b.name}=${b.available ? 'available' : 'unavailable'}`).join(', '));
+  check('cpu available', by.cpu?.available === true, by.cpu?.reason);
+  check('gl available and flagged as a software renderer (SwiftShader)',
+        by.gl?.available === true && by.gl?.software === true && /swiftshader/i.test(by.gl?.reason ?? ''),
+        by.gl?.reason);
+  check('automatic choice named, with why', typeof r.glint?.active === 'string' && r.glint.active &&
+        typeof r.glint?.why === 'string' && r.glint.why.length > 0, `${r.glint?.active}: ${r.glint?.why}`);
+  check('WebGL facts: WebGL2, float render targets, highp, MAX_TEXTURE_SIZE, software',
+        r.webgl?.version === 2 && r.webgl.floatRenderTargets && r.webgl.highpFloat &&
+        r.webgl.maxTextureSize >= 2048 && r.webgl.software === true && /swiftshader/i.test(r.webgl.renderer),
+        r.webgl && `${r.webgl.renderer}, max texture ${r.webgl.maxTextureSize}`);
+  check('WebGPU reported (present or not, adapter or why not)',
+        r.webgpu && typeof r.webgpu.present === 'boolean' && r.webgpu.glintBackend === false &&
+        (r.webgpu.adapter || r.webgpu.adapterError || !r.webgpu.present),
+        r.webgpu && (r.webgpu.adapter ? JSON.stringify(r.webgpu.adapter) : r.webgpu.adapterError ?? 'absent'));
+  check('wasm: SIMD, threads, cross-origin isolated, threads build loaded',
+        r.wasm?.simd === true && r.wasm.threads === true && r.wasm.crossOriginIsolated === true &&
+        r.wasm.build?.threads === true, r.wasm && JSON.stringify(r.wasm.build));
+  for (const b of ['cpu', 'gl']) {
+    const c = r.kernels?.perBackend?.[b];
+    check(`kernel coverage complete on ${b}`, c && c.missing.length === 0 && c.implemented === r.kernels.total &&
+          r.kernels.total > 0, c && `${c.implemented}/${r.kernels.total}, missing ${c.missing.join(',') || 'none'}`);
   }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
-}
-
-main().catch((e) => {
-  console.error(`tests/browser/doctor.mjs: ${e.stack ?? e.message}`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exitCode = 1;
-});
+  const available = backends.filter((b) => b.available).map((b) => b.name);
+  for (const b of available) {
+    const p = r.precision?.[b];
+    check(`precision on ${b} < 1e-4`, p && !p.error && p.maxRel < 1e-4 && p.ok === true,
+          p && (p.error ?? `max rel ${p.maxRel.toExponential(2)}, max abs ${p.maxAbs.toExponential(2)}`));
+    const s = r.speed?.[b];
+    check(`speed on ${b} > 0`, s && !s.error && s.stepsPerSecond > 0 && s.samplesPerSecond > 0 &&
+          s.predictMsMedian > 0, s && (s.error ?? `${s.stepsPerSecond.toFixed(1)} steps/s, predict ` +
+                                        `${s.predictMsMedian.toFixed(3)} ms`));
+  }
+  check('storage quota reported', r.storage?.quota > 0, r.storage && `${r.storage.quota} bytes`);
+  const pending = await page.evaluate(() => [...document.querySelectorAll('.badge.pending')]
+      .map((e) => e.closest('.card')?.id ?? e.textContent));
+  check('no check left pending on the page', pending.length === 0 &&
+        r.checks.every((c) => ['ok', 'warn', 'info'].includes(c.status)),
+        pending.join(', ') || r.checks.map((c) => `${c.name}:${c.status}`).join(' '));
+  const copied = await page.evaluate(async () => {
+    document.getElementById('copy').click();
+    await new Promise((res) => setTimeout(res, 300));
+    const pre = document.getElementById('json');
+    return {note: document.getElementById('copied').textContent,
+            pre: pre.hidden ? null : pre.textContent};
+  });
+  check('Copy as JSON: clipboard or the <pre> fallback', copied.note.length > 0 &&
+        (copied.pre === null || JSON.parse(copied.pre).status === 'complete'), copied.note);
+  checkNoErrors(errors);
+  await screenshots(page, 'doctor');
+  await page.close();
+}));

@@ -178,6 +178,21 @@ TEST(Reliability, WrongJsonTypesInATopologyAreGlintErrorsNamingTheFile) {
   }
 }
 
+TEST(Reliability, IntegerArgumentsOutsideInt64AreErrorsNotCasts) {
+  // fuzz_model_json found "units": -1.4e47: casting it to int64 was undefined.
+  for (const Json& units : {Json(-1.44444e47), Json(1e19), Json(18446744073709551615ull), Json(2.5)}) {
+    io::ModelArtifacts a;
+    a.modelTopology = sequentialOf(
+        {{{"class_name", "Dense"}, {"config", {{"units", units}, {"batch_input_shape", {nullptr, 2}}}}}});
+    try {
+      io::modelFromArtifacts(a, {}, "t.json");
+      ADD_FAILURE() << "loaded units " << units.dump();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'units' must be an integer"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Reliability, QuantizationWhoseCodesLeaveTheDTypeRangeIsRefused) {
   io::WeightSpec spec{"q", {2}, DType::float32, "", io::Quantization{"uint8", 0.0, 1e37}};
   expectError([&] { io::weightByteLength(spec, "q.json"); },

@@ -6,8 +6,10 @@ export class Engine {
   static async start() {
     // The cpu backend: an LSTM is many tiny kernels per step, which WebGL
     // dispatches slowly (26x slower here than cpu with SwiftShader, 862
-    // windows of 14 steps).
-    const g = await glint.worker({backend: 'cpu'});
+    // windows of 14 steps). The single-thread build: a small LSTM gains little
+    // from the thread pool, and on a 2-core machine its threads plus the worker
+    // would leave the page's main thread waiting for a core (long tasks).
+    const g = await glint.worker({backend: 'cpu', ready: {threads: false}});
     const info = {...await g.backendInfo(), version: glint.version};
     return new Engine(g, info);
   }

@@ -40,6 +40,13 @@ Object.assign(app, {
 });
 let generation = 0;          // bumps when the model changes: older predictions are stale
 let busy = false;            // a teach / reset / backend switch is running
+/** Ends a teach / reset / backend switch: controls back, and predict what was drawn meanwhile. */
+function settle() {
+  busy = false;
+  setControls();
+  readyStatus();
+  schedulePredict();
+}
 const pad = new Pad($('pad'));
 
 // ---- status -------------------------------------------------------------------
@@ -275,10 +282,7 @@ async function teach(label) {
   } catch (e) {
     fail(e);
   } finally {
-    busy = false;
-    setControls();
-    readyStatus();
-    schedulePredict();    // what was drawn meanwhile
+    settle();
   }
 }
 
@@ -374,10 +378,7 @@ $('reset').addEventListener('click', async () => {
   } catch (e) {
     fail(e);
   } finally {
-    busy = false;
-    setControls();
-    readyStatus();
-    schedulePredict();
+    settle();
   }
 });
 
@@ -408,10 +409,7 @@ $('backend').addEventListener('change', async (e) => {
   } catch (err) {
     fail(err);
   } finally {
-    busy = false;
-    setControls();
-    readyStatus();
-    schedulePredict();
+    settle();
   }
 });
 

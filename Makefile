@@ -73,17 +73,20 @@ build/wasm-mt/build.ninja: | bootstrap
 
 ## test-browser: the wasm test binary in Debian's headless Chromium (playwright-core,
 ## tools/serve.mjs with COOP/COEP): once with the gl backend on WebGL2 (SwiftShader;
-## the op table runs on gl too), once as node runs it (GLINT_GL=0).
+## the op table runs on gl too), once with the webgpu backend (WebGPU on SwiftShader;
+## the op table runs on webgpu), once as node runs it (GLINT_GL=0).
 test-browser: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests_web
 	node tests/browser/run.mjs  # not $(NODE): playwright-core needs fetch
 
 ## bench-browser: Glint's gl backend vs TF.js 4.22 webgl in one headless Chromium run
 ## (WebGL2 on SwiftShader): train steps/s, predict and first-predict latency ratios,
-## written to build/bench/browser-results.json.
+## written to build/bench/browser-results.json; then Glint's webgpu vs TF.js webgpu
+## and vs Glint gl (WebGPU on SwiftShader): build/bench/browser-webgpu-results.json.
 bench-browser: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench_web
 	node bench/browser/run.mjs
+	node bench/browser/run.mjs --suite webgpu
 
 ## fuzz: each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60), built
 ## with clang + ASan + UBSan in build/fuzz; executions add up in
@@ -142,9 +145,11 @@ test-web: web-st
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts
 
-## test-browser-web: the JS API in headless Chromium, both builds, wasm and webgl.
+## test-browser-web: the JS API in headless Chromium, both builds, wasm and webgl;
+## then on webgpu (WebGPU on SwiftShader): training, memory, ten forced device losses.
 test-browser-web: web
 	node tests/browser/web_api.mjs  # not $(NODE): playwright-core needs fetch
+	node tests/browser/webgpu_api.mjs
 
 ## test-digits: the digits app (web/apps/digits) in headless Chromium: live predictions of drawn
 ## digits, teaching (under 300 ms), persistence, reset, offline, screenshots (make demo first if needed).

@@ -2,7 +2,9 @@
 // categorical cross-entropy, the same 512 MNIST samples) on one runner per
 // page load, with the rules of bench/models_bench.cpp and bench/peers/tfjs_bench.mjs:
 //   ?runner=tfjs&backend=webgl   TF.js 4.22 (its union bundle includes webgl)
+//   ?runner=tfjs&backend=webgpu  TF.js 4.22 with @tensorflow/tfjs-backend-webgpu
 //   ?runner=glint&backend=gl     build/wasm/glint_models_bench_web.js (or &bin=URL)
+//   ?runner=glint&backend=webgpu the same on Glint's webgpu backend
 //   &models=mlp,cnn,lstm&budget=SECONDS
 // Rows (one JSON object each, as the node runners print) go to the console as
 // "[bench] {...}" and into window.__rows; window.__done is set at the end.
@@ -50,7 +52,16 @@
   // ---- Glint: the C++ benchmark, its files written into MEMFS before main().
   async function runGlint() {
     const texts = await digitFiles();
+    // The webgpu backend takes the page's device from Module.glintWebGPU.
+    let glintWebGPU = null;
+    if (backend === 'webgpu') {
+      const adapter = navigator.gpu && await navigator.gpu.requestAdapter();
+      if (!adapter) throw new Error('no WebGPU adapter (Chromium needs the WebGPU flags)');
+      const requiredLimits = {maxStorageBuffersPerShaderStage: adapter.limits.maxStorageBuffersPerShaderStage};
+      glintWebGPU = {adapter, device: await adapter.requestDevice({requiredLimits})};
+    }
     window.Module = {
+      glintWebGPU,
       arguments: ['--backend', backend, '--models', models.join(','), '--budget', String(budget),
                   '--data', '/mnist'],
       preRun: [() => {
@@ -166,6 +177,7 @@
   async function runTfjs() {
     const texts = await digitFiles();
     await loadScript('/node_modules/@tensorflow/tfjs/dist/tf.min.js');
+    if (backend === 'webgpu') await loadScript('/node_modules/@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js');
     const tf = window.tf;
     if (!(await tf.setBackend(backend))) throw new Error(`TF.js backend '${backend}' did not start`);
     await tf.ready();

@@ -6,28 +6,39 @@
 // in the same browser (bench/browser/bench.html). Prints a table of ratios
 // (> 1: Glint is better) and writes build/bench/browser-results.json in the
 // form of bench/run_bench.mjs's results.json (+ browser-raw.jsonl).
-// Usage: node bench/browser/run.mjs [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]
+// --suite webgpu: Glint's webgpu backend next to TF.js's webgpu backend (issue 7's
+// targets) and next to Glint's gl and wasm cpu (which the automatic choice
+// should prefer), in a Chromium with WebGPU on SwiftShader;
+// written to build/bench/browser-webgpu-results.json.
+// Usage: node bench/browser/run.mjs [--suite gl|webgpu] [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../tools/serve.mjs';
-import { launchChromium } from '../../tests/browser/run.mjs';
+import { launchChromium, WEBGPU_FLAGS } from '../../tests/browser/run.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function parseArgs(argv) {
-  const o = { models: 'mlp,cnn,lstm', budget: 2, out: path.join(repo, 'build/bench') };
+  const o = { models: 'mlp,cnn,lstm', budget: 2, out: path.join(repo, 'build/bench'), suite: 'gl' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in o) || i + 1 >= argv.length) {
-      console.error('usage: bench/browser/run.mjs [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]');
+      console.error('usage: bench/browser/run.mjs [--suite gl|webgpu] [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]');
       process.exit(2);
     }
     o[key] = key === 'budget' ? Number(argv[i + 1]) : argv[i + 1];
   }
   return o;
 }
+
+// Issue 7's targets (webgpu vs TF.js webgpu).
+const WEBGPU_TARGETS = {
+  train: { mlp: 5, cnn: 5, lstm: 5 },
+  predict: { mlp: 1 / 0.2 },
+  first_predict: {},
+};
 
 // Issue 5's targets, as ratios where > 1 means Glint is better.
 const TARGETS = {
@@ -72,50 +83,67 @@ async function main() {
   if (!fs.existsSync(bin))
     throw new Error(`${bin} is missing: cmake --build --preset wasm --target glint_models_bench_web`);
   const models = o.models.split(',').filter(Boolean);
+  const webgpu = o.suite === 'webgpu';
+  if (!['gl', 'webgpu'].includes(o.suite)) throw new Error(`--suite gl|webgpu, got ${o.suite}`);
+  // [label, runner, backend] per page, each in the same browser.
+  const pages = webgpu
+    ? [['tfjs webgpu', 'tfjs', 'webgpu'], ['glint webgpu', 'glint', 'webgpu'], ['glint gl', 'glint', 'gl'],
+       ['glint cpu', 'glint', 'cpu']]
+    : [['tfjs webgl', 'tfjs', 'webgl'], ['glint gl', 'glint', 'gl']];
   const server = await serve({ root: repo });
-  const browser = await launchChromium();
+  const browser = await launchChromium(webgpu ? WEBGPU_FLAGS : []);
   const load0 = os.loadavg()[0];
   const rows = [];
   try {
     const q = `models=${models.join(',')}&budget=${o.budget}`;
     const timeout = 120 + 60 * o.budget * models.length;
-    rows.push(...await runPage(browser.context, `${server.url}/bench/browser/bench.html?runner=tfjs&backend=webgl&${q}`,
-                               'tfjs webgl', timeout));
-    rows.push(...await runPage(browser.context, `${server.url}/bench/browser/bench.html?runner=glint&backend=gl&${q}`,
-                               'glint gl', timeout));
+    for (const [label, runner, backend] of pages)
+      rows.push(...await runPage(browser.context, `${server.url}/bench/browser/bench.html?runner=${runner}&backend=${backend}&${q}`,
+                                 label, timeout));
   } finally {
     await browser.close();
     await server.close();
   }
   const load1 = os.loadavg()[0];
 
-  const find = (runner, model, task) => rows.find((r) => r.runner === runner && r.model === model && r.task === task);
+  const find = (runner, backend, model, task) =>
+    rows.find((r) => r.runner === runner && r.backend === backend && r.model === model && r.task === task);
+  // [glint backend, peer runner, peer backend, targets]
+  const comparisons = webgpu
+    ? [['webgpu', 'tfjs', 'webgpu', WEBGPU_TARGETS], ['webgpu', 'glint', 'gl', null], ['webgpu', 'glint', 'cpu', null]]
+    : [['gl', 'tfjs', 'webgl', TARGETS]];
   const results = [], table = [];
-  for (const m of models) {
-    for (const task of ['train', 'predict', 'first_predict']) {
-      const g = find('glint', m, task === 'first_predict' ? 'predict' : task);
-      const p = find('tfjs', m, task === 'first_predict' ? 'predict' : task);
-      if (!g || !p) continue;
-      const value = (r) => (task === 'train' ? r.steps_per_s : task === 'predict' ? r.latency_us : r.first_us);
-      const unit = task === 'train' ? 'steps/s' : 'us';
-      const ratio = task === 'train' ? value(g) / value(p) : value(p) / value(g);
-      const target = TARGETS[task][m];
-      results.push({ model: m, task, glint_backend: `browser-${g.backend}`, peer: 'tfjs-webgl',
-                     glint: value(g), peer_value: value(p), unit, ratio, target: target ?? null });
-      table.push([m, task, fmt(value(g)), fmt(value(p)), unit, `${ratio.toFixed(2)}x`,
-                  target === undefined ? '' : `>= ${target.toFixed(2)}x`,
-                  target === undefined ? '' : ratio >= target ? 'met' : 'MISSED']);
+  for (const [gb, peerRunner, peerBackend, targets] of comparisons) {
+    for (const m of models) {
+      for (const task of ['train', 'predict', 'first_predict']) {
+        const g = find('glint', gb, m, task === 'first_predict' ? 'predict' : task);
+        const p = find(peerRunner, peerBackend, m, task === 'first_predict' ? 'predict' : task);
+        if (!g || !p) continue;
+        const value = (r) => (task === 'train' ? r.steps_per_s : task === 'predict' ? r.latency_us : r.first_us);
+        const unit = task === 'train' ? 'steps/s' : 'us';
+        const ratio = task === 'train' ? value(g) / value(p) : value(p) / value(g);
+        const target = targets?.[task][m];
+        const peer = `${peerRunner === 'glint' ? 'glint' : 'tfjs'}-${peerBackend}`;
+        results.push({ model: m, task, glint_backend: `browser-${gb}`, peer,
+                       glint: value(g), peer_value: value(p), unit, ratio, target: target ?? null });
+        table.push([`${gb} vs ${peer}`, m, task, fmt(value(g)), fmt(value(p)), unit, `${ratio.toFixed(2)}x`,
+                    target === undefined ? '' : `>= ${target.toFixed(2)}x`,
+                    target === undefined ? '' : ratio >= target ? 'met' : 'MISSED']);
+      }
     }
   }
-  console.log('\nGlint gl vs TF.js 4.22 webgl in one headless Chromium (WebGL2 on SwiftShader; ' +
-              'ratio > 1: Glint is better; train = steps/s ratio, predict = latency tfjs/glint, ' +
+  console.log(webgpu
+    ? '\nGlint webgpu vs TF.js 4.22 webgpu, and vs Glint gl, in one headless Chromium (WebGPU and WebGL2 on SwiftShader; '
+    : '\nGlint gl vs TF.js 4.22 webgl in one headless Chromium (WebGL2 on SwiftShader; ');
+  console.log('ratio > 1: Glint is better; train = steps/s ratio, predict = latency peer/glint, ' +
               'first_predict = a fresh model\'s first predict, shaders compiled on the way)');
-  printTable(['model', 'task', 'glint', 'tfjs', 'unit', 'ratio', 'target', ''], table);
+  printTable(['glint vs peer', 'model', 'task', 'glint', 'peer', 'unit', 'ratio', 'target', ''], table);
   console.log(`Load average (1 min): ${load0.toFixed(2)} before, ${load1.toFixed(2)} after, on ${os.cpus().length} cores`);
   fs.mkdirSync(o.out, { recursive: true });
-  fs.writeFileSync(path.join(o.out, 'browser-results.json'), JSON.stringify(results, null, 1) + '\n');
-  fs.writeFileSync(path.join(o.out, 'browser-raw.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  console.log(`Wrote ${path.join(o.out, 'browser-results.json')} (${results.length} rows) and browser-raw.jsonl`);
+  const stem = webgpu ? 'browser-webgpu' : 'browser';
+  fs.writeFileSync(path.join(o.out, `${stem}-results.json`), JSON.stringify(results, null, 1) + '\n');
+  fs.writeFileSync(path.join(o.out, `${stem}-raw.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  console.log(`Wrote ${path.join(o.out, `${stem}-results.json`)} (${results.length} rows) and ${stem}-raw.jsonl`);
 }
 
 main().catch((e) => {

@@ -12,6 +12,9 @@ void registerBuiltins() {
 #ifdef GLINT_WITH_GL
   registerGlBackend();
 #endif
+#ifdef GLINT_WITH_WEBGPU
+  registerWebGpuBackend();
+#endif
 }
 
 }  // namespace glint

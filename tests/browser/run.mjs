@@ -9,7 +9,9 @@
 //         software fallback): gl's probe fails with a reason, cpu runs all.
 //   gl-worker  the gl backend's own tests again, from a dedicated Web Worker
 //         (WebGL2 through OffscreenCanvas).
-// Usage: node tests/browser/run.mjs [--only gl|gl-worker|wasm] [--filter GTEST_FILTER]
+//   webgpu the suite with the webgpu backend (WebGPU on SwiftShader's Vulkan):
+//         the op table runs on webgpu, WebGpu* tests must pass.
+// Usage: node tests/browser/run.mjs [--only gl|gl-worker|wasm|webgpu] [--filter GTEST_FILTER]
 //        [--renderer TEXT|''] [--bin URL] [--timeout SECONDS] [--verbose]
 // Exits non-zero on any failure; the last line is "N passed, N failed".
 import fs from 'node:fs';
@@ -28,6 +30,9 @@ export const CHROMIUM_FLAGS = [
   '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader',
 ];
+
+export const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--use-angle=swiftshader', '--enable-features=Vulkan',
+                             '--use-webgpu-adapter=swiftshader', '--use-vulkan=swiftshader'];
 
 /// A headless Chromium with a fresh profile in a temp dir; close() removes it.
 export async function launchChromium(extraFlags = []) {
@@ -62,8 +67,8 @@ function parseArgs(argv) {
     else if (a === '--verbose') o.verbose = true;
     else throw new Error(`unknown argument ${a}`);
   }
-  if (o.only && !['gl', 'gl-worker', 'wasm'].includes(o.only))
-    throw new Error(`--only gl|gl-worker|wasm, got ${o.only}`);
+  if (o.only && !['gl', 'gl-worker', 'wasm', 'webgpu'].includes(o.only))
+    throw new Error(`--only gl|gl-worker|wasm|webgpu, got ${o.only}`);
   return o;
 }
 
@@ -72,6 +77,7 @@ function parseArgs(argv) {
 async function runPage(context, baseUrl, run, opts) {
   const q = new URLSearchParams({ filter: run.filter, bin: opts.bin });
   if (run.worker) q.set('worker', '1');
+  if (run.webgpu) q.set('webgpu', '1');
   for (const [k, v] of Object.entries(run.env)) q.append('env', `${k}=${v}`);
   const page = await context.newPage();
   const lines = [], browserLines = [];
@@ -126,6 +132,19 @@ function checkRun(run, r, opts) {
   if (!r.crossOriginIsolated) problems.push('the page was not crossOriginIsolated (COOP/COEP)');
   const backends = r.lines.filter((l) => l.startsWith('[backend] '));
   const glLine = backends.find((l) => l.startsWith('[backend] gl '));
+  const gpuLine = backends.find((l) => l.startsWith('[backend] webgpu '));
+  if (run.kind === 'webgpu') {
+    const opOnGpu = r.okTests.filter((t) => /OpTest/.test(t));
+    const gpuOk = r.okTests.filter((t) => t.startsWith('WebGpu'));
+    if (gpuOk.length < run.minGpuTests)
+      problems.push(`only ${gpuOk.length} WebGpu* tests passed (want >= ${run.minGpuTests})`);
+    if (!gpuLine || !/available=1/.test(gpuLine)) problems.push(`webgpu not available: ${gpuLine || 'no [backend] webgpu line'}`);
+    const gpuErrors = r.browserLines.filter((l) => /WGSL error|GPUValidationError|webgpu: /i.test(l));
+    for (const l of [...new Set(gpuErrors)].slice(0, 5)) problems.push(`Chromium reported: ${l.slice(0, 400)}`);
+    r.summary = `${gpuOk.length} WebGpu* tests, ${opOnGpu.length} op-table tests (each on webgpu too)`;
+    if (gpuLine) r.glLine = gpuLine.replace(/^\[backend\] /, '');
+    return problems;
+  }
   if (run.kind === 'gl') {
     const glOk = r.okTests.filter((t) => t.startsWith('GlBackend.'));
     const opOnGl = r.okTests.filter((t) => /OpTest/.test(t));
@@ -166,6 +185,12 @@ async function main() {
     // context comes from an OffscreenCanvas (the glint.worker() setting).
     { name: 'gl-worker', kind: 'gl', worker: true, flags: [], env: glEnv, minGlTests: whole ? 8 : 0,
       filter: whole ? 'GlBackend.*:BrowserEnv.*' : filter },
+    // WebGPU on SwiftShader's Vulkan. --use-vulkan=swiftshader: without it this
+    // Chromium loses the device as soon as a WebGPU canvas is configured
+    // (the backend's synchronous read goes through one).
+    // GLINT_GL=0: the gl run above covers gl; here the op table runs on webgpu, cpu, reference.
+    { name: 'webgpu', kind: 'webgpu', webgpu: true, filter, env: { GLINT_EXPECT_WEBGPU: '1', GLINT_GL: '0' },
+      flags: WEBGPU_FLAGS, minGpuTests: whole ? 8 : 0 },
     // No GPU and no software fallback: WebGL is gone (--disable-3d-apis would
     // leave OffscreenCanvas's WebGL on in this Chromium).
     { name: 'wasm', kind: 'wasm', filter, env: {}, flags: ['--disable-gpu', '--disable-software-rasterizer'] },

@@ -14,13 +14,14 @@ TEST(Engine, ChoosesHighestPriorityAvailableBackend) {
   BackendInfo info = backendInfo();
   ASSERT_FALSE(info.backends.empty());
 #ifdef __EMSCRIPTEN__
-  EXPECT_EQ(info.backends.front().name, "gl");  // in a browser a GPU ranks first
+  EXPECT_EQ(info.backends.front().name, "webgpu");  // in a browser a GPU ranks first
 #else
   EXPECT_EQ(info.backends.front().name, "cpu");
 #endif
   for (const auto& b : info.backends) {
 #ifdef __EMSCRIPTEN__
-    if (b.name == "gl") continue;  // node has no WebGL (gl_backend_test checks the reason)
+    // node has no WebGL nor WebGPU (gl_backend_test and webgpu_test check the reasons)
+    if (b.name == "gl" || b.name == "webgpu") continue;
 #endif
     EXPECT_TRUE(b.available) << b.name << ": " << b.reason;
   }

@@ -5,6 +5,7 @@
 
 #include "glint/backend.h"
 #include "glint/gl.h"
+#include "src/backends/webgpu/webgpu_backend.h"
 #include "web/bindings/handles.h"
 
 namespace glint::web {
@@ -91,6 +92,9 @@ Shape shapeFrom(const int32_t* dims, int32_t rank) {
 
 struct PendingReadEntry {
   gl::PendingRead read;
+  // A tensor on webgpu: mapAsync on a copy, done once the page's event loop ran.
+  webgpu::WebGpuBackend* gpu = nullptr;
+  webgpu::WebGpuBackend::PendingRead gpuRead;
 };
 HandleTable<std::shared_ptr<PendingReadEntry>>& pendingReads() {
   static HandleTable<std::shared_ptr<PendingReadEntry>> t;
@@ -126,6 +130,39 @@ EMSCRIPTEN_KEEPALIVE const char* glint_gl_stats() {
               {"variablesRestored", s.variablesRestored}, {"texturesLost", s.texturesLost},
               {"variablesMoved", s.variablesMoved}, {"variableReads", s.variableReads},
               {"hostCopyBytes", s.hostCopyBytes}, {"snapshotSeconds", s.snapshotSeconds}};
+    return returnString(j.dump());
+  });
+}
+
+// ---- webgpu: device loss (tests), counters ------------------------------------
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_lose_device() {
+  return guarded(-1, [&] {
+    webgpu::WebGpuBackend* gpu = webgpu::instance();
+    if (!gpu) throw Error("[webgpu.loseDevice] the webgpu backend is not available");
+    gpu->loseDevice();
+    return 0;
+  });
+}
+
+/// Starts the snapshot reads of variables changed on webgpu; the reads in flight.
+EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_snapshot() {
+  return guarded(-1, [&] {
+    webgpu::WebGpuBackend* gpu = webgpu::instance();
+    return gpu && getBackend() == "webgpu" ? gpu->startSnapshots() : 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_stats() {
+  return guarded<const char*>(nullptr, [&] {
+    Json j = {{"available", false}};
+    if (webgpu::WebGpuBackend* gpu = webgpu::instance()) {
+      j = {{"available", true}, {"buffers", gpu->liveBuffers()},
+           {"pooledBuffers", static_cast<int64_t>(gpu->pooledBuffers())},
+           {"bytes", gpu->bytesInUse()}, {"deviceLosses", gpu->deviceLosses()},
+           {"variablesRestored", gpu->variablesRestored()},
+           {"variablesMoved", gpu->variablesMoved()}};
+    }
     return returnString(j.dump());
   });
 }
@@ -278,19 +315,39 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* glint_tensor_read(int32_t id, int32_t* lengt
 EMSCRIPTEN_KEEPALIVE int32_t glint_read_start(int32_t id) {
   return guarded(-1, [&] {
     auto entry = std::make_shared<PendingReadEntry>();
-    entry->read = gl::readAsync(tensorHandles().get(id, "tensor"));
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    Storage& s = *t.impl()->storage;
+    s.backend->restoreIfLost();
+    if (s.backend->name() == "webgpu") {
+      entry->gpu = static_cast<webgpu::WebGpuBackend*>(t.impl()->storage->backend);
+      const auto& buffer = *static_cast<webgpu::Buffer*>(t.impl()->storage->handle);
+      if (s.bytes && !buffer.id) throw DeviceLostError("[data] the tensor was lost with the WebGPU device");
+      entry->gpuRead = entry->gpu->startRead(buffer);
+    } else {
+      entry->read = gl::readAsync(t);
+    }
     return pendingReads().put(entry);
   });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_read_poll(int32_t readId) {
-  return guarded(-1, [&] { return pendingReads().get(readId, "read")->read.ready() ? 1 : 0; });
+  return guarded(-1, [&] {
+    auto entry = pendingReads().get(readId, "read");
+    if (!entry->gpu) return entry->read.ready() ? 1 : 0;
+    int state = entry->gpu->poll(entry->gpuRead);
+    if (state < 0) {
+      pendingReads().erase(readId);
+      throw DeviceLostError("[data] the WebGPU device was lost during the read");
+    }
+    return state;
+  });
 }
 
 EMSCRIPTEN_KEEPALIVE const uint8_t* glint_read_take(int32_t readId, int32_t* length) {
   return guarded<const uint8_t*>(nullptr, [&] {
     auto entry = pendingReads().get(readId, "read");
     pendingReads().erase(readId);
+    if (entry->gpu) return returnBytes(entry->gpu->finishRead(entry->gpuRead), length);
     return returnBytes(entry->read.bytes(), length);
   });
 }

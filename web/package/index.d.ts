@@ -16,6 +16,8 @@ export interface ReadyOptions {
   wasmPath?: string;
   print?: (s: string) => void;
   printErr?: (s: string) => void;
+  /** false: no WebGPU device is requested (the webgpu backend stays unavailable). */
+  webgpu?: boolean;
 }
 export function ready(options?: ReadyOptions): Promise<void>;
 export function isReady(): boolean;
@@ -115,7 +117,7 @@ export interface MemoryInfo {
   /** JS handles alive (tensors the page has not disposed). */
   numHandles: number;
 }
-export function setBackend(name: 'cpu' | 'gl' | 'reference' | string): boolean;
+export function setBackend(name: 'webgpu' | 'gl' | 'cpu' | 'reference' | string): boolean;
 export function getBackend(): string;
 /** URLs this context fetched for Glint (script, modules, wasm): for an offline cache. */
 export function loadedResources(): string[];
@@ -126,6 +128,12 @@ export function memory(): MemoryInfo;
 export function releaseUnusedMemory(): void;
 export function setSeed(seed: number): void;
 export function kernelTable(): {[kernel: string]: string[]};
+/** The webgpu backend's counters, and a forced device loss for tests. */
+export const webgpu: {
+  stats(): {available: boolean, buffers?: number, pooledBuffers?: number, bytes?: number,
+            deviceLosses?: number, variablesRestored?: number, variablesMoved?: number};
+  loseDevice(): void;
+};
 
 // ---- Ops (also under glint.ops) --------------------------------------------------------
 

@@ -292,6 +292,56 @@ export async function contextLoss({epochs = 8, loseAfter = [5, 11], withReferenc
 }
 
 /**
+ * Trains the mlp on webgpu with fit, destroying the WebGPU device after some
+ * batches (glint.webgpu.loseDevice); the same run without losses is the
+ * reference. fit yields to the event loop as it does by default: the
+ * variables' snapshots are mapAsync reads, finished between batches.
+ */
+export async function deviceLoss({epochs = 8, loseAfter = [5, 11], withReference = true}) {
+  glint.setBackend('webgpu');
+  const {x, y} = await dataFor('mlp', 64);
+  const run = async (lose) => {
+    glint.setSeed(9);
+    const model = standardModel('mlp');
+    model.compile({optimizer: glint.train.adam(1e-3), loss: 'categoricalCrossentropy',
+                   metrics: ['accuracy']});
+    let batches = 0;
+    const before = glint.webgpu.stats();
+    const h = await model.fit(x, y, {epochs, batchSize: 32, shuffle: false,
+      callbacks: {onBatchEnd: () => {
+        ++batches;
+        if (lose && loseAfter.includes(batches)) glint.webgpu.loseDevice();
+      }}});
+    const logs = model.evaluateLogs(x, y, {batchSize: 32});
+    const after = glint.webgpu.stats();
+    model.dispose();
+    return {loss: logs.loss, acc: logs.acc, batches, skipped: h.deviceLosses,
+            losses: after.deviceLosses - before.deviceLosses,
+            variablesRestored: after.variablesRestored - before.variablesRestored,
+            backend: glint.getBackend()};
+  };
+  const reference = withReference ? await run(false) : null;
+  const lost = await run(true);
+  glint.dispose([x, y]);
+  return {reference, lost};
+}
+
+/** data() (mapAsync) and dataSync() (the canvas read) of the same webgpu tensors. */
+export async function webgpuReads() {
+  glint.setBackend('webgpu');
+  const out = [];
+  for (const n of [1, 3, 1000, 70001]) {
+    const v = new Float32Array(n).map((_, i) => Math.sin(i) * 1e3);
+    const t = glint.mul(glint.tensor(v, [n]), glint.scalar(2));
+    const sync = t.dataSync();
+    const async = await t.data();
+    out.push({n, same: sync.every((x, i) => x === async[i] && x === v[i] * 2)});
+    glint.dispose(t);
+  }
+  return out;
+}
+
+/**
  * Saves a model to indexeddb://name over and over; version k has every weight
  * equal to k, so a load shows at once whether it got one whole version. Before
  * each save localStorage records the version started, after it the version

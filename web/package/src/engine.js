@@ -58,6 +58,14 @@ export function kernelTable() {
   return core.callJson(() => core.module()._glint_kernel_table());
 }
 
+/** The webgpu backend's counters, and a forced device loss (device.destroy()) for tests. */
+export const webgpu = {
+  stats: () => core.callJson(() => core.module()._glint_webgpu_stats()),
+  loseDevice: () => {
+    core.callInt(() => core.module()._glint_webgpu_lose_device());
+  },
+};
+
 /** The gl backend's counters, and a forced context loss (WEBGL_lose_context) for tests. */
 export const gl = {
   stats: () => core.callJson(() => core.module()._glint_gl_stats()),

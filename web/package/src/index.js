@@ -7,7 +7,7 @@ export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d
   tidy, keep, dispose} from './tensor.js';
 export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed, enableDebugMode,
   loadedResources,
-  kernelTable, gl} from './engine.js';
+  kernelTable, gl, webgpu} from './engine.js';
 export {ops, losses, metrics, runOp} from './ops.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
 export {train, Optimizer} from './train.js';

@@ -8,6 +8,7 @@ import {ops} from './ops.js';
 import {Layer, SymbolicTensor} from './layers.js';
 import {Optimizer} from './train.js';
 import {getSaveHandler, artifactsInfo} from './io.js';
+import {webgpuRecovered, webgpuSnapshot} from './webgpu.js';
 
 function asList(x) {
   return Array.isArray(x) ? x : [x];
@@ -285,12 +286,14 @@ export class LayersModel extends Layer {
             // is skipped and training goes on (twice in a row is an error).
             if (!e.deviceLost || ++lostInARow > 1) throw e;
             deviceLosses++;
+            await webgpuRecovered(core.module());  // a lost WebGPU device: its replacement
             continue;
           } finally {
             dispose(batchTensors);
           }
           for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
           seen += size;
+          await webgpuSnapshot(core.module());
           await cbs.fire('onBatchEnd', b, {batch: b, size, ...logs});
           await maybeYield('batch');
         }

@@ -2,6 +2,8 @@
 // cross-origin isolated (SharedArrayBuffer works), the single-thread build
 // otherwise and in node. Both builds export the same C ABI (web/bindings).
 
+import {acquireWebGPU, watchWebGPU} from './webgpu.js';
+
 const isNode = typeof process === 'object' && process.versions != null &&
     process.versions.node != null && typeof window === 'undefined';
 
@@ -27,6 +29,8 @@ export async function loadModule(options = {}) {
     printErr: options.printErr ?? ((s) => console.warn(s)),
   };
   if (isNode) await prepareNode(dir, name, moduleArgs);
+  // The webgpu backend's device (options.webgpu: false leaves it out).
+  if (options.webgpu !== false && !isNode) moduleArgs.glintWebGPU = await acquireWebGPU();
   let factory;
   try {
     factory = (await import(/* webpackIgnore: true */ dir + name + '.mjs')).default;
@@ -38,6 +42,7 @@ export async function loadModule(options = {}) {
   const files = [dir + name + '.mjs', dir + name + '.wasm'];
   if (useThreads) files.push(dir + name + '.worker.js');
   M.glintBuild = {name, threads: useThreads, files};
+  watchWebGPU(M);
   return M;
 }
 

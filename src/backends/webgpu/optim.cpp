@@ -1,0 +1,72 @@
+// One-pass optimizer updates: weights and optimizer state stay in buffers, and
+// one dispatch writes every output of an element (w, and the moments). The
+// hyper-parameters and the element count are u_params, so a learning-rate
+// schedule, Adam's per-step bias corrections and variables of any size reuse
+// one pipeline per kernel.
+#include "src/backends/webgpu/kernels.h"
+#include "src/backends/webgpu/wgsl.h"
+
+namespace glint::webgpu {
+
+namespace {
+
+/// Dispatches an update whose `code` sets the f32 locals named in `outs`
+/// (output k <- outs[k]) from element i of the inputs. u_params: `params`,
+/// then the element count as count / 4096 and count % 4096 (a float holds
+/// integers exactly only below 2^24).
+void runUpdate(KernelArgs& a, const std::string& code, const std::vector<std::string>& outs,
+               std::vector<float> params) {
+  const int64_t n = a.outputs[0].size();
+  if (n == 0) return;
+  const std::string c = std::to_string(params.size());
+  params.push_back(static_cast<float>(n >> 12));
+  params.push_back(static_cast<float>(n & 4095));
+  std::string s = prelude(a.inputs, static_cast<int>(outs.size())) + mainHeader() +
+                  "  let count = i32(u_params[" + c + "]) * 4096 + i32(u_params[" + c +
+                  " + 1]);\n  if (idx >= count) { return; }\n  let i = idx;\n" + code;
+  std::vector<Tensor*> outputs;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    s += "  b_out" + std::to_string(k) + "[i] = bitcast<u32>(" + outs[k] + ");\n";
+    outputs.push_back(&a.outputs[k]);
+  }
+  runShader(gpuBackend(a), s + "}\n", a.inputs, outputs, n, 64, params);
+}
+
+float f(const Attrs& attrs, const char* key) { return static_cast<float>(attrs.f(key)); }
+
+void gradientDescent(KernelArgs& a) {
+  runUpdate(a, "  let w = in0(i) - u_params[0] * in1(i);\n", {"w"}, {f(a.attrs, "lr")});
+}
+
+void momentum(KernelArgs& a) {
+  std::string code = "  let g = in2(i);\n  let next = u_params[1] * in1(i) + g;\n  let step = " +
+                     std::string(a.attrs.b("useNesterov") ? "g + u_params[1] * next" : "next") +
+                     ";\n  let w = in0(i) - u_params[0] * step;\n";
+  runUpdate(a, code, {"w", "next"}, {f(a.attrs, "lr"), f(a.attrs, "momentum")});
+}
+
+void adam(KernelArgs& a) {
+  const Attrs& t = a.attrs;
+  // u_params: lr, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr * weightDecay.
+  std::string code =
+      "  let w = in0(i);\n  let g = in3(i);\n"
+      "  let m = u_params[1] * in1(i) + u_params[2] * g;\n"
+      "  let v = u_params[3] * in2(i) + u_params[4] * (g * g);\n"
+      "  let update = (m / u_params[5]) / (sqrt(v / u_params[6]) + u_params[7]);\n"
+      "  let wNew = w - u_params[8] * w - u_params[0] * update;\n";
+  runUpdate(a, code, {"wNew", "m", "v"},
+            {f(t, "lr"), f(t, "beta1"), static_cast<float>(1 - t.f("beta1")), f(t, "beta2"),
+             static_cast<float>(1 - t.f("beta2")), f(t, "biasCorrection1"),
+             f(t, "biasCorrection2"), f(t, "epsilon"),
+             static_cast<float>(t.f("lr") * t.f("weightDecay"))});
+}
+
+}  // namespace
+
+void registerOptimKernels() {
+  registerKernel("ApplyGradientDescent", "webgpu", gradientDescent);
+  registerKernel("ApplyMomentum", "webgpu", momentum);
+  registerKernel("ApplyAdam", "webgpu", adam);
+}
+
+}  // namespace glint::webgpu

@@ -1,0 +1,347 @@
+// The webgpu backend's reach into navigator.gpu (linked with --js-library).
+// Emscripten 3.1.6's own WebGPU bindings predate the final spec, so the C++
+// side (webgpu_api.h) sees integer handles and these few calls. The device
+// is acquired asynchronously before the module starts (the JS API, or a test
+// page, passes it as Module.glintWebGPU = {adapter, device}); everything
+// here is synchronous.
+//
+// Dispatches are recorded into one compute pass and submitted together: at a
+// read, an upload, or when the per-dispatch parameter slots run out. Each
+// dispatch's scalars (learning rates...) get a 256-byte slot of one storage
+// buffer, written once per submit, so no buffer is created per dispatch.
+//
+// A synchronous read has no WebGPU call: as TF.js does, the bytes go through a
+// canvas. A compute pass spreads them 3 per pixel (alpha 255, so an 'opaque'
+// canvas keeps them exact) into a staging buffer, which is copied into the
+// texture of an OffscreenCanvas configured for WebGPU, drawn into a 2D canvas
+// and read with getImageData. Asynchronous reads use mapAsync.
+mergeInto(LibraryManager.library, {
+  $GW: {
+    device: null, adapter: null, objs: [null], freeIds: [],
+    encoder: null, pass: null, slot: 0, paramsBuf: null, paramsHost: null, dummy: null,
+    layouts: {}, lost: false, lostWhy: '', reads: {}, nextRead: 1, canvas: null,
+    SLOTS: 512, SLOT_BYTES: 256, CANVAS: 256,
+    put: function(o) {
+      var id = GW.freeIds.length ? GW.freeIds.pop() : GW.objs.length;
+      GW.objs[id] = o;
+      return id;
+    },
+    drop: function(id) {
+      GW.objs[id] = null;
+      GW.freeIds.push(id);
+    },
+    // Bind group layout of a kernel with nIn inputs and nOut outputs: inputs
+    // read-only storage, outputs read-write storage, then the parameter slot.
+    layout: function(nIn, nOut) {
+      var key = nIn + ',' + nOut;
+      if (GW.layouts[key]) return GW.layouts[key];
+      var entries = [];
+      for (var k = 0; k < nIn + nOut + 1; ++k) {
+        var type = k < nIn || k == nIn + nOut ? 'read-only-storage' : 'storage';
+        entries.push({binding: k, visibility: GPUShaderStage.COMPUTE, buffer: {type: type}});
+      }
+      var bgl = GW.device.createBindGroupLayout({entries: entries});
+      var pl = GW.device.createPipelineLayout({bindGroupLayouts: [bgl]});
+      return GW.layouts[key] = {bgl: bgl, pl: pl};
+    },
+    ensurePass: function() {
+      if (!GW.encoder) GW.encoder = GW.device.createCommandEncoder();
+      if (!GW.pass) GW.pass = GW.encoder.beginComputePass();
+    },
+    flush: function() {
+      if (!GW.encoder) return;
+      if (GW.pass) GW.pass.end();
+      GW.pass = null;
+      if (GW.slot) GW.device.queue.writeBuffer(GW.paramsBuf, 0, GW.paramsHost.buffer, 0, GW.slot * GW.SLOT_BYTES);
+      GW.device.queue.submit([GW.encoder.finish()]);
+      GW.encoder = null;
+      GW.slot = 0;
+    },
+    // Pipeline that spreads bytes [p.x, p.x + p.y) of `src` three per pixel.
+    expandPipeline: null,
+    expand: function() {
+      if (GW.expandPipeline) return GW.expandPipeline;
+      var code =
+        '@group(0) @binding(0) var<storage, read> src: array<u32>;\n' +
+        '@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n' +
+        '@group(0) @binding(2) var<storage, read> p: array<u32>;\n' +
+        'fn byteAt(b: u32) -> u32 { if (b >= p[0] + p[1]) { return 0u; } return (src[b >> 2u] >> ((b & 3u) << 3u)) & 255u; }\n' +
+        '@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>,\n' +
+        '    @builtin(num_workgroups) n: vec3<u32>) {\n' +
+        '  let px = g.x + g.y * n.x * 64u;\n' +
+        '  if (px >= p[2]) { return; }\n' +
+        '  let b = p[0] + px * 3u;\n' +
+        '  dst[px] = byteAt(b) | (byteAt(b + 1u) << 8u) | (byteAt(b + 2u) << 16u) | 0xff000000u;\n' +
+        '}\n';
+      var layout = GW.layout(1, 1);
+      GW.expandPipeline = GW.device.createComputePipeline({
+        layout: layout.pl, compute: {module: GW.device.createShaderModule({code: code}), entryPoint: 'main'}});
+      return GW.expandPipeline;
+    },
+    readCanvas: function() {
+      if (GW.canvas) return GW.canvas;
+      var N = GW.CANVAS;
+      var gpuCanvas = new OffscreenCanvas(N, N);
+      var ctx = gpuCanvas.getContext('webgpu');
+      var format = navigator.gpu.getPreferredCanvasFormat ? navigator.gpu.getPreferredCanvasFormat() : 'bgra8unorm';
+      if (format != 'rgba8unorm' && format != 'bgra8unorm') format = 'bgra8unorm';
+      ctx.configure({device: GW.device, format: format, usage: GPUTextureUsage.COPY_DST, alphaMode: 'opaque'});
+      var host = new OffscreenCanvas(N, N).getContext('2d', {willReadFrequently: true});
+      var pixels = GW.device.createBuffer({size: N * N * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC});
+      var params = GW.device.createBuffer({size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST});
+      return GW.canvas = {gpuCanvas: gpuCanvas, ctx: ctx, host: host, pixels: pixels, params: params, bgra: format == 'bgra8unorm'};
+    },
+  },
+
+  glint_wgpu_init__deps: ['$GW'],
+  glint_wgpu_init: function() {
+    var g = Module['glintWebGPU'];
+    // A spare device handed over in advance replaces a lost one at once.
+    if (GW.lost && g && g.device === GW.device && Module['glintWebGPUSpare']) {
+      g = Module['glintWebGPU'] = Module['glintWebGPUSpare'];
+      Module['glintWebGPUSpare'] = null;
+    }
+    if (!g || !g.device) return 0;
+    // Lost, and the page (web/package/src/webgpu.js) is asking for a new one: 2.
+    if (GW.device === g.device) return !GW.lost ? 1 : Module['glintWebGPUWatched'] ? 2 : 0;
+    Module['glintWebGPULost'] = false;
+    GW.device = g.device;
+    GW.adapter = g.adapter || null;
+    GW.lost = false;
+    GW.layouts = {};
+    GW.expandPipeline = null;
+    GW.canvas = null;
+    GW.encoder = null;
+    GW.pass = null;
+    GW.slot = 0;
+    var device = g.device;
+    device.lost.then(function(info) {
+      if (GW.device !== device) return;
+      GW.lost = true;
+      Module['glintWebGPULost'] = true;
+      GW.lostWhy = (info && info.message) || 'device lost';
+    });
+    GW.paramsBuf = device.createBuffer({size: GW.SLOTS * GW.SLOT_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST});
+    GW.paramsHost = new Float32Array(GW.SLOTS * GW.SLOT_BYTES / 4);
+    GW.dummy = device.createBuffer({size: 16, usage: GPUBufferUsage.STORAGE});
+    GW.dummyOut = device.createBuffer({size: 16, usage: GPUBufferUsage.STORAGE});
+    // For the page: resolves once every read in flight has landed.
+    Module['glintWebGPUSettled'] = function() {
+      return Promise.all(Object.keys(GW.reads).map(function(k) { return GW.reads[k].done; }));
+    };
+    return 1;
+  },
+
+  // JSON with the adapter's identity and the limits the backend relies on;
+  // returns the length it needs (written when it fits in cap).
+  glint_wgpu_info__deps: ['$GW'],
+  glint_wgpu_info: function(dst, cap) {
+    var a = GW.adapter, d = GW.device;
+    var info = (a && a.info) || {};
+    var s = JSON.stringify({
+      vendor: info.vendor || '', architecture: info.architecture || '', device: info.device || '',
+      description: info.description || '', fallback: !!(a && (a.isFallbackAdapter || info.isFallbackAdapter)),
+      f16: !!(a && a.features && a.features.has('shader-f16')),
+      maxStorageBuffersPerShaderStage: d.limits.maxStorageBuffersPerShaderStage,
+      maxStorageBufferBindingSize: d.limits.maxStorageBufferBindingSize,
+      maxBufferSize: d.limits.maxBufferSize,
+      maxComputeWorkgroupsPerDimension: d.limits.maxComputeWorkgroupsPerDimension,
+      maxComputeInvocationsPerWorkgroup: d.limits.maxComputeInvocationsPerWorkgroup,
+      maxComputeWorkgroupStorageSize: d.limits.maxComputeWorkgroupStorageSize,
+    });
+    var need = lengthBytesUTF8(s) + 1;
+    if (need <= cap) stringToUTF8(s, dst, cap);
+    return need;
+  },
+
+  glint_wgpu_buffer_create__deps: ['$GW'],
+  glint_wgpu_buffer_create: function(bytes) {
+    try {
+      return GW.put(GW.device.createBuffer({size: bytes,
+          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST}));
+    } catch (e) {
+      return 0;
+    }
+  },
+
+  glint_wgpu_buffer_destroy__deps: ['$GW'],
+  glint_wgpu_buffer_destroy: function(id) {
+    var b = GW.objs[id];
+    if (!b) return;
+    // A buffer still used by recorded work must outlive it: submit first.
+    GW.flush();
+    b.destroy();
+    GW.drop(id);
+  },
+
+  // Uploads bytes (padded to 4: writeBuffer's rule) after the recorded work,
+  // which may still read the buffer's previous contents.
+  glint_wgpu_write__deps: ['$GW'],
+  glint_wgpu_write: function(id, src, bytes) {
+    GW.flush();
+    var padded = (bytes + 3) & ~3;
+    if (padded == bytes) {
+      GW.device.queue.writeBuffer(GW.objs[id], 0, HEAPU8.buffer, src, bytes);
+    } else {
+      var tmp = new Uint8Array(padded);
+      tmp.set(HEAPU8.subarray(src, src + bytes));
+      GW.device.queue.writeBuffer(GW.objs[id], 0, tmp.buffer, 0, padded);
+    }
+  },
+
+  glint_wgpu_copy__deps: ['$GW'],
+  glint_wgpu_copy: function(srcId, dstId, bytes) {
+    if (GW.pass) GW.pass.end();
+    GW.pass = null;
+    if (!GW.encoder) GW.encoder = GW.device.createCommandEncoder();
+    GW.encoder.copyBufferToBuffer(GW.objs[srcId], 0, GW.objs[dstId], 0, (bytes + 3) & ~3);
+  },
+
+  // A compute pipeline for WGSL `code` with nIn inputs and nOut outputs.
+  // Compilation errors surface asynchronously: they are logged with the source.
+  glint_wgpu_pipeline__deps: ['$GW'],
+  glint_wgpu_pipeline: function(codePtr, nIn, nOut) {
+    var code = UTF8ToString(codePtr);
+    var module = GW.device.createShaderModule({code: code});
+    if (module.getCompilationInfo) {
+      module.getCompilationInfo().then(function(info) {
+        var errs = info.messages.filter(function(m) { return m.type == 'error'; });
+        if (errs.length) {
+          console.error('glint webgpu: WGSL error: ' + errs.map(function(m) {
+            return m.lineNum + ':' + m.linePos + ' ' + m.message; }).join('; ') + '\n' + code);
+        }
+      });
+    }
+    var layout = GW.layout(nIn, nOut);
+    var pipe = GW.device.createComputePipeline({layout: layout.pl, compute: {module: module, entryPoint: 'main'}});
+    return GW.put({pipe: pipe, bgl: layout.bgl, nIn: nIn, nOut: nOut});
+  },
+
+  // Records one dispatch: ids = nIn inputs then nOut outputs (0: an empty
+  // buffer); params = nParams floats for this dispatch's slot.
+  glint_wgpu_dispatch__deps: ['$GW'],
+  glint_wgpu_dispatch: function(pipeId, idsPtr, paramsPtr, nParams, x, y, z) {
+    var p = GW.objs[pipeId];
+    var n = p.nIn + p.nOut;
+    if (GW.slot == GW.SLOTS) GW.flush();
+    GW.ensurePass();
+    var entries = [];
+    for (var k = 0; k < n; ++k) {
+      var id = HEAP32[(idsPtr >> 2) + k];
+      // Empty tensors have no buffer: a dummy, one for inputs and one for
+      // outputs (a buffer may not be bound read-only and writable at once).
+      entries.push({binding: k, resource: {buffer: id ? GW.objs[id] : k < p.nIn ? GW.dummy : GW.dummyOut}});
+    }
+    var slot = GW.slot++;
+    var words = GW.SLOT_BYTES / 4;
+    if (nParams) GW.paramsHost.set(HEAPF32.subarray(paramsPtr >> 2, (paramsPtr >> 2) + nParams), slot * words);
+    entries.push({binding: n, resource: {buffer: GW.paramsBuf, offset: slot * GW.SLOT_BYTES, size: GW.SLOT_BYTES}});
+    var group = GW.device.createBindGroup({layout: p.bgl, entries: entries});
+    GW.pass.setPipeline(p.pipe);
+    GW.pass.setBindGroup(0, group);
+    GW.pass.dispatchWorkgroups(x, y, z);
+  },
+
+  glint_wgpu_flush__deps: ['$GW'],
+  glint_wgpu_flush: function() { GW.flush(); },
+
+  // Blocking read of `bytes` bytes of buffer id into dst (see the top).
+  glint_wgpu_read__deps: ['$GW'],
+  glint_wgpu_read: function(id, dst, bytes) {
+    GW.flush();
+    var c = GW.readCanvas();
+    var N = GW.CANVAS, perChunk = N * N * 3;
+    var pipe = GW.expand();
+    var group = GW.device.createBindGroup({layout: GW.layout(1, 1).bgl, entries: [
+      {binding: 0, resource: {buffer: GW.objs[id]}}, {binding: 1, resource: {buffer: c.pixels}},
+      {binding: 2, resource: {buffer: c.params}}]});
+    for (var off = 0; off < bytes; off += perChunk) {
+      var n = Math.min(perChunk, bytes - off);
+      var px = Math.ceil(n / 3);
+      var rows = Math.ceil(px / N), width = rows > 1 ? N : px;
+      GW.device.queue.writeBuffer(c.params, 0, new Uint32Array([off, n, px, 0]));
+      var enc = GW.device.createCommandEncoder();
+      var pass = enc.beginComputePass();
+      pass.setPipeline(pipe);
+      pass.setBindGroup(0, group);
+      var groups = Math.ceil(px / 64);
+      pass.dispatchWorkgroups(Math.min(groups, 65535), Math.ceil(groups / 65535));
+      pass.end();
+      enc.copyBufferToTexture({buffer: c.pixels, bytesPerRow: N * 4}, {texture: c.ctx.getCurrentTexture()},
+                              {width: width, height: rows});
+      GW.device.queue.submit([enc.finish()]);
+      c.host.clearRect(0, 0, width, rows);
+      c.host.drawImage(c.gpuCanvas, 0, 0);
+      var d = c.host.getImageData(0, 0, width, rows).data;
+      var out = HEAPU8;
+      var base = dst + off;
+      for (var i = 0, k = 0; i < n; i += 3, k += 4) {
+        var r = c.bgra ? d[k + 2] : d[k], b = c.bgra ? d[k] : d[k + 2];
+        out[base + i] = r;
+        if (i + 1 < n) out[base + i + 1] = d[k + 1];
+        if (i + 2 < n) out[base + i + 2] = b;
+      }
+    }
+  },
+
+  // Asynchronous read: a copy into a mappable buffer, then mapAsync. Returns a
+  // read id to poll (1 ready, 0 not yet, -1 failed) and then take.
+  glint_wgpu_read_start__deps: ['$GW'],
+  glint_wgpu_read_start: function(id, bytes) {
+    var padded = Math.max(4, (bytes + 3) & ~3);
+    var staging = GW.device.createBuffer({size: padded, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST});
+    if (GW.pass) GW.pass.end();
+    GW.pass = null;
+    if (!GW.encoder) GW.encoder = GW.device.createCommandEncoder();
+    if (bytes) GW.encoder.copyBufferToBuffer(GW.objs[id], 0, staging, 0, padded);
+    GW.flush();
+    var r = {staging: staging, state: 0, bytes: bytes};
+    r.done = staging.mapAsync(GPUMapMode.READ).then(function() { r.state = 1; }, function() { r.state = -1; });
+    var rid = GW.nextRead++;
+    GW.reads[rid] = r;
+    return rid;
+  },
+
+  glint_wgpu_read_poll__deps: ['$GW'],
+  glint_wgpu_read_poll: function(rid) {
+    var r = GW.reads[rid];
+    return r ? r.state : -1;
+  },
+
+  glint_wgpu_read_take__deps: ['$GW'],
+  glint_wgpu_read_take: function(rid, dst) {
+    var r = GW.reads[rid];
+    delete GW.reads[rid];
+    if (!r) return 0;
+    var ok = r.state == 1;
+    try {
+      if (ok && r.bytes) HEAPU8.set(new Uint8Array(r.staging.getMappedRange(), 0, r.bytes), dst);
+      if (ok) r.staging.unmap();
+    } catch (e) {
+      ok = false;  // the device went away after the map finished
+    }
+    r.staging.destroy();
+    return ok ? 1 : 0;
+  },
+
+  glint_wgpu_read_drop__deps: ['$GW'],
+  glint_wgpu_read_drop: function(rid) {
+    var r = GW.reads[rid];
+    delete GW.reads[rid];
+    if (r) r.staging.destroy();
+  },
+
+  glint_wgpu_lost__deps: ['$GW'],
+  glint_wgpu_lost: function() { return GW.lost || (Module['glintWebGPU'] && Module['glintWebGPU'].device !== GW.device) ? 1 : 0; },
+
+  // Test hook: destroys the device, as a driver reset would.
+  glint_wgpu_lose__deps: ['$GW'],
+  glint_wgpu_lose: function() {
+    GW.lost = true;
+    Module['glintWebGPULost'] = true;
+    GW.lostWhy = 'device destroyed (forced)';
+    GW.pass = null;
+    GW.encoder = null;
+    GW.device.destroy();
+  },
+});

@@ -279,7 +279,13 @@ void setBackend(const std::string& name) {
     fail("setBackend", "unknown backend '", name, "': registered backends are ", known);
   }
   Backend* b = e.backend(name);
-  if (!b) fail("setBackend", "backend '", name, "' is not available: ", entry->whyNot);
+  if (!b) {
+    std::string usable;
+    for (const auto& other : e.backends)
+      if (other.name != name && e.backend(other.name)) usable += (usable.empty() ? "" : ", ") + other.name;
+    fail("setBackend", "backend '", name, "' is not available: ", entry->whyNot,
+         "; available: ", usable);
+  }
   e.activeBackend = b;
   e.activeWhy = "set by setBackend";
 }

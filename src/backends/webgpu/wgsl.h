@@ -31,8 +31,8 @@ std::string floatLit(double v);
 /// The zero of a dtype ("0.0", "0", "false").
 const char* zeroOf(DType dtype);
 /// Bindings for inputs of these dtypes and `numOutputs` outputs, the helpers
-/// above, and in<k>(j) / word<k>(w) for every input, out<k>Word(w, v) setters
-/// are not generated: write b_out<k>[w] directly (bitcast<u32>(v)).
+/// above, and in<k>(j) / word<k>(w) for every input. Outputs have no setters:
+/// a kernel writes whole words, b_out<k>[w] = bitcast<u32>(v).
 std::string prelude(const std::vector<DType>& inputs, int numOutputs = 1);
 std::string prelude(const std::vector<Tensor>& inputs, int numOutputs = 1);
 /// `fn name(i: i32) -> i32`: the flat index in `in` of output element i, `in`

@@ -34,8 +34,9 @@ TEST(BrowserEnv, BackendsAsExpected) {
 }
 
 TEST(BrowserEnv, GlComputesOnThePage) {
-  // Skipped in the runs without WebGL (the harness's `wasm` run): there is no
-  // gl to compute on, and BackendsAsExpected checks that gl was refused.
+  // Skipped in the runs without gl: the harness's `wasm` run (no WebGL: there
+  // is no gl to compute on, and BackendsAsExpected checks that gl was refused)
+  // and its `webgpu` run (GLINT_GL=0: the `gl` run has covered gl already).
   const char* expectGl = std::getenv("GLINT_EXPECT_GL");
   if (!expectGl || std::string(expectGl) != "1") GTEST_SKIP() << "gl not expected in this run";
   std::string saved = getBackend();

@@ -34,8 +34,10 @@ struct OnGl {
 
 // Natively the gl backend must come up (bootstrap installs Mesa's EGL). In
 // wasm the tests that need a context skip where there is no WebGL (node, a
-// browser without it, or GLINT_GL=0 as in the browser's webgpu run) and run in a browser that has it (tests/browser, where
-// BrowserEnv.BackendsAsExpected fails if gl was expected and did not start).
+// browser without it) or gl is left out (GLINT_GL=0, the browser's webgpu
+// run, whose gl run covers gl), and run in a browser that has it
+// (tests/browser, where BrowserEnv.BackendsAsExpected fails if gl was
+// expected and did not start).
 [[maybe_unused]] std::string glStatus() {
   for (const BackendStatus& s : backendInfo().backends)
     if (s.name == "gl") return s.reason;
@@ -54,6 +56,8 @@ struct OnGl {
 TEST(GlBackend, RegisteredAndDescribed) {
   auto names = registeredBackends();
 #ifdef __EMSCRIPTEN__
+  // The browser's webgpu run sets GLINT_GL=0 (its gl run covers gl): nothing
+  // is registered to describe there.
   const char* off = std::getenv("GLINT_GL");
   if (off && std::string(off) == "0") GTEST_SKIP() << "GLINT_GL=0 leaves gl out";
 #endif

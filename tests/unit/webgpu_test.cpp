@@ -38,7 +38,10 @@ std::string gpuStatus() {
   return "webgpu is not registered";
 }
 // Runs where the page handed over a device (run.mjs --only webgpu sets
-// GLINT_EXPECT_WEBGPU=1, and then it must have started); skips elsewhere.
+// GLINT_EXPECT_WEBGPU=1, and then it must have started). Skips elsewhere, for
+// want of a device: node (make test-wasm, test-wasm-mt) has no navigator.gpu,
+// and the harness's gl and wasm runs hand no device over (their Chromium has
+// no WebGPU flags); their skip message is the probe's reason.
 #define REQUIRE_WEBGPU()                                                              \
   if (!gpuAvailable() && !std::getenv("GLINT_EXPECT_WEBGPU")) GTEST_SKIP() << gpuStatus(); \
   ASSERT_TRUE(gpuAvailable()) << "webgpu did not start: " << gpuStatus()

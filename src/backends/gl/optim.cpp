@@ -2,6 +2,7 @@
 // Multi-output kernels draw once per output with the same update code. The
 // hyper-parameters are uniforms (u_params), so a learning-rate schedule or
 // Adam's per-step bias corrections reuse one program.
+#include "src/backends/optim_params.h"
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
 
@@ -21,33 +22,26 @@ void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::
   }
 }
 
-float f(const Attrs& attrs, const char* key) { return static_cast<float>(attrs.f(key)); }
-
 void gradientDescent(KernelArgs& a) {
-  drawOutputs(a, "  float w = in0(i) - u_params[0] * in1(i);\n", {"w"}, {f(a.attrs, "lr")});
+  drawOutputs(a, "  float w = in0(i) - u_params[0] * in1(i);\n", {"w"}, gradientDescentParams(a.attrs));
 }
 
 void momentum(KernelArgs& a) {
   std::string code = "  float g = in2(i);\n  float next = u_params[1] * in1(i) + g;\n  float step = " +
                      std::string(a.attrs.b("useNesterov") ? "g + u_params[1] * next" : "next") +
                      ";\n  float w = in0(i) - u_params[0] * step;\n";
-  drawOutputs(a, code, {"w", "next"}, {f(a.attrs, "lr"), f(a.attrs, "momentum")});
+  drawOutputs(a, code, {"w", "next"}, momentumParams(a.attrs));
 }
 
 void adam(KernelArgs& a) {
-  const Attrs& t = a.attrs;
-  // u_params: lr, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr * weightDecay.
+  // u_params: adamParams (src/backends/optim_params.h).
   std::string code =
       "  float w = in0(i), g = in3(i);\n"
       "  float m = u_params[1] * in1(i) + u_params[2] * g;\n"
       "  float v = u_params[3] * in2(i) + u_params[4] * (g * g);\n"
       "  float update = (m / u_params[5]) / (sqrt(v / u_params[6]) + u_params[7]);\n"
       "  float wNew = w - u_params[8] * w - u_params[0] * update;\n";
-  drawOutputs(a, code, {"wNew", "m", "v"},
-              {f(t, "lr"), f(t, "beta1"), static_cast<float>(1 - t.f("beta1")), f(t, "beta2"),
-               static_cast<float>(1 - t.f("beta2")), f(t, "biasCorrection1"),
-               f(t, "biasCorrection2"), f(t, "epsilon"),
-               static_cast<float>(t.f("lr") * t.f("weightDecay"))});
+  drawOutputs(a, code, {"wNew", "m", "v"}, adamParams(a.attrs));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // hyper-parameters and the element count are u_params, so a learning-rate
 // schedule, Adam's per-step bias corrections and variables of any size reuse
 // one pipeline per kernel.
+#include "src/backends/optim_params.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 
@@ -32,33 +33,26 @@ void runUpdate(KernelArgs& a, const std::string& code, const std::vector<std::st
   runShader(gpuBackend(a), s + "}\n", a.inputs, outputs, n, 64, params);
 }
 
-float f(const Attrs& attrs, const char* key) { return static_cast<float>(attrs.f(key)); }
-
 void gradientDescent(KernelArgs& a) {
-  runUpdate(a, "  let w = in0(i) - u_params[0] * in1(i);\n", {"w"}, {f(a.attrs, "lr")});
+  runUpdate(a, "  let w = in0(i) - u_params[0] * in1(i);\n", {"w"}, gradientDescentParams(a.attrs));
 }
 
 void momentum(KernelArgs& a) {
   std::string code = "  let g = in2(i);\n  let next = u_params[1] * in1(i) + g;\n  let step = " +
                      std::string(a.attrs.b("useNesterov") ? "g + u_params[1] * next" : "next") +
                      ";\n  let w = in0(i) - u_params[0] * step;\n";
-  runUpdate(a, code, {"w", "next"}, {f(a.attrs, "lr"), f(a.attrs, "momentum")});
+  runUpdate(a, code, {"w", "next"}, momentumParams(a.attrs));
 }
 
 void adam(KernelArgs& a) {
-  const Attrs& t = a.attrs;
-  // u_params: lr, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr * weightDecay.
+  // u_params: adamParams (src/backends/optim_params.h).
   std::string code =
       "  let w = in0(i);\n  let g = in3(i);\n"
       "  let m = u_params[1] * in1(i) + u_params[2] * g;\n"
       "  let v = u_params[3] * in2(i) + u_params[4] * (g * g);\n"
       "  let update = (m / u_params[5]) / (sqrt(v / u_params[6]) + u_params[7]);\n"
       "  let wNew = w - u_params[8] * w - u_params[0] * update;\n";
-  runUpdate(a, code, {"wNew", "m", "v"},
-            {f(t, "lr"), f(t, "beta1"), static_cast<float>(1 - t.f("beta1")), f(t, "beta2"),
-             static_cast<float>(1 - t.f("beta2")), f(t, "biasCorrection1"),
-             f(t, "biasCorrection2"), f(t, "epsilon"),
-             static_cast<float>(t.f("lr") * t.f("weightDecay"))});
+  runUpdate(a, code, {"wNew", "m", "v"}, adamParams(a.attrs));
 }
 
 }  // namespace

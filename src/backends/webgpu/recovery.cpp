@@ -36,19 +36,18 @@ void WebGpuBackend::snapshotDirty() {
     m.hasDirty = false;
     if (!s || s->backend != this || !static_cast<Buffer*>(s->handle)->id) continue;
     m.pending = startRead(*static_cast<Buffer*>(s->handle));
-    m.pendingOf = s;
   }
 }
 
 int WebGpuBackend::startSnapshots() {
-  collectSnapshots(false);
+  collectSnapshots();
   snapshotDirty();
   int pending = 0;
   for (auto& [key, m] : mirrors_) pending += m.pending.id ? 1 : 0;
   return pending;
 }
 
-void WebGpuBackend::collectSnapshots(bool) {
+void WebGpuBackend::collectSnapshots() {
   for (auto& [key, m] : mirrors_) {
     if (!m.pending.id) continue;
     int state = poll(m.pending);
@@ -80,7 +79,7 @@ void WebGpuBackend::restoreIfLost() {
 void WebGpuBackend::recover() {
   if (!awaitingDevice_) {
     ++deviceLosses_;
-    collectSnapshots(false);
+    collectSnapshots();
     // Every buffer went with the device; the objects stay (tensors hold them)
     // with no GPU buffer, so using one throws DeviceLostError.
     for (Buffer* b : live_) {

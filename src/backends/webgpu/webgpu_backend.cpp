@@ -201,7 +201,7 @@ void WebGpuBackend::read(void* handle, void* dst, size_t bytes) {
   // the variables it changed (their copies queue behind the step's work).
   snapshotDirty();
   glint_wgpu_read(b->id, dst, static_cast<double>(bytes));
-  collectSnapshots(false);
+  collectSnapshots();
   if (glint_wgpu_lost()) {
     restoreIfLost();
     throw DeviceLostError("[webgpu] read: the device was lost while reading");
@@ -261,12 +261,9 @@ void WebGpuBackend::dispatch(const Pipeline& p, const std::vector<const Buffer*>
   if (grid.x <= 0 || grid.y <= 0 || grid.z <= 0) return;
   if (params.size() > 64) throw Error("[webgpu] a dispatch takes at most 64 parameters");
   if (inputs.size() + outputs.size() > 16) throw Error("[webgpu] a dispatch binds at most 16 buffers");
+  restoreIfLost();
   int32_t ids[16];
   int n = 0;
-  for (const Buffer* b : inputs) ids[n++] = b->id;
-  for (const Buffer* b : outputs) ids[n++] = b->id;
-  restoreIfLost();
-  n = 0;
   for (const Buffer* b : inputs) {
     if (b->bytes && !b->id) throw DeviceLostError("[webgpu] a kernel input was lost with the device");
     ids[n++] = b->id;

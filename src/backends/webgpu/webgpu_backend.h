@@ -118,7 +118,9 @@ class WebGpuBackend : public Backend {
   void dropHostCopy(Buffer* b);
   void recover();
   void snapshotDirty();
-  void collectSnapshots(bool block);
+  /// Takes the snapshot reads that have landed (never waits: they land only
+  /// after the page's event loop ran).
+  void collectSnapshots();
 
   std::string name_ = "webgpu";
   DeviceInfo info_;
@@ -136,7 +138,6 @@ class WebGpuBackend : public Backend {
     std::weak_ptr<Storage> dirty;  // a value not read back yet
     bool hasDirty = false;
     PendingRead pending;
-    std::weak_ptr<Storage> pendingOf;
   };
   std::unordered_map<const TensorImpl*, Mirror> mirrors_;
   bool dead_ = false;

@@ -105,10 +105,15 @@ struct GradContext {
   const std::vector<Tensor>& inputs;
   const std::vector<Tensor>& outputs;
   const Attrs& attrs;
+  /// Which inputs the caller wants a gradient for (null: all). A model's
+  /// input batch needs none, and its matMul / conv gradient is a third of a
+  /// dense or conv layer's backward work: rules skip what is not needed.
+  const std::vector<bool>* needed = nullptr;
+  bool needs(size_t i) const { return !needed || (*needed)[i]; }
 };
 /// dys: one per output (zeros where an output did not reach the result).
 /// Returns one gradient per input; an undefined Tensor means "no gradient"
-/// (integer inputs, indices).
+/// (integer inputs, indices, or an input that ctx.needs() says is not wanted).
 using GradFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& dys,
                                                  const GradContext& ctx)>;
 void registerGradient(const std::string& kernel, GradFn fn);

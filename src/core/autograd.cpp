@@ -76,15 +76,19 @@ std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy
              " has no gradient, but the result depends on its inputs through it");
       fn = it->second;
     }
-    std::vector<Tensor> inGrads = fn(dys, GradContext{node.inputs, node.outputs, node.attrs});
+    // Only float tensors carry gradients (int indices, bool masks never do).
+    auto wanted = [&](const Tensor& input) {
+      return input.dtype() == DType::float32 && toY.count(input.id()) && fromX.count(input.id());
+    };
+    std::vector<bool> needed(node.inputs.size());
+    for (size_t i = 0; i < needed.size(); ++i) needed[i] = wanted(node.inputs[i]);
+    std::vector<Tensor> inGrads =
+        fn(dys, GradContext{node.inputs, node.outputs, node.attrs, &needed});
     check(inGrads.size() == node.inputs.size(), "grad", "the gradient of ", node.kernel,
           " returned ", inGrads.size(), " tensors for ", node.inputs.size(), " inputs");
     for (size_t i = 0; i < inGrads.size(); ++i) {
       const Tensor& input = node.inputs[i];
-      // Only float tensors carry gradients (int indices, bool masks never do).
-      if (!inGrads[i].defined() || input.dtype() != DType::float32 ||
-          !toY.count(input.id()) || !fromX.count(input.id()))
-        continue;
+      if (!inGrads[i].defined() || !needed[i]) continue;
       if (inGrads[i].shape() != input.shape())
         fail("grad", "the gradient of ", node.kernel, " for input ", i, " has shape ",
              shapeToString(inGrads[i].shape()), ", expected ", shapeToString(input.shape()));

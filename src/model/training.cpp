@@ -234,12 +234,33 @@ int64_t Model::Training::checkData(const Model& m, const std::string& op,
 
 // ---- steps --------------------------------------------------------------------------
 
+namespace {
+
+/// Reads scalar tensors with one read-back: on a GPU backend every read is a
+/// sync, so a step's loss and metrics are read together, after the update,
+/// not one by one in the middle of the forward pass.
+std::vector<double> readScalars(const std::vector<Tensor>& scalars) {
+  std::vector<Tensor> parts;
+  for (const Tensor& s : scalars)
+    parts.push_back(reshape(s.dtype() == DType::float32 ? s : cast(s, DType::float32), {1}));
+  std::vector<float> v = concat(parts, 0).data<float>();
+  return std::vector<double>(v.begin(), v.end());
+}
+
+}  // namespace
+
 Logs Model::Training::step(Model& m, const Batch& b) {
   Training& t = *m.training_;
   const size_t nOut = m.outputs_.size();
-  std::vector<double> values(t.names.size(), 0.0);
+  std::vector<double> values;
   tidy([&] {
     std::vector<Variable> vars = m.trainableWeights();
+    // The logged scalars, kept past the optimizer's scope.
+    std::vector<Tensor> logged(t.names.size());
+    auto log = [&](size_t k, const Tensor& v) {
+      keep(v);
+      logged[k] = v;
+    };
     auto totalLoss = [&]() -> Tensor {
       std::vector<Tensor> preds = m.call(b.xs, CallArgs{true, t.logitsFrom});
       Tensor total;
@@ -247,19 +268,25 @@ Logs Model::Training::step(Model& m, const Batch& b) {
         Tensor l = t.losses[i](b.ys[i], preds[i]);
         if (b.sampleWeights.defined()) l = mul(l, broadcastWeights(b.sampleWeights, l));
         Tensor mean_ = mean(l);
-        if (nOut > 1) values[1 + i] = mean_.item();
+        if (nOut > 1) log(1 + i, mean_);
         total = total.defined() ? add(total, mean_) : mean_;
       }
       size_t k = nOut > 1 ? 1 + nOut : 1;
       t.toProbabilities(preds);
       for (const Metric& metric : t.metrics)
-        values[k++] = mean(metric.fn(b.ys[metric.output], preds[metric.output])).item();
+        log(k++, mean(metric.fn(b.ys[metric.output], preds[metric.output])));
       for (const Tensor& r : m.regularizationLosses()) total = add(total, r);
       return total;
     };
     // A fully frozen model still reports its loss; nothing is updated.
-    Tensor loss = vars.empty() ? totalLoss() : t.optimizer->minimize(totalLoss, vars);
-    values[0] = loss.item();
+    logged[0] = vars.empty() ? totalLoss() : t.optimizer->minimize(totalLoss, vars);
+    try {
+      values = readScalars(logged);
+    } catch (...) {
+      dispose(logged);
+      throw;
+    }
+    dispose(logged);
   });
   m.applyConstraints();
   Logs logs;
@@ -271,23 +298,23 @@ std::vector<double> Model::Training::testBatch(Model& m, const std::vector<Tenso
                                                const std::vector<Tensor>& ys) {
   Training& t = *m.training_;
   const size_t nOut = m.outputs_.size();
-  std::vector<double> values(t.names.size(), 0.0);
-  tidy([&] {
+  return tidy([&] {
     std::vector<Tensor> preds = m.call(xs, CallArgs{false, t.logitsFrom});
-    double total = 0;
+    std::vector<Tensor> logged(t.names.size());
+    Tensor total;
     for (size_t i = 0; i < nOut; ++i) {
-      double l = mean(t.losses[i](ys[i], preds[i])).item();
-      if (nOut > 1) values[1 + i] = l;
-      total += l;
+      Tensor l = mean(t.losses[i](ys[i], preds[i]));
+      if (nOut > 1) logged[1 + i] = l;
+      total = total.defined() ? add(total, l) : l;
     }
-    for (const Tensor& r : m.regularizationLosses()) total += r.item();
-    values[0] = total;
+    for (const Tensor& r : m.regularizationLosses()) total = add(total, r);
+    logged[0] = total;
     size_t k = nOut > 1 ? 1 + nOut : 1;
     t.toProbabilities(preds);
     for (const Metric& metric : t.metrics)
-      values[k++] = mean(metric.fn(ys[metric.output], preds[metric.output])).item();
+      logged[k++] = mean(metric.fn(ys[metric.output], preds[metric.output]));
+    return readScalars(logged);
   });
-  return values;
 }
 
 Logs Model::Training::evaluateBatches(Model& m, const std::function<bool(Batch&)>& next) {

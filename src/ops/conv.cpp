@@ -154,8 +154,10 @@ void registerConvGradients() {
     registerGradient(fwd, [=](const std::vector<Tensor>& dys, const GradContext& ctx) {
       const Tensor& x = ctx.inputs[0];
       const Tensor& f = ctx.inputs[1];
-      return std::vector<Tensor>{backpropInput(bpInput, dys[0], f, x.shape(), ctx.attrs),
-                                 backpropFilter(bpFilter, x, dys[0], f.shape(), ctx.attrs)};
+      Tensor dx, df;
+      if (ctx.needs(0)) dx = backpropInput(bpInput, dys[0], f, x.shape(), ctx.attrs);
+      if (ctx.needs(1)) df = backpropFilter(bpFilter, x, dys[0], f.shape(), ctx.attrs);
+      return std::vector<Tensor>{dx, df};
     });
   }
   // For conv2dTranspose: BackpropInput is bilinear in (dy, filter); its
@@ -165,10 +167,11 @@ void registerConvGradients() {
     const Tensor& dy = ctx.inputs[0];
     const Tensor& f = ctx.inputs[1];
     const Tensor& g = dys[0];
-    Tensor dDy = runKernel("Conv2D", {g, f}, OutputSpec{dy.shape(), DType::float32},
-                           windowOnly(ctx.attrs));
-    return std::vector<Tensor>{
-        dDy, backpropFilter("Conv2DBackpropFilter", g, dy, f.shape(), ctx.attrs)};
+    Tensor dDy, df;
+    if (ctx.needs(0))
+      dDy = runKernel("Conv2D", {g, f}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
+    if (ctx.needs(1)) df = backpropFilter("Conv2DBackpropFilter", g, dy, f.shape(), ctx.attrs);
+    return std::vector<Tensor>{dDy, df};
   });
   registerPoolGradients();
 }

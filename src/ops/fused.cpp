@@ -142,27 +142,10 @@ Tensor softmaxCrossEntropyWithLogits(const Tensor& labels, const Tensor& logits)
 
 void registerFusedGradients() {
   registerGradient("_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& a = ctx.inputs[0];
-    const Tensor& b = ctx.inputs[1];
     Tensor dz = activationGrad(dys[0], ctx.outputs[0], ctx);
-    // As BatchMatMul's: no operand is transposed explicitly.
-    bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
-    Tensor da, db;
-    if (!tA && !tB) {
-      da = matMul(dz, b, false, true);
-      db = matMul(a, dz, true, false);
-    } else if (tA && !tB) {
-      da = matMul(b, dz, false, true);
-      db = matMul(a, dz, false, false);
-    } else if (!tA && tB) {
-      da = matMul(dz, b, false, false);
-      db = matMul(dz, a, true, false);
-    } else {
-      da = matMul(b, dz, true, true);
-      db = matMul(dz, a, true, true);
-    }
-    std::vector<Tensor> grads{ops::sumToShape(da, a.shape()), ops::sumToShape(db, b.shape())};
-    if (ctx.inputs.size() > 2) grads.push_back(ops::sumToShape(dz, ctx.inputs[2].shape()));
+    std::vector<Tensor> grads = ops::matMulGrads(dz, ctx);
+    if (ctx.inputs.size() > 2)
+      grads.push_back(ctx.needs(2) ? ops::sumToShape(dz, ctx.inputs[2].shape()) : Tensor());
     return grads;
   });
 
@@ -171,8 +154,10 @@ void registerFusedGradients() {
   registerGradient("SoftmaxCrossEntropyWithLogits",
                    [](const std::vector<Tensor>& dys, const GradContext& ctx) {
                      Tensor d = expandDims(dys[0], -1);
-                     Tensor dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
-                     return std::vector<Tensor>{dLabels, mul(d, ctx.outputs[1])};
+                     Tensor dLabels, dLogits;
+                     if (ctx.needs(0)) dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
+                     if (ctx.needs(1)) dLogits = mul(d, ctx.outputs[1]);
+                     return std::vector<Tensor>{dLabels, dLogits};
                    });
 }
 

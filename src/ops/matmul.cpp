@@ -47,29 +47,31 @@ Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB
                    Attrs().set("transposeA", transposeA).set("transposeB", transposeB));
 }
 
-void registerMatMulGradients() {
+namespace ops {
+
+std::vector<Tensor> matMulGrads(const Tensor& dc, const GradContext& ctx) {
   // With C = op(A) op(B): dA = dC op(B)^T and dB = op(A)^T dC, written so
   // that no operand is transposed explicitly; broadcast batch dims are summed.
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& b = ctx.inputs[1];
+  bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
+  Tensor da, db;
+  if (ctx.needs(0)) {
+    da = !tA ? matMul(dc, b, false, !tB) : tB ? matMul(b, dc, true, true) : matMul(b, dc, false, true);
+    da = ops::sumToShape(da, a.shape());
+  }
+  if (ctx.needs(1)) {
+    db = !tB ? matMul(a, dc, !tA, false) : tA ? matMul(dc, a, true, true) : matMul(dc, a, true, false);
+    db = ops::sumToShape(db, b.shape());
+  }
+  return {da, db};
+}
+
+}  // namespace ops
+
+void registerMatMulGradients() {
   registerGradient("BatchMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& a = ctx.inputs[0];
-    const Tensor& b = ctx.inputs[1];
-    const Tensor& dy = dys[0];
-    bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
-    Tensor da, db;
-    if (!tA && !tB) {
-      da = matMul(dy, b, false, true);
-      db = matMul(a, dy, true, false);
-    } else if (tA && !tB) {
-      da = matMul(b, dy, false, true);
-      db = matMul(a, dy, false, false);
-    } else if (!tA && tB) {
-      da = matMul(dy, b, false, false);
-      db = matMul(dy, a, true, false);
-    } else {
-      da = matMul(b, dy, true, true);
-      db = matMul(dy, a, true, true);
-    }
-    return std::vector<Tensor>{ops::sumToShape(da, a.shape()), ops::sumToShape(db, b.shape())};
+    return ops::matMulGrads(dys[0], ctx);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "glint/backend.h"
 #include "glint/error.h"
 #include "glint/tensor.h"
 
@@ -20,5 +21,8 @@ void checkSameDType(const std::string& op, const Tensor& a, const Tensor& b);
 /// Sums dy over the dimensions that broadcasting added or stretched, so the
 /// result has `shape` (the gradient of a broadcast operand).
 Tensor sumToShape(const Tensor& dy, const Shape& shape);
+/// BatchMatMul's (and _FusedMatMul's) input gradients for output gradient
+/// dc, each only when ctx.needs() it.
+std::vector<Tensor> matMulGrads(const Tensor& dc, const GradContext& ctx);
 
 }  // namespace glint::ops

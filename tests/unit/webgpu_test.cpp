@@ -160,6 +160,49 @@ Synthetic synthetic(int64_t n, uint32_t seed) {
   return s;
 }
 
+// The matmul on a software adapter reads its operands as vec4s where the
+// layout allows (B along j, A along p or along i) and scalars elsewhere; each
+// path, transposes, batch broadcasting, partial row blocks and the fused
+// bias + activation, against the reference backend.
+TEST(WebGpuBackend, MatMulLayoutsMatchTheReference) {
+  REQUIRE_WEBGPU();
+  struct Case { int64_t batchA, batchB, m, n, k; bool tA, tB; };
+  const std::vector<Case> cases = {
+      {1, 1, 64, 128, 784, false, false},  // a dense layer's forward: vec4 A along p
+      {1, 1, 784, 128, 64, true, false},   // its weight gradient: vec4 A along i
+      {1, 1, 64, 784, 128, false, true},   // its input gradient: B transposed
+      {1, 1, 1, 128, 784, false, false},   // one-sample predict: one row per invocation
+      {1, 1, 7, 10, 3, false, false},      // nothing aligned
+      {1, 1, 5, 12, 9, true, true},
+      {1, 1, 20, 8, 12, true, false},      // M % 4 == 0, partial 16-row block
+      {3, 1, 6, 4, 8, false, false},       // batch broadcast of B
+      {1, 2, 33, 16, 5, false, false},     // batch broadcast of A
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "[" << c.batchA << "," << c.batchB << "] m " << c.m
+                                      << " n " << c.n << " k " << c.k << " tA " << c.tA
+                                      << " tB " << c.tB);
+    Shape sa = c.tA ? Shape{c.batchA, c.k, c.m} : Shape{c.batchA, c.m, c.k};
+    Shape sb = c.tB ? Shape{c.batchB, c.n, c.k} : Shape{c.batchB, c.k, c.n};
+    std::vector<float> ha = randomNormal(sa, 0, 1, 11).data<float>();
+    std::vector<float> hb = randomNormal(sb, 0, 1, 12).data<float>();
+    std::vector<float> hbias = randomNormal({c.n}, 0, 1, 13).data<float>();
+    auto run = [&](const std::string& backend, bool fused) {
+      OnBackend on(backend);
+      Tensor a = tensor(ha, sa), b = tensor(hb, sb), bias = tensor(hbias, {c.n});
+      Tensor y = fused ? fusedMatMul(a, b, bias, "relu", c.tA, c.tB) : matMul(a, b, c.tA, c.tB);
+      return y.data<float>();
+    };
+    for (bool fused : {false, true}) {
+      std::vector<float> want = run("reference", fused), got = run("webgpu", fused);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "element " << i
+                                                                     << (fused ? " fused" : "");
+    }
+  }
+}
+
 struct TrainResult {
   std::vector<double> loss;
   double accuracy = 0;

@@ -1,11 +1,13 @@
-// BatchMatMul and _FusedMatMul as one tiled dispatch: a workgroup of 8x8
-// invocations owns a 32x32 output tile, each invocation a 4x4 register block
-// (16x16 and 2x2 when 32x32 tiles would leave too few workgroups to fill a
-// GPU). K is walked 16 at a time: the workgroup stages a tile x 16 slice
-// of A and a 16 x tile slice of B in workgroup memory (loads ordered along
-// each operand's memory layout, so transposed operands read contiguous runs
-// too); each invocation then does 16 (or 4) multiply-adds per 8 (or 4) reads
-// of workgroup memory. Bias and activation are applied to the registers.
+// BatchMatMul and _FusedMatMul as one dispatch. On a GPU: tiled, a
+// workgroup of 8x8 invocations owns a 32x32 output tile, each invocation a
+// 4x4 register block (16x16 and 2x2 when 32x32 tiles would leave too few
+// workgroups to fill the GPU). K is walked 16 at a time: the workgroup stages
+// a tile x 16 slice of A and a 16 x tile slice of B in workgroup memory (loads
+// ordered along each operand's memory layout, so transposed operands read
+// contiguous runs too); each invocation then does 16 (or 4) multiply-adds per
+// 8 (or 4) reads of workgroup memory. On a software adapter: directMatMul
+// below, without workgroup memory. Bias and activation are applied to the
+// registers.
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 
@@ -18,10 +20,7 @@ std::string str(int64_t v) { return std::to_string(v); }
 // A workgroup is kThreads x kThreads invocations; K slices are kSlice deep.
 constexpr int kSlice = 16, kThreads = 8;
 // Below this many 32x32 tiles, 16x16 tiles give a GPU 4x the workgroups to
-// spread over (small batches of a dense layer: [32, 784] x [784, 128]). Not
-// on a software adapter: its few CPU threads are busy with 32x32 tiles
-// already, which do 4x the arithmetic per load and barrier (SwiftShader:
-// [32, 784] x [784, 128] 29 -> 7.5 ms).
+// spread over (small batches of a dense layer: [32, 784] x [784, 128]).
 constexpr int64_t kFewTiles = 32;
 
 
@@ -36,6 +35,130 @@ std::string activation(const std::string& name, double alpha) {
   else if (name == "tanh") expr = "tanh_(x)";
   return std::string(kMathWgsl) + "fn mm_act(x: f32) -> f32 { if (isnan_(x)) { return x; } return " +
          expr + "; }\n";
+}
+
+/// The matmul for a software adapter (SwiftShader, lavapipe): no workgroup
+/// memory and no barriers, which such an adapter runs as plain memory and
+/// costly thread switches. Each invocation owns `rows` output rows x 4
+/// columns (one vec4 accumulator per row) and reads its operands straight from
+/// the storage buffers, as vec4s where the layout allows: B along j, A along p
+/// (row-major A, K % 4 == 0: four p per step) or along i (transposed A,
+/// M % 4 == 0). SwiftShader, [64,784]x[784,128]: 20 -> 10 ms; the transposed
+/// [784,64]^T x [64,128] of a dense layer's weight gradient: 44 -> 10 ms.
+void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, int64_t n,
+                  int64_t k, bool tA, bool tB) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  Tensor& out = args.outputs[0];
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  // Rows per invocation: 16 amortise each B load over 16 accumulators; fewer
+  // for short matrices (a one-sample predict has 1).
+  int rows = 16;
+  while (rows > 1 && rows / 2 >= m) rows /= 2;
+  const bool vecB = !tB && n % 4 == 0;
+  const bool vecP = !tA && k % 4 == 0;                  // A's rows as vec4s along p
+  const bool vecI = tA && m % 4 == 0 && rows % 4 == 0;  // A's columns as vec4s along i
+  const int64_t n4 = (n + 3) / 4;
+  int wgX = 16;
+  while (wgX > 1 && wgX / 2 >= n4) wgX /= 2;
+  const int wgY = 64 / wgX;
+  const int64_t groupsX = (n4 + wgX - 1) / wgX, groupsY = (m + rows * wgY - 1) / (rows * wgY);
+  const int64_t groups = groupsX * groupsY * shapeSize(batch);
+  std::string M = str(m), N = str(n), K = str(k);
+
+  const bool bias = fused && args.inputs.size() > 2;
+  std::string s;
+  int binding = 0;
+  auto declare = [&](const std::string& name, bool vec, bool write) {
+    s += "@group(0) @binding(" + str(binding++) + ") var<storage, " +
+         (write ? "read_write" : "read") + "> " + name + ": array<" + (vec ? "vec4<u32>" : "u32") +
+         ">;\n";
+  };
+  declare("mA", vecP || vecI, false);
+  declare("mB", vecB, false);
+  if (bias) declare("mBias", false, false);
+  declare("mC", false, true);
+  declare("u_params", false, false);
+  s += kSpecialValues;
+  s += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+             : "fn mm_act(x: f32) -> f32 { return x; }\n";
+  s += bias ? "fn mm_bias(j: i32) -> f32 { return bitcast<f32>(mBias[j]); }\n"
+            : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
+  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
+  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  // B's row p, columns 4 j4 .. 4 j4 + 3 (zeros past n).
+  if (vecB) {
+    s += "fn loadB(base: i32, p: i32, j4: i32) -> vec4<f32> {\n"
+         "  return bitcast<vec4<f32>>(mB[(base + p * " + N + ") / 4 + j4]);\n}\n";
+  } else {
+    std::string at = tB ? "j * " + K + " + p" : "p * " + N + " + j";
+    s += "fn bAt(base: i32, p: i32, j: i32) -> f32 {\n"
+         "  if (j >= " + N + ") { return 0.0; }\n"
+         "  return bitcast<f32>(mB[base + " + at + "]);\n}\n"
+         "fn loadB(base: i32, p: i32, j4: i32) -> vec4<f32> {\n"
+         "  let j = j4 * 4;\n"
+         "  return vec4<f32>(bAt(base, p, j), bAt(base, p, j + 1), bAt(base, p, j + 2), "
+         "bAt(base, p, j + 3));\n}\n";
+  }
+  if (!vecP && !vecI) {
+    std::string at = tA ? "p * " + M + " + i" : "i * " + K + " + p";
+    s += "fn aAt(base: i32, i: i32, p: i32) -> f32 { return bitcast<f32>(mA[base + " + at +
+         "]); }\n";
+  }
+  s += "@compute @workgroup_size(64) fn main(@builtin(workgroup_id) wid: vec3<u32>,\n"
+       "    @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n"
+       "  let g = i32(wid.x + wid.y * nwg.x);\n"
+       "  if (g >= " + str(groups) + ") { return; }\n"
+       "  let l = i32(lid);\n"
+       "  let j4 = (g % " + str(groupsX) + ") * " + str(wgX) + " + l % " + str(wgX) + ";\n"
+       "  let rest = g / " + str(groupsX) + ";\n"
+       "  let i0 = ((rest % " + str(groupsY) + ") * " + str(wgY) + " + l / " + str(wgX) + ") * " +
+       str(rows) + ";\n"
+       "  let bi = rest / " + str(groupsY) + ";\n"
+       "  if (j4 >= " + str(n4) + " || i0 >= " + M + ") { return; }\n"
+       "  let aBase = batchA(bi) * " + str(m * k) + ";\n"
+       "  let bBase = batchB(bi) * " + str(k * n) + ";\n";
+  // Rows past m read row m - 1 (in bounds) and are not stored.
+  for (int r = 0; r < rows; ++r)
+    s += "  var acc" + str(r) + " = vec4<f32>(0.0);\n  let row" + str(r) + " = min(i0 + " + str(r) +
+         ", " + str(m - 1) + ");\n";
+  if (vecP) {
+    s += "  for (var p = 0; p < " + K + "; p += 4) {\n";
+    for (int q = 0; q < 4; ++q)
+      s += "    let b" + str(q) + " = loadB(bBase, p + " + str(q) + ", j4);\n";
+    for (int r = 0; r < rows; ++r)
+      s += "    { let a = bitcast<vec4<f32>>(mA[(aBase + row" + str(r) + " * " + K +
+           " + p) / 4]);\n      acc" + str(r) + " += a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3; }\n";
+  } else {
+    s += "  for (var p = 0; p < " + K + "; p++) {\n    let bv = loadB(bBase, p, j4);\n";
+    if (vecI) {
+      // Rows i0 + 4 r4 .. + 3 at once; a clamped row still lands in bounds.
+      for (int r4 = 0; r4 < rows / 4; ++r4) {
+        std::string av = "a" + str(r4);
+        s += "    let " + av + " = bitcast<vec4<f32>>(mA[(aBase + p * " + M + ") / 4 + row" +
+             str(r4 * 4) + " / 4]);\n";
+        for (int c = 0; c < 4; ++c)
+          s += "    acc" + str(r4 * 4 + c) + " += " + av + "." + std::string(1, "xyzw"[c]) +
+               " * bv;\n";
+      }
+    } else {
+      for (int r = 0; r < rows; ++r)
+        s += "    acc" + str(r) + " += aAt(aBase, row" + str(r) + ", p) * bv;\n";
+    }
+  }
+  s += "  }\n  let outBase = bi * " + str(m * n) + ";\n";
+  for (int r = 0; r < rows; ++r) {
+    std::string row = "(i0 + " + str(r) + ")";
+    s += "  if (" + row + " < " + M + ") {\n"
+         "    for (var c = 0; c < 4; c++) {\n"
+         "      let j = j4 * 4 + c;\n"
+         "      if (j < " + N + ") { mC[outBase + " + row + " * " + N +
+         " + j] = bitcast<u32>(mm_act(acc" + str(r) + "[c] + mm_bias(j))); }\n"
+         "    }\n  }\n";
+  }
+  s += "}\n";
+  runShader(gpuBackend(args), s, args.inputs, {&out}, groups * 64, 64);
 }
 
 /// BatchMatMul, and _FusedMatMul when `fused`: + bias[j] (input 2), then mm_act.
@@ -55,7 +178,8 @@ void matMul(KernelArgs& args, bool fused) {
     return ((m + t - 1) / t) * ((n + t - 1) / t) * shapeSize(batch);
   };
   WebGpuBackend& gpu = gpuBackend(args);
-  const int tile = !gpu.isSoftware() && tilesOf(32) < kFewTiles ? 16 : 32;
+  if (gpu.isSoftware()) return directMatMul(args, fused, batch, m, n, k, tA, tB);
+  const int tile = tilesOf(32) < kFewTiles ? 16 : 32;
   int64_t tilesM = (m + tile - 1) / tile, tilesN = (n + tile - 1) / tile;
   int64_t tiles = tilesOf(tile);
   std::string M = str(m), N = str(n), K = str(k), T = str(tile), S = str(kSlice);

@@ -37,6 +37,12 @@ const char* zeroOf(DType dtype) {
 
 int64_t wordsOf(DType dtype, int64_t n) { return dtype == DType::boolean ? (n + 3) / 4 : n; }
 
+const char* const kSpecialValues =
+    "fn inf_() -> f32 { var b = 0x7f800000u; return bitcast<f32>(b); }\n"
+    "fn nan_() -> f32 { var b = 0x7fc00000u; return bitcast<f32>(b); }\n"
+    "fn isnan_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
+    "fn isinf_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n";
+
 std::string prelude(const std::vector<Tensor>& inputs, int numOutputs) {
   std::vector<DType> dtypes;
   for (const Tensor& t : inputs) dtypes.push_back(t.dtype());
@@ -68,12 +74,8 @@ std::string prelude(const std::vector<DType>& inputs, int numOutputs) {
     s += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> b_out" +
          std::to_string(k) + ": array<u32>;\n";
   s += "@group(0) @binding(" + std::to_string(binding) +
-       ") var<storage, read> u_params: array<f32>;\n"
-       "fn inf_() -> f32 { var b = 0x7f800000u; return bitcast<f32>(b); }\n"
-       "fn nan_() -> f32 { var b = 0x7fc00000u; return bitcast<f32>(b); }\n"
-       "fn isnan_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
-       "fn isinf_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n";
-  return s;
+       ") var<storage, read> u_params: array<f32>;\n";
+  return s + kSpecialValues;
 }
 
 std::string broadcastIndex(const std::string& name, const Shape& in, const Shape& out) {

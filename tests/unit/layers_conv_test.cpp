@@ -20,17 +20,6 @@ std::vector<float> wave(size_t n, float seed) {
 
 Tensor waveTensor(const Shape& s, float seed) { return tensor(wave(static_cast<size_t>(shapeSize(s)), seed), s); }
 
-/// Runs fn on every available backend, restoring the active one.
-void forEachBackend(const std::function<void()>& fn) {
-  std::string saved = getBackend();
-  for (const std::string& b : availableBackends()) {
-    SCOPED_TRACE("backend " + b);
-    setBackend(b);
-    fn();
-  }
-  setBackend(saved);
-}
-
 void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
@@ -141,7 +130,7 @@ TEST(LayersConv, Conv2DMatchesPlainLoop) {
       {{{"filters", 2}, {"kernelSize", 2}, {"dilationRate", 2}, {"useBias", false}}, {1, 5, 4, 1},
        {1, 1, 2, 2, false, false}, false},
   };
-  forEachBackend([&] {
+  onEveryBackend([&] {
     for (const Case& c : cases) {
       SCOPED_TRACE(c.args.dump());
       LayerPtr layer = layers::conv2d(c.args);
@@ -170,7 +159,7 @@ TEST(LayersConv, Conv2DMatchesPlainLoop) {
 }
 
 TEST(LayersConv, DepthwiseAndSeparableMatchPlainLoops) {
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Shape in{2, 5, 4, 2};
     Tensor x = waveTensor(in, 0.5f);
     // Depthwise, multiplier 2, strides 2, same padding.
@@ -249,7 +238,7 @@ TEST(LayersConv, Conv2DTransposeShapesAndValues) {
             (Shape{-1, 6, 6, 1}));
   EXPECT_EQ(symbolicShape(layers::conv2dTranspose({{"filters", 1}, {"kernelSize", 3}}), {2, 2, 1}),
             (Shape{-1, 4, 4, 1}));
-  forEachBackend([&] {
+  onEveryBackend([&] {
     for (bool same : {false, true}) {
       SCOPED_TRACE(same ? "same" : "valid");
       Shape in{2, 3, 2, 2};
@@ -299,7 +288,7 @@ TEST(LayersConv, ConvGradients) {
 // ---- Pooling, padding, upsampling ------------------------------------------
 
 TEST(LayersConv, PoolingHandValues) {
-  forEachBackend([&] {
+  onEveryBackend([&] {
     std::vector<float> v16(16), v9(9);
     for (int i = 0; i < 16; ++i) v16[i] = static_cast<float>(i);
     for (int i = 0; i < 9; ++i) v9[i] = static_cast<float>(i);
@@ -332,7 +321,7 @@ TEST(LayersConv, PoolingHandValues) {
 }
 
 TEST(LayersConv, ZeroPaddingAndUpSamplingHandValues) {
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor x = tensor({1, 2, 3, 4}, {1, 2, 2, 1});
     Tensor p = layers::zeroPadding2d()->apply(x);  // default 1 on every side
     EXPECT_EQ(p.shape(), (Shape{1, 4, 4, 1}));

@@ -109,14 +109,9 @@ void expectClose(const Vec& actual, const Vec& expected, const std::string& what
     ASSERT_NEAR(actual[i], expected[i], tol * std::max(1.0, std::abs(expected[i]))) << what << " element " << i;
 }
 
-struct BackendRestore {
-  std::string saved = getBackend();
-  ~BackendRestore() { setBackend(saved); }
-};
-
 /// Runs fn once per available backend.
 void forEachBackend(const std::function<void(const std::string&)>& fn) {
-  BackendRestore restore;
+  BackendScope restore;
   for (const std::string& backend : availableBackends()) {
     SCOPED_TRACE("backend " + backend);
     setBackend(backend);

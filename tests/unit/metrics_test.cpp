@@ -5,11 +5,6 @@
 namespace glint::testing {
 namespace {
 
-struct Guard {
-  std::string saved = getBackend();
-  ~Guard() { setBackend(saved); }
-};
-
 void expectValues(const Tensor& t, const Shape& shape, const std::vector<float>& want) {
   ASSERT_EQ(t.shape(), shape);
   std::vector<float> got = t.toFloats();
@@ -18,7 +13,7 @@ void expectValues(const Tensor& t, const Shape& shape, const std::vector<float>&
 
 TEST(Metrics, HandValuesOnEveryBackend) {
   using namespace metrics;
-  Guard guard;
+  BackendScope guard;
   for (const std::string& backend : testBackends()) {
     SCOPED_TRACE(backend);
     setBackend(backend);

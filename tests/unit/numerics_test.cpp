@@ -14,17 +14,12 @@
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/optim.h"
+#include "op_harness.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace glint::testing {
 namespace {
-
-struct OnBackend {
-  std::string saved = getBackend();
-  explicit OnBackend(const std::string& name) { setBackend(name); }
-  ~OnBackend() { setBackend(saved); }
-};
 
 struct DebugMode {
   DebugMode() { enableDebugMode(true); }
@@ -48,7 +43,7 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 TEST(DebugMode, NamesTheFirstKernelThatMadeANaNOnEveryBackend) {
   for (const std::string& backend : availableBackends()) {
     SCOPED_TRACE(backend);
-    OnBackend on(backend);
+    BackendScope on(backend);
     DebugMode debug;
     Tensor x = tensor({1, 2, -3, 4}, {4});
     Tensor doubled = mul(x, scalar(2.0f));  // finite: no error
@@ -65,7 +60,7 @@ TEST(DebugMode, NamesTheFirstKernelThatMadeANaNOnEveryBackend) {
 TEST(DebugMode, NamesInfinitiesAndTellsDataFromKernels) {
   for (const std::string& backend : availableBackends()) {
     SCOPED_TRACE(backend);
-    OnBackend on(backend);
+    BackendScope on(backend);
     DebugMode debug;
     std::string msg = numericsMessage([] { div(tensor({1, 1}, {2}), tensor({2, 0}, {2})); });
     EXPECT_TRUE(has(msg, "[RealDiv]") && has(msg, "+Infinity at element 1")) << msg;
@@ -104,7 +99,7 @@ TEST(DebugMode, NamesAGradientKernelInABackwardPass) {
 TEST(LossScale, ANonFiniteStepIsSkippedAndCountedWithStateUntouched) {
   for (const std::string& backend : availableBackends()) {
     SCOPED_TRACE(backend);
-    OnBackend on(backend);
+    BackendScope on(backend);
     Variable w = variable(tensor({1.0f, -2.0f}, {2}), true, "w");
     std::unique_ptr<Optimizer> opt = adam(0.1f);
     opt->lossScale = LossScale{.enabled = true, .scale = 1024.0f, .dynamic = true};
@@ -158,7 +153,7 @@ TEST(LossScale, ScaledStepsEqualUnscaledOnes) {
 TEST(LossScale, ABadBatchIsSkippedInTrainingAsIfItWasNeverThere) {
   for (const std::string& backend : availableBackends()) {
     SCOPED_TRACE(backend);
-    OnBackend on(backend);
+    BackendScope on(backend);
     auto makeModel = [](bool scaled) {
       setSeed(3);
       SequentialPtr m = sequential({layers::dense({{"units", 6}, {"activation", "tanh"},

@@ -110,17 +110,21 @@ void expectError(const std::function<void()>& fn, const std::vector<std::string>
 
 std::vector<std::string> testBackends() { return availableBackends(); }
 
+void onEveryBackend(const std::function<void()>& check) {
+  BackendScope scope;
+  for (const std::string& backend : testBackends()) {
+    SCOPED_TRACE("backend " + backend);
+    setBackend(backend);
+    check();
+  }
+}
+
 std::string caseName(const ::testing::TestParamInfo<OpCase>& info) {
   std::string out;
   for (char c : info.param.name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
 }
 
-/// Restores the active backend when a test ends.
-struct BackendGuard {
-  std::string saved = getBackend();
-  ~BackendGuard() { setBackend(saved); }
-};
 
 static bool close(double a, double b, double rtol, double atol) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
@@ -130,7 +134,7 @@ static bool close(double a, double b, double rtol, double atol) {
 
 TEST_P(OpTest, MatchesReferenceOnEveryBackend) {
   const OpCase& c = GetParam();
-  BackendGuard guard;
+  BackendScope guard;
   setBackend("reference");
   Tensor expected = c.fn(makeInputs(c));
   std::vector<float> want = expected.toFloats();
@@ -166,7 +170,7 @@ std::vector<OpCase> withGradients(const std::vector<OpCase>& cases) {
 
 TEST_P(OpGradTest, MatchesFiniteDifferencesOnEveryBackend) {
   const OpCase& c = GetParam();
-  BackendGuard guard;
+  BackendScope guard;
   for (const std::string& backend : testBackends()) {
     SCOPED_TRACE("backend " + backend);
     setBackend(backend);

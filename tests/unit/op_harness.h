@@ -17,6 +17,21 @@
 
 namespace glint::testing {
 
+/// Puts the backend that was current back when it goes (an assertion that
+/// fails mid-test included); switches to `name` first when given one.
+struct BackendScope {
+  std::string saved = getBackend();
+  BackendScope() = default;
+  explicit BackendScope(const std::string& name) { setBackend(name); }
+  ~BackendScope() { setBackend(saved); }
+  BackendScope(const BackendScope&) = delete;
+  BackendScope& operator=(const BackendScope&) = delete;
+};
+
+/// Runs `check` once on every backend the tests cover (testBackends()), each
+/// under a SCOPED_TRACE naming it; the active backend is restored after.
+void onEveryBackend(const std::function<void()>& check);
+
 struct InputSpec {
   Shape shape;
   DType dtype = DType::float32;

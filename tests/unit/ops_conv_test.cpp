@@ -164,18 +164,6 @@ GLINT_OP_CASES(Depthwise, depthwiseCases());
 GLINT_OP_CASES(ConvTranspose, transposeCases());
 GLINT_OP_CASES(Pool, poolCases());
 
-/// Runs `check` once per available backend.
-template <class F>
-void onEveryBackend(F check) {
-  std::string saved = getBackend();
-  for (const std::string& b : testBackends()) {
-    SCOPED_TRACE("backend " + b);
-    setBackend(b);
-    check();
-  }
-  setBackend(saved);
-}
-
 std::vector<float> seq(int n, float start = 1) {
   std::vector<float> v(static_cast<size_t>(n));
   std::iota(v.begin(), v.end(), start);

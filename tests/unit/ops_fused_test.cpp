@@ -16,12 +16,6 @@ namespace {
 
 using Args = const std::vector<Tensor>&;
 
-struct BackendScope {
-  std::string saved = getBackend();
-  explicit BackendScope(const std::string& name) { setBackend(name); }
-  ~BackendScope() { setBackend(saved); }
-};
-
 auto fm(const std::string& act, bool tA = false, bool tB = false, float alpha = 0.2f) {
   return [=](Args v) {
     return fusedMatMul(v[0], v[1], v.size() > 2 ? v[2] : Tensor(), act, tA, tB, alpha);
@@ -103,7 +97,7 @@ std::vector<OpCase> cases() {
 GLINT_OP_CASES(Fused, cases());
 
 TEST(FusedValues, HandComputedOnEveryBackend) {
-  std::string saved = getBackend();
+  BackendScope scope;
   Tensor a = tensor({1, 2, 3, 4}, {2, 2});
   Tensor b = tensor({1, -1, 2, 0.5f}, {2, 2});  // a b = [[5, 0], [11, -1]]
   Tensor bias = tensor({-6, 0.5f}, {2});
@@ -126,7 +120,6 @@ TEST(FusedValues, HandComputedOnEveryBackend) {
             .data<float>();
     EXPECT_NEAR(l[0], 1000.0, 1e-3);
   }
-  setBackend(saved);
 }
 
 TEST(FusedValues, SoftmaxCrossEntropyGradientIsSoftmaxMinusLabels) {

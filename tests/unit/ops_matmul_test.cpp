@@ -58,7 +58,7 @@ std::vector<OpCase> cases() {
 GLINT_OP_CASES(MatMul, cases());
 
 TEST(MatMulValues, HandComputedOnEveryBackend) {
-  std::string saved = getBackend();
+  BackendScope scope;
   Tensor a = tensor({1, 2, 3, 4}, {2, 2});
   Tensor b = tensor({5, 6, 7, 8}, {2, 2});
   for (const std::string& backend : testBackends()) {
@@ -75,7 +75,6 @@ TEST(MatMulValues, HandComputedOnEveryBackend) {
     EXPECT_EQ(ab.shape(), (Shape{2, 2, 1, 1}));
     EXPECT_EQ(ab.data<float>(), (std::vector<float>{3, -1, 7, -1}));
   }
-  setBackend(saved);
 }
 
 TEST(MatMulValues, GradientOfBroadcastOperandIsSummed) {

@@ -24,14 +24,8 @@ Moments1 momentsOf(const Tensor& t) {
   return m;
 }
 
-/// Restores the active backend when a test ends.
-struct BackendGuard {
-  std::string saved = getBackend();
-  ~BackendGuard() { setBackend(saved); }
-};
-
 TEST(RandomOps, SameSeedSameValuesOnEveryBackend) {
-  BackendGuard guard;
+  BackendScope guard;
   std::vector<float> first;
   for (const std::string& b : testBackends()) {
     setBackend(b);
@@ -126,7 +120,7 @@ TEST(RandomOps, DropoutNoiseShapeBroadcasts) {
 }
 
 TEST(RandomOps, DropoutGradientIsTheScaledMask) {
-  BackendGuard guard;
+  BackendScope guard;
   for (const std::string& b : testBackends()) {
     setBackend(b);
     Tensor x = randomNormal({4, 5}, 0, 1, 8);

@@ -109,17 +109,6 @@ GLINT_OP_CASES(Reduction, reductionCases());
 GLINT_OP_CASES(ReductionSoftmax, softmaxCases());
 GLINT_OP_CASES(ReductionStatistics, statisticsCases());
 
-/// Runs check() once per available backend, restoring the active one.
-void onEveryBackend(const std::function<void()>& check) {
-  std::string saved = getBackend();
-  for (const std::string& backend : testBackends()) {
-    SCOPED_TRACE("backend " + backend);
-    setBackend(backend);
-    check();
-  }
-  setBackend(saved);
-}
-
 void expectValues(const Tensor& t, const std::vector<float>& want, float tol = 0) {
   std::vector<float> got = t.toFloats();
   ASSERT_EQ(got.size(), want.size());

@@ -65,11 +65,6 @@ std::vector<OpCase> cases() {
 
 GLINT_OP_CASES(OptimKernels, cases());
 
-struct BackendGuard {
-  std::string saved = getBackend();
-  ~BackendGuard() { setBackend(saved); }
-};
-
 /// |a - b| <= 1e-6 relative, with a 1e-7 floor for values near 0.
 void expectMatch(const Tensor& got, const Tensor& want, const std::string& what) {
   std::vector<float> a = got.data<float>(), b = want.data<float>();
@@ -112,7 +107,7 @@ Composed composedAdam(float lr, float b1, float b2, float eps, float wd) {
 }
 
 TEST(OptimKernels, OptimizersMatchTheComposedFormulasOnReference) {
-  BackendGuard guard;
+  BackendScope guard;
   setBackend("reference");
   struct Case {
     std::string name;
@@ -152,7 +147,7 @@ TEST(OptimKernels, OptimizersMatchTheComposedFormulasOnReference) {
 }
 
 TEST(OptimKernels, SplitUpdatesMatchOneThread) {
-  BackendGuard guard;
+  BackendScope guard;
   setBackend("cpu");
   const Shape shape = {4099};  // uneven task ranges and a tail
   setSeed(11);

@@ -14,7 +14,7 @@ void expectValues(const Tensor& t, const std::vector<double>& want, double tol =
 }
 
 TEST(Regularizers, HandValuesOnEveryBackend) {
-  std::string saved = getBackend();
+  BackendScope scope;
   for (const std::string& backend : testBackends()) {
     SCOPED_TRACE(backend);
     setBackend(backend);
@@ -41,7 +41,6 @@ TEST(Regularizers, HandValuesOnEveryBackend) {
     double a = 3.5 / 5, b = 0.375 / 0.25;
     expectValues(constraints::minMaxNorm(0.5, 2, 0.5, 0)->apply(small), {3 * a, 0, 4 * a, 0.25 * b}, 1e-5);
   }
-  setBackend(saved);
 }
 
 std::vector<OpCase> gradCases() {

@@ -21,12 +21,6 @@
 namespace glint::testing {
 namespace {
 
-struct BackendScope {
-  std::string saved = getBackend();
-  explicit BackendScope(const std::string& name) { setBackend(name); }
-  ~BackendScope() { setBackend(saved); }
-};
-
 /// x ~ U(-1, 1) [n, 2]; y = 2 x0 - 3 x1 + 1 [n, 1].
 std::pair<Tensor, Tensor> linearData(int64_t n, uint64_t seed) {
   Tensor x = randomUniform({n, 2}, -1, 1, seed);

@@ -46,12 +46,6 @@ std::string gpuStatus() {
   if (!gpuAvailable() && !std::getenv("GLINT_EXPECT_WEBGPU")) GTEST_SKIP() << gpuStatus(); \
   ASSERT_TRUE(gpuAvailable()) << "webgpu did not start: " << gpuStatus()
 
-struct OnBackend {
-  std::string saved = getBackend();
-  explicit OnBackend(const std::string& name) { setBackend(name); }
-  ~OnBackend() { setBackend(saved); }
-};
-
 TEST(WebGpuBackend, RegisteredAndDescribed) {
   REQUIRE_WEBGPU();
   std::string reason = gpuStatus();
@@ -67,7 +61,7 @@ TEST(WebGpuBackend, RegisteredAndDescribed) {
 
 TEST(WebGpuBackend, BuffersRoundTripBitExactForEveryDtype) {
   REQUIRE_WEBGPU();
-  OnBackend on("webgpu");
+  BackendScope on("webgpu");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> f = {0.0f, -0.0f, 1.0f / 3, std::numeric_limits<float>::infinity(),
                           -3e38f, nan, 1e-30f};
@@ -97,7 +91,7 @@ TEST(WebGpuBackend, BuffersRoundTripBitExactForEveryDtype) {
 
 TEST(WebGpuBackend, ViewsShareOneBuffer) {
   REQUIRE_WEBGPU();
-  OnBackend on("webgpu");
+  BackendScope on("webgpu");
   Tensor x = tensor({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 6});
   int64_t buffers = memory().numBuffers;
   Tensor v = reshape(x, {3, 4});
@@ -107,7 +101,7 @@ TEST(WebGpuBackend, ViewsShareOneBuffer) {
 
 TEST(WebGpuBackend, PoolReusesBuffersAndMemoryReturnsToStart) {
   REQUIRE_WEBGPU();
-  OnBackend on("webgpu");
+  BackendScope on("webgpu");
   auto step = [] {
     tidy([] {
       Tensor a = tensor(std::vector<float>(300, 0.5f), {10, 30});
@@ -188,7 +182,7 @@ TEST(WebGpuBackend, MatMulLayoutsMatchTheReference) {
     std::vector<float> hb = randomNormal(sb, 0, 1, 12).data<float>();
     std::vector<float> hbias = randomNormal({c.n}, 0, 1, 13).data<float>();
     auto run = [&](const std::string& backend, bool fused) {
-      OnBackend on(backend);
+      BackendScope on(backend);
       Tensor a = tensor(ha, sa), b = tensor(hb, sb), bias = tensor(hbias, {c.n});
       Tensor y = fused ? fusedMatMul(a, b, bias, "relu", c.tA, c.tB) : matMul(a, b, c.tA, c.tB);
       return y.data<float>();
@@ -210,7 +204,7 @@ struct TrainResult {
 
 TrainResult trainStandard(const std::string& name, const std::string& backend,
                           const Synthetic& train, const Synthetic& test, int epochs, float lr) {
-  OnBackend on(backend);
+  BackendScope on(backend);
   setSeed(99);
   ModelPtr m = standardModel(name);
   m->optimizer()->setLearningRate(lr);
@@ -255,7 +249,7 @@ TEST(WebGpuTraining, StandardModelsTrainAsOnCpu) {
 
 TEST(WebGpuTraining, FiveHundredStepsLeaveBuffersAndBytesWhereTheyStarted) {
   REQUIRE_WEBGPU();
-  OnBackend on("webgpu");
+  BackendScope on("webgpu");
   setSeed(3);
   auto m = sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {8}}}),
                        layers::dense({{"units", 3}, {"activation", "softmax"}})});
@@ -292,7 +286,7 @@ TEST(WebGpuTraining, FiveHundredStepsLeaveBuffersAndBytesWhereTheyStarted) {
 // followed by a device the backend can take synchronously.
 TEST(WebGpuDeviceLoss, LostBuffersThrowAndNewWorkRunsOnTheNewDevice) {
   REQUIRE_WEBGPU();
-  OnBackend on("webgpu");
+  BackendScope on("webgpu");
   webgpu::WebGpuBackend* gpu = webgpu::instance();
   Tensor uploaded = tensor({7, 8, 9}, {3});
   Tensor before = add(uploaded, tensor({10, 20, 30}, {3}));

@@ -96,6 +96,13 @@ struct FitOptions {
   std::optional<uint64_t> seed;
 };
 
+/// Per-sample weights ([n] float32) from per-class weights, as TF.js's
+/// standardizeWeights: class ids from [n] / [n, 1] labels, or the argMax of
+/// one-hot [n, k] rows; every class present must have a weight. `op` names
+/// the caller in errors.
+Tensor classSampleWeights(const std::string& op, const Tensor& y,
+                          const std::map<int, float>& classWeight);
+
 struct FitDatasetOptions {
   int epochs = 1;
   /// Batches per epoch; default: until the dataset ends.
@@ -145,6 +152,10 @@ class Model : public Layer {
   /// weight penalties), "<output>_loss" per output when there are several, and
   /// the metrics ("acc" for "accuracy", as TF.js 4.22 logs it).
   Logs trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);
+  /// The same with each sample's loss multiplied by sampleWeights ([n] float32,
+  /// n = the batch's samples): fit's classWeight, batch by batch.
+  Logs trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                    const Tensor& sampleWeights);
   /// Loss (with weight penalties, as Keras) and metrics over the data, batched;
   /// batch means weighted by batch size.
   Logs evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize = 32);

@@ -14,8 +14,25 @@ namespace glint {
 
 namespace {
 
-/// Per-sample weights from class weights, as TF.js's standardizeWeights does:
-/// class ids from [n] / [n, 1] labels or the argMax of one-hot [n, k] rows.
+std::vector<Tensor> gatherRows(const std::vector<Tensor>& ts, const Tensor& indices) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) out.push_back(gather(t, indices, 0));
+  return out;
+}
+
+std::vector<Tensor> sliceRows(const std::vector<Tensor>& ts, int64_t start, int64_t size) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) {
+    std::vector<int64_t> begin(t.rank(), 0), extent(t.rank(), -1);
+    begin[0] = start;
+    extent[0] = size;
+    out.push_back(slice(t, begin, extent));
+  }
+  return out;
+}
+
+}  // namespace
+
 Tensor classSampleWeights(const std::string& op, const Tensor& y,
                           const std::map<int, float>& classWeight) {
   std::vector<float> ids;
@@ -37,25 +54,6 @@ Tensor classSampleWeights(const std::string& op, const Tensor& y,
   }
   return tensor(w, {static_cast<int64_t>(w.size())});
 }
-
-std::vector<Tensor> gatherRows(const std::vector<Tensor>& ts, const Tensor& indices) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : ts) out.push_back(gather(t, indices, 0));
-  return out;
-}
-
-std::vector<Tensor> sliceRows(const std::vector<Tensor>& ts, int64_t start, int64_t size) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : ts) {
-    std::vector<int64_t> begin(t.rank(), 0), extent(t.rank(), -1);
-    begin[0] = start;
-    extent[0] = size;
-    out.push_back(slice(t, begin, extent));
-  }
-  return out;
-}
-
-}  // namespace
 
 History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) {
   return fit(std::vector<Tensor>{x}, std::vector<Tensor>{y}, options);

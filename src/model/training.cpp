@@ -358,6 +358,19 @@ Logs Model::trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor
   return Training::step(*this, Training::Batch{xs, ys, Tensor()});
 }
 
+Logs Model::trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                         const Tensor& sampleWeights) {
+  const std::string op = className() + ".trainOnBatch";
+  Training::of(*this, op);
+  int64_t n = Training::checkData(*this, op, xs, &ys, "x", "y");
+  check(sampleWeights.defined() && !sampleWeights.isDisposed(), op,
+        "sampleWeights is undefined or disposed");
+  check(sampleWeights.dtype() == DType::float32 && sampleWeights.shape() == Shape{n}, op,
+        "sampleWeights must be float32 [", n, "] (one weight per sample), got ",
+        dtypeName(sampleWeights.dtype()), " ", shapeToString(sampleWeights.shape()));
+  return Training::step(*this, Training::Batch{xs, ys, sampleWeights});
+}
+
 Logs Model::evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize) {
   const std::string op = className() + ".evaluate";
   Training::of(*this, op);

@@ -113,6 +113,13 @@ runMain(() => withBrowser(async ({base, context}) => {
           `frames in ${w.seconds.toFixed(2)} s, backend ${w.backendUsed}, loss ` +
           w.loss.map((v) => v.toFixed(3)).join(' -> '));
   }
+  for (const backend of ['cpu', 'gl']) {
+    const cw = await run(page, 'classWeight', {backend});
+    check(`fit classWeight on ${backend}: weighted loss, gradients scaled, missing class named`,
+          Math.abs(cw.got - cw.want) < 1e-5 * Math.max(1, cw.want) && cw.weightsErr < 1e-5 &&
+          /GlintError/.test(cw.error) && /class 2/.test(cw.error),
+          `loss ${cw.got} vs ${cw.want}, weights rel err ${cw.weightsErr.toExponential(2)}, ${cw.error}`);
+  }
   const forced = await page.evaluate(() => {
     try {
       window.glint.setBackend('webgpu');

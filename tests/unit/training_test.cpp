@@ -91,6 +91,36 @@ TEST(Training, TrainOnBatchIsOneHandComputedSgdStep) {
   }
 }
 
+TEST(Training, TrainOnBatchWithSampleWeightsIsAHandComputedSgdStep) {
+  const double W[2] = {0.5, -0.25}, B = 0.1, lr = 0.1;
+  const double X[3][2] = {{1, 2}, {3, -1}, {0.5, 0.5}}, Y[3] = {1, 0, 2}, S[3] = {2, 0, 0.5};
+  // Double precision: mean of s_i * e_i^2 and its gradient.
+  double loss = 0, gW[2] = {0, 0}, gB = 0;
+  for (int i = 0; i < 3; ++i) {
+    double e = W[0] * X[i][0] + W[1] * X[i][1] + B - Y[i];
+    loss += S[i] * e * e / 3;
+    gW[0] += S[i] * 2 * e * X[i][0] / 3;
+    gW[1] += S[i] * 2 * e * X[i][1] / 3;
+    gB += S[i] * 2 * e / 3;
+  }
+  for (const std::string& backend : testBackends()) {
+    SCOPED_TRACE(backend);
+    BackendScope scope(backend);
+    auto m = linearModel();
+    m->setWeights({tensor({0.5f, -0.25f}, {2, 1}), tensor({0.1f}, {1})});
+    m->compile({.optimizer = sgdOpt(static_cast<float>(lr)), .loss = {"meanSquaredError"}});
+    Tensor x = tensor({1, 2, 3, -1, 0.5f, 0.5f}, {3, 2}), y = tensor({1, 0, 2}, {3, 1});
+    Logs logs = m->trainOnBatch({x}, {y}, tensor({2, 0, 0.5f}, {3}));
+    EXPECT_NEAR(logs.at("loss"), loss, 1e-5);
+    std::vector<float> k = m->getWeights()[0].toFloats(), b = m->getWeights()[1].toFloats();
+    EXPECT_NEAR(k[0], W[0] - lr * gW[0], 1e-5);
+    EXPECT_NEAR(k[1], W[1] - lr * gW[1], 1e-5);
+    EXPECT_NEAR(b[0], B - lr * gB, 1e-5);
+    expectError([&] { m->trainOnBatch({x}, {y}, tensor({1, 1}, {2})); },
+                         {"trainOnBatch", "sampleWeights", "[3]", "[2]"});
+  }
+}
+
 TEST(Training, FitSolvesALinearProblemOnEveryBackend) {
   for (const std::string& backend : testBackends()) {
     SCOPED_TRACE(backend);

@@ -440,6 +440,27 @@ EMSCRIPTEN_KEEPALIVE const char* glint_model_train_on_batch(int32_t modelId, con
   });
 }
 
+// fit's classWeight: one optimizer step with per-sample loss weights.
+EMSCRIPTEN_KEEPALIVE const char* glint_model_train_on_batch_weighted(
+    int32_t modelId, const int32_t* xs, int32_t nx, const int32_t* ys, int32_t ny,
+    int32_t weightsId) {
+  return guarded<const char*>(nullptr, [&] {
+    return returnString(logsJson(modelFrom(modelId)->trainOnBatch(
+        tensorsFrom(xs, nx), tensorsFrom(ys, ny), tensorHandles().get(weightsId, "tensor"))));
+  });
+}
+
+// Per-sample weights of targets y from n (class, weight) pairs; a tensor handle.
+EMSCRIPTEN_KEEPALIVE int32_t glint_class_sample_weights(int32_t yId, const int32_t* classes,
+                                                        const float* weights, int32_t n) {
+  return guarded(-1, [&] {
+    std::map<int, float> classWeight;
+    for (int32_t i = 0; i < n; ++i) classWeight[classes[i]] = weights[i];
+    return tensorHandles().put(
+        classSampleWeights("fit", tensorHandles().get(yId, "tensor"), classWeight));
+  });
+}
+
 EMSCRIPTEN_KEEPALIVE const char* glint_model_evaluate(int32_t modelId, const int32_t* xs, int32_t nx,
                                                       const int32_t* ys, int32_t ny,
                                                       int32_t batchSize) {

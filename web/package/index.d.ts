@@ -337,6 +337,12 @@ export interface ModelFitArgs {
   frameBudgetMs?: number;
   /** Seeds the shuffles. */
   seed?: number;
+  /**
+   * Loss weight per class id ({0: 1, 1: 5}), single-output models: each
+   * sample's loss is multiplied by its class's weight (class ids from [n] /
+   * [n, 1] targets, or the argMax of one-hot rows). Every class must be listed.
+   */
+  classWeight?: {[classId: number]: number};
 }
 export interface History {
   epoch: number[]; history: {[name: string]: number[]};
@@ -374,7 +380,8 @@ export class LayersModel extends Layer {
   predict(x: Tensor | Tensor[], args?: {batchSize?: number}): Tensor | Tensor[];
   predictOnBatch(x: Tensor | Tensor[]): Tensor | Tensor[];
   trainOnBatch(x: Tensor | Tensor[], y: Tensor | Tensor[]): Promise<number | number[]>;
-  trainOnBatchSync(x: Tensor | Tensor[], y: Tensor | Tensor[]): Logs;
+  /** sampleWeights: float32 [n], each sample's loss weight. */
+  trainOnBatchSync(x: Tensor | Tensor[], y: Tensor | Tensor[], sampleWeights?: Tensor): Logs;
   save(handlerOrUrl: IOHandler | string, config?: {includeOptimizer?: boolean;
        quantize?: 'float16' | 'uint8'; userDefinedMetadata?: object}): Promise<SaveResult>;
   toArtifacts(config?: {includeOptimizer?: boolean; quantize?: 'float16' | 'uint8'}): ModelArtifacts;

@@ -415,3 +415,46 @@ export async function storageHandlers() {
           intactAfterFailedSave: JSON.stringify(want) === JSON.stringify(afterFailed),
           quotaError, listed, listedAfter, missing};
 }
+
+/**
+ * fit's classWeight, against plain-JS arithmetic: the first batch's reported
+ * loss is the mean of weight x cross-entropy computed here from the model's
+ * predictions before the step; SGD with every class weighted 2 moves the
+ * weights as SGD with twice the learning rate and no weights; a class left
+ * out of classWeight is an error that names it.
+ */
+export async function classWeight({backend}) {
+  glint.setBackend(backend);
+  const n = 12, labels = Array.from({length: n}, (_, i) => i % 3);
+  const x = glint.tensor(randomValues(n * 4, 7), [n, 4]);
+  const y = glint.oneHot(glint.tensor(labels, [n], 'int32'), 3);
+  const make = (lr) => {
+    glint.setSeed(5);
+    const m = glint.sequential({layers: [glint.layers.dense({units: 3, activation: 'softmax', inputShape: [4]})]});
+    m.compile({optimizer: glint.train.sgd(lr), loss: 'categoricalCrossentropy'});
+    return m;
+  };
+  const cw = {0: 1, 1: 3, 2: 0.5};
+  const m = make(0.1);
+  const p = m.predict(x).dataSync();
+  let want = 0;
+  labels.forEach((c, i) => { want += cw[c] * -Math.log(p[i * 3 + c]); });
+  want /= n;
+  const h = await m.fit(x, y, {batchSize: n, epochs: 1, shuffle: false, classWeight: cw});
+  const got = h.history.loss[0];
+
+  const doubled = make(0.1), faster = make(0.2);
+  await doubled.fit(x, y, {batchSize: n, epochs: 1, shuffle: false, classWeight: {0: 2, 1: 2, 2: 2}});
+  await faster.fit(x, y, {batchSize: n, epochs: 1, shuffle: false});
+  const w2 = doubled.getWeights().map((t) => Array.from(t.dataSync())).flat();
+  const wf = faster.getWeights().map((t) => Array.from(t.dataSync())).flat();
+
+  let error = '';
+  try {
+    await make(0.1).fit(x, y, {batchSize: n, classWeight: {0: 1, 1: 1}});
+  } catch (e) {
+    error = `${e.name}: ${e.message}`;
+  }
+  glint.dispose([x, y]);
+  return {got, want, weightsErr: maxRelErr(w2, wf), error};
+}

@@ -151,14 +151,21 @@ export class LayersModel extends Layer {
     return logsFrom(core.callString(fn));
   }
 
-  /** Synchronous one step; returns the logs object ({loss, acc, ...}). */
-  trainOnBatchSync(x, y) {
+  /**
+   * Synchronous one step; returns the logs object ({loss, acc, ...}).
+   * sampleWeights: optional float32 [n], each sample's loss weight.
+   */
+  trainOnBatchSync(x, y, sampleWeights) {
     const xs = asList(x), ys = asList(y);
     checkTensors('trainOnBatch', 'x', xs);
     checkTensors('trainOnBatch', 'y', ys);
-    return this._logs(() => core.module()._glint_model_train_on_batch(
-        this.id, core.ints(xs.map((t) => t.id)), xs.length, core.ints(ys.map((t) => t.id)),
-        ys.length));
+    const m = core.module(), xIds = core.ints(xs.map((t) => t.id)), yIds = core.ints(ys.map((t) => t.id));
+    if (sampleWeights === undefined) {
+      return this._logs(() => m._glint_model_train_on_batch(this.id, xIds, xs.length, yIds, ys.length));
+    }
+    checkTensors('trainOnBatch', 'sampleWeights', [sampleWeights]);
+    return this._logs(() => m._glint_model_train_on_batch_weighted(
+        this.id, xIds, xs.length, yIds, ys.length, sampleWeights.id));
   }
 
   /** TF.js: resolves to the loss, or [loss, ...metrics]. */
@@ -197,10 +204,6 @@ export class LayersModel extends Layer {
       callbacks, initialEpoch = 0, verbose = 0, yieldEvery = 'auto', frameBudgetMs = 12, seed,
       classWeight,
     } = options;
-    if (classWeight) {
-      throw new GlintError('[fit] classWeight is not supported by the JS fit yet: weight the ' +
-          'samples through the data instead');
-    }
     if (!(batchSize >= 1) || !Number.isInteger(batchSize)) {
       throw new GlintError(`[fit] batchSize must be a positive integer: got ${batchSize}`);
     }
@@ -233,6 +236,24 @@ export class LayersModel extends Layer {
       valY = ys.map((t) => cut(t, trainN, n - trainN));
       xs = xs.map((t) => cut(t, 0, trainN));
       ys = ys.map((t) => cut(t, 0, trainN));
+    }
+    // classWeight ({class: weight}): per-sample loss weights from the training
+    // targets (the engine's rule: class ids, or the argMax of one-hot rows).
+    let weights = null;
+    if (classWeight !== undefined && classWeight !== null) {
+      if (ys.length !== 1) {
+        throw new GlintError(`[fit] classWeight needs a model with one output; this one has ${ys.length}`);
+      }
+      const entries = Object.entries(classWeight);
+      for (const [c, w] of entries) {
+        if (!Number.isInteger(Number(c)) || typeof w !== 'number' || !Number.isFinite(w)) {
+          throw new GlintError(`[fit] classWeight maps class ids to finite numbers: got ${c}: ${w}`);
+        }
+      }
+      weights = new Tensor(core.callInt(() => core.module()._glint_class_sample_weights(
+          ys[0].id, core.ints(entries.map(([c]) => Number(c))),
+          core.bytes(Float32Array.from(entries.map(([, w]) => w))), entries.length)));
+      owned.push(weights);
     }
     const rng = random(seed);
     const cbs = new CallbackList(callbacks, this);
@@ -279,7 +300,9 @@ export class LayersModel extends Layer {
             batchTensors.push(bx);
             const by = ys.map((t) => ops.gather(t, idx));
             batchTensors.push(by);
-            logs = this.trainOnBatchSync(bx, by);
+            const bw = weights ? ops.gather(weights, idx) : undefined;
+            if (bw) batchTensors.push(bw);
+            logs = this.trainOnBatchSync(bx, by, bw);
             lostInARow = 0;
           } catch (e) {
             // A lost GPU context: the engine restored the weights; this batch

@@ -59,6 +59,16 @@ std::vector<std::string> availableBackends();
 void enableDebugMode(bool on = true);
 bool debugMode();
 
+/// Float16 activations (off by default): on a backend that supports them (gl:
+/// RGBA16UI textures holding half bits), float32 kernel outputs are stored in
+/// float16, halving their memory and bandwidth; kernels still compute in
+/// float32, and variables and optimizer state stay float32 (a variable given a
+/// float16 value is widened). Values beyond float16's range become infinities
+/// and tiny gradients underflow: train with Optimizer::lossScale enabled. Other
+/// backends ignore it.
+void setFloat16Activations(bool on);
+bool float16Activations();
+
 /// Scopes: tensors created between startScope and endScope are disposed at
 /// endScope, except `keep`-ed and returned ones, which move to the outer scope.
 void startScope();

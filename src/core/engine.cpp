@@ -196,6 +196,8 @@ void checkFinite(const std::string& kernel, Backend& backend, const std::vector<
 
 void enableDebugMode(bool on) { Engine::get().debugMode = on; }
 bool debugMode() { return Engine::get().debugMode; }
+void setFloat16Activations(bool on) { Engine::get().float16Activations = on; }
+bool float16Activations() { return Engine::get().float16Activations; }
 
 std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
                               const std::vector<OutputSpec>& outputSpecs, const Attrs& attrs) {

@@ -74,6 +74,7 @@ class Engine {
   std::vector<Tape*> tapes;
   int recordingPaused = 0;
   bool debugMode = false;  // enableDebugMode: every kernel's outputs checked for NaN/Inf
+  bool float16Activations = false;  // setFloat16Activations
   Rng rng;
 
  private:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,9 @@
 #include <limits>
 
 #include "glint/glint.h"
+#include "glint/optim.h"
+#include "glint/model.h"
+#include "glint/layers.h"
 #include "op_harness.h"
 
 #ifdef GLINT_WITH_GL
@@ -271,6 +275,140 @@ TEST(GlBackend, LoopsPastLlvmpipesLimitFailLoudly) {
     expectError([&] { argMax(x, 0); }, {"[ArgMax]", "70001", "65535"});
   else
     EXPECT_EQ(argMax(x, 0).data<int32_t>()[0], 70000);
+}
+
+
+// ---- float16 activations ----------------------------------------------------
+
+/// float -> nearest float16 (ties to even) -> float, in double arithmetic:
+/// the reference the gl backend's half textures are checked against.
+double roundToHalf(double f) {
+  if (std::isnan(f)) return f;
+  double a = std::fabs(f);
+  if (a >= 65520.0) return std::copysign(std::numeric_limits<double>::infinity(), f);
+  int e = 0;
+  std::frexp(a, &e);
+  double ulp = std::ldexp(1.0, std::max(e - 1, -14) - 10);  // subnormals: 2^-24
+  return std::copysign(std::nearbyint(a / ulp) * ulp, f);
+}
+/// One float16 step at v's magnitude.
+double halfUlp(double v) {
+  int e = 0;
+  std::frexp(std::fabs(v), &e);
+  return std::ldexp(1.0, std::max(e - 1, -14) - 10);
+}
+
+struct Float16Scope {
+  explicit Float16Scope(bool on) { setFloat16Activations(on); }
+  ~Float16Scope() { setFloat16Activations(false); }
+};
+
+TEST(GlFloat16, OutputsAreHalfTexturesReadBackAsFloat32) {
+  REQUIRE_GL();
+  OnGl on;
+  std::vector<float> v = {0.0f, -0.0f, 1.0f, -2.5f, 3.14159265f, 1e-3f, 1e-6f, 6e-8f,
+                          65504.0f, 65519.0f, 70000.0f, -1e5f, 0.1f, 1234.567f, -7.77e-5f};
+  Tensor x = tensor(v, {static_cast<int64_t>(v.size())});
+  // Bytes held by live textures (the pool emptied before each count).
+  auto liveBytes = [] {
+    releaseUnusedMemory();
+    return memory().bytesPerBackend["gl"];
+  };
+  int64_t before = liveBytes();
+  Tensor full = neg(neg(x));
+  int64_t fullBytes = liveBytes() - before;
+  Float16Scope f16(true);
+  before = liveBytes();
+  Tensor half = neg(neg(x));
+  int64_t halfBytes = liveBytes() - before;
+  EXPECT_TRUE(gl::textureOf(half).half);
+  EXPECT_FALSE(gl::textureOf(full).half);
+  EXPECT_EQ(halfBytes * 2, fullBytes) << "a float16 texture holds half the bytes";
+  std::vector<float> got = half.data<float>();
+  for (size_t i = 0; i < v.size(); ++i) {
+    double want = roundToHalf(v[i]);
+    if (std::isinf(want)) {
+      EXPECT_EQ(got[i], static_cast<float>(want)) << "element " << i << " = " << v[i];
+    } else {
+      EXPECT_LE(std::fabs(got[i] - want), halfUlp(want) * 0.5 + 1e-30)
+          << "element " << i << " = " << v[i] << ": " << got[i] << " vs " << want;
+    }
+  }
+  // To another backend through a read: float32 values.
+  BackendScope cpu("cpu");
+  std::vector<float> moved = add(half, zeros({static_cast<int64_t>(v.size())})).data<float>();
+  EXPECT_EQ(moved, got);
+}
+
+TEST(GlFloat16, KernelsReadHalfInputs) {
+  REQUIRE_GL();
+  OnGl on;
+  Float16Scope f16(true);
+  Tensor a = randomNormal({12, 16}, 0, 1, 3), b = randomNormal({16, 8}, 0, 1, 4);
+  std::vector<float> ha = a.data<float>(), hb = b.data<float>();
+  Tensor c = matMul(a, b);  // float32 inputs, a float16 output
+  Tensor d = sum(mul(c, c), {1});  // float16 inputs (c), float16 outputs
+  Tensor e = matMul(c, transpose(c));  // float16 inputs read a texel at a time
+  ASSERT_TRUE(gl::textureOf(c).half);
+  // Reference in double: every stored value rounded to float16 as the backend does.
+  std::vector<double> cr(12 * 8);
+  for (int i = 0; i < 12; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double acc = 0;
+      for (int p = 0; p < 16; ++p) acc += double{ha[i * 16 + p]} * hb[p * 8 + j];
+      cr[i * 8 + j] = roundToHalf(acc);
+    }
+  std::vector<float> cg = c.data<float>(), dg = d.data<float>(), eg = e.data<float>();
+  for (int i = 0; i < 12 * 8; ++i) EXPECT_NEAR(cg[i], cr[i], halfUlp(cr[i])) << "c " << i;
+  for (int i = 0; i < 12; ++i) {
+    double sq = 0;
+    for (int j = 0; j < 8; ++j) sq += cr[i * 8 + j] * cr[i * 8 + j];
+    EXPECT_NEAR(dg[i], sq, 2 * halfUlp(sq)) << "d " << i;
+    for (int k = 0; k < 12; ++k) {
+      double dot = 0;
+      for (int j = 0; j < 8; ++j) dot += cr[i * 8 + j] * cr[k * 8 + j];
+      EXPECT_NEAR(eg[i * 12 + k], dot, 2 * halfUlp(dot) + 1e-3) << "e " << i << "," << k;
+    }
+  }
+}
+
+TEST(GlFloat16, TrainsWithLossScalingVariablesStayFloat32MemoryFlat) {
+  REQUIRE_GL();
+  OnGl on;
+  // Three-class toy data: class = argmax of the first three features.
+  const int64_t n = 256;
+  Tensor x = randomUniform({n, 4}, 0, 1, 21);
+  std::vector<float> xv = x.toFloats(), yv(n * 3, 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    int best = 0;
+    for (int c = 1; c < 3; ++c)
+      if (xv[i * 4 + c] > xv[i * 4 + best]) best = c;
+    yv[i * 3 + best] = 1;
+  }
+  Tensor y = tensor(yv, {n, 3});
+  auto train = [&](bool half) {
+    Float16Scope f16(half);
+    setSeed(7);
+    auto m = sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {4}}}),
+                         layers::dense({{"units", 3}, {"activation", "softmax"}})});
+    std::shared_ptr<Optimizer> opt(adam(0.02f));
+    opt->lossScale = LossScale{.enabled = true, .scale = 1024.0f, .dynamic = true};
+    m->compile({.optimizer = opt, .loss = {"categoricalCrossentropy"}, .metrics = {"accuracy"}});
+    History h = m->fit(x, y, {.epochs = 12, .batchSize = 32, .shuffle = false});
+    for (const Tensor& w : m->getWeights()) EXPECT_FALSE(gl::textureOf(w).half) << "a variable";
+    for (int i = 0; i < 5; ++i) m->trainOnBatch({x}, {y});  // warm-up: this batch's shapes
+    MemoryInfo before = memory();
+    for (int i = 0; i < 50; ++i) m->trainOnBatch({x}, {y});
+    MemoryInfo after = memory();
+    EXPECT_EQ(after.numAllocations, before.numAllocations) << "steady state allocates nothing";
+    EXPECT_EQ(after.bytesPerBackend["gl"], before.bytesPerBackend["gl"]);
+    return std::make_pair(h.history.at("loss"), m->evaluate(x, y, 256).at("acc"));
+  };
+  auto [lossFull, accFull] = train(false);
+  auto [lossHalf, accHalf] = train(true);
+  EXPECT_LT(lossHalf.back(), lossHalf.front() * 0.7) << "float16 activations learn";
+  EXPECT_GT(accHalf, 0.85);
+  EXPECT_NEAR(accHalf, accFull, 0.05) << "as float32 does";
 }
 
 }  // namespace

@@ -183,6 +183,13 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_set_debug_mode(int32_t on) {
   });
 }
 
+EMSCRIPTEN_KEEPALIVE int32_t glint_set_float16_activations(int32_t on) {
+  return guarded(-1, [&] {
+    setFloat16Activations(on != 0);
+    return 0;
+  });
+}
+
 EMSCRIPTEN_KEEPALIVE const char* glint_get_backend() {
   return guarded<const char*>(nullptr, [&] { return returnString(getBackend()); });
 }

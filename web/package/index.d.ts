@@ -123,6 +123,8 @@ export function getBackend(): string;
 export function loadedResources(): string[];
 /** Checks every kernel's outputs; the first NaN/Infinity throws a GlintError naming the kernel. */
 export function enableDebugMode(on?: boolean): void;
+/** gl stores float32 kernel outputs as float16 (train with loss scaling); others ignore it. */
+export function setFloat16Activations(on?: boolean): void;
 export function backendInfo(): BackendInfo;
 export function memory(): MemoryInfo;
 export function releaseUnusedMemory(): void;

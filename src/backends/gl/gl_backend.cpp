@@ -1,4 +1,5 @@
 #include "src/backends/gl/gl_backend.h"
+#include "src/backends/gl/shader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,41 @@ void main() {
 )";
 
 int64_t extentBytes(const Extent& e) { return int64_t{e.width} * e.height * 16; }
+/// GPU bytes of a texture: 16 per texel, 8 for float16 ones.
+int64_t textureBytes(const Texture& t) { return extentBytes(t.extent) / (t.half ? 2 : 1); }
+
+/// IEEE binary16 bits -> float32 (subnormals, inf and NaN included).
+float halfToFloat(uint32_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else {  // subnormal: normalise
+    int e = -1;
+    do {
+      man <<= 1;
+      ++e;
+    } while (!(man & 0x400u));
+    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Read-back texels (4 uint32 components each) -> the buffer's bytes.
+void unstage(const uint32_t* staged, bool half, void* dst, size_t bytes) {
+  if (!half) {
+    std::memcpy(dst, staged, bytes);
+    return;
+  }
+  float* out = static_cast<float*>(dst);
+  for (size_t i = 0; i < bytes / 4; ++i) out[i] = halfToFloat(staged[i] & 0xffffu);
+}
 
 GLuint compile(GLenum type, const std::string& source) {
   GLuint s = glCreateShader(type);
@@ -138,15 +174,15 @@ void GlBackend::createTexture(Texture& t) {
   const Extent& e = t.extent;
   glGenTextures(1, &t.tex);
   glBindTexture(GL_TEXTURE_2D, t.tex);
-  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32UI, e.width, e.height);
+  glTexStorage2D(GL_TEXTURE_2D, 1, t.half ? GL_RGBA16UI : GL_RGBA32UI, e.width, e.height);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   GLenum err = glGetError();
   if (err != GL_NO_ERROR) {
     glDeleteTextures(1, &t.tex);
     t.tex = 0;
-    fail("gl", "could not allocate a ", e.width, "x", e.height,
-         " RGBA32UI texture (GL error 0x", std::hex, err, ")");
+    fail("gl", "could not allocate a ", e.width, "x", e.height, t.half ? " RGBA16UI" : " RGBA32UI",
+         " texture (GL error 0x", std::hex, err, ")");
   }
   ++glTextures_;
   t.fbo = 0;
@@ -167,19 +203,18 @@ void GlBackend::checkLoop(const std::string& kernel, int64_t iterations) const {
 
 // ---- buffers ---------------------------------------------------------------
 
-void* GlBackend::allocate(size_t bytes) {
-  ensureContext(false);
-  Extent e = extent(bytes);
+Texture* GlBackend::takeTexture(const Extent& e, bool half) {
   Texture* t = nullptr;
-  auto it = pool_.find({e.width, e.height});
+  auto it = pool_.find({e.width, e.height, half});
   if (it != pool_.end()) {
     t = it->second;
-    pooledBytes_ -= extentBytes(t->extent);
+    pooledBytes_ -= textureBytes(*t);
     pool_.erase(it);
     ++numPoolHits_;
   } else {
     t = new Texture();
     t->extent = e;
+    t->half = half;
     if (e.texels > 0) {
       ++numAllocations_;
       try {
@@ -191,17 +226,53 @@ void* GlBackend::allocate(size_t bytes) {
     }
   }
   t->extent = e;
-  t->bytes = bytes;
-  liveBytes_ += extentBytes(e);
+  liveBytes_ += textureBytes(*t);
   live_.insert(t);
   return t;
+}
+
+void* GlBackend::allocate(size_t bytes) {
+  ensureContext(false);
+  Texture* t = takeTexture(extent(bytes), false);
+  t->bytes = bytes;
+  return t;
+}
+
+void GlBackend::swapTextures(Texture& a, Texture& b) {
+  std::swap(a.tex, b.tex);
+  std::swap(a.fbo, b.fbo);
+  std::swap(a.half, b.half);
+}
+
+void GlBackend::toHalf(Texture& t) {
+  if (t.half || !t.tex || t.lost) return;
+  // The other texture takes t's float32 GL objects back to the pool.
+  Texture* other = takeTexture(t.extent, true);
+  swapTextures(t, *other);
+  other->bytes = t.bytes;
+  release(other, other->bytes);
+}
+
+void GlBackend::toFull(Texture& t, bool keepContents) {
+  if (!t.half || !t.tex || t.lost) return;
+  Texture* other = takeTexture(t.extent, false);
+  other->bytes = t.bytes;
+  if (keepContents) {
+    // The prelude widens float16 inputs; the output is float32.
+    std::string source = prelude(std::vector<Operand>{Operand{&t, DType::float32}}) +
+                         "float value(int i) { return in0(i); }\n" +
+                         elementMain(*other, DType::float32, static_cast<int64_t>(t.bytes / 4));
+    draw(program(source), {&t}, *other);
+  }
+  swapTextures(t, *other);
+  release(other, other->bytes);
 }
 
 void GlBackend::release(void* handle, size_t) {
   Texture* t = static_cast<Texture*>(handle);
   if (!t) return;
   live_.erase(t);
-  int64_t size = extentBytes(t->extent);
+  int64_t size = textureBytes(*t);
   if (t->lost || forcedLoss_ || dead_) {  // its memory went with the context
     if (!t->lost) liveBytes_ -= size;
     t->lost = true;
@@ -211,7 +282,7 @@ void GlBackend::release(void* handle, size_t) {
   liveBytes_ -= size;
   dropHostCopy(*t);
   if (t->tex && pooledBytes_ + size <= kPoolLimitBytes) {
-    pool_.emplace(std::make_pair(t->extent.width, t->extent.height), t);
+    pool_.emplace(std::make_tuple(t->extent.width, t->extent.height, t->half), t);
     pooledBytes_ += size;
     return;
   }
@@ -236,6 +307,7 @@ void GlBackend::write(void* handle, const void* src, size_t bytes) {
   Texture& t = *static_cast<Texture*>(handle);
   if (t.lost) failLost("a buffer being written");
   if (bytes == 0 || !t.tex) return;
+  toFull(t, false);
   upload(t, src, bytes);
   // A host copy restores uploads (data, weights set from the host) after a loss.
   if (uploadCopies_ && counters_.hostCopyBytes + static_cast<int64_t>(bytes) <= uploadCopyLimit_) {
@@ -266,7 +338,7 @@ void GlBackend::readInto(const Texture& t, void* dst, size_t bytes) {
   glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
   boundFbo_ = t.fbo;
   glReadPixels(0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, staged.data());
-  std::memcpy(dst, staged.data(), bytes);
+  unstage(staged.data(), t.half, dst, bytes);
 }
 
 void GlBackend::read(void* handle, void* dst, size_t bytes) {
@@ -297,6 +369,7 @@ GlBackend::PendingRead GlBackend::startRead(const Texture& tc) {
   PendingRead r;
   r.bytes = t.bytes;
   r.generation = generation_;
+  r.half = t.half;
   if (!t.tex || t.bytes == 0) return r;
   ensureFramebuffer(t);
   const Extent& e = t.extent;
@@ -336,14 +409,18 @@ void GlBackend::finishRead(PendingRead& r, void* dst) {
   if (!r.pbo) return;
   glBindBuffer(GL_PIXEL_PACK_BUFFER, r.pbo);
   if (dst) {  // null: the read is abandoned
+    // A float16 texture's words hold half bits: widened after the copy.
+    std::vector<uint32_t> staged(r.half ? r.bytes / 4 : 0);
+    void* to = r.half ? static_cast<void*>(staged.data()) : dst;
 #ifdef __EMSCRIPTEN__
-    glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), dst);
+    glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), to);
 #else
     const void* p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes),
                                      GL_MAP_READ_BIT);
-    if (p) std::memcpy(dst, p, r.bytes);
+    if (p) std::memcpy(to, p, r.bytes);
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
 #endif
+    if (r.half) unstage(staged.data(), true, dst, r.bytes);
   }
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   glDeleteBuffers(1, &r.pbo);

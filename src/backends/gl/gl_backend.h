@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_set>
 #include <string>
 #include <unordered_map>
@@ -38,6 +39,9 @@ struct Texture {
   bool lost = false;
   /// The bytes it was uploaded with (write): re-uploaded after a context loss.
   std::shared_ptr<const std::vector<uint8_t>> host;
+  /// RGBA16UI holding float16 bits, 4 elements per texel as ever (float16
+  /// activations): same extent, half the memory; reads give float32.
+  bool half = false;
 };
 
 /// Figures of the context-loss machinery (glint::gl::stats() adds the texture counts).
@@ -94,10 +98,18 @@ class GlBackend : public Backend {
     GLsync fence = nullptr;
     size_t bytes = 0;
     uint32_t generation = 0;  // the context it was started in
+    bool half = false;        // float16 bits to widen on the way out
   };
   PendingRead startRead(const Texture& t);
   bool poll(PendingRead& r);
   void finishRead(PendingRead& r, void* dst);
+
+  /// Float16 activations (setFloat16Activations): a float32 kernel output is
+  /// drawn into a half texture instead (its contents are about to be drawn).
+  void toHalf(Texture& t);
+  /// Back to float32, the values widened when keepContents (a variable must
+  /// not stay in float16: optimizers update it in float32).
+  void toFull(Texture& t, bool keepContents);
 
   size_t pooledTextures() const;
   /// GL texture objects this backend holds now: live buffers and the pool.
@@ -166,7 +178,12 @@ class GlBackend : public Backend {
   GLuint unpackPbo_ = 0;
   std::unordered_map<std::string, Program> programs_;
   // Released textures by extent, reused by the next allocation of that extent.
-  std::multimap<std::pair<int, int>, Texture*> pool_;
+  // Released textures by (width, height, half).
+  std::multimap<std::tuple<int, int, bool>, Texture*> pool_;
+  /// A texture of extent e and format from the pool, or a new one.
+  Texture* takeTexture(const Extent& e, bool half);
+  /// Swaps the GL objects (and format) of a and b.
+  static void swapTextures(Texture& a, Texture& b);
   int64_t liveBytes_ = 0;
   int64_t pooledBytes_ = 0;
   int64_t numAllocations_ = 0;

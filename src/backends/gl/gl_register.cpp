@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "src/backends/builtin.h"
+#include "src/core/engine_state.h"
 #include "src/backends/gl/gl_backend.h"
 #include "src/backends/gl/kernels.h"
 
@@ -30,6 +31,21 @@ void registerGlBackend() {
   gl::registerConvKernels();
   gl::registerOptimKernels();
   gl::registerRnnKernels();
+  // Float16 activations: every gl kernel's float32 outputs are drawn into
+  // half textures, but the optimizer updates', which are variables and their
+  // state (kept in float32: small updates vanish in float16).
+  for (auto& [kernel, byBackend] : Engine::get().kernels) {
+    auto it = byBackend.find("gl");
+    if (it == byBackend.end() || kernel.rfind("Apply", 0) == 0) continue;
+    KernelFn run = it->second;
+    it->second = [run](KernelArgs& args) {
+      if (float16Activations())
+        for (Tensor& out : args.outputs)
+          if (out.dtype() == DType::float32)
+            static_cast<gl::GlBackend&>(args.backend).toHalf(gl::textureOf(out));
+      run(args);
+    };
+  }
 }
 
 }  // namespace glint

@@ -91,8 +91,8 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
        (tA ? "p * " + M + " + i" : "i * " + K + " + p") + "); }\n";
   s += "float B(int base, int p, int j) { return in1(base + " +
        (tB ? "j * " + K + " + p" : "p * " + N + " + j") + "); }\n";
-  s += "vec4 tex0(int e) { return uintBitsToFloat(texel0(e >> 2)); }\n";
-  s += "vec4 tex1(int e) { return uintBitsToFloat(texel1(e >> 2)); }\n";
+  s += "vec4 tex0(int e) { return ftexel0(e >> 2); }\n";
+  s += "vec4 tex1(int e) { return ftexel1(e >> 2); }\n";
 
   if (n % 4 != 0) {
     s += "float value(int e) {\n  int j = e % " + N + "; int rest = e / " + N + "; int i = rest % " +
@@ -133,7 +133,9 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
   if (fused)
     s += "  acc += vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n"
          "  acc = vec4(act_(acc.x), act_(acc.y), act_(acc.z), act_(acc.w));\n";
-  s += "  o_texel = floatBitsToUint(acc);\n}\n";
+  s += textureOf(out).half
+           ? "  o_texel = uvec4(halfBits(acc.x), halfBits(acc.y), halfBits(acc.z), halfBits(acc.w));\n}\n"
+           : "  o_texel = floatBitsToUint(acc);\n}\n";
   if (!textureOf(out).tex) return;
   std::vector<const Texture*> textures;
   for (const Operand& o : ops) textures.push_back(o.texture);

@@ -244,7 +244,12 @@ void GlBackend::collectSnapshots(bool block) {
 }
 
 void GlBackend::variableChanged(const std::shared_ptr<TensorImpl>& var) {
-  if (!variableSnapshots_ || dead_ || !var->storage || var->storage->backend != this) return;
+  if (dead_ || !var->storage || var->storage->backend != this) return;
+  // Variables stay float32 under float16 activations (an initializer's output,
+  // or an update made of ordinary ops, arrives in float16).
+  Texture& own = *static_cast<Texture*>(var->storage->handle);
+  if (own.half) toFull(own, true);
+  if (!variableSnapshots_) return;
   ensureContext(false);
   auto found = mirrors_.find(var.get());
   if (found != mirrors_.end() && found->second.var.lock() != var) {

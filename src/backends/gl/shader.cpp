@@ -48,7 +48,13 @@ std::string prelude(const std::vector<Operand>& inputs) {
       "const float INF = uintBitsToFloat(0x7f800000u);\n"
       "const float NAN = uintBitsToFloat(0x7fc00000u);\n"
       "uint toBits(float v) { return floatBitsToUint(v); }\n"
-      "uint toBits(int v) { return uint(v); }\n";
+      "uint toBits(int v) { return uint(v); }\n"
+      // packHalf2x16 of a value beyond float16's range is undefined (NaN on
+      // SwiftShader): overflow goes to infinity, as IEEE rounding would.
+      "uint halfBits(float v) {\n"
+      "  if (isnan(v)) return 0x7e00u;\n"
+      "  if (abs(v) >= 65520.0) return v > 0.0 ? 0x7c00u : 0xfc00u;\n"
+      "  return packHalf2x16(vec2(v, 0.0)) & 0xffffu;\n}\n";
   for (size_t k = 0; k < inputs.size(); ++k) {
     std::string n = std::to_string(k);
     const Extent& e = inputs[k].texture->extent;
@@ -57,9 +63,16 @@ std::string prelude(const std::vector<Operand>& inputs) {
     s += "uvec4 texel" + n + "(int t) { return texelFetch(u_in" + n + ", ivec2(t & " +
          std::to_string(mask) + ", t >> " + std::to_string(e.shift) + "), 0); }\n";
     s += "uint word" + n + "(int w) { return texel" + n + "(w >> 2)[w & 3]; }\n";
+    const bool half = inputs[k].texture->half;
     switch (inputs[k].dtype) {
       case DType::float32:
-        s += "float in" + n + "(int i) { return uintBitsToFloat(word" + n + "(i)); }\n";
+        // Float16 textures hold half bits in each 16-bit component.
+        s += half ? "float in" + n + "(int i) { return unpackHalf2x16(word" + n + "(i)).x; }\n"
+                  : "float in" + n + "(int i) { return uintBitsToFloat(word" + n + "(i)); }\n";
+        s += half ? "vec4 ftexel" + n + "(int t) { uvec4 h = texel" + n +
+                        "(t); return vec4(unpackHalf2x16(h.x).x, unpackHalf2x16(h.y).x, "
+                        "unpackHalf2x16(h.z).x, unpackHalf2x16(h.w).x); }\n"
+                  : "vec4 ftexel" + n + "(int t) { return uintBitsToFloat(texel" + n + "(t)); }\n";
         break;
       case DType::int32:
         s += "int in" + n + "(int i) { return int(word" + n + "(i)); }\n";
@@ -130,8 +143,10 @@ std::string elementMain(const Texture& out, DType dtype, int64_t count) {
     s += "  for (int c = 0; c < 16; ++c) {\n    int i = t * 16 + c;\n"
          "    if (i < " + n + " && value(i)) r[c >> 2] |= 1u << uint((c & 3) << 3);\n  }\n";
   } else {
+    // A float16 output keeps each value's half bits in the low 16 bits.
+    std::string bits = out.half ? "halfBits(value(i))" : "toBits(value(i))";
     s += "  for (int c = 0; c < 4; ++c) {\n    int i = t * 4 + c;\n"
-         "    if (i < " + n + ") r[c] = toBits(value(i));\n  }\n";
+         "    if (i < " + n + ") r[c] = " + bits + ";\n  }\n";
   }
   return s + "  o_texel = r;\n}\n";
 }
@@ -185,7 +200,10 @@ void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor
     std::string word = out.dtype() == DType::boolean ? "((pre" + n + "[((i) >> 2) & 3] >> uint(((i) & 3) << 3)) & 0xffu)"
                                                      : "pre" + n + "[(i) & 3]";
     switch (inputs[k].dtype()) {
-      case DType::float32: s += "#define in" + n + "(i) uintBitsToFloat(" + word + ")\n"; break;
+      case DType::float32:
+        s += textureOf(inputs[k]).half ? "#define in" + n + "(i) unpackHalf2x16(" + word + ").x\n"
+                                       : "#define in" + n + "(i) uintBitsToFloat(" + word + ")\n";
+        break;
       case DType::int32: s += "#define in" + n + "(i) int(" + word + ")\n"; break;
       case DType::boolean: s += "#define in" + n + "(i) (" + word + " != 0u)\n"; break;
     }

@@ -15,6 +15,16 @@ export function enableDebugMode(on = true) {
   core.callInt(() => core.module()._glint_set_debug_mode(on ? 1 : 0));
 }
 
+/**
+ * Float16 activations (off by default): the gl backend stores float32 kernel outputs as
+ * float16 (half the texture memory); kernels compute in float32, variables and optimizer
+ * state stay float32. Train with loss scaling (optimizer.lossScale) so small gradients do
+ * not underflow. Other backends ignore it.
+ */
+export function setFloat16Activations(on = true) {
+  core.callInt(() => core.module()._glint_set_float16_activations(on ? 1 : 0));
+}
+
 export function getBackend() {
   return core.callString(() => core.module()._glint_get_backend());
 }

@@ -177,6 +177,24 @@ std::vector<OpCase> poolCases() {
          return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
        },
        false},
+      // Windows that tile the input (stride >= window, valid): the cpu
+      // backend's tiled path, with rows and columns no window reaches.
+      {"max_tiled_odd_with_grad", {Distinct({2, 7, 9, 8}, 19), F({2, 3, 4, 8})},
+       [](const V& v) {
+         Tensor w = v[1];
+         auto pool = [](const Tensor& t) { return maxPool(t, {2, 2}, {2, 2}, Padding::valid); };
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
+      {"max_tiled_gaps_with_grad", {Distinct({1, 8, 11, 4}, 23), F({1, 3, 3, 4})},
+       [](const V& v) {
+         Tensor w = v[1];
+         auto pool = [](const Tensor& t) { return maxPool(t, {2, 3}, {3, 4}, Padding::valid); };
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
       {"avg_threaded_with_grad", {F({8, 32, 32, 16}), F({8, 16, 16, 16})},
        [](const V& v) {
          Tensor w = v[1];

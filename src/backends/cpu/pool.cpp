@@ -96,13 +96,92 @@ inline int64_t forEachTapOf(const conv::Geometry& g, const Window& rows, const W
   return t;
 }
 
+/// Windows that tile the input (stride >= window, no padding: the usual
+/// pooling) never overlap and never leave it: each x pixel belongs to at
+/// most one window, whose taps sit at fixed offsets from its corner.
+struct Tiling {
+  bool tiles;
+  std::vector<int64_t> taps;  // offsets of the taps' channel runs from the corner
+  std::vector<int64_t> bareCols;  // input columns no window reaches
+
+  explicit Tiling(const conv::Geometry& g)
+      : tiles(g.strideH >= g.fh && g.strideW >= g.fw && g.padTop == 0 && g.padLeft == 0 &&
+              g.dilH == 1 && g.dilW == 1 && g.inC % kWidth == 0) {
+    if (!tiles) return;
+    for (int64_t kh = 0; kh < g.fh; ++kh)
+      for (int64_t kw = 0; kw < g.fw; ++kw) taps.push_back((kh * g.inW + kw) * g.inC);
+    for (int64_t iw = 0; iw < g.inW; ++iw)
+      if (!(iw < g.outW * g.strideW && iw % g.strideW < g.fw)) bareCols.push_back(iw);
+  }
+  const float* corner(const conv::Geometry& g, const float* x, int64_t n, int64_t oh,
+                      int64_t ow) const {
+    return x + pixel(g, n, oh * g.strideH, ow * g.strideW);
+  }
+};
+
+/// Max pooling over tiling windows: a vector of channels at a time.
+void maxPoolTiled(const conv::Geometry& g, const Tiling& t, const float* x, float* y, int64_t n) {
+  const int64_t C = g.inC, taps = static_cast<int64_t>(t.taps.size());
+  const int64_t* off = t.taps.data();
+  for (int64_t oh = 0; oh < g.outH; ++oh)
+    for (int64_t ow = 0; ow < g.outW; ++ow) {
+      const float* in = t.corner(g, x, n, oh, ow);
+      float* out = y + ((n * g.outH + oh) * g.outW + ow) * C;
+      for (int64_t c = 0; c < C; c += kWidth) {
+        Vec best = simd::load(in + off[0] + c);
+        for (int64_t k = 1; k < taps; ++k) {
+          Vec v = simd::load(in + off[k] + c);
+          best = v > best ? v : best;
+        }
+        simd::store(out + c, best);
+      }
+    }
+}
+
+/// Its gradient: every x pixel is written once (the windows' taps, or zero
+/// where no window reaches), so dx needs no clearing pass.
+void maxPoolGradTiled(const conv::Geometry& g, const Tiling& t, const float* dy, const float* x,
+                      float* dx, int64_t n) {
+  const int64_t C = g.inC, taps = static_cast<int64_t>(t.taps.size());
+  const int64_t* off = t.taps.data();
+  for (int64_t ih = 0; ih < g.inH; ++ih) {
+    if (!(ih < g.outH * g.strideH && ih % g.strideH < g.fh)) {
+      std::fill(dx + pixel(g, n, ih, 0), dx + pixel(g, n, ih + 1, 0), 0.0f);
+      continue;
+    }
+    for (int64_t iw : t.bareCols)
+      std::fill(dx + pixel(g, n, ih, iw), dx + pixel(g, n, ih, iw) + C, 0.0f);
+  }
+  for (int64_t oh = 0; oh < g.outH; ++oh)
+    for (int64_t ow = 0; ow < g.outW; ++ow) {
+      const float* in = t.corner(g, x, n, oh, ow);
+      float* out = dx + (in - x);
+      const float* g0 = dy + ((n * g.outH + oh) * g.outW + ow) * C;
+      for (int64_t c = 0; c < C; c += kWidth) {
+        Vec best = simd::load(in + off[0] + c);
+        Lanes which{};
+        for (int64_t k = 1; k < taps; ++k) {
+          Vec v = simd::load(in + off[k] + c);
+          Lanes better = v > best;
+          best = better ? v : best;
+          which = better ? static_cast<int32_t>(k) - Lanes{} : which;
+        }
+        Vec grad = simd::load(g0 + c);
+        for (int64_t k = 0; k < taps; ++k)
+          simd::store(out + off[k] + c, which == static_cast<int32_t>(k) - Lanes{} ? grad : Vec{});
+      }
+    }
+}
+
 void maxPool(KernelArgs& a) {
   const float* x = hostData<float>(a.inputs[0]);
   float* y = hostData<float>(a.outputs[0]);
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
   const int64_t C = g.inC, vecC = C - C % kWidth;
+  const Tiling tiling(g);
   const std::vector<Window> cols = columnWindows(g);
   forEachImage(g, [&](int64_t n) {
+    if (tiling.tiles) return maxPoolTiled(g, tiling, x, y, n);
     for (int64_t oh = 0; oh < g.outH; ++oh) {
       Window rows = windowAt(g, oh, 0);
       for (int64_t ow = 0; ow < g.outW; ++ow) {
@@ -138,8 +217,10 @@ void maxPoolGrad(KernelArgs& a) {
   float* dx = hostData<float>(a.outputs[0]);
   conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
   const int64_t C = g.inC, vecC = C - C % kWidth;
+  const Tiling tiling(g);
   const std::vector<Window> cols = columnWindows(g);
   forEachImage(g, [&](int64_t n) {
+    if (tiling.tiles) return maxPoolGradTiled(g, tiling, dy, x, dx, n);
     std::fill(dx + pixel(g, n, 0, 0), dx + pixel(g, n + 1, 0, 0), 0.0f);
     for (int64_t oh = 0; oh < g.outH; ++oh) {
       Window rows = windowAt(g, oh, 0);

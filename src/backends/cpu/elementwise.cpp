@@ -60,6 +60,38 @@ void binaryRow(const T* a, int64_t sa, const T* b, int64_t sb, TO* o, int64_t n,
   }
 }
 
+/// Whether `s` (leading 1s aside) is `out`'s trailing dims: the operand then
+/// repeats every shapeSize(s) elements of the output (a bias over rows).
+bool repeatsAlong(const Shape& s, const Shape& out) {
+  size_t k = 0;
+  while (k < s.size() && s[k] == 1) ++k;
+  size_t len = s.size() - k;
+  if (len > out.size()) return false;
+  for (size_t i = 0; i < len; ++i)
+    if (s[k + i] != out[out.size() - len + i]) return false;
+  return true;
+}
+
+/// o = f(a, b) where one operand (`short` first when shortFirst) repeats
+/// every `period` elements and the other is as long as o. A short period
+/// would make rows too short to vectorise, so it is laid out repeatedly in
+/// a stack buffer of whole periods and the loop runs over long rows.
+template <class T, class TO, class F>
+bool repeatedRows(const T* full, const T* repeated, int64_t period, bool repeatedFirst, TO* o,
+                  int64_t n, F& f) {
+  constexpr int64_t kPattern = 256;
+  if (period > kPattern / 4) return false;
+  T pattern[kPattern];
+  const int64_t chunk = period * (kPattern / period);
+  for (int64_t i = 0; i < chunk; ++i) pattern[i] = repeated[i % period];
+  for (int64_t i = 0; i < n; i += chunk) {
+    int64_t len = std::min(chunk, n - i);
+    if (repeatedFirst) binaryRow(pattern, 1, full + i, 1, o + i, len, f);
+    else binaryRow(full + i, 1, pattern, 1, o + i, len, f);
+  }
+  return true;
+}
+
 template <class T, class TO, class F>
 void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   const T* pa = hostData<T>(a);
@@ -71,6 +103,12 @@ void binaryLoop(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   int64_t sa = a.size() == n ? 1 : a.size() == 1 ? 0 : -1;
   int64_t sb = b.size() == n ? 1 : b.size() == 1 ? 0 : -1;
   if (sa >= 0 && sb >= 0) return binaryRow(pa, sa, pb, sb, po, n, f);
+  if (sa == 1 && repeatsAlong(b.shape(), out.shape()) &&
+      repeatedRows(pa, pb, b.size(), false, po, n, f))
+    return;
+  if (sb == 1 && repeatsAlong(a.shape(), out.shape()) &&
+      repeatedRows(pb, pa, a.size(), true, po, n, f))
+    return;
   BroadcastRows<2> plan(out.shape(), {&a.shape(), &b.shape()});
   int64_t ia = plan.innerStride(0), ib = plan.innerStride(1);
   plan.forEachRow([&](const std::array<int64_t, 2>& off, int64_t o) {

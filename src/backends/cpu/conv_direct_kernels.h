@@ -16,6 +16,10 @@ namespace {
 using simd::kWidth;
 using simd::Vec;
 
+// The register blocks only work fully unrolled (accumulators in registers),
+// and a 26-pixel block is past GCC's default unrolling limits.
+#define GLINT_UNROLL _Pragma("GCC unroll 32")
+
 // Accumulators a register block may hold: the rest hold the filter (or dy)
 // vectors and a broadcast.
 // A 28-pixel block covers a 28-wide image's whole row.
@@ -49,7 +53,9 @@ void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, floa
   constexpr int64_t outC = NV * kWidth;
   const int64_t C = g.inC, step = g.strideW * C;
   Vec acc[P][NV];
+  GLINT_UNROLL
   for (int p = 0; p < P; ++p)
+    GLINT_UNROLL
     for (int v = 0; v < NV; ++v) acc[p][v] = Vec{};
   for (int64_t kh = 0; kh < g.fh; ++kh) {
     int64_t ih = g.inRow(oh, kh);
@@ -59,15 +65,19 @@ void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, floa
       const float* fp = f + (kh * g.fw + kw) * C * outC;
       if constexpr (Edge) {
         const float* src[P];
+        GLINT_UNROLL
         for (int p = 0; p < P; ++p) {
           int64_t iw = g.inCol(ow + p, kw);
           src[p] = iw >= 0 && iw < g.inW ? xrow + iw * C : kZeros;
         }
         for (int64_t ic = 0; ic < C; ++ic) {
           Vec fv[NV];
+          GLINT_UNROLL
           for (int v = 0; v < NV; ++v) fv[v] = simd::load(fp + ic * outC + v * kWidth);
+          GLINT_UNROLL
           for (int p = 0; p < P; ++p) {
             Vec b = simd::broadcast(src[p][ic]);
+            GLINT_UNROLL
             for (int v = 0; v < NV; ++v) acc[p][v] = simd::madd(b, fv[v], acc[p][v]);
           }
         }
@@ -75,16 +85,21 @@ void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, floa
         const float* xp = xrow + g.inCol(ow, kw) * C;
         for (int64_t ic = 0; ic < C; ++ic) {
           Vec fv[NV];
+          GLINT_UNROLL
           for (int v = 0; v < NV; ++v) fv[v] = simd::load(fp + ic * outC + v * kWidth);
+          GLINT_UNROLL
           for (int p = 0; p < P; ++p) {
             Vec b = simd::broadcast(xp[p * step + ic]);
+            GLINT_UNROLL
             for (int v = 0; v < NV; ++v) acc[p][v] = simd::madd(b, fv[v], acc[p][v]);
           }
         }
       }
     }
   }
+  GLINT_UNROLL
   for (int p = 0; p < P; ++p)
+    GLINT_UNROLL
     for (int v = 0; v < NV; ++v) simd::store(y + p * outC + v * kWidth, acc[p][v]);
 }
 
@@ -135,9 +150,12 @@ void filterRows(const conv::Geometry& g, const float* x, const float* dy, const 
                 int64_t hi) {
   constexpr int64_t outC = NV * kWidth;
   int64_t off[G];
+  GLINT_UNROLL
   for (int r = 0; r < G; ++r) off[r] = offsets[r];
   Vec acc[G][NV];
+  GLINT_UNROLL
   for (int r = 0; r < G; ++r)
+    GLINT_UNROLL
     for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
   const int64_t step = g.strideW * g.inC;
   for (int64_t n = n0; n < n1; ++n)
@@ -146,14 +164,19 @@ void filterRows(const conv::Geometry& g, const float* x, const float* dy, const 
       const float* d = dy + ((n * g.outH + oh) * g.outW + lo) * outC;
       for (int64_t ow = lo; ow < hi; ++ow, xo += step, d += outC) {
         Vec dv[NV];
+        GLINT_UNROLL
         for (int v = 0; v < NV; ++v) dv[v] = simd::load(d + v * kWidth);
+        GLINT_UNROLL
         for (int r = 0; r < G; ++r) {
           Vec b = simd::broadcast(xo[off[r]]);
+          GLINT_UNROLL
           for (int v = 0; v < NV; ++v) acc[r][v] = simd::madd(b, dv[v], acc[r][v]);
         }
       }
     }
+  GLINT_UNROLL
   for (int r = 0; r < G; ++r)
+    GLINT_UNROLL
     for (int v = 0; v < NV; ++v) {
       float* p = df + r * outC + v * kWidth;
       simd::store(p, simd::load(p) + acc[r][v]);
@@ -179,6 +202,7 @@ void filterEdges(const conv::Geometry& g, const float* x, const float* dy, float
   auto pixel = [&](int64_t n, int64_t oh, int64_t ow) {
         Vec dv[NV];
         const float* d = dy + ((n * g.outH + oh) * g.outW + ow) * outC;
+        GLINT_UNROLL
         for (int v = 0; v < NV; ++v) dv[v] = simd::load(d + v * kWidth);
         for (int64_t kh = 0; kh < g.fh; ++kh) {
           int64_t ih = g.inRow(oh, kh);
@@ -190,6 +214,7 @@ void filterEdges(const conv::Geometry& g, const float* x, const float* dy, float
             float* dp = df + (kh * g.fw + kw) * C * outC;
             for (int64_t ic = 0; ic < C; ++ic) {
               Vec b = simd::broadcast(xp[ic]);
+              GLINT_UNROLL
               for (int v = 0; v < NV; ++v) {
                 float* p = dp + ic * outC + v * kWidth;
                 simd::store(p, simd::madd(b, dv[v], simd::load(p)));

@@ -83,7 +83,9 @@ bool repeatedRows(const T* full, const T* repeated, int64_t period, bool repeate
   if (period > kPattern / 4) return false;
   T pattern[kPattern];
   const int64_t chunk = period * (kPattern / period);
-  for (int64_t i = 0; i < chunk; ++i) pattern[i] = repeated[i % period];
+  std::copy(repeated, repeated + period, pattern);
+  for (int64_t have = period; have < chunk; have *= 2)
+    std::copy(pattern, pattern + std::min(have, chunk - have), pattern + have);
   for (int64_t i = 0; i < n; i += chunk) {
     int64_t len = std::min(chunk, n - i);
     if (repeatedFirst) binaryRow(pattern, 1, full + i, 1, o + i, len, f);

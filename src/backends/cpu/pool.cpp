@@ -179,9 +179,10 @@ void maxPool(KernelArgs& a) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
   const int64_t C = g.inC, vecC = C - C % kWidth;
   const Tiling tiling(g);
+  if (tiling.tiles)
+    return forEachImage(g, [&](int64_t n) { maxPoolTiled(g, tiling, x, y, n); });
   const std::vector<Window> cols = columnWindows(g);
   forEachImage(g, [&](int64_t n) {
-    if (tiling.tiles) return maxPoolTiled(g, tiling, x, y, n);
     for (int64_t oh = 0; oh < g.outH; ++oh) {
       Window rows = windowAt(g, oh, 0);
       for (int64_t ow = 0; ow < g.outW; ++ow) {
@@ -218,9 +219,10 @@ void maxPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
   const int64_t C = g.inC, vecC = C - C % kWidth;
   const Tiling tiling(g);
+  if (tiling.tiles)
+    return forEachImage(g, [&](int64_t n) { maxPoolGradTiled(g, tiling, dy, x, dx, n); });
   const std::vector<Window> cols = columnWindows(g);
   forEachImage(g, [&](int64_t n) {
-    if (tiling.tiles) return maxPoolGradTiled(g, tiling, dy, x, dx, n);
     std::fill(dx + pixel(g, n, 0, 0), dx + pixel(g, n + 1, 0, 0), 0.0f);
     for (int64_t oh = 0; oh < g.outH; ++oh) {
       Window rows = windowAt(g, oh, 0);

@@ -348,6 +348,8 @@ void registerElementwiseKernels(const std::string& backend) {
   reg("Pow", binaryNumeric(
                  [](float a, float b) { return static_cast<float>(std::pow(double(a), b)); },
                  intPow));
+  reg("ReluGrad", binaryNumeric([](float dy, float x) { return dy * (x > 0 ? 1.0f : 0.0f); },
+                                [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
   reg("Maximum", binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
   reg("Minimum", binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
   reg("SquaredDifference", binaryNumeric(

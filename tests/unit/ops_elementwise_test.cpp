@@ -63,6 +63,12 @@ std::vector<OpCase> unaryCases() {
          return grad([&](const Tensor& x) { return sum(mul(relu(x), dy)); }, v[1]);
        },
        false},
+      {"relu_grad_kernel_vectors_and_rest", {F({3, 37}), Fk({3, 37}, 0.05f)},
+       [](const V& v) {
+         Tensor dy = v[0];
+         return grad([&](const Tensor& x) { return sum(mul(relu(x), dy)); }, v[1]);
+       },
+       false},
       {"leakyRelu", {Fk({2, 3}, 0.05f)}, [](const V& v) { return leakyRelu(v[0]); }},
       {"leakyRelu_alpha", {Fk({1, 3, 1}, 0.05f)}, [](const V& v) { return leakyRelu(v[0], 0.01f); }},
       {"elu", {Fk({2, 3}, 0.05f)}, u(&elu)},

@@ -12,6 +12,7 @@
 #include "glint/backend.h"
 #include "src/backends/cpu/broadcast_util.h"
 #include "src/backends/cpu/kernels.h"
+#include "src/backends/cpu/simd.h"
 #include "src/backends/cpu/vecmath_util.h"
 
 namespace glint::cpu {
@@ -228,6 +229,27 @@ void realDivKernel(KernelArgs& args) {
                              [](float a, float b) { return a / b; });
 }
 
+/// (dy, x) -> dy * (x > 0 ? 1 : 0). Signs are random, so a per-element branch
+/// mispredicts half the time: this goes a vector at a time with a select.
+void reluGrad(KernelArgs& args) {
+  const Tensor& dy = args.inputs[0];
+  const Tensor& x = args.inputs[1];
+  Tensor& out = args.outputs[0];
+  auto scalarF = [](float d, float v) { return d * (v > 0 ? 1.0f : 0.0f); };
+  auto scalarI = [](int32_t d, int32_t v) { return v > 0 ? d : 0; };
+  const int64_t n = out.size();
+  if (dy.dtype() != DType::float32 || dy.size() != n || x.size() != n)
+    return binaryNumeric(scalarF, scalarI)(args);
+  const float* pd = hostData<float>(dy);
+  const float* px = hostData<float>(x);
+  float* po = hostData<float>(out);
+  const simd::Vec one = simd::broadcast(1.0f), zero{};
+  int64_t i = 0;
+  for (; i + simd::kWidth <= n; i += simd::kWidth)
+    simd::store(po + i, simd::load(pd + i) * (simd::load(px + i) > zero ? one : zero));
+  for (; i < n; ++i) po[i] = scalarF(pd[i], px[i]);
+}
+
 void selectKernel(KernelArgs& args) {
   const Tensor& cond = args.inputs[0];
   const Tensor& a = args.inputs[1];
@@ -348,8 +370,7 @@ void registerElementwiseKernels(const std::string& backend) {
   reg("Pow", binaryNumeric(
                  [](float a, float b) { return static_cast<float>(std::pow(double(a), b)); },
                  intPow));
-  reg("ReluGrad", binaryNumeric([](float dy, float x) { return dy * (x > 0 ? 1.0f : 0.0f); },
-                                [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
+  reg("ReluGrad", reluGrad);
   reg("Maximum", binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
   reg("Minimum", binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
   reg("SquaredDifference", binaryNumeric(

@@ -2,7 +2,8 @@
 // double-precision loop, for every kernel set this CPU runs: each vector
 // count of output channels, 1 to 3 input channels and more than a vector,
 // rows longer than a register block (a short last block), edge pixels of
-// same padding, strides and dilations. The op tests compare the whole
+// same padding, strides and dilations, and the channel counts with their
+// own compiled blocks. The op tests compare the whole
 // kernels (direct and im2col paths, the dx transformation) with reference.
 #include <gtest/gtest.h>
 
@@ -107,6 +108,13 @@ TEST(CpuConvDirect, MatchesADoubleLoopOnEveryKernelSet) {
         {{1, 9, 10, 2}, 3, 3, 2 * w, 3, 1, false},     // stride 3
         {{1, 4, 40, 17}, 1, 5, w, 1, 1, true},         // 1 x 5, many channels
         {{1, 2, 2, 1}, 3, 3, w, 1, 1, true},           // window wider than the image
+        // Input channels the kernels know at compile time (1, 8, 16), in
+        // interior and edge blocks.
+        {{2, 9, 31, 8}, 3, 3, w, 1, 1, true},
+        {{1, 7, 12, 16}, 3, 3, 2 * w, 1, 1, true},
+        {{1, 6, 30, 16}, 3, 3, w, 1, 1, false},
+        {{1, 8, 8, 1}, 3, 3, 3 * w, 1, 1, true},
+        {{1, 9, 9, 8}, 3, 3, w, 2, 1, true},           // stride 2: not compile-time
     };
     for (const Case& c : cases) checkCase(*set, c);
   }

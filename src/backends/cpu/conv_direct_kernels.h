@@ -47,11 +47,14 @@ alignas(64) const float kZeros[kMaxInChannels] = {};
 /// P adjacent output pixels of row (n, oh) from column ow. Interior blocks
 /// (Edge false) have every tap of every pixel inside the input; edge blocks
 /// read zeros for the columns outside. Rows outside are skipped for all.
-template <int NV, int P, bool Edge>
+/// CC > 0: inC == CC and strideW == 1, known at compile time, so all P
+/// pixels are read off one base register at fixed displacements (else GCC
+/// keeps P pointers, spilled) and the channel loop unrolls.
+template <int NV, int P, bool Edge, int CC = 0>
 void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, float* y,
                   int64_t oh, int64_t ow) {
   constexpr int64_t outC = NV * kWidth;
-  const int64_t C = g.inC, step = g.strideW * C;
+  const int64_t C = CC > 0 ? CC : g.inC, step = CC > 0 ? CC : g.strideW * C;
   Vec acc[P][NV];
   GLINT_UNROLL
   for (int p = 0; p < P; ++p)
@@ -106,10 +109,10 @@ void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, floa
 using BlockFn = void (*)(const conv::Geometry&, const float*, const float*, float*, int64_t,
                          int64_t);
 
-/// forwardBlock<NV, k + 1, Edge> at index k: a row's last block may be short.
-template <int NV, bool Edge, int... K>
+/// forwardBlock<NV, k + 1, Edge, CC> at index k: a row's last block may be short.
+template <int NV, bool Edge, int CC, int... K>
 constexpr std::array<BlockFn, sizeof...(K)> blockTable(std::integer_sequence<int, K...>) {
-  return {&forwardBlock<NV, K + 1, Edge>...};
+  return {&forwardBlock<NV, K + 1, Edge, CC>...};
 }
 
 template <int NV>
@@ -117,8 +120,23 @@ void forward(const conv::Geometry& g, const float* x, const float* f, float* y, 
              int64_t n1) {
   constexpr int P = kBlock<NV>;
   constexpr int64_t outC = NV * kWidth;
-  static constexpr auto inner = blockTable<NV, false>(std::make_integer_sequence<int, P>());
-  static constexpr auto edge = blockTable<NV, true>(std::make_integer_sequence<int, P>());
+  using Seq = std::make_integer_sequence<int, P>;
+  static constexpr auto inner = blockTable<NV, false, 0>(Seq());
+  static constexpr auto edge = blockTable<NV, true, 0>(Seq());
+  // The channel counts of small convolutions (and of their dx: the forward
+  // conv's outC): 1 (a first layer on grey images), 8 and 16.
+  static constexpr auto c1 = blockTable<NV, false, 1>(Seq());
+  static constexpr auto c8 = blockTable<NV, false, 8>(Seq());
+  static constexpr auto c16 = blockTable<NV, false, 16>(Seq());
+  static constexpr auto edge8 = blockTable<NV, true, 8>(Seq());
+  static constexpr auto edge16 = blockTable<NV, true, 16>(Seq());
+  const bool unit = g.strideW == 1;
+  const auto& interiorTable = !unit ? inner
+                              : g.inC == 1 ? c1
+                              : g.inC == 8 ? c8
+                              : g.inC == 16 ? c16
+                                            : inner;
+  const auto& edgeTable = !unit ? edge : g.inC == 8 ? edge8 : g.inC == 16 ? edge16 : edge;
   int64_t lo, hi;
   interiorColumns(g, lo, hi);
   // A row in the fewest blocks of at most P pixels, of nearly equal sizes:
@@ -133,7 +151,7 @@ void forward(const conv::Geometry& g, const float* x, const float* f, float* y, 
       for (int64_t b = 0, s = 0; b < blocks; ++b) {
         int64_t len = base + (b < longer ? 1 : 0);
         bool interior = s >= lo && s + len <= hi;
-        (interior ? inner : edge)[len - 1](g, xn, f, row + s * outC, oh, s);
+        (interior ? interiorTable : edgeTable)[len - 1](g, xn, f, row + s * outC, oh, s);
         s += len;
       }
     }

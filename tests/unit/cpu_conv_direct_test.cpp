@@ -34,9 +34,10 @@ std::vector<float> values(int64_t count, uint32_t seed) {
 conv::Geometry geometry(const Case& c) {
   conv::Dim h = conv::windowDim(c.x[1], c.fh, c.stride, c.dilation, c.same);
   conv::Dim w = conv::windowDim(c.x[2], c.fw, c.stride, c.dilation, c.same);
+  std::vector<int64_t> pads{h.padBefore, h.padAfter, w.padBefore, w.padAfter};
   Attrs attrs = Attrs()
                     .set("strides", std::vector<int64_t>{c.stride, c.stride})
-                    .set("pads", std::vector<int64_t>{h.padBefore, h.padAfter, w.padBefore, w.padAfter})
+                    .set("pads", pads)
                     .set("dilations", std::vector<int64_t>{c.dilation, c.dilation})
                     .set("filterSize", std::vector<int64_t>{c.fh, c.fw});
   return conv::Geometry(c.x, {c.x[0], h.out, w.out, c.outC}, attrs);

@@ -27,7 +27,9 @@
 #endif
 
 namespace glint::cpu::conv_direct {
-KernelSet kernelsAvx512Ymm() { return {"avx512-ymm", kWidth, &forwardDispatch, &filterGradDispatch}; }
+KernelSet kernelsAvx512Ymm() {
+  return {"avx512-ymm", kWidth, &forwardDispatch, &filterGradDispatch};
+}
 }  // namespace glint::cpu::conv_direct
 
 #else

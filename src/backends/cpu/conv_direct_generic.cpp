@@ -14,7 +14,8 @@ namespace {
 
 bool cpuRuns(const std::string& isa) {
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
-  if (isa == "avx512" || isa == "avx512-ymm") return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  if (isa == "avx512" || isa == "avx512-ymm")
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
   if (isa == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return isa == "generic";

@@ -210,7 +210,9 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     e.ensureOn(backend, inputs[i]);
   }
   auto byBackend = e.kernels.find(kernel);
-  if (byBackend == e.kernels.end() || !byBackend->second.count(backend.name()))
+  auto fn = byBackend == e.kernels.end() ? decltype(byBackend->second.find(backend.name())){}
+                                         : byBackend->second.find(backend.name());
+  if (byBackend == e.kernels.end() || fn == byBackend->second.end())
     fail(kernel, "no kernel registered for backend '", backend.name(), "'");
   std::vector<Tensor> outputs;
   outputs.reserve(outputSpecs.size());
@@ -226,7 +228,7 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   }
   if (anyElements) {
     KernelArgs args{kernel, backend, inputs, outputs, attrs};
-    byBackend->second.at(backend.name())(args);
+    fn->second(args);
     if (e.debugMode) checkFinite(kernel, backend, inputs, outputs);
   }
   if (e.recording()) e.recordOnTapes(kernel, inputs, outputs, attrs);

@@ -11,24 +11,28 @@ void registerPoolGradients();  // src/ops/pool.cpp
 
 namespace conv {
 
-Attrs windowAttrs(const std::string& op, const std::string& xDesc, const Shape& x,
-                  const std::string& window, int64_t fh, int64_t fw,
+Attrs windowAttrs(const std::string& op, const Describe& xDesc, const Shape& x,
+                  const Describe& window, int64_t fh, int64_t fw,
                   const std::vector<int64_t>& strides, bool same,
                   const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW) {
-  std::string s = shapeToString(strides), d = shapeToString(dilations);
-  check(strides[0] >= 1 && strides[1] >= 1, op, "strides ", s, " must be >= 1");
-  check(dilations[0] >= 1 && dilations[1] >= 1, op, "dilations ", d, " must be >= 1");
+  // Messages are built only on failure: this runs on every conv and pool
+  // call, one-sample predicts included.
+  auto s = [&] { return shapeToString(strides); };
+  auto d = [&] { return shapeToString(dilations); };
+  if (!(strides[0] >= 1 && strides[1] >= 1)) fail(op, "strides ", s(), " must be >= 1");
+  if (!(dilations[0] >= 1 && dilations[1] >= 1)) fail(op, "dilations ", d(), " must be >= 1");
   bool strided = strides[0] > 1 || strides[1] > 1;
   bool dilated = dilations[0] > 1 || dilations[1] > 1;
-  check(!(strided && dilated), op, "strides ", s, " and dilations ", d,
-        " cannot both be > 1 (TF.js semantics): use strides [1,1] or dilations [1,1]");
+  if (strided && dilated)
+    fail(op, "strides ", s(), " and dilations ", d(),
+         " cannot both be > 1 (TF.js semantics): use strides [1,1] or dilations [1,1]");
   Dim h = windowDim(x[1], fh, strides[0], dilations[0], same);
   Dim w = windowDim(x[2], fw, strides[1], dilations[1], same);
   if (h.out <= 0 || w.out <= 0) {
     std::string dilatedTo = !dilated ? "" : " (dilated to " +
         std::to_string((fh - 1) * dilations[0] + 1) + "x" +
-        std::to_string((fw - 1) * dilations[1] + 1) + " by dilations " + d + ")";
-    fail(op, window, dilatedTo, " does not fit in ", xDesc,
+        std::to_string((fw - 1) * dilations[1] + 1) + " by dilations " + d() + ")";
+    fail(op, window(), dilatedTo, " does not fit in ", xDesc(),
          " with valid padding: the output would be ", h.out, "x", w.out,
          "; use a smaller window, a larger input or padding same");
   }
@@ -90,8 +94,9 @@ Tensor convForward(const std::string& op, const std::string& kernel, const Tenso
   if (!(fs[0] >= 1 && fs[1] >= 1))
     fail(op, "filter height and width must be >= 1, got filter ", ops::describe(filter));
   int64_t oh = 0, ow = 0;
-  Attrs attrs = conv::windowAttrs(op, "x " + ops::describe(x), xs,
-                                  "filter " + ops::describe(filter), fs[0], fs[1], vec(strides),
+  Attrs attrs = conv::windowAttrs(
+      op, [&] { return "x " + ops::describe(x); }, xs,
+      [&] { return "filter " + ops::describe(filter); }, fs[0], fs[1], vec(strides),
                                   padding == Padding::same, vec(dilations), oh, ow);
   int64_t outC = depthwise ? fs[2] * fs[3] : fs[3];
   return runKernel(kernel, {x, filter}, OutputSpec{{xs[0], oh, ow, outC}, DType::float32}, attrs);
@@ -135,8 +140,9 @@ Tensor conv2dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
     fail(op, "filter height and width must be >= 1, got filter ", ops::describe(filter));
   // The forward conv2d of outputShape must produce x's spatial size.
   int64_t oh = 0, ow = 0;
-  Attrs attrs = conv::windowAttrs(op, "outputShape " + os, outputShape,
-                                  "filter " + ops::describe(filter), fs[0], fs[1], vec(strides),
+  Attrs attrs = conv::windowAttrs(
+      op, [&] { return "outputShape " + os; }, outputShape,
+      [&] { return "filter " + ops::describe(filter); }, fs[0], fs[1], vec(strides),
                                   padding == Padding::same, {1, 1}, oh, ow);
   if (!(oh == xs[1] && ow == xs[2]))
     fail(op, "outputShape ", os, " is inconsistent with x ", ops::describe(x), ", filter ",

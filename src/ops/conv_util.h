@@ -3,6 +3,7 @@
 // Ops compute explicit pads once (TF.js arithmetic); kernels only read them.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,11 @@ struct Geometry {
 /// Op-side: validates strides/dilations, computes the output size and pads of
 /// a window over x [n,h,w,c] and returns the kernel attrs. `window` describes
 /// the filter for messages. Defined in src/ops/conv.cpp.
-Attrs windowAttrs(const std::string& op, const std::string& xDesc, const Shape& x,
-                  const std::string& window, int64_t fh, int64_t fw,
+/// A description for an error message, built only when one is thrown.
+using Describe = std::function<std::string()>;
+
+Attrs windowAttrs(const std::string& op, const Describe& xDesc, const Shape& x,
+                  const Describe& window, int64_t fh, int64_t fw,
                   const std::vector<int64_t>& strides, bool same,
                   const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW);
 

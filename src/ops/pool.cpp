@@ -17,10 +17,12 @@ Tensor pool(const std::string& op, const std::string& kernel, const Tensor& x, P
         filterSize[1], "] must be >= 1");
   const Shape& xs = x.shape();
   int64_t oh = 0, ow = 0;
-  std::string window =
-      "filterSize [" + std::to_string(filterSize[0]) + "," + std::to_string(filterSize[1]) + "]";
-  Attrs attrs = conv::windowAttrs(op, "x " + ops::describe(x), xs, window, filterSize[0],
-                                  filterSize[1], {strides[0], strides[1]},
+  auto window = [&] {
+    return "filterSize [" + std::to_string(filterSize[0]) + "," + std::to_string(filterSize[1]) +
+           "]";
+  };
+  Attrs attrs = conv::windowAttrs(op, [&] { return "x " + ops::describe(x); }, xs, window,
+                                  filterSize[0], filterSize[1], {strides[0], strides[1]},
                                   padding == Padding::same, {1, 1}, oh, ow);
   return runKernel(kernel, {x}, OutputSpec{{xs[0], oh, ow, xs[3]}, DType::float32}, attrs);
 }

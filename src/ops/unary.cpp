@@ -94,7 +94,19 @@ void registerUnaryGradients() {
   unaryGrad("Rsqrt", [](T dy, T, T y, A) { return mul(dy, mul(y, square(y)) * -0.5f); });
   unaryGrad("Square", [](T dy, T x, T, A) { return mul(dy, x * 2.0f); });
   unaryGrad("Reciprocal", [](T dy, T, T y, A) { return neg(mul(dy, square(y))); });
-  unaryGrad("Relu", [](T dy, T x, T, A) { return mul(dy, mask(greater(x, s(0)))); });
+  // One pass over dy and x (a conv layer's gradient runs it over its whole
+  // output) instead of greater, cast and mul: dy * (x > 0 ? 1 : 0), as TF's
+  // ReluGrad, so a NaN or infinite dy still gives NaN where x <= 0.
+  unaryGrad("Relu", [](T dy, T x, T, A) {
+    return runKernel("ReluGrad", {dy, x}, OutputSpec{x.shape(), DType::float32});
+  });
+  // ReluGrad is linear in dy and piecewise constant in x.
+  registerGradient("ReluGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& x = ctx.inputs[1];
+    return std::vector<Tensor>{
+        runKernel("ReluGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}),
+        zerosLike(x)};
+  });
   // As TF.js: the mask is 0 < x <= 6.
   unaryGrad("Relu6", [](T dy, T x, T, A) {
     return mul(dy, mask(logicalAnd(greater(x, s(0)), lessEqual(x, s(6)))));

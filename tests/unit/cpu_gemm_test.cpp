@@ -82,7 +82,10 @@ std::vector<Shape3> oddShapes() {
           {13, 15, 16},  {6, 16, 2},   {11, 63, 31},   {12, 65, 7},   {19, 129, 40},
           {3, 200, 257}, {25, 33, 513}, {8, 521, 11},  {64, 10, 128}, {67, 97, 260},
           // few rows: B read unpacked (gemm_small.h), column tails, long k
-          {2, 300, 1030}, {4, 67, 33},  {3, 5, 2}};
+          {2, 300, 1030}, {4, 67, 33},  {3, 5, 2},
+          // one-sample predict: one partial vector (whole loads but the last
+          // rows), and one vector short of the widest pass
+          {1, 10, 400},   {1, 10, 1},   {2, 120, 9}};
 }
 
 class GemmIsa : public ::testing::TestWithParam<std::string> {};

@@ -118,6 +118,13 @@ std::vector<OpCase> broadcastCases() {
       {"pow_int", {Ints({5}, {2, -1, 3, 0, -2}), Ints({5}, {31, -3, 21, -1, 3})}, b2(&glint::pow),
        false},
       {"div_int", {Ints({2, 3}, {7, -7, 0, 1, 2, 3}), Ints({3}, {2, 0, 0})}, b2(&div), false},
+      // An operand that repeats along the output (a bias), first or second,
+      // with a period that is laid out in long rows, and one too long for it.
+      {"sub_bias_rows", {F({3, 100, 8}), F({8})}, b2(&sub), false},
+      {"div_bias_first", {F({1, 8}, 0.5f, 2.0f), F({50, 8}, 0.5f, 2.0f)}, b2(&div), false},
+      {"add_int_bias", {I({7, 9, 5}, -9, 9), I({9, 5}, -9, 9)}, b2(&add), false},
+      {"greater_bias", {F({33, 16}), F({16})}, b2(&greater), false},
+      {"mul_bias_long_period", {F({9, 70}), F({70})}, b2(&mul), false},
       // Comparisons, logic and select under broadcasting.
       {"greater_row", {F({3, 5}), F({5})}, b2(&greater), false},
       {"equal_int_col", {I({4, 3}, -2, 2), I({4, 1}, -2, 2)}, b2(&equal), false},
@@ -145,6 +152,20 @@ std::vector<OpCase> reductionCases() {
       {"sum_long_row", {F({2, 4001})}, sumOver({1}), false},
       {"sum_cols", {F({37, 5})}, sumOver({0})},
       {"sum_middle", {F({3, 7, 5})}, sumOver({1}), false},
+      // Column sums of short rows, folded several rows at a time, with a rest.
+      {"sum_cols_wide", {F({203, 7})}, sumOver({0}), false},
+      {"sum_bias_grad", {F({6, 13, 13, 8})}, sumOver({0, 1, 2}), false},
+      {"prod_cols_wide", {F({130, 3}, 0.9f, 1.1f)}, [](const V& v) { return prod(v[0], {0}); },
+       false},
+      {"max_nan_cols_wide", {Fixed({70, 2}, [] {
+         std::vector<float> v(140);
+         for (int i = 0; i < 140; ++i) v[i] = static_cast<float>((i * 37) % 101);
+         v[97] = kNaN;  // column 1, in the second group of rows
+         return v;
+       }())},
+       [](const V& v) { return max(v[0], {0}); }, false},
+      {"min_int_cols_wide", {I({150, 3}, -99, 99)}, [](const V& v) { return min(v[0], {0}); },
+       false},
       {"sum_ends", {F({3, 4, 5})}, sumOver({0, 2}), false},
       {"sum_alternate_4d", {F({2, 3, 4, 5})}, sumOver({1, 3}), false},
       {"sum_unit_dims", {F({3, 1, 7, 1})}, sumOver({1, 2}, true), false},

@@ -80,6 +80,27 @@ std::vector<OpCase> convCases() {
                    valid, {1, 1}, 0),
       convGradCase("conv_threaded_dfilter", {8, 28, 28, 4}, {3, 3, 4, 16}, {8, 28, 28, 16},
                    {1, 1}, same, {1, 1}, 1),
+      // Output channels a multiple of the vector width: the cpu backend's
+      // direct kernels, with edges (same), strides and dilations; dx with
+      // stride 1 runs the direct forward kernel with the filter turned.
+      {"conv_direct_same", {Quarters({2, 9, 30, 3}, 8), Quarters({3, 3, 3, 8}, 9)},
+       conv({1, 1}, same), false},
+      {"conv_direct_s2_c24", {Quarters({2, 9, 9, 2}, 10), Quarters({3, 3, 2, 24}, 11)},
+       conv({2, 2}, same), false},
+      {"conv_direct_dilated_c32", {Quarters({1, 9, 8, 5}, 12), Quarters({3, 2, 5, 32}, 13)},
+       conv({1, 1}, valid, {2, 3}), false},
+      convGradCase("conv_direct_dx_same", {2, 9, 10, 8}, {3, 3, 8, 16}, {2, 9, 10, 16}, {1, 1},
+                   same, {1, 1}, 0),
+      convGradCase("conv_direct_dx_dilated", {1, 9, 8, 8}, {3, 2, 8, 8}, {1, 5, 5, 8}, {1, 1},
+                   valid, {2, 3}, 0),
+      convGradCase("conv_direct_dx_cnn", {4, 13, 13, 8}, {3, 3, 8, 16}, {4, 11, 11, 16}, {1, 1},
+                   valid, {1, 1}, 0),
+      convGradCase("conv_direct_dfilter_same", {2, 9, 10, 3}, {3, 3, 3, 16}, {2, 9, 10, 16},
+                   {1, 1}, same, {1, 1}, 1),
+      convGradCase("conv_direct_dfilter_s2", {3, 9, 9, 2}, {3, 3, 2, 8}, {3, 5, 5, 8}, {2, 2},
+                   same, {1, 1}, 1),
+      convGradCase("conv_direct_dfilter_cnn", {8, 28, 28, 1}, {3, 3, 1, 8}, {8, 26, 26, 8},
+                   {1, 1}, valid, {1, 1}, 1),
   };
 }
 
@@ -144,6 +165,34 @@ std::vector<OpCase> poolCases() {
          Tensor g = grad([&](const Tensor& t) { return sum(mul(maxPool(t, {2, 2}, {2, 2}), w)); },
                          v[0]);
          return concat({reshape(maxPool(v[0], {2, 2}, {2, 2}), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
+      // Channels a multiple of the vector width, with a scalar rest; windows
+      // that overlap (stride 1) and leave edges (same padding).
+      {"max_vector_channels_with_grad", {Distinct({2, 9, 8, 11}, 17), F({2, 9, 8, 11})},
+       [](const V& v) {
+         Tensor w = v[1];
+         auto pool = [](const Tensor& t) { return maxPool(t, {3, 2}, {1, 1}, Padding::same); };
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
+      // Windows that tile the input (stride >= window, valid): the cpu
+      // backend's tiled path, with rows and columns no window reaches.
+      {"max_tiled_odd_with_grad", {Distinct({2, 7, 9, 8}, 19), F({2, 3, 4, 8})},
+       [](const V& v) {
+         Tensor w = v[1];
+         auto pool = [](const Tensor& t) { return maxPool(t, {2, 2}, {2, 2}, Padding::valid); };
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
+      {"max_tiled_gaps_with_grad", {Distinct({1, 8, 11, 4}, 23), F({1, 3, 3, 4})},
+       [](const V& v) {
+         Tensor w = v[1];
+         auto pool = [](const Tensor& t) { return maxPool(t, {2, 3}, {3, 4}, Padding::valid); };
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
        },
        false},
       {"avg_threaded_with_grad", {F({8, 32, 32, 16}), F({8, 16, 16, 16})},

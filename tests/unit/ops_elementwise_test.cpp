@@ -53,6 +53,22 @@ std::vector<OpCase> unaryCases() {
       {"reciprocal", {Fk({2, 3}, 0.3f)}, u(&reciprocal)},
       {"relu", {Fk({2, 3}, 0.05f)}, u(&relu)},
       {"relu6", {Fixed({2, 4}, {-1.5f, -0.3f, 0.4f, 2.0f, 5.5f, 6.7f, 7.9f, 3.1f})}, u(&relu6)},
+      // Relu's gradient kernel (ReluGrad): dy * (x > 0), so a NaN or infinite
+      // dy gives NaN where x <= 0 (as dy * 0), and x = 0 or NaN passes nothing.
+      {"relu_grad_kernel",
+       {Fixed({2, 4}, {1.5f, -2.0f, std::nanf(""), INFINITY, -INFINITY, 3.0f, 0.5f, -0.0f}),
+        Fixed({2, 4}, {2.0f, 0.0f, -1.0f, -0.0f, 1.0f, std::nanf(""), -3.0f, 4.0f})},
+       [](const V& v) {
+         Tensor dy = v[0];
+         return grad([&](const Tensor& x) { return sum(mul(relu(x), dy)); }, v[1]);
+       },
+       false},
+      {"relu_grad_kernel_vectors_and_rest", {F({3, 37}), Fk({3, 37}, 0.05f)},
+       [](const V& v) {
+         Tensor dy = v[0];
+         return grad([&](const Tensor& x) { return sum(mul(relu(x), dy)); }, v[1]);
+       },
+       false},
       {"leakyRelu", {Fk({2, 3}, 0.05f)}, [](const V& v) { return leakyRelu(v[0]); }},
       {"leakyRelu_alpha", {Fk({1, 3, 1}, 0.05f)}, [](const V& v) { return leakyRelu(v[0], 0.01f); }},
       {"elu", {Fk({2, 3}, 0.05f)}, u(&elu)},

@@ -23,43 +23,65 @@ inline void finish(const Problem& g, float* c, float sum) {
   *c = g.beta == 0.0f ? v : v + g.beta * *c;
 }
 
-/// C[i0:i0+R, j0:j0+cols] for B stored k x n; cols <= kSmallNV * kWidth.
+/// C[i0:i0+R, j0:j0+cols] for B stored k x n, NV = ceil(cols / kWidth)
+/// <= kSmallNV vectors (only those: a 10-class output is one vector wide).
 /// (Splitting k over more accumulator sets measured slower for one row: the
 /// loop is bound by reading B, not by the multiply-add latency.)
-template <int R>
+template <int R, int NV>
 void rowsTimesB(const Problem& g, int64_t i0, int64_t j0, int64_t cols) {
-  Vec acc[R][kSmallNV];
+  Vec acc[R][NV];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < kSmallNV; ++v) acc[r][v] = Vec{};
-  int full = static_cast<int>(cols / kWidth);
-  float tail[kWidth];  // the last cols % kWidth columns, zero-padded
-  for (int64_t p = 0; p < g.k; ++p) {
+    for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
+  const int64_t rest = cols - (NV - 1) * int64_t{kWidth};  // columns in the last vector
+  // Rows whose partial last vector can be loaded whole: it ends inside B's
+  // last row (its lanes past `cols` are never stored). Copying the tail
+  // lane by lane instead stalls every row on store forwarding.
+  int64_t wholeRows = g.k;
+  if (rest < kWidth) {
+    int64_t room = (g.k - 1) * g.ldb + cols - NV * int64_t{kWidth};
+    wholeRows = room < 0 ? 0 : min64(g.k, room / g.ldb + 1);
+  }
+  auto step = [&](int64_t p, Vec last) {
     const float* bRow = g.b + p * g.ldb + j0;
-    Vec bv[kSmallNV];
-    for (int v = 0; v < kSmallNV; ++v) {
-      if (v < full) {
-        bv[v] = simd::load(bRow + v * kWidth);
-      } else if (v == full && cols % kWidth) {
-        for (int l = 0; l < kWidth; ++l) tail[l] = l < cols % kWidth ? bRow[v * kWidth + l] : 0.f;
-        bv[v] = simd::load(tail);
-      } else {
-        bv[v] = Vec{};
-      }
-    }
+    Vec bv[NV];
+    for (int v = 0; v + 1 < NV; ++v) bv[v] = simd::load(bRow + v * kWidth);
+    bv[NV - 1] = last;
     for (int r = 0; r < R; ++r) {
       Vec av = simd::broadcast(aAt(g, i0 + r, p));
-      for (int v = 0; v < kSmallNV; ++v) acc[r][v] = simd::madd(av, bv[v], acc[r][v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = simd::madd(av, bv[v], acc[r][v]);
     }
+  };
+  int64_t p = 0;
+  for (; p < wholeRows; ++p) step(p, simd::load(g.b + p * g.ldb + j0 + (NV - 1) * kWidth));
+  for (; p < g.k; ++p) {
+    float tail[kWidth];  // the last vector's columns, zero-padded
+    const float* src = g.b + p * g.ldb + j0 + (NV - 1) * kWidth;
+    for (int l = 0; l < kWidth; ++l) tail[l] = l < rest ? src[l] : 0.f;
+    step(p, simd::load(tail));
   }
   for (int r = 0; r < R; ++r) {
     float* cRow = g.c + (i0 + r) * g.ldc + j0;
-    for (int v = 0; v * kWidth < cols; ++v) {
+    for (int v = 0; v < NV; ++v) {
       float lanes[kWidth];
       simd::store(lanes, acc[r][v]);
       for (int l = 0; l < kWidth && v * kWidth + l < cols; ++l)
         finish(g, cRow + v * kWidth + l, lanes[l]);
     }
   }
+}
+
+using RowsFn = void (*)(const Problem&, int64_t, int64_t, int64_t);
+
+/// rowsTimesB<R, v + 1> at index v.
+template <int R, int... V>
+constexpr std::array<RowsFn, sizeof...(V)> rowsTable(std::integer_sequence<int, V...>) {
+  return {&rowsTimesB<R, V + 1>...};
+}
+
+template <int R>
+void rowsTimesBAny(const Problem& g, int64_t i0, int64_t j0, int64_t cols) {
+  static constexpr auto table = rowsTable<R>(std::make_integer_sequence<int, kSmallNV>());
+  table[(cols + kWidth - 1) / kWidth - 1](g, i0, j0, cols);
 }
 
 /// C[i, j] = dot(A row i, B row j) for B stored n x k.
@@ -102,9 +124,9 @@ void smallBlock(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1
       int64_t cols = min64(chunk, j1 - j);
       int64_t i = i0;
       if constexpr (kSmallR == 4)
-        for (; i + 4 <= i1; i += 4) rowsTimesB<4>(g, i, j, cols);
-      for (; i + 2 <= i1; i += 2) rowsTimesB<2>(g, i, j, cols);
-      for (; i < i1; ++i) rowsTimesB<1>(g, i, j, cols);
+        for (; i + 4 <= i1; i += 4) rowsTimesBAny<4>(g, i, j, cols);
+      for (; i + 2 <= i1; i += 2) rowsTimesBAny<2>(g, i, j, cols);
+      for (; i < i1; ++i) rowsTimesBAny<1>(g, i, j, cols);
     }
   }
   if (g.epilogue.fn) g.epilogue.fn(g.epilogue.ctx, g.c + i0 * g.ldc + j0, g.ldc, i0, j0, i1 - i0,

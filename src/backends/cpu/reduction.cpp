@@ -98,6 +98,28 @@ typename F::Acc foldRow(const F& f, const typename F::T* x, int64_t n) {
   return acc;
 }
 
+/// Rows that fold into the output element-wise are at least this long
+/// (several short rows side by side) so the loop vectorises.
+constexpr int64_t kWideRow = 256;
+
+/// acc[j] folds x[r * len + j] over rows r, for short rows: consecutive
+/// rows are contiguous, so `per` rows at a time fold into a wide row of
+/// accumulators, merged into acc at the end.
+template <class F>
+void columnFold(const F& f, const typename F::T* x, int64_t rows, int64_t len,
+                typename F::Acc* acc) {
+  using Acc = typename F::Acc;
+  const int64_t per = kWideRow / len, wide = per * len;
+  Acc part[kWideRow];
+  std::fill(part, part + wide, f.init);
+  int64_t r = 0;
+  for (; r + per <= rows; r += per, x += wide)
+    for (int64_t i = 0; i < wide; ++i) part[i] = f.step(part[i], static_cast<Acc>(x[i]));
+  for (; r < rows; ++r, x += len)
+    for (int64_t i = 0; i < len; ++i) part[i] = f.step(part[i], static_cast<Acc>(x[i]));
+  for (int64_t i = 0; i < wide; ++i) acc[i % len] = f.step(acc[i % len], part[i]);
+}
+
 template <class F>
 void reduce(KernelArgs& args, const F& f) {
   using T = typename F::T;
@@ -111,7 +133,9 @@ void reduce(KernelArgs& args, const F& f) {
     ReducePlan plan(x.shape(), args.attrs.ints("axes"));
     Acc* pa = acc.data();
     int64_t len = plan.rowLen;
-    if (plan.innerReduced) {
+    if (!plan.innerReduced && plan.dims.size() == 2 && len <= kWideRow / 4) {
+      columnFold(f, px, plan.rows, len, pa);
+    } else if (plan.innerReduced) {
       plan.forEachRow(
           [&](int64_t xo, int64_t o) { pa[o] = f.step(pa[o], foldRow(f, px + xo, len)); });
     } else {

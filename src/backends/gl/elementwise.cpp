@@ -138,6 +138,7 @@ void registerElementwiseKernels() {
                    a.outputs[0]);
   });
   reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  reg("ReluGrad", binary("a * (b > 0.0 ? 1.0 : 0.0)", "b > 0 ? a : 0"));  // (dy, x)
   reg("Maximum", binary("isnan(b) ? b : isnan(a) ? a : max(a, b)", "max(a, b)"));
   reg("Minimum", binary("isnan(b) ? b : isnan(a) ? a : min(a, b)", "min(a, b)"));
   reg("SquaredDifference",

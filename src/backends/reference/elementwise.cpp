@@ -284,6 +284,9 @@ void registerElementwiseKernels(const std::string& backend) {
   reg("Mul", binaryNumeric([](double a, double b) { return a * b; },
                            [](int32_t a, int32_t b) { return wrap(int64_t{a} * b); }));
   reg("RealDiv", realDivKernel);
+  // Relu's gradient (dy, x): float only (gradients are).
+  reg("ReluGrad", binaryNumeric([](double dy, double x) { return dy * (x > 0 ? 1.0 : 0.0); },
+                                [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
   reg("Pow", binaryNumeric([](double a, double b) { return std::pow(a, b); }, intPow));
   reg("Maximum", binaryNumeric(
                      [](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::max(a, b)); },

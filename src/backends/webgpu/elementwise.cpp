@@ -191,6 +191,7 @@ void registerElementwiseKernels() {
     runElementwise(gpuBackend(a), binaryBody(a, "f32", "f32", "a / b"), a.inputs, a.outputs[0]);
   });
   reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  reg("ReluGrad", binary("a * select(0.0, 1.0, b > 0.0)", "select(0, a, b > 0)"));  // (dy, x)
   reg("Maximum", binary("select(select(max(a, b), a, isnan_(a)), b, isnan_(b))", "max(a, b)"));
   reg("Minimum", binary("select(select(min(a, b), a, isnan_(a)), b, isnan_(b))", "min(a, b)"));
   reg("SquaredDifference", binary("(a - b) * (a - b)", "(a - b) * (a - b)"));

@@ -1,0 +1,35 @@
+// Direct convolution kernels for AVX512 (16-float vectors, 32 registers).
+#include "src/backends/cpu/conv_direct.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
+// Standard headers first, so none of their inline code is built for AVX512.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <immintrin.h>
+#include <utility>
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,fma")
+#endif
+#define GLINT_SIMD_AVX512 1
+#define GLINT_CONV_REGISTERS 32
+#include "src/backends/cpu/conv_direct_kernels.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+namespace glint::cpu::conv_direct {
+KernelSet kernelsAvx512() { return {"avx512", kWidth, &forwardDispatch, &filterGradDispatch}; }
+}  // namespace glint::cpu::conv_direct
+
+#else
+namespace glint::cpu::conv_direct {
+KernelSet kernelsAvx512() { return {"avx512", 0, nullptr, nullptr}; }
+}  // namespace glint::cpu::conv_direct
+#endif

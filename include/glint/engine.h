@@ -69,6 +69,22 @@ bool debugMode();
 void setFloat16Activations(bool on);
 bool float16Activations();
 
+/// Kernel profiling (off by default): while on, each kernel waits for the
+/// backend's queued work before and after it runs (Backend::finish) and its
+/// wall time is added to its row, so the figures say where a step goes on a
+/// GPU too, at the price of running without overlap. kernelProfile() gives
+/// the rows since profiling was last turned on, the slowest first: one per
+/// kernel, backend and input shapes.
+struct KernelProfileRow {
+  std::string kernel;
+  std::string backend;
+  std::string shapes;  // the inputs', e.g. "[64,784] [784,128]"
+  int64_t calls = 0;
+  double seconds = 0;
+};
+void setKernelProfiling(bool on);
+std::vector<KernelProfileRow> kernelProfile();
+
 /// Scopes: tensors created between startScope and endScope are disposed at
 /// endScope, except `keep`-ed and returned ones, which move to the outer scope.
 void startScope();

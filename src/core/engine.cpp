@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 #include <unordered_set>
@@ -199,6 +200,20 @@ bool debugMode() { return Engine::get().debugMode; }
 void setFloat16Activations(bool on) { Engine::get().float16Activations = on; }
 bool float16Activations() { return Engine::get().float16Activations; }
 
+void setKernelProfiling(bool on) {
+  Engine& e = Engine::get();
+  if (on && !e.profiling) e.profile.clear();
+  e.profiling = on;
+}
+
+std::vector<KernelProfileRow> kernelProfile() {
+  std::vector<KernelProfileRow> rows;
+  for (const auto& [key, row] : Engine::get().profile) rows.push_back(row);
+  std::sort(rows.begin(), rows.end(),
+            [](const KernelProfileRow& a, const KernelProfileRow& b) { return a.seconds > b.seconds; });
+  return rows;
+}
+
 std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
                               const std::vector<OutputSpec>& outputSpecs, const Attrs& attrs) {
   Engine& e = Engine::get();
@@ -228,7 +243,22 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   }
   if (anyElements) {
     KernelArgs args{kernel, backend, inputs, outputs, attrs};
-    fn->second(args);
+    if (e.profiling) {
+      backend.finish();  // earlier kernels' work is not this one's
+      auto t0 = std::chrono::steady_clock::now();
+      fn->second(args);
+      backend.finish();
+      std::string shapes;
+      for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : " ") + shapeToString(t.shape());
+      KernelProfileRow& row = e.profile[kernel + " " + backend.name() + " " + shapes];
+      row.kernel = kernel;
+      row.backend = backend.name();
+      row.shapes = shapes;
+      ++row.calls;
+      row.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      fn->second(args);
+    }
     if (e.debugMode) checkFinite(kernel, backend, inputs, outputs);
   }
   if (e.recording()) e.recordOnTapes(kernel, inputs, outputs, attrs);

@@ -75,6 +75,8 @@ class Engine {
   int recordingPaused = 0;
   bool debugMode = false;  // enableDebugMode: every kernel's outputs checked for NaN/Inf
   bool float16Activations = false;  // setFloat16Activations
+  bool profiling = false;           // setKernelProfiling
+  std::map<std::string, KernelProfileRow> profile;  // by kernel, backend and input shapes
   Rng rng;
 
  private:

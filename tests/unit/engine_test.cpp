@@ -139,5 +139,36 @@ TEST(Engine, EveryKernelIsImplementedOnEveryBackend) {
           << "kernel " << kernel << " is missing on backend " << b;
 }
 
+TEST(Engine, KernelProfilingCountsEachKernelByShapes) {
+  testing::BackendScope cpu("cpu");
+  Tensor a = ones({2, 3}), b = ones({3, 4});
+  setKernelProfiling(true);
+  matMul(a, b);
+  matMul(a, b);
+  matMul(b, ones({4, 1}));
+  add(a, a);
+  setKernelProfiling(false);
+  matMul(a, b);  // not counted: profiling is off
+  std::vector<KernelProfileRow> rows = kernelProfile();
+  auto find = [&](const std::string& kernel, const std::string& shapes) -> const KernelProfileRow* {
+    for (const KernelProfileRow& r : rows)
+      if (r.kernel == kernel && r.shapes == shapes) return &r;
+    return nullptr;
+  };
+  const KernelProfileRow* mm = find("BatchMatMul", "[2,3] [3,4]");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->calls, 2);
+  EXPECT_EQ(mm->backend, "cpu");
+  EXPECT_GT(mm->seconds, 0.0);
+  ASSERT_NE(find("BatchMatMul", "[3,4] [4,1]"), nullptr);
+  EXPECT_EQ(find("BatchMatMul", "[3,4] [4,1]")->calls, 1);
+  ASSERT_NE(find("Add", "[2,3] [2,3]"), nullptr);
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i - 1].seconds, rows[i].seconds);
+  // Turning it on again starts from nothing.
+  setKernelProfiling(true);
+  setKernelProfiling(false);
+  EXPECT_TRUE(kernelProfile().empty());
+}
+
 }  // namespace
 }  // namespace glint

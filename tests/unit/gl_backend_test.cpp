@@ -229,6 +229,45 @@ TEST(GlBackend, ConcatOfManyInputsTakesSeveralDraws) {
       0);
 }
 
+/// Values in [-1, 1) that differ from element to element.
+Tensor pattern(const Shape& shape, int seed) {
+  std::vector<float> v(static_cast<size_t>(shapeSize(shape)));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(static_cast<int>((i * 37 + seed * 11) % 29) - 14) / 14.5f;
+  return tensor(v, shape);
+}
+
+TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
+  REQUIRE_GL();
+  // Shapes that take the row-block path (M >= 8, N and K multiples of 4): a
+  // ragged last block, B transposed, A transposed first, batches broadcast,
+  // bias and activations, a float16 output.
+  expectMatchesReference([] { return matMul(pattern({64, 36}, 1), pattern({36, 20}, 2)); }, 1e-5);
+  expectMatchesReference([] { return matMul(pattern({13, 8}, 3), pattern({8, 12}, 4)); }, 1e-5);
+  expectMatchesReference(
+      [] { return matMul(pattern({21, 16}, 5), pattern({24, 16}, 6), false, true); }, 1e-5);
+  expectMatchesReference(
+      [] { return matMul(pattern({16, 40}, 7), pattern({16, 8}, 8), true, false); }, 1e-5);
+  expectMatchesReference(
+      [] { return matMul(pattern({3, 9, 8}, 9), pattern({8, 12}, 10)); }, 1e-5);
+  expectMatchesReference(
+      [] { return matMul(pattern({9, 4}, 11), pattern({2, 4, 16}, 12)); }, 1e-5);
+  expectMatchesReference(
+      [] {
+        return fusedMatMul(pattern({10, 12}, 13), pattern({12, 8}, 14), pattern({8}, 15), "relu");
+      },
+      1e-5);
+  expectMatchesReference(
+      [] {
+        return fusedMatMul(pattern({17, 12}, 16), pattern({8, 12}, 17), pattern({8}, 18), "tanh",
+                           false, true);
+      },
+      1e-5);
+  setFloat16Activations(true);
+  expectMatchesReference([] { return matMul(pattern({12, 8}, 19), pattern({8, 4}, 20)); }, 1e-3);
+  setFloat16Activations(false);
+}
+
 TEST(GlBackend, LargeTensorsWrapIntoTwoDimensions) {
   REQUIRE_GL();
   // 70,001 floats: a 256-wide texture of 69 rows, with a partial last texel.

@@ -1,5 +1,6 @@
 #include "src/backends/gl/context.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -227,6 +228,10 @@ bool createContext(ContextInfo& info, std::string& whyNot) {
   if (info.renderer.empty()) info.renderer = glString(GL_RENDERER);
   info.version = glString(GL_VERSION);
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &info.maxTextureSize);
+  GLint drawBuffers = 1, attachments = 1;
+  glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
+  glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &attachments);
+  info.maxDrawBuffers = std::max(1, std::min({drawBuffers, attachments, 8}));
   info.colorBufferFloat = hasGlExtension("GL_EXT_color_buffer_float") ||
                           hasGlExtension("EXT_color_buffer_float");
   for (const char* soft : {"llvmpipe", "softpipe", "SwiftShader", "swiftshader", "Software"})

@@ -12,6 +12,9 @@ namespace glint::gl {
 
 namespace {
 
+// An attachment slot of the multi-output framebuffer that must be set again.
+constexpr GLuint kStaleAttachment = ~GLuint{0};
+
 // Released textures kept for reuse, at most this many bytes.
 constexpr int64_t kPoolLimitBytes = int64_t{256} << 20;
 
@@ -159,6 +162,10 @@ void GlBackend::destroy(Texture* t) {
       --glTextures_;
     }
     if (boundFbo_ == t->fbo) boundFbo_ = 0;
+    // The multi-output framebuffer may still hold the deleted texture (WebGL
+    // then calls it incomplete): its slot is set again at the next use.
+    for (GLuint& a : attached_)
+      if (a == t->tex) a = kStaleAttachment;
   }
   dropHostCopy(*t);
   delete t;
@@ -461,18 +468,53 @@ const Program& GlBackend::program(const std::string& source) {
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
                      Texture& out) {
+  draw(program, inputs, std::vector<Texture*>{&out});
+}
+
+void GlBackend::bindOutputs(const std::vector<Texture*>& outs) {
+  const int n = static_cast<int>(outs.size());
+  check(n <= maxOutputs(), "gl", "a draw into ", n, " outputs; this context allows ",
+        maxOutputs());
+  if (!outputsFbo_) {
+    glGenFramebuffers(1, &outputsFbo_);
+    std::fill(std::begin(attached_), std::end(attached_), 0u);
+  }
+  if (boundFbo_ != outputsFbo_) {
+    glBindFramebuffer(GL_FRAMEBUFFER, outputsFbo_);
+    boundFbo_ = outputsFbo_;
+  }
+  GLenum buffers[8];
+  for (int k = 0; k < 8; ++k) {
+    GLuint want = k < n ? outs[k]->tex : 0;
+    if (attached_[k] != want) {
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + k, GL_TEXTURE_2D, want, 0);
+      attached_[k] = want;
+    }
+    if (k < n) buffers[k] = GL_COLOR_ATTACHMENT0 + k;
+  }
+  glDrawBuffers(n, buffers);
+}
+
+void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
+                     const std::vector<Texture*>& outs) {
   ensureContext(true);
-  if (out.lost) failLost("a kernel output");
+  for (const Texture* o : outs)
+    if (o->lost) failLost("a kernel output");
   for (const Texture* in : inputs)
     if (in->lost) failLost("a kernel input");
-  if (!out.tex) {
+  if (outs.empty() || !outs[0]->tex) {
     params_.clear();
     return;
   }
-  ensureFramebuffer(out);
-  if (boundFbo_ != out.fbo) {
-    glBindFramebuffer(GL_FRAMEBUFFER, out.fbo);
-    boundFbo_ = out.fbo;
+  Texture& out = *outs[0];
+  if (outs.size() > 1) {
+    bindOutputs(outs);
+  } else {
+    ensureFramebuffer(out);
+    if (boundFbo_ != out.fbo) {
+      glBindFramebuffer(GL_FRAMEBUFFER, out.fbo);
+      boundFbo_ = out.fbo;
+    }
   }
   glViewport(0, 0, out.extent.width, out.extent.height);
   if (boundProgram_ != program.id) {
@@ -487,6 +529,19 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
     glUniform1fv(program.params, static_cast<GLsizei>(params_.size()), params_.data());
   params_.clear();
   glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+void GlBackend::finish() {
+  if (dead_ || contextLost()) return;
+#ifdef __EMSCRIPTEN__
+  // WebGL's finish() does not wait in Chromium; a read-back does.
+  if (boundFbo_) {
+    uint32_t texel[4];
+    glReadPixels(0, 0, 1, 1, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texel);
+  }
+#else
+  glFinish();
+#endif
 }
 
 // ---- probe ---------------------------------------------------------------

@@ -90,8 +90,15 @@ class GlBackend : public Backend {
   /// Values for the next draw's `uniform float u_params[N]`: per-step scalars
   /// (learning rates, bias corrections) that must not become new programs.
   void setParams(std::vector<float> params) { params_ = std::move(params); }
+  const std::vector<float>& params() const { return params_; }
   /// Draws `program` into `out`, inputs bound to texture units 0..n-1.
   void draw(const Program& program, const std::vector<const Texture*>& inputs, Texture& out);
+  /// The same into several outputs of one extent (the shader's `layout(location
+  /// = k) out`), at most maxOutputs(): one pass where a kernel has several
+  /// results per element, or computes a block of outputs per fragment.
+  void draw(const Program& program, const std::vector<const Texture*>& inputs,
+            const std::vector<Texture*>& outs);
+  int maxOutputs() const { return info_.maxDrawBuffers; }
   /// Starts an asynchronous read: a pixel-pack buffer and a fence.
   struct PendingRead {
     GLuint pbo = 0;
@@ -124,6 +131,7 @@ class GlBackend : public Backend {
   /// browser WEBGL_lose_context. The next call into the backend recovers.
   void loseContext();
   void restoreIfLost() override;
+  void finish() override;
   /// Test hook: the next `n` context re-creations fail (as a browser that
   /// refuses new contexts), so variables move to the next backend.
   void failNextRecoveries(int n) { failRecoveries_ = n; }
@@ -141,7 +149,23 @@ class GlBackend : public Backend {
   void destroy(Texture* t);
   void createTexture(Texture& t);
   void upload(Texture& t, const void* src, size_t bytes);
+  /// Binds the framebuffer of multi-output draws with `outs` attached.
+  void bindOutputs(const std::vector<Texture*>& outs);
   // context loss (recovery.cpp)
+  /// One read-back of several variables' new values: each is copied into its
+  /// range of one pixel-pack buffer, behind one fence, and fetched to the host
+  /// in one piece (a fence and a buffer read per variable cost a GPU flush and
+  /// a round trip each in the browser).
+  struct SnapshotRead {
+    GLuint pbo = 0;
+    size_t capacity = 0;     // pbo's size
+    GLsync fence = nullptr;
+    size_t bytes = 0;        // used
+    uint32_t generation = 0;
+    bool fetched = false;    // host holds the bytes (or ok is false)
+    bool ok = false;
+    std::vector<uint8_t> host;
+  };
   struct Mirror {
     std::weak_ptr<TensorImpl> var;
     std::shared_ptr<const std::vector<uint8_t>> snapshot;  // the last value read back whole
@@ -149,8 +173,8 @@ class GlBackend : public Backend {
     std::weak_ptr<Storage> dirty;       // the value to read back at the next blocking read
     bool hasDirty = false;
     std::weak_ptr<Storage> pendingOf;   // the value being read back
-    PendingRead pending;
-    size_t pboBytes = 0;  // pending.pbo's capacity, reused by the next read
+    std::shared_ptr<SnapshotRead> read;  // ... by this read, at offset
+    size_t offset = 0;
     int64_t values = 0;   // values seen, for the snapshot interval
   };
   /// True when the context is gone (forced, or the browser lost it).
@@ -163,10 +187,15 @@ class GlBackend : public Backend {
   /// Starts the reads of values not read back yet (at a blocking read, when
   /// the step's work is queued: on llvmpipe a read waits for it).
   void startSnapshots();
-  void startSnapshot(Mirror& m);
+  /// One SnapshotRead of the dirty values of `mirrors`.
+  void startSnapshotRead(const std::vector<Mirror*>& mirrors);
   /// Collects finished snapshot reads (block: wait for them).
   void collectSnapshots(bool block);
   void collect(Mirror& m, bool block);
+  /// Brings a read's bytes to the host; false if not finished and !block.
+  bool fetch(SnapshotRead& r, bool block);
+  /// Deletes the GL objects of reads in flight (when the context is alive).
+  void dropSnapshotReads();
   void dropHostCopy(Texture& t);
   void moveVariablesAway(const std::string& why);
 
@@ -190,9 +219,14 @@ class GlBackend : public Backend {
   int64_t numPoolHits_ = 0;
   std::vector<float> params_;
   GLuint boundFbo_ = 0;
+  GLuint outputsFbo_ = 0;      // multi-output draws' framebuffer
+  GLuint attached_[8] = {};    // the textures attached to it now
   GLuint boundProgram_ = 0;
   int64_t glTextures_ = 0;
   int64_t pboBytes_ = 0;
+  std::vector<std::shared_ptr<SnapshotRead>> snapshotReads_;  // in flight
+  GLuint sparePbo_ = 0;  // a fetched read's buffer, kept for the next one
+  size_t spareCapacity_ = 0;
   std::unordered_set<Texture*> live_;  // every texture handed out and not yet released
   std::unordered_map<const TensorImpl*, Mirror> mirrors_;
   bool forcedLoss_ = false;

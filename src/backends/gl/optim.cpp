@@ -1,5 +1,5 @@
 // One-pass optimizer updates: weights and optimizer state stay in textures.
-// Multi-output kernels draw once per output with the same update code. The
+// Multi-output kernels write all their outputs in one draw. The
 // hyper-parameters are uniforms (u_params), so a learning-rate schedule or
 // Adam's per-step bias corrections reuse one program.
 #include "src/backends/optim_params.h"
@@ -10,16 +10,14 @@ namespace glint::gl {
 
 namespace {
 
-/// Draws output k of a kernel whose update `code` sets the float locals named
-/// in `outs` from element i of the inputs.
+/// Draws the outputs of a kernel whose update `code` sets the float locals
+/// named in `outs` from element i of the inputs.
 void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::string>& outs,
                  const std::vector<float>& params) {
-  for (size_t k = 0; k < outs.size(); ++k) {
-    std::string s = "uniform float u_params[" + std::to_string(params.size()) +
-                    "];\nfloat value(int i) {\n" + code + "  return " + outs[k] + ";\n}\n";
-    glBackend(a).setParams(params);
-    runAligned(glBackend(a), s, a.inputs, a.outputs[k]);
-  }
+  GlBackend& gl = glBackend(a);
+  gl.setParams(params);
+  runAlignedOutputs(gl, "uniform float u_params[" + std::to_string(params.size()) + "];\n", code,
+                    outs, a.inputs, a.outputs);
 }
 
 void gradientDescent(KernelArgs& a) {

@@ -69,13 +69,7 @@ void GlBackend::setRecovery(bool variableSnapshots, int interval, bool uploadCop
   snapshotInterval_ = interval;
   uploadCopies_ = uploadCopies;
   if (!variableSnapshots) {  // stale snapshots would restore old values later
-    for (auto& [key, m] : mirrors_) {
-      if (!contextLost() && !dead_) {
-        if (m.pending.fence) glDeleteSync(m.pending.fence);
-        if (m.pending.pbo) glDeleteBuffers(1, &m.pending.pbo);
-      }
-      pboBytes_ -= static_cast<int64_t>(m.pboBytes);
-    }
+    dropSnapshotReads();
     mirrors_.clear();
   }
   uploadCopyLimit_ = limitBytes;
@@ -102,13 +96,15 @@ void GlBackend::recover() {
   pooledBytes_ = 0;
   programs_.clear();
   vao_ = vertexShader_ = dummy_ = unpackPbo_ = 0;
-  boundFbo_ = boundProgram_ = 0;
+  boundFbo_ = boundProgram_ = outputsFbo_ = 0;
   glTextures_ = 0;
   liveBytes_ = 0;
   pboBytes_ = 0;
+  snapshotReads_.clear();  // their buffers and fences died with the context
+  sparePbo_ = 0;
+  spareCapacity_ = 0;
   for (auto& [key, m] : mirrors_) {
-    m.pending = PendingRead{};
-    m.pboBytes = 0;
+    m.read.reset();
     m.pendingOf.reset();
   }
   std::vector<Texture*> old(live_.begin(), live_.end());
@@ -190,39 +186,61 @@ void GlBackend::moveVariablesAway(const std::string& why) {
 
 // ---- variable snapshots ------------------------------------------------------
 
-void GlBackend::collect(Mirror& m, bool block) {
-  PendingRead& r = m.pending;
-  if (!r.fence) return;
+bool GlBackend::fetch(SnapshotRead& r, bool block) {
+  if (r.fetched) return true;
+  if (r.generation != generation_) {  // its objects died with an older context
+    r.fetched = true;
+    return true;
+  }
   if (!block) {
-    GLenum s = glClientWaitSync(r.fence, 0, 0);
-    if (s != GL_ALREADY_SIGNALED && s != GL_CONDITION_SATISFIED) return;
+    GLenum st = glClientWaitSync(r.fence, 0, 0);
+    if (st != GL_ALREADY_SIGNALED && st != GL_CONDITION_SATISFIED) return false;
   }
   while (glClientWaitSync(r.fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000) == GL_TIMEOUT_EXPIRED) {
   }
   glDeleteSync(r.fence);
   r.fence = nullptr;
-  // The previous snapshot's buffer, when nothing else holds it, takes the new one.
-  std::shared_ptr<std::vector<uint8_t>> bytes;
-  if (m.snapshot && m.snapshot.use_count() == 1 && m.snapshot->size() == r.bytes)
-    bytes = std::const_pointer_cast<std::vector<uint8_t>>(m.snapshot);
-  else
-    bytes = std::make_shared<std::vector<uint8_t>>(r.bytes);
+  r.host.resize(r.bytes);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, r.pbo);
-  bool ok = true;
 #ifdef __EMSCRIPTEN__
-  glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), bytes->data());
+  glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), r.host.data());
+  r.ok = true;
 #else
   const void* p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes),
                                    GL_MAP_READ_BIT);
-  ok = p != nullptr;
-  if (ok) std::memcpy(bytes->data(), p, r.bytes);
+  r.ok = p != nullptr;
+  if (r.ok) std::memcpy(r.host.data(), p, r.bytes);
   glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
 #endif
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  if (ok && !contextLost()) {  // else keep the older, whole one
+  r.ok = r.ok && !contextLost();  // else each variable keeps its older, whole snapshot
+  // The buffer serves the next read (the larger of the two is kept).
+  if (r.capacity >= spareCapacity_) std::swap(r.pbo, sparePbo_), std::swap(r.capacity, spareCapacity_);
+  if (r.pbo) glDeleteBuffers(1, &r.pbo);
+  pboBytes_ -= static_cast<int64_t>(r.capacity);
+  r.pbo = 0;
+  r.capacity = 0;
+  r.fetched = true;
+  return true;
+}
+
+void GlBackend::collect(Mirror& m, bool block) {
+  if (!m.read || !fetch(*m.read, block)) return;
+  const SnapshotRead& r = *m.read;
+  std::shared_ptr<Storage> of = m.pendingOf.lock();
+  if (r.ok && of && !contextLost()) {
+    const size_t n = of->bytes;
+    // The previous snapshot's buffer, when nothing else holds it, takes the new one.
+    std::shared_ptr<std::vector<uint8_t>> bytes;
+    if (m.snapshot && m.snapshot.use_count() == 1 && m.snapshot->size() == n)
+      bytes = std::const_pointer_cast<std::vector<uint8_t>>(m.snapshot);
+    else
+      bytes = std::make_shared<std::vector<uint8_t>>(n);
+    std::memcpy(bytes->data(), r.host.data() + m.offset, n);
     m.snapshot = std::move(bytes);
     m.snapshotOf = m.pendingOf;
   }
+  m.read.reset();
   m.pendingOf.reset();
 }
 
@@ -231,15 +249,38 @@ void GlBackend::collectSnapshots(bool block) {
   Timer timer(counters_.snapshotSeconds);
   for (auto it = mirrors_.begin(); it != mirrors_.end();) {
     Mirror& m = it->second;
-    if (m.var.expired()) {  // the variable is gone: free its read-back buffer
-      if (m.pending.fence) glDeleteSync(m.pending.fence);
-      if (m.pending.pbo) glDeleteBuffers(1, &m.pending.pbo);
-      pboBytes_ -= static_cast<int64_t>(m.pboBytes);
+    if (m.var.expired()) {  // the variable is gone
       it = mirrors_.erase(it);
       continue;
     }
     collect(m, block);
     ++it;
+  }
+  // Reads nobody waits for any more (their variables died) still free their buffer.
+  for (auto& r : snapshotReads_)
+    if (!r->fetched && (block || r.use_count() == 1)) fetch(*r, block);
+  std::erase_if(snapshotReads_, [](const auto& r) { return r->fetched; });
+}
+
+void GlBackend::dropSnapshotReads() {
+  const bool alive = !contextLost() && !dead_;
+  for (auto& r : snapshotReads_) {
+    if (alive && r->generation == generation_ && !r->fetched) {
+      if (r->fence) glDeleteSync(r->fence);
+      if (r->pbo) glDeleteBuffers(1, &r->pbo);
+    }
+    if (!r->fetched) pboBytes_ -= static_cast<int64_t>(r->capacity);
+    r->fetched = true;
+    r->ok = false;
+  }
+  snapshotReads_.clear();
+  if (alive && sparePbo_) glDeleteBuffers(1, &sparePbo_);
+  pboBytes_ -= static_cast<int64_t>(spareCapacity_);
+  sparePbo_ = 0;
+  spareCapacity_ = 0;
+  for (auto& [key, m] : mirrors_) {
+    m.read.reset();
+    m.pendingOf.reset();
   }
 }
 
@@ -253,11 +294,8 @@ void GlBackend::variableChanged(const std::shared_ptr<TensorImpl>& var) {
   ensureContext(false);
   auto found = mirrors_.find(var.get());
   if (found != mirrors_.end() && found->second.var.lock() != var) {
-    // The address of a dead variable, reused: start over.
-    Mirror& m = found->second;
-    if (m.pending.fence) glDeleteSync(m.pending.fence);
-    if (m.pending.pbo) glDeleteBuffers(1, &m.pending.pbo);
-    pboBytes_ -= static_cast<int64_t>(m.pboBytes);
+    // The address of a dead variable, reused: start over (a read in flight
+    // for it is freed by collectSnapshots).
     mirrors_.erase(found);
     found = mirrors_.end();
   }
@@ -286,47 +324,77 @@ void GlBackend::variableChanged(const std::shared_ptr<TensorImpl>& var) {
   m.hasDirty = true;
   if (eager) {
     Timer timer(counters_.snapshotSeconds);
-    startSnapshot(m);
+    startSnapshotRead({&m});
   }
 }
 
 void GlBackend::startSnapshots() {
-  bool any = false;
-  for (auto& [key, m] : mirrors_) any = any || m.hasDirty;
-  if (!any) return;
-  Timer timer(counters_.snapshotSeconds);
+  std::vector<Mirror*> dirty;
   for (auto& [key, m] : mirrors_)
-    if (m.hasDirty) startSnapshot(m);
+    if (m.hasDirty) dirty.push_back(&m);
+  if (dirty.empty()) return;
+  Timer timer(counters_.snapshotSeconds);
+  startSnapshotRead(dirty);
 }
 
-void GlBackend::startSnapshot(Mirror& m) {
-  std::shared_ptr<Storage> storage = m.dirty.lock();
-  m.dirty.reset();
-  m.hasDirty = false;
-  if (!storage || storage->backend != this) return;
-  Texture& t = *static_cast<Texture*>(storage->handle);
-  if (t.lost) return;
-  if (m.pending.fence) collect(m, true);
-  ensureFramebuffer(t);
-  const Extent& e = t.extent;
-  int rows = static_cast<int>((e.texels + e.width - 1) / e.width);
-  size_t staged = static_cast<size_t>(rows) * e.width * 16;
-  if (!m.pending.pbo) glGenBuffers(1, &m.pending.pbo);
-  glBindBuffer(GL_PIXEL_PACK_BUFFER, m.pending.pbo);
-  if (m.pboBytes != staged) {
-    glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(staged), nullptr, GL_STREAM_READ);
-    pboBytes_ += static_cast<int64_t>(staged) - static_cast<int64_t>(m.pboBytes);
-    m.pboBytes = staged;
+void GlBackend::startSnapshotRead(const std::vector<Mirror*>& mirrors) {
+  struct Part {
+    Mirror* m;
+    std::shared_ptr<Storage> storage;
+    size_t staged;
+  };
+  std::vector<Part> parts;
+  size_t total = 0;
+  for (Mirror* m : mirrors) {
+    std::shared_ptr<Storage> storage = m->dirty.lock();
+    m->dirty.reset();
+    m->hasDirty = false;
+    if (!storage || storage->backend != this) continue;
+    Texture& t = *static_cast<Texture*>(storage->handle);
+    if (t.lost || !t.tex) continue;
+    if (m->read) collect(*m, true);  // one read per variable in flight
+    const Extent& e = t.extent;
+    const size_t rows = static_cast<size_t>((e.texels + e.width - 1) / e.width);
+    parts.push_back({m, storage, rows * e.width * 16});
+    total += parts.back().staged;
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
-  boundFbo_ = t.fbo;
-  glReadPixels(0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, nullptr);
+  if (parts.empty()) return;
+  auto r = std::make_shared<SnapshotRead>();
+  r->bytes = total;
+  r->generation = generation_;
+  const bool reuse = sparePbo_ && spareCapacity_ >= total;
+  if (reuse) {
+    r->pbo = sparePbo_;
+    r->capacity = spareCapacity_;
+    sparePbo_ = 0;
+    spareCapacity_ = 0;
+  } else {
+    glGenBuffers(1, &r->pbo);
+    r->capacity = total;
+    pboBytes_ += static_cast<int64_t>(total);
+  }
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, r->pbo);
+  if (!reuse)
+    glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(total), nullptr, GL_STREAM_READ);
+  size_t offset = 0;
+  for (const Part& part : parts) {
+    Texture& t = *static_cast<Texture*>(part.storage->handle);
+    ensureFramebuffer(t);
+    glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
+    boundFbo_ = t.fbo;
+    const Extent& e = t.extent;
+    const int rows = static_cast<int>((e.texels + e.width - 1) / e.width);
+    glReadPixels(0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT,
+                 reinterpret_cast<void*>(offset));
+    part.m->read = r;
+    part.m->offset = offset;
+    part.m->pendingOf = part.storage;
+    offset += part.staged;
+    ++counters_.variableReads;
+  }
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  m.pending.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  m.pending.bytes = t.bytes;
-  m.pending.generation = generation_;
-  m.pendingOf = storage;
-  ++counters_.variableReads;
+  r->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  snapshotReads_.push_back(r);
 }
 
 // ---- public API (glint/gl.h) -------------------------------------------------

@@ -178,40 +178,101 @@ void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Te
 
 namespace glint::gl {
 
-void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
-                Tensor& out) {
-  if (out.size() == 0) return;
-  std::vector<bool> aligned;
-  bool any = false;
-  for (const Tensor& t : inputs) {
-    aligned.push_back(t.shape() == out.shape() && byteSize(t.dtype()) == byteSize(out.dtype()));
-    any = any || aligned.back();
-  }
-  if (!any) return runElementwise(gl, body, inputs, out);
-  // Aligned inputs read element i from this fragment's texel, fetched once
-  // into pre<k> (their texel t holds exactly the elements of out's texel t).
+namespace {
+
+/// The prelude, with in<k>(i) of each input aligned with `out` (same shape and
+/// element size: its texel t holds exactly the elements of out's texel t)
+/// read from pre<k>, which `fetches` (statements) loads once per fragment.
+std::string alignedPrelude(const std::vector<Tensor>& inputs, const Tensor& out,
+                           std::string& fetches) {
   std::string s = prelude(inputs);
-  std::string fetches;
   for (size_t k = 0; k < inputs.size(); ++k) {
-    if (!aligned[k]) continue;
+    const Tensor& in = inputs[k];
+    if (in.shape() != out.shape() || byteSize(in.dtype()) != byteSize(out.dtype())) continue;
     std::string n = std::to_string(k);
     s += "uvec4 pre" + n + ";\n";
     fetches += "  pre" + n + " = texel" + n + "(t);\n";
-    std::string word = out.dtype() == DType::boolean ? "((pre" + n + "[((i) >> 2) & 3] >> uint(((i) & 3) << 3)) & 0xffu)"
-                                                     : "pre" + n + "[(i) & 3]";
-    switch (inputs[k].dtype()) {
+    std::string word = out.dtype() == DType::boolean
+                           ? "((pre" + n + "[((i) >> 2) & 3] >> uint(((i) & 3) << 3)) & 0xffu)"
+                           : "pre" + n + "[(i) & 3]";
+    switch (in.dtype()) {
       case DType::float32:
-        s += textureOf(inputs[k]).half ? "#define in" + n + "(i) unpackHalf2x16(" + word + ").x\n"
-                                       : "#define in" + n + "(i) uintBitsToFloat(" + word + ")\n";
+        s += textureOf(in).half ? "#define in" + n + "(i) unpackHalf2x16(" + word + ").x\n"
+                                : "#define in" + n + "(i) uintBitsToFloat(" + word + ")\n";
         break;
       case DType::int32: s += "#define in" + n + "(i) int(" + word + ")\n"; break;
       case DType::boolean: s += "#define in" + n + "(i) (" + word + " != 0u)\n"; break;
     }
   }
+  return s;
+}
+
+std::string fragmentTexel(const Texture& out) {
+  return "  int t = (int(gl_FragCoord.y) << " + std::to_string(out.extent.shift) +
+         ") | int(gl_FragCoord.x);\n";
+}
+
+}  // namespace
+
+void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
+                Tensor& out) {
+  if (out.size() == 0) return;
+  std::string fetches;
+  std::string s = alignedPrelude(inputs, out, fetches);
+  if (fetches.empty()) return runElementwise(gl, body, inputs, out);
   std::string main = elementMain(out);
   std::string anchor = "uvec4 r = uvec4(0u);\n";
   main.replace(main.find(anchor), anchor.size(), anchor + fetches);
   runShader(gl, s + body + main, inputs, out);
+}
+
+void runAlignedOutputs(GlBackend& gl, const std::string& decls, const std::string& code,
+                       const std::vector<std::string>& outs, const std::vector<Tensor>& inputs,
+                       std::vector<Tensor>& outputs) {
+  bool together = outs.size() > 1 && static_cast<int>(outs.size()) <= gl.maxOutputs();
+  for (size_t k = 0; k < outs.size(); ++k)
+    together = together && outputs[k].dtype() == DType::float32 &&
+               outputs[k].shape() == outputs[0].shape();
+  if (!together) {
+    for (size_t k = 0; k < outs.size(); ++k) {
+      std::vector<float> params = gl.params();  // each draw consumes them
+      runAligned(gl, decls + "float value(int i) {\n" + code + "  return " + outs[k] + ";\n}\n", inputs,
+                 outputs[k]);
+      gl.setParams(std::move(params));
+    }
+    gl.setParams({});
+    return;
+  }
+  if (outputs[0].size() == 0) return;
+  std::string fetches;
+  std::string s = alignedPrelude(inputs, outputs[0], fetches);
+  std::string args, locals, stores, writes;
+  std::vector<Texture*> targets;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    std::string n = std::to_string(k);
+    s += "layout(location = " + n + ") out uvec4 o_" + n + ";\n";
+    args += ", out float v" + n;
+    locals += (k ? ", v" : "float v") + n;
+    Texture& target = textureOf(outputs[k]);
+    stores += "      r" + n + "[c] = " + (target.half ? "halfBits(v" : "toBits(v") + n + ");\n";
+    writes += "  o_" + n + " = r" + n + ";\n";
+    targets.push_back(&target);
+  }
+  s += decls + "void values(int i" + args + ") {\n" + code;
+  for (size_t k = 0; k < outs.size(); ++k) s += "  v" + std::to_string(k) + " = " + outs[k] + ";\n";
+  s += "}\nvoid main() {\n" + fragmentTexel(*targets[0]) + fetches;
+  for (size_t k = 0; k < outs.size(); ++k) s += "  uvec4 r" + std::to_string(k) + " = uvec4(0u);\n";
+  s += "  for (int c = 0; c < 4; ++c) {\n    int i = t * 4 + c;\n    if (i < " +
+       std::to_string(outputs[0].size()) + ") {\n      " + locals + ";\n      values(i, " +
+       [&] {
+         std::string a;
+         for (size_t k = 0; k < outs.size(); ++k) a += (k ? ", v" : "v") + std::to_string(k);
+         return a;
+       }() +
+       ");\n" + stores + "    }\n  }\n" + writes + "}\n";
+  std::vector<const Texture*> textures;
+  for (const Tensor& in : inputs) textures.push_back(&textureOf(in));
+  gl.draw(gl.program(s), textures, targets);
 }
 
 }  // namespace glint::gl

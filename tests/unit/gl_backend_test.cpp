@@ -227,6 +227,16 @@ TEST(GlBackend, ConcatOfManyInputsTakesSeveralDraws) {
         return concat(parts, 1);
       },
       0);
+  // The same with whole texels (rows 4 wide), float32 and float16.
+  auto texels = [] {
+    std::vector<Tensor> parts;
+    for (int i = 0; i < 40; ++i) parts.push_back(fill({2, 4 * (1 + i % 3)}, static_cast<float>(i)));
+    return concat(parts, 1);
+  };
+  expectMatchesReference(texels, 0);
+  setFloat16Activations(true);
+  expectMatchesReference(texels, 0);
+  setFloat16Activations(false);
 }
 
 /// Values in [-1, 1) that differ from element to element.
@@ -377,6 +387,28 @@ TEST(GlFloat16, OutputsAreHalfTexturesReadBackAsFloat32) {
   BackendScope cpu("cpu");
   std::vector<float> moved = add(half, zeros({static_cast<int64_t>(v.size())})).data<float>();
   EXPECT_EQ(moved, got);
+}
+
+TEST(GlFloat16, LstmCellsOfFourUnitsPerFragmentWriteHalves) {
+  REQUIRE_GL();
+  // Units a multiple of 4 (gl's multi-output path): h, c, and the gradients
+  // dz (gathered) and dcPrev, all float16 here.
+  auto run = [] {
+    Tensor xz = pattern({3, 32}, 21), hz = pattern({3, 32}, 22), c0 = pattern({3, 8}, 23);
+    std::vector<Tensor> g = grads(
+        [](const std::vector<Tensor>& v) {
+          std::vector<Tensor> hc = lstmCell(v[0], v[1], v[2], "sigmoid");
+          return add(sum(mul(hc[0], hc[0])), sum(hc[1]));
+        },
+        {xz, hz, c0});
+    std::vector<Tensor> hc = lstmCell(xz, hz, c0, "sigmoid");
+    return concat({reshape(hc[0], {-1}), reshape(hc[1], {-1}), reshape(g[0], {-1}),
+                   reshape(g[2], {-1})},
+                  0);
+  };
+  expectMatchesReference(run, 1e-5);
+  Float16Scope f16(true);
+  expectMatchesReference(run, 4e-3);
 }
 
 TEST(GlFloat16, KernelsReadHalfInputs) {

@@ -82,6 +82,10 @@ std::vector<OpCase> cases() {
       {"lstm_batch1_units9", {F({1, 36}), F({1, 36}), F({1, 9})}, lstm("sigmoid")},
       {"lstm_wide_values", {F({2, 8}, -8, 8), F({2, 8}), F({2, 2}, -3, 3)}, lstm("sigmoid")},
       {"lstm_empty_batch", {F({0, 8}), F({0, 8}), F({0, 2})}, lstm("sigmoid")},
+      // Units a multiple of 4: gl takes four units per fragment.
+      {"lstm_units4", {F({3, 16}), F({3, 16}), F({3, 4})}, lstm("sigmoid")},
+      {"lstm_units8_hard_sigmoid", {G({2, 32}), G({2, 32}), F({2, 8})}, lstm("hardSigmoid")},
+      {"lstm_seq_units4", {F({3, 2, 16}), F({4, 16}, -0.5f, 0.5f)}, lstmSeq(true, false, "sigmoid")},
       // lstmSequence: |z| stays below 2.5 (hardSigmoid's kinks) with these ranges.
       {"lstm_seq_hard_sigmoid", {G({3, 2, 8}), F({2, 8}, -0.5f, 0.5f)},
        lstmSeq(true, false, "hardSigmoid")},

@@ -33,6 +33,10 @@ std::vector<OpCase> transposeConcatCases() {
       {"concat_empty_part", {F({2, 0}), F({2, 3}), F({2, 0})}, cat(1)},
       {"concat_all_empty", {F({0, 2}), F({0, 2})}, cat(0)},
       {"concat_single", {F({3})}, cat(0)},
+      // Whole texels (rows a multiple of 4 wide): gl copies texels.
+      {"concat_texels_axis0", {F({2, 4}), F({3, 4})}, cat(0)},
+      {"concat_texels_axis1", {F({2, 4}), F({2, 0}), F({2, 8})}, cat(1)},
+      {"concat_texels_int", {I({1, 2, 4}, -9, 9), I({1, 1, 4}, -9, 9)}, cat(1), false},
       {"concat_int", {I({2, 2}, -9, 9), I({2, 1}, -9, 9)}, cat(1), false},
       {"concat_bool", {B({1, 3}), B({2, 3})}, cat(0), false},
       {"stack_axis1", {F({2, 3}), F({2, 3})}, [](const Ts& v) { return stack(v, 1); }},

@@ -62,14 +62,116 @@ const char* kLstmGates =
     "  float z2 = in0(b4 + 2 * U) + in1(b4 + 2 * U), z3 = in0(b4 + 3 * U) + in1(b4 + 3 * U);\n"
     "  float a0 = ract(z0), a1 = ract(z1), a2 = act(z2), a3 = ract(z3);\n";
 
+// With units a multiple of 4, a fragment takes four units of one sample: the
+// texel of each gate holds them, so the gates cost a fetch per 4 units instead
+// of one per element, and the outputs come out of one draw (multiple render
+// targets). The [b, 4u] gradient dz is gathered from a texture per gate.
+
+/// GLSL: vec4 forms of the activations, the gates' texel base `b` of the
+/// fragment's four units (sample n, units j..j+3), and z0..z3, a0..a3.
+std::string lstmGates4(KernelArgs& a, const Texture& grid, int64_t units) {
+  const std::string U4 = std::to_string(units / 4);
+  return activations(a.attrs) +
+         "vec4 ract4(vec4 x) { return vec4(ract(x.x), ract(x.y), ract(x.z), ract(x.w)); }\n"
+         "vec4 act4(vec4 x) { return vec4(act(x.x), act(x.y), act(x.z), act(x.w)); }\n"
+         "vec4 ractD4(vec4 x, vec4 y) { return vec4(ractD(x.x, y.x), ractD(x.y, y.y), "
+         "ractD(x.z, y.z), ractD(x.w, y.w)); }\n"
+         "vec4 actD4(vec4 x, vec4 y) { return vec4(actD(x.x, y.x), actD(x.y, y.y), actD(x.z, y.z), "
+         "actD(x.w, y.w)); }\n"
+         "uint bitsOf(vec4 v, int c, bool h) { return h ? halfBits(v[c]) : floatBitsToUint(v[c]); }\n"
+         "uvec4 bits(vec4 v, bool h) { return uvec4(bitsOf(v, 0, h), bitsOf(v, 1, h), "
+         "bitsOf(v, 2, h), bitsOf(v, 3, h)); }\n"
+         "void main() {\n  int t = (int(gl_FragCoord.y) << " + std::to_string(grid.extent.shift) +
+         ") | int(gl_FragCoord.x);\n  int n = t / " + U4 + "; int b = n * " +
+         std::to_string(units) + " + t % " + U4 + ";\n"
+         "  vec4 z0 = ftexel0(b) + ftexel1(b), z1 = ftexel0(b + " + U4 + ") + ftexel1(b + " + U4 +
+         ");\n  vec4 z2 = ftexel0(b + " + std::to_string(units / 2) + ") + ftexel1(b + " +
+         std::to_string(units / 2) + "), z3 = ftexel0(b + " + std::to_string(3 * units / 4) +
+         ") + ftexel1(b + " + std::to_string(3 * units / 4) + ");\n"
+         "  vec4 a0 = ract4(z0), a1 = ract4(z1), a2 = act4(z2), a3 = ract4(z3);\n";
+}
+
+const char* halfLit(const Tensor& t) { return textureOf(t).half ? "true" : "false"; }
+
+std::vector<const Texture*> texturesOf(const std::vector<Tensor>& ts) {
+  std::vector<const Texture*> out;
+  for (const Tensor& t : ts) out.push_back(&textureOf(t));
+  return out;
+}
+
 /// inputs xz, hz [b, 4u], cPrev [b, u]; outputs h, c.
 void lstmCell(KernelArgs& a) {
-  std::string code = std::string(kLstmGates) + "  float c = a1 * in2(s) + a0 * a2;\n";
-  drawCell(a, unitsOf(a), code, {{1, "a3 * act(c)"}, {1, "c"}});
+  const int64_t units = unitsOf(a);
+  GlBackend& gl = glBackend(a);
+  if (units % 4 != 0 || gl.maxOutputs() < 2 || a.outputs[0].size() == 0) {
+    std::string code = std::string(kLstmGates) + "  float c = a1 * in2(s) + a0 * a2;\n";
+    drawCell(a, units, code, {{1, "a3 * act(c)"}, {1, "c"}});
+    return;
+  }
+  Texture& h = textureOf(a.outputs[0]);
+  std::string s = prelude(a.inputs) +
+                  "layout(location = 0) out uvec4 o_h;\nlayout(location = 1) out uvec4 o_c;\n" +
+                  lstmGates4(a, h, units) +
+                  "  vec4 c = a1 * ftexel2(t) + a0 * a2;\n"
+                  "  o_h = bits(a3 * act4(c), " + halfLit(a.outputs[0]) + ");\n"
+                  "  o_c = bits(c, " + halfLit(a.outputs[1]) + ");\n}\n";
+  gl.draw(gl.program(s), texturesOf(a.inputs), {&h, &textureOf(a.outputs[1])});
+}
+
+/// LSTMCellGrad as above: dz's gates into four textures of dcPrev's extent
+/// (with dcPrev itself, one draw), then dz gathered from them.
+bool lstmCellGrad4(KernelArgs& a) {
+  const int64_t units = unitsOf(a);
+  GlBackend& gl = glBackend(a);
+  if (units % 4 != 0 || gl.maxOutputs() < 5 || a.outputs[1].size() == 0) return false;
+  const size_t bytes = static_cast<size_t>(a.outputs[1].size()) * sizeof(float);
+  std::vector<Texture*> targets;
+  struct Release {
+    GlBackend& gl;
+    std::vector<Texture*>& parts;
+    size_t bytes;
+    ~Release() {
+      for (size_t g = 0; g < parts.size() && g < 4; ++g) gl.release(parts[g], bytes);
+    }
+  } release{gl, targets, bytes};
+  for (int g = 0; g < 4; ++g) targets.push_back(static_cast<Texture*>(gl.allocate(bytes)));
+  Texture& dcPrev = textureOf(a.outputs[1]);
+  std::string s = prelude(a.inputs);
+  for (int k = 0; k < 5; ++k)
+    s += "layout(location = " + std::to_string(k) + ") out uvec4 o_" + std::to_string(k) + ";\n";
+  s += lstmGates4(a, dcPrev, units) +
+       "  vec4 cp = ftexel2(t), c = ftexel3(t), dh = ftexel4(t);\n"
+       "  vec4 tc = act4(c);\n"
+       "  vec4 dct = ftexel5(t) + dh * a3 * actD4(c, tc);\n"
+       "  o_0 = floatBitsToUint(dct * a2 * ractD4(z0, a0));\n"
+       "  o_1 = floatBitsToUint(dct * cp * ractD4(z1, a1));\n"
+       "  o_2 = floatBitsToUint(dct * a0 * actD4(z2, a2));\n"
+       "  o_3 = floatBitsToUint(dh * tc * ractD4(z3, a3));\n"
+       "  o_4 = bits(dct * a1, " + halfLit(a.outputs[1]) + ");\n}\n";
+  targets.push_back(&dcPrev);
+  gl.draw(gl.program(s), texturesOf(a.inputs), targets);
+
+  // dz [b, 4u]: texel T holds gate g, units j..j+3 of sample n.
+  Texture& dz = textureOf(a.outputs[0]);
+  std::vector<Operand> parts;
+  for (int g = 0; g < 4; ++g) parts.push_back(Operand{targets[g], DType::float32});
+  const std::string U4 = std::to_string(units / 4);
+  std::string g = prelude(parts) + "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
+                  std::to_string(dz.extent.shift) + ") | int(gl_FragCoord.x);\n  int n = t / " +
+                  std::to_string(units) + "; int r = t % " + std::to_string(units) +
+                  ";\n  int src = n * " + U4 + " + r % " + U4 + ";\n  uvec4 v;\n  switch (r / " +
+                  U4 + ") {\n    case 0: v = texel0(src); break;\n    case 1: v = texel1(src); break;\n"
+                  "    case 2: v = texel2(src); break;\n    default: v = texel3(src); break;\n  }\n";
+  g += dz.half ? "  vec4 f = uintBitsToFloat(v);\n  o_texel = uvec4(halfBits(f.x), halfBits(f.y), "
+                 "halfBits(f.z), halfBits(f.w));\n}\n"
+               : "  o_texel = v;\n}\n";
+  gl.draw(gl.program(g), {targets[0], targets[1], targets[2], targets[3]}, dz);
+  return true;
 }
 
 /// inputs xz, hz, cPrev, c, dh, dc; outputs dz [b, 4u], dcPrev.
 void lstmCellGrad(KernelArgs& a) {
+  if (lstmCellGrad4(a)) return;
   std::string code = std::string(kLstmGates) +
                      "  float c = in3(s), dh = in4(s);\n"
                      "  float tc = act(c);\n"

@@ -143,6 +143,53 @@ constexpr size_t kConcatPerDraw = 15;
 
 /// Output row r (the dimensions before `axis`) is the inputs' rows in turn.
 /// Many inputs: draws of up to 15, each copying the rest from the last result.
+/// Concat where every piece is whole texels (4-byte elements, each input's
+/// row a multiple of 4 wide, in the same storage format as the output): each
+/// fragment copies its texel's bits from the one input that holds them, a
+/// fetch per texel instead of per element. False where that does not hold.
+bool concatTexels(KernelArgs& a, int64_t rows, int64_t outRow, const std::vector<int64_t>& starts) {
+  Tensor& out = a.outputs[0];
+  Texture& target = textureOf(out);
+  if (byteSize(out.dtype()) != 4 || rows == 0 || outRow % 4 != 0) return false;
+  for (const Tensor& x : a.inputs)
+    if ((x.size() / rows) % 4 != 0 || textureOf(x).half != target.half) return false;
+  GlBackend& gl = glBackend(a);
+  const std::string R4 = str(outRow / 4);
+  Texture* previous = nullptr;
+  const size_t bytes = static_cast<size_t>(out.size()) * 4;
+  for (size_t first = 0; first < a.inputs.size(); first += kConcatPerDraw) {
+    const size_t last = std::min(a.inputs.size(), first + kConcatPerDraw);
+    const bool final = last == a.inputs.size();
+    std::vector<Operand> ops;
+    std::string s = "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
+                    str(target.extent.shift) + ") | int(gl_FragCoord.x);\n  int r = t / " + R4 +
+                    "; int c = t % " + R4 + ";\n";
+    for (size_t k = first; k < last; ++k) {
+      const int64_t width4 = a.inputs[k].size() / rows / 4;
+      if (width4 == 0) continue;
+      const int64_t start4 = starts[k] / 4;
+      const std::string slot = str(static_cast<int64_t>(ops.size()));
+      s += "  if (c >= " + str(start4) + " && c < " + str(start4 + width4) + ") { o_texel = texel" +
+           slot + "(r * " + str(width4) + " + c - " + str(start4) + "); return; }\n";
+      ops.push_back(Operand{&textureOf(a.inputs[k]), a.inputs[k].dtype()});
+    }
+    if (previous) {
+      s += "  o_texel = texel" + str(static_cast<int64_t>(ops.size())) + "(t);\n}\n";
+      ops.push_back(Operand{previous, out.dtype()});
+    } else {
+      s += "  o_texel = uvec4(0u);\n}\n";
+    }
+    Texture* to = final ? &target : static_cast<Texture*>(gl.allocate(bytes));
+    if (!final && target.half) gl.toHalf(*to);  // raw bits: the same format throughout
+    std::vector<const Texture*> textures;
+    for (const Operand& o : ops) textures.push_back(o.texture);
+    gl.draw(gl.program(prelude(ops) + s), textures, *to);
+    if (previous) gl.release(previous, bytes);
+    previous = final ? nullptr : to;
+  }
+  return true;
+}
+
 void concatKernel(KernelArgs& a) {
   GlBackend& gl = glBackend(a);
   Tensor& out = a.outputs[0];
@@ -156,6 +203,7 @@ void concatKernel(KernelArgs& a) {
     starts.push_back(col);
     col += rows == 0 ? 0 : x.size() / rows;
   }
+  if (concatTexels(a, rows, outRow, starts)) return;
   Texture* previous = nullptr;
   size_t bytes = static_cast<size_t>(out.size()) * byteSize(out.dtype());
   for (size_t first = 0; first < a.inputs.size(); first += kConcatPerDraw) {

@@ -98,10 +98,12 @@ float* out(const KernelArgs& args, size_t i) { return hostData<float>(args.outpu
 
 /// One batch row: every gate read through its own pointer, so the loop vectorises.
 template <class G>
-GLINT_RNN_INLINE void lstmRowBody(const float* __restrict xi, const float* __restrict xf, const float* __restrict xc,
-             const float* __restrict xo, const float* __restrict ri, const float* __restrict rf,
-             const float* __restrict rc, const float* __restrict ro, const float* __restrict cp,
-             float* __restrict h, float* __restrict c, int64_t u) {
+GLINT_RNN_INLINE void lstmRowBody(const float* __restrict xi, const float* __restrict xf,
+                                  const float* __restrict xc, const float* __restrict xo,
+                                  const float* __restrict ri, const float* __restrict rf,
+                                  const float* __restrict rc, const float* __restrict ro,
+                                  const float* __restrict cp, float* __restrict h,
+                                  float* __restrict c, int64_t u) {
   for (int64_t j = 0; j < u; ++j) {
     float i = G::f(xi[j] + ri[j]), f = G::f(xf[j] + rf[j]);
     float cc = Tanh::f(xc[j] + rc[j]), o = G::f(xo[j] + ro[j]);

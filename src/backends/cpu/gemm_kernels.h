@@ -25,11 +25,6 @@ constexpr int kNR = kNV * kWidth;
 // block (KC x NC, 512 KiB: half of Zen 4's L2) panel by panel.
 constexpr int64_t kKC = 256;
 constexpr int64_t kNC = 512;
-#if defined(GLINT_GEMM_DIRECT_A)
-constexpr bool kDirectA = GLINT_GEMM_DIRECT_A;
-#else
-constexpr bool kDirectA = true;
-#endif
 static_assert(kNC % kNR == 0);
 
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -123,26 +118,12 @@ void packB(const Problem& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, flo
   }
 }
 
-/// A(i0 + r, p0 + p) for r < mr, p < kc into dst[p * mr + r].
+/// A(i0 + r, p0 + p) for r < mr, p < kc into dst[p * mr + r], A transposed
+/// (stored k x m; an A stored m x k is read in place).
 void packA(const Problem& g, int64_t i0, int64_t mr, int64_t p0, int64_t kc, float* dst) {
-  if (g.transA) {
-    const float* src = g.a + p0 * g.lda + i0;
-    for (int64_t p = 0; p < kc; ++p)
-      for (int64_t r = 0; r < mr; ++r) dst[p * mr + r] = src[p * g.lda + r];
-  } else if (mr == kMR) {
-    // p outer with the row count fixed: the stores run contiguously and the
-    // row loop unrolls. (Row by row, every store was strided and the loop
-    // counted in a register: 12% of a 2-thread 512^3 product, where each
-    // thread packs all of A.)
-    const float* rows[kMR];
-    for (int r = 0; r < kMR; ++r) rows[r] = g.a + (i0 + r) * g.lda + p0;
-    for (int64_t p = 0; p < kc; ++p)
-      for (int r = 0; r < kMR; ++r) dst[p * kMR + r] = rows[r][p];
-  } else {
-    const float* src = g.a + i0 * g.lda + p0;
-    for (int64_t r = 0; r < mr; ++r)
-      for (int64_t p = 0; p < kc; ++p) dst[p * mr + r] = src[r * g.lda + p];
-  }
+  const float* src = g.a + p0 * g.lda + i0;
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t r = 0; r < mr; ++r) dst[p * mr + r] = src[p * g.lda + r];
 }
 
 void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
@@ -163,7 +144,7 @@ void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
         // sliver (MR rows of kc) stays in L1 across the panels either way,
         // and packing it cost more than the strided reads (each thread of a
         // column split packs all of A).
-        const bool direct = kDirectA && !g.transA;
+        const bool direct = !g.transA;
         const float* aSliver = g.a + ir * g.lda + pc;
         if (!direct) {
           packA(g, ir, mr, pc, kc, aPack);

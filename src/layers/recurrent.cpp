@@ -6,6 +6,7 @@
 
 #include "glint/activations.h"
 #include "glint/error.h"
+#include "glint/fused_ops.h"
 #include "glint/initializers.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
@@ -293,8 +294,9 @@ class LSTM : public GatedRecurrent {
                                   bool goBackwards) const override {
     if (!fused_) return {};
     const int64_t batch = x.dim(0), time = x.dim(1), g = 4 * units_;
-    Tensor xw = matMul(reshape(transpose(x, {1, 0, 2}), {time * batch, inputDim_}), kernel_);
-    if (useBias_) xw = add(xw, bias_);
+    // The bias in the matMul's pass over its result, not in one of its own.
+    Tensor xw = fusedMatMul(reshape(transpose(x, {1, 0, 2}), {time * batch, inputDim_}), kernel_,
+                            useBias_ ? Tensor(bias_) : Tensor());
     LstmSequence r = lstmSequence(reshape(xw, {time, batch, g}), recurrentKernel_, hMask,
                                   returnSequences, goBackwards, recurrentActivation_,
                                   activationName());

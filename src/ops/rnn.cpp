@@ -10,6 +10,7 @@
 #include "glint/backend.h"
 #include "glint/engine.h"
 #include "glint/ops.h"
+#include "src/core/engine_state.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -114,6 +115,26 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
     return r;
   }
 
+  const OutputSpec stateSpec{{batch, units}, DType::float32};
+  if (!Engine::get().recording()) {
+    // Nothing will ask for a gradient (predict, evaluate): no trace, no
+    // packing of the results into one value, and the steps' input rows
+    // split off in one kernel; per step only the matMul and the cell run.
+    std::vector<Tensor> xs = unpack(xw, 0);
+    Tensor h = zeros({batch, units}), c = zeros({batch, units});
+    std::vector<Tensor> outs;
+    for (int64_t s = 0; s < time; ++s) {
+      const int64_t t = goBackwards ? time - 1 - s : s;
+      Tensor hz = matMul(recurrentMask.defined() ? mul(h, recurrentMask) : h, recurrentKernel);
+      std::vector<Tensor> hc = runKernel("LSTMCell", {xs[t], hz, c}, {stateSpec, stateSpec}, attrs);
+      h = hc[0];
+      c = hc[1];
+      if (returnSequences) outs.push_back(reshape(h, {batch, 1, units}));
+    }
+    LstmSequence r{returnSequences ? concat(outs, 1) : Tensor(), h, c};
+    return r;
+  }
+
   std::vector<Tensor> inputs{xw, recurrentKernel};
   if (recurrentMask.defined()) inputs.push_back(recurrentMask);
   // One value for customGrad: [outputs, h, c] flattened.
@@ -125,10 +146,10 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
         trace->hIn.resize(static_cast<size_t>(time));
         Tensor h = zeros({batch, units}), c = zeros({batch, units});
         trace->c.push_back(c);
-        std::vector<Tensor> outs;
+        std::vector<Tensor> outs, xs = unpack(in[0], 0);
         for (int64_t s = 0; s < time; ++s) {
           const int64_t t = goBackwards ? time - 1 - s : s;
-          Tensor xz = reshape(slice(in[0], {t, 0, 0}, {1, batch, 4 * units}), {batch, 4 * units});
+          const Tensor& xz = xs[t];
           Tensor hIn = mask.defined() ? mul(h, mask) : h;
           Tensor hz = matMul(hIn, wr);
           std::vector<Tensor> hc = runKernel("LSTMCell", {xz, hz, c},

@@ -77,13 +77,18 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm) {
            " (x ", ops::describe(x), ")");
     seen[a] = true;
   }
+  // When the axes longer than 1 keep their order (a batch of one moved
+  // behind the time axis), the elements keep theirs: a view, no copy.
   Shape out(rank);
-  bool identity = true;
+  bool inOrder = true;
+  int64_t lastMoved = -1;
   for (int d = 0; d < rank; ++d) {
     out[d] = x.shape()[p[d]];
-    identity = identity && p[d] == d;
+    if (out[d] == 1) continue;
+    inOrder = inOrder && p[d] > lastMoved;
+    lastMoved = p[d];
   }
-  if (identity) return makeView(x, out);
+  if (inOrder) return makeView(x, out);
   return runKernel("Transpose", {x}, OutputSpec{out, x.dtype()}, Attrs().set("perm", p));
 }
 

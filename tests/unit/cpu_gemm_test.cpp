@@ -85,7 +85,10 @@ std::vector<Shape3> oddShapes() {
           {2, 300, 1030}, {4, 67, 33},  {3, 5, 2},
           // one-sample predict: one partial vector (whole loads but the last
           // rows), and one vector short of the widest pass
-          {1, 10, 400},   {1, 10, 1},   {2, 120, 9}};
+          {1, 10, 400},   {1, 10, 1},   {2, 120, 9},
+          // one row alone: passes of 256 columns with AVX-512 (an LSTM step's
+          // 128 x 512 product), a partial last vector, a short second pass
+          {1, 512, 128},  {1, 250, 9},  {1, 300, 7}};
 }
 
 class GemmIsa : public ::testing::TestWithParam<std::string> {};

@@ -22,6 +22,11 @@ std::vector<OpCase> transposeConcatCases() {
       {"transpose_2d", {F({2, 3})}, [](const Ts& v) { return transpose(v[0]); }},
       {"transpose_3d", {F({2, 3, 4})}, [](const Ts& v) { return transpose(v[0], {1, 2, 0}); }},
       {"transpose_size1", {F({1, 3, 1})}, [](const Ts& v) { return transpose(v[0], {2, 0, 1}); }},
+      // Only axes of length 1 move: a view (a batch of one, time-major).
+      {"transpose_batch1_time_major", {F({1, 3, 4})},
+       [](const Ts& v) { return transpose(v[0], {1, 0, 2}); }},
+      {"transpose_size1_and_swap", {F({3, 1, 4})},
+       [](const Ts& v) { return transpose(v[0], {2, 1, 0}); }},
       {"transpose_identity", {F({2, 3})}, [](const Ts& v) { return transpose(v[0], {0, 1}); }},
       {"transpose_empty", {F({0, 3})}, [](const Ts& v) { return transpose(v[0]); }},
       {"transpose_int", {I({2, 3, 2}, -9, 9)},

@@ -29,11 +29,12 @@ static_assert(kNC % kNR == 0);
 
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/// C[0:MR, 0:nr] = alpha * Apack * Bpanel + beta * C, where Apack is kc x MR
-/// (element (r, p) at a[p * MR + r]) and Bpanel kc x NV vectors.
-template <int MR, int NV>
-void microKernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
-                 int64_t ldc, int64_t nr, float alpha, float beta) {
+/// C[0:MR, 0:nr] = alpha * A * Bpanel + beta * C, where Bpanel is kc x NV
+/// vectors and A is kc x MR: packed (element (r, p) at a[p * MR + r]) or,
+/// when Direct, A's own rows (at a[r * lda + p]).
+template <int MR, int NV, bool Direct>
+void microKernel(int64_t kc, const float* __restrict a, int64_t lda, const float* __restrict b,
+                 float* c, int64_t ldc, int64_t nr, float alpha, float beta) {
   Vec acc[MR][NV];
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
@@ -41,10 +42,9 @@ void microKernel(int64_t kc, const float* __restrict a, const float* __restrict 
     Vec bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kWidth);
     for (int r = 0; r < MR; ++r) {
-      Vec av = simd::broadcast(a[r]);
+      Vec av = simd::broadcast(Direct ? a[r * lda + p] : a[p * MR + r]);
       for (int v = 0; v < NV; ++v) acc[r][v] = simd::madd(av, bv[v], acc[r][v]);
     }
-    a += MR;
     b += NV * kWidth;
   }
   Vec va = simd::broadcast(alpha), vb = simd::broadcast(beta);
@@ -66,21 +66,23 @@ void microKernel(int64_t kc, const float* __restrict a, const float* __restrict 
       c[r * ldc + j] = beta == 0.0f ? tile[r][j] : tile[r][j] + beta * c[r * ldc + j];
 }
 
-using Kernel = void (*)(int64_t, const float*, const float*, float*, int64_t, int64_t, float,
-                        float);
+using Kernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int64_t,
+                        float, float);
 
-template <int MR, int... V>
+template <bool Direct, int MR, int... V>
 constexpr std::array<Kernel, kNV> kernelRow(std::integer_sequence<int, V...>) {
-  return {&microKernel<MR, V + 1>...};
+  return {&microKernel<MR, V + 1, Direct>...};
 }
 
-template <int... R>
+template <bool Direct, int... R>
 constexpr std::array<std::array<Kernel, kNV>, kMR> kernelTable(std::integer_sequence<int, R...>) {
-  return {kernelRow<R + 1>(std::make_integer_sequence<int, kNV>())...};
+  return {kernelRow<Direct, R + 1>(std::make_integer_sequence<int, kNV>())...};
 }
 
-/// kernels[mr - 1][nv - 1]: a tile of mr rows and nv vectors.
-constexpr auto kernels = kernelTable(std::make_integer_sequence<int, kMR>());
+/// kernels[direct][mr - 1][nv - 1]: a tile of mr rows and nv vectors.
+constexpr std::array<std::array<std::array<Kernel, kNV>, kMR>, 2> kernels = {
+    kernelTable<false>(std::make_integer_sequence<int, kMR>()),
+    kernelTable<true>(std::make_integer_sequence<int, kMR>())};
 
 /// B(p0 + p, j0 + j) for p < kc, j < nc into panels of NR columns (the last
 /// one rounded up to whole vectors and zero-padded), each kc x width.
@@ -116,17 +118,12 @@ void packB(const Problem& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, flo
   }
 }
 
-/// A(i0 + r, p0 + p) for r < mr, p < kc into dst[p * mr + r].
+/// A(i0 + r, p0 + p) for r < mr, p < kc into dst[p * mr + r], A transposed
+/// (stored k x m; an A stored m x k is read in place).
 void packA(const Problem& g, int64_t i0, int64_t mr, int64_t p0, int64_t kc, float* dst) {
-  if (g.transA) {
-    const float* src = g.a + p0 * g.lda + i0;
-    for (int64_t p = 0; p < kc; ++p)
-      for (int64_t r = 0; r < mr; ++r) dst[p * mr + r] = src[p * g.lda + r];
-  } else {
-    const float* src = g.a + i0 * g.lda + p0;
-    for (int64_t r = 0; r < mr; ++r)
-      for (int64_t p = 0; p < kc; ++p) dst[p * mr + r] = src[r * g.lda + p];
-  }
+  const float* src = g.a + p0 * g.lda + i0;
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t r = 0; r < mr; ++r) dst[p * mr + r] = src[p * g.lda + r];
 }
 
 void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
@@ -143,12 +140,21 @@ void block(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
       packB(g, pc, kc, jc, nc, bPack);
       for (int64_t ir = i0; ir < i1; ir += kMR) {
         int64_t mr = min64(kMR, i1 - ir);
-        packA(g, ir, mr, pc, kc, aPack);
+        // A's rows are read where they lie when it is not transposed: its
+        // sliver (MR rows of kc) stays in L1 across the panels either way,
+        // and packing it cost more than the strided reads (each thread of a
+        // column split packs all of A).
+        const bool direct = !g.transA;
+        const float* aSliver = g.a + ir * g.lda + pc;
+        if (!direct) {
+          packA(g, ir, mr, pc, kc, aPack);
+          aSliver = aPack;
+        }
         float* cRow = g.c + ir * g.ldc + jc;
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           int64_t nr = min64(kNR, nc - jr);
-          kernels[mr - 1][(nr + kWidth - 1) / kWidth - 1](kc, aPack, bPack + jr * kc, cRow + jr,
-                                                         g.ldc, nr, g.alpha, beta);
+          kernels[direct][mr - 1][(nr + kWidth - 1) / kWidth - 1](
+              kc, aSliver, g.lda, bPack + jr * kc, cRow + jr, g.ldc, nr, g.alpha, beta);
           if (last && g.epilogue.fn)  // the tile is final and still in L1
             g.epilogue.fn(g.epilogue.ctx, cRow + jr, g.ldc, ir, jc + jr, mr, nr);
         }

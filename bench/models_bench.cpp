@@ -229,7 +229,9 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
     sample();
   }
   int steps = o.steps > 0 ? o.steps : timedCount(o.budget, warmStep, 2, 2000);
-  const gl::Stats gl0 = gl::stats();
+  // gl::stats() would start the gl backend: only asked when it runs.
+  const bool onGl = o.backend == "gl";
+  const gl::Stats gl0 = onGl ? gl::stats() : gl::Stats{};
   Clock::time_point t0 = Clock::now();
   for (int s = 0; s < steps; ++s) {
     const Batch& b = batches[s % kBatches];
@@ -237,7 +239,7 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
   }
   double seconds = secondsSince(t0);
   // Host time the gl backend spent on its context-loss snapshots in the loop.
-  const double snapshotSeconds = gl::stats().snapshotSeconds - gl0.snapshotSeconds;
+  const double snapshotSeconds = onGl ? gl::stats().snapshotSeconds - gl0.snapshotSeconds : 0.0;
   sample();  // outside the timed loop: memory() is not part of a step
   if (o.profile) profileSteps(name, *model, batches, o.backend);
   emit(name, o.backend,

@@ -250,7 +250,7 @@ Tensor pattern(const Shape& shape, int seed) {
 TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
   REQUIRE_GL();
   // Shapes that take the row-block path (M >= 8, N and K multiples of 4): a
-  // ragged last block, B transposed, A transposed first, batches broadcast,
+  // ragged last block, B transposed, A transposed (first, where M % 4 != 0), batches broadcast,
   // bias and activations, a float16 output.
   expectMatchesReference([] { return matMul(pattern({64, 36}, 1), pattern({36, 20}, 2)); }, 1e-5);
   expectMatchesReference([] { return matMul(pattern({13, 8}, 3), pattern({8, 12}, 4)); }, 1e-5);
@@ -260,6 +260,13 @@ TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
       [] { return matMul(pattern({16, 40}, 7), pattern({16, 8}, 8), true, false); }, 1e-5);
   expectMatchesReference(
       [] { return matMul(pattern({3, 9, 8}, 9), pattern({8, 12}, 10)); }, 1e-5);
+  // A transposed read in place (M a multiple of 4): ragged, with B^T, batched.
+  expectMatchesReference(
+      [] { return matMul(pattern({16, 20}, 24), pattern({16, 8}, 25), true, false); }, 1e-5);
+  expectMatchesReference(
+      [] { return matMul(pattern({12, 8}, 26), pattern({4, 12}, 27), true, true); }, 1e-5);
+  expectMatchesReference(
+      [] { return matMul(pattern({2, 8, 12}, 28), pattern({2, 8, 4}, 29), true, false); }, 1e-5);
   expectMatchesReference(
       [] { return matMul(pattern({9, 4}, 11), pattern({2, 4, 16}, 12)); }, 1e-5);
   expectMatchesReference(

@@ -33,7 +33,14 @@ std::string activation(const std::string& name, double alpha) {
 
 void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, bool tA, bool tB);
 void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector<Operand>& ops,
-                   bool tB, int rows);
+                   bool tA, bool tB, int rows);
+/// Rows per fragment of the row-block path (4 or 8: a transposed A's texels
+/// then hold whole blocks), 0 where it does not apply.
+int rowBlock(GlBackend& gl, int64_t m, int64_t n, int64_t k, bool tA) {
+  const int rows = gl.maxOutputs() >= 8 ? 8 : 4;
+  if (n % 4 != 0 || k % 4 != 0 || m < rows || (tA && m % 4 != 0)) return 0;
+  return rows;
+}
 
 /// A transposed ([..., k, m] -> [..., m, k]) into `dst`, one draw.
 void transposeInto(GlBackend& gl, const Tensor& a, int64_t m, int64_t k, Texture& dst) {
@@ -56,8 +63,10 @@ void matMul(KernelArgs& args, bool fused) {
   // fetch per element, is cheaper.
   Texture* at = nullptr;
   const size_t atBytes = static_cast<size_t>(a.size()) * sizeof(float);
+  const int64_t m = out.rank() >= 2 ? out.shape()[out.rank() - 2] : 0;
   if (tA && out.size() > 0 && a.size() > 0 && out.shape().back() % 4 == 0 &&
-      a.shape()[a.rank() - 2] % 4 == 0) {
+      a.shape()[a.rank() - 2] % 4 == 0 &&
+      !rowBlock(gl, m, out.shape().back(), a.shape()[a.rank() - 2], true)) {
     at = static_cast<Texture*>(gl.allocate(atBytes));
     try {
       transposeInto(gl, a, a.shape().back(), a.shape()[a.rank() - 2], *at);
@@ -103,10 +112,9 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
   s += "vec4 tex0(int e) { return ftexel0(e >> 2); }\n";
   s += "vec4 tex1(int e) { return ftexel1(e >> 2); }\n";
 
-  // Row blocks pay from a few rows on; they need A's rows whole texels.
-  const int rows = std::min(8, glBackend(args).maxOutputs());
-  if (n % 4 == 0 && k % 4 == 0 && !tA && rows >= 4 && m >= rows && textureOf(out).tex) {
-    blockedMatMul(args, s, ops, tB, rows);
+  // Row blocks pay from a few rows on.
+  if (int rows = rowBlock(glBackend(args), m, n, k, tA); rows && textureOf(out).tex) {
+    blockedMatMul(args, s, ops, tA, tB, rows);
     return;
   }
   if (n % 4 != 0) {
@@ -169,9 +177,10 @@ struct Scratch {
 };
 
 /// The row-block path (see the top of the file): `funcs` defines act_,
-/// bias_, batchA, batchB; A is not transposed; N % 4 == K % 4 == 0.
+/// bias_, batchA, batchB; N % 4 == K % 4 == 0 (and M % 4 == 0 when A is
+/// transposed: A^T's row p then holds a block's rows in whole texels).
 void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector<Operand>& ops,
-                   bool tB, int rows) {
+                   bool tA, bool tB, int rows) {
   const Tensor& out = args.outputs[0];
   const Shape& so = out.shape();
   const int64_t m = so[so.size() - 2], n = so[so.size() - 1];
@@ -192,24 +201,48 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
        ";\n  int i0 = (rest % " + B + ") * " + R + "; int bi = rest / " + B +
        ";\n  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) +
        ";\n";
-  // Rows past M (the last block of a ragged M) read row M - 1; the gather skips them.
-  for (int q = 0; q < rows; ++q)
-    s += "  int a" + str(q) + " = (aBase + min(i0 + " + str(q) + ", " + str(m - 1) + ") * " +
-         str(k) + ") >> 2;\n  vec4 acc" + str(q) + " = vec4(0.0);\n";
+  // Rows past M (the last block of a ragged M) read other values (row M - 1,
+  // or A^T's next row, clamped to the tensor); the gather skips them.
+  for (int q = 0; q < rows; ++q) s += "  vec4 acc" + str(q) + " = vec4(0.0);\n";
+  std::vector<std::string> aRow(rows);  // GLSL: row q's four steps of K at texel p
+  if (tA) {
+    s += "  int aT = (aBase + i0) >> 2;\n";
+    for (int q = 0; q < rows; ++q)
+      aRow[q] = "vec4(" + [&] {
+        std::string v;
+        for (int pp = 0; pp < 4; ++pp)
+          v += std::string(pp ? ", " : "") + (q < 4 ? "l" : "h") + str(pp) + "[" + str(q % 4) + "]";
+        return v;
+      }() + ")";
+  } else {
+    for (int q = 0; q < rows; ++q) {
+      s += "  int a" + str(q) + " = (aBase + min(i0 + " + str(q) + ", " + str(m - 1) + ") * " +
+           str(k) + ") >> 2;\n";
+      aRow[q] = "ftexel0(a" + str(q) + " + p)";
+    }
+  }
   s += "  for (int p = 0; p < " + K4 + "; ++p) {\n";
+  if (tA) {  // A^T [k, m]: texels (row 4p + pp, columns i0..i0+3 / i0+4..i0+7)
+    const std::string M4 = str(m / 4), last = str(args.inputs[0].size() / 4 - 1);
+    for (int pp = 0; pp < 4; ++pp) {
+      const std::string r = "aT + (4 * p + " + str(pp) + ") * " + M4;
+      s += "    vec4 l" + str(pp) + " = ftexel0(min(" + r + ", " + last + "));\n";
+      if (rows > 4) s += "    vec4 h" + str(pp) + " = ftexel0(min(" + r + " + 1, " + last + "));\n";
+    }
+  }
   if (tB) {  // B^T [n, k]: the texel (j, 4p..4p+3) holds four steps of K of column j
     s += "    int r = ((bBase + 4 * c * " + str(k) + ") >> 2) + p;\n"
          "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + K4 + "), b2 = ftexel1(r + " +
          str(2 * k / 4) + "), b3 = ftexel1(r + " + str(3 * k / 4) + ");\n";
     for (int q = 0; q < rows; ++q)
-      s += "    { vec4 a = ftexel0(a" + str(q) + " + p); acc" + str(q) +
+      s += "    { vec4 a = " + aRow[q] + "; acc" + str(q) +
            " += vec4(dot(a, b0), dot(a, b1), dot(a, b2), dot(a, b3)); }\n";
   } else {  // B [k, n]: rows 4p..4p+3 of the column texel c
     s += "    int r = ((bBase + 4 * p * " + str(n) + ") >> 2) + c;\n"
          "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + N4 + "), b2 = ftexel1(r + " +
          str(2 * n / 4) + "), b3 = ftexel1(r + " + str(3 * n / 4) + ");\n";
     for (int q = 0; q < rows; ++q)
-      s += "    { vec4 a = ftexel0(a" + str(q) + " + p); acc" + str(q) +
+      s += "    { vec4 a = " + aRow[q] + "; acc" + str(q) +
            " += a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3; }\n";
   }
   s += "  }\n  int j = 4 * c;\n  vec4 bias = vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n";

@@ -173,8 +173,9 @@ class GlBackend : public Backend {
     std::weak_ptr<Storage> dirty;       // the value to read back at the next blocking read
     bool hasDirty = false;
     std::weak_ptr<Storage> pendingOf;   // the value being read back
-    std::shared_ptr<SnapshotRead> read;  // ... by this read, at offset
+    std::shared_ptr<SnapshotRead> read;  // ... by this read: its bytes at offset
     size_t offset = 0;
+    size_t readBytes = 0;
     int64_t values = 0;   // values seen, for the snapshot interval
   };
   /// True when the context is gone (forced, or the browser lost it).

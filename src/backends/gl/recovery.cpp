@@ -227,9 +227,8 @@ bool GlBackend::fetch(SnapshotRead& r, bool block) {
 void GlBackend::collect(Mirror& m, bool block) {
   if (!m.read || !fetch(*m.read, block)) return;
   const SnapshotRead& r = *m.read;
-  std::shared_ptr<Storage> of = m.pendingOf.lock();
-  if (r.ok && of && !contextLost()) {
-    const size_t n = of->bytes;
+  if (r.ok && !contextLost()) {
+    const size_t n = m.readBytes;
     // The previous snapshot's buffer, when nothing else holds it, takes the new one.
     std::shared_ptr<std::vector<uint8_t>> bytes;
     if (m.snapshot && m.snapshot.use_count() == 1 && m.snapshot->size() == n)
@@ -388,6 +387,7 @@ void GlBackend::startSnapshotRead(const std::vector<Mirror*>& mirrors) {
                  reinterpret_cast<void*>(offset));
     part.m->read = r;
     part.m->offset = offset;
+    part.m->readBytes = t.bytes;
     part.m->pendingOf = part.storage;
     offset += part.staged;
     ++counters_.variableReads;

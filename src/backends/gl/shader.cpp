@@ -243,16 +243,19 @@ void runAlignedOutputs(GlBackend& gl, const std::string& decls, const std::strin
     gl.setParams({});
     return;
   }
-  if (outputs[0].size() == 0) return;
+  if (outputs[0].size() == 0) {
+    gl.setParams({});
+    return;
+  }
   std::string fetches;
   std::string s = alignedPrelude(inputs, outputs[0], fetches);
-  std::string args, locals, stores, writes;
+  std::string args, names, stores, writes;
   std::vector<Texture*> targets;
   for (size_t k = 0; k < outs.size(); ++k) {
     std::string n = std::to_string(k);
     s += "layout(location = " + n + ") out uvec4 o_" + n + ";\n";
     args += ", out float v" + n;
-    locals += (k ? ", v" : "float v") + n;
+    names += (k ? ", v" : "v") + n;
     Texture& target = textureOf(outputs[k]);
     stores += "      r" + n + "[c] = " + (target.half ? "halfBits(v" : "toBits(v") + n + ");\n";
     writes += "  o_" + n + " = r" + n + ";\n";
@@ -263,13 +266,8 @@ void runAlignedOutputs(GlBackend& gl, const std::string& decls, const std::strin
   s += "}\nvoid main() {\n" + fragmentTexel(*targets[0]) + fetches;
   for (size_t k = 0; k < outs.size(); ++k) s += "  uvec4 r" + std::to_string(k) + " = uvec4(0u);\n";
   s += "  for (int c = 0; c < 4; ++c) {\n    int i = t * 4 + c;\n    if (i < " +
-       std::to_string(outputs[0].size()) + ") {\n      " + locals + ";\n      values(i, " +
-       [&] {
-         std::string a;
-         for (size_t k = 0; k < outs.size(); ++k) a += (k ? ", v" : "v") + std::to_string(k);
-         return a;
-       }() +
-       ");\n" + stores + "    }\n  }\n" + writes + "}\n";
+       std::to_string(outputs[0].size()) + ") {\n      float " + names + ";\n      values(i, " +
+       names + ");\n" + stores + "    }\n  }\n" + writes + "}\n";
   std::vector<const Texture*> textures;
   for (const Tensor& in : inputs) textures.push_back(&textureOf(in));
   gl.draw(gl.program(s), textures, targets);

@@ -72,7 +72,8 @@ bool float16Activations();
 /// Kernel profiling (off by default): while on, each kernel waits for the
 /// backend's queued work before and after it runs (Backend::finish) and its
 /// wall time is added to its row, so the figures say where a step goes on a
-/// GPU too, at the price of running without overlap. kernelProfile() gives
+/// GPU too, at the price of running without overlap (a backend that cannot
+/// wait, webgpu, times what its kernels queue). kernelProfile() gives
 /// the rows since profiling was last turned on, the slowest first: one per
 /// kernel, backend and input shapes.
 struct KernelProfileRow {

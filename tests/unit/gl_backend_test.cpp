@@ -453,17 +453,10 @@ TEST(GlFloat16, KernelsReadHalfInputs) {
 TEST(GlFloat16, TrainsWithLossScalingVariablesStayFloat32MemoryFlat) {
   REQUIRE_GL();
   OnGl on;
-  // Three-class toy data: class = argmax of the first three features.
   const int64_t n = 256;
-  Tensor x = randomUniform({n, 4}, 0, 1, 21);
-  std::vector<float> xv = x.toFloats(), yv(n * 3, 0.0f);
-  for (int64_t i = 0; i < n; ++i) {
-    int best = 0;
-    for (int c = 1; c < 3; ++c)
-      if (xv[i * 4 + c] > xv[i * 4 + best]) best = c;
-    yv[i * 3 + best] = 1;
-  }
-  Tensor y = tensor(yv, {n, 3});
+  const std::pair<Tensor, Tensor> data = classData(n, 21);  // clang: no lambda capture of bindings
+  const Tensor& x = data.first;
+  const Tensor& y = data.second;
   auto train = [&](bool half) {
     Float16Scope f16(half);
     setSeed(7);

@@ -119,6 +119,18 @@ void onEveryBackend(const std::function<void()>& check) {
   }
 }
 
+std::pair<Tensor, Tensor> classData(int64_t n, uint64_t seed) {
+  Tensor x = randomUniform({n, 4}, 0, 1, seed);
+  std::vector<float> xv = x.toFloats(), yv(n * 3, 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    int best = 0;
+    for (int c = 1; c < 3; ++c)
+      if (xv[i * 4 + c] > xv[i * 4 + best]) best = c;
+    yv[i * 3 + best] = 1;
+  }
+  return {x, tensor(yv, {n, 3})};
+}
+
 std::string caseName(const ::testing::TestParamInfo<OpCase>& info) {
   std::string out;
   for (char c : info.param.name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

@@ -31,6 +31,9 @@ struct BackendScope {
 /// Runs `check` once on every backend the tests cover (testBackends()), each
 /// under a SCOPED_TRACE naming it; the active backend is restored after.
 void onEveryBackend(const std::function<void()>& check);
+/// Three-class toy data, x [n, 4] uniform and y one-hot [n, 3]: the class is
+/// the argmax of the first three features.
+std::pair<Tensor, Tensor> classData(int64_t n, uint64_t seed);
 
 struct InputSpec {
   Shape shape;

@@ -35,20 +35,10 @@ SequentialPtr linearModel(const Json& extra = Json::object()) {
   return sequential({layers::dense(args)});
 }
 
+using testing::classData;
+
 std::shared_ptr<Optimizer> sgdOpt(float lr) { return std::shared_ptr<Optimizer>(sgd(lr)); }
 
-/// Three-class toy data: class = argmax of the first three features.
-std::pair<Tensor, Tensor> classData(int64_t n, uint64_t seed) {
-  Tensor x = randomUniform({n, 4}, 0, 1, seed);
-  std::vector<float> xv = x.toFloats(), yv(n * 3, 0.0f);
-  for (int64_t i = 0; i < n; ++i) {
-    int best = 0;
-    for (int c = 1; c < 3; ++c)
-      if (xv[i * 4 + c] > xv[i * 4 + best]) best = c;
-    yv[i * 3 + best] = 1;
-  }
-  return {x, tensor(yv, {n, 3})};
-}
 
 SequentialPtr classModel() {
   return sequential({layers::dense({{"units", 8}, {"activation", "relu"}, {"inputShape", {4}}}),

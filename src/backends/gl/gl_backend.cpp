@@ -468,10 +468,11 @@ const Program& GlBackend::program(const std::string& source) {
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
                      Texture& out) {
-  draw(program, inputs, std::vector<Texture*>{&out});
+  Texture* one = &out;  // no vector per draw: this is every kernel's path
+  draw(program, inputs, std::span<Texture* const>(&one, 1));
 }
 
-void GlBackend::bindOutputs(const std::vector<Texture*>& outs) {
+void GlBackend::bindOutputs(std::span<Texture* const> outs) {
   const int n = static_cast<int>(outs.size());
   check(n <= maxOutputs(), "gl", "a draw into ", n, " outputs; this context allows ",
         maxOutputs());
@@ -496,7 +497,7 @@ void GlBackend::bindOutputs(const std::vector<Texture*>& outs) {
 }
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
-                     const std::vector<Texture*>& outs) {
+                     std::span<Texture* const> outs) {
   ensureContext(true);
   for (const Texture* o : outs)
     if (o->lost) failLost("a kernel output");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <tuple>
 #include <unordered_set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -97,7 +98,7 @@ class GlBackend : public Backend {
   /// = k) out`), at most maxOutputs(): one pass where a kernel has several
   /// results per element, or computes a block of outputs per fragment.
   void draw(const Program& program, const std::vector<const Texture*>& inputs,
-            const std::vector<Texture*>& outs);
+            std::span<Texture* const> outs);
   int maxOutputs() const { return info_.maxDrawBuffers; }
   /// Starts an asynchronous read: a pixel-pack buffer and a fence.
   struct PendingRead {
@@ -150,7 +151,7 @@ class GlBackend : public Backend {
   void createTexture(Texture& t);
   void upload(Texture& t, const void* src, size_t bytes);
   /// Binds the framebuffer of multi-output draws with `outs` attached.
-  void bindOutputs(const std::vector<Texture*>& outs);
+  void bindOutputs(std::span<Texture* const> outs);
   // context loss (recovery.cpp)
   /// One read-back of several variables' new values: each is copied into its
   /// range of one pixel-pack buffer, behind one fence, and fetched to the host

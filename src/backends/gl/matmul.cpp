@@ -166,16 +166,6 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
   gl.draw(gl.program(prelude(ops) + s), textures, textureOf(out));
 }
 
-/// Frees buffers taken from the backend when it goes out of scope.
-struct Scratch {
-  GlBackend& gl;
-  std::vector<Texture*> textures;
-  size_t bytes = 0;
-  ~Scratch() {
-    for (Texture* t : textures) gl.release(t, bytes);
-  }
-};
-
 /// The row-block path (see the top of the file): `funcs` defines act_,
 /// bias_, batchA, batchB; N % 4 == K % 4 == 0 (and M % 4 == 0 when A is
 /// transposed: A^T's row p then holds a block's rows in whole texels).
@@ -189,15 +179,13 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
   const int64_t blocks = (m + rows - 1) / rows;  // row blocks per batch
   const std::string N4 = str(n / 4), K4 = str(k / 4), R = str(rows), B = str(blocks);
   GlBackend& gl = glBackend(args);
-  Scratch parts{gl, {}, static_cast<size_t>(batches * blocks * n) * sizeof(float)};
-  for (int q = 0; q < rows; ++q) parts.textures.push_back(static_cast<Texture*>(gl.allocate(parts.bytes)));
+  ScratchTextures parts(gl, static_cast<size_t>(batches * blocks * n) * sizeof(float), rows);
 
   // Part q, texel (bi, block, c): rows block * R + q, columns 4c..4c+3 of batch bi.
   std::string s = funcs;
   for (int q = 0; q < rows; ++q)
     s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
-  s += "void main() {\n  int t = (int(gl_FragCoord.y) << " + str(parts.textures[0]->extent.shift) +
-       ") | int(gl_FragCoord.x);\n  int c = t % " + N4 + "; int rest = t / " + N4 +
+  s += "void main() {\n" + fragmentTexel(*parts.textures[0]) + "  int c = t % " + N4 + "; int rest = t / " + N4 +
        ";\n  int i0 = (rest % " + B + ") * " + R + "; int bi = rest / " + B +
        ";\n  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) +
        ";\n";
@@ -230,21 +218,17 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
       if (rows > 4) s += "    vec4 h" + str(pp) + " = ftexel0(min(" + r + " + 1, " + last + "));\n";
     }
   }
-  if (tB) {  // B^T [n, k]: the texel (j, 4p..4p+3) holds four steps of K of column j
-    s += "    int r = ((bBase + 4 * c * " + str(k) + ") >> 2) + p;\n"
-         "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + K4 + "), b2 = ftexel1(r + " +
-         str(2 * k / 4) + "), b3 = ftexel1(r + " + str(3 * k / 4) + ");\n";
-    for (int q = 0; q < rows; ++q)
-      s += "    { vec4 a = " + aRow[q] + "; acc" + str(q) +
-           " += vec4(dot(a, b0), dot(a, b1), dot(a, b2), dot(a, b3)); }\n";
-  } else {  // B [k, n]: rows 4p..4p+3 of the column texel c
-    s += "    int r = ((bBase + 4 * p * " + str(n) + ") >> 2) + c;\n"
-         "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + N4 + "), b2 = ftexel1(r + " +
-         str(2 * n / 4) + "), b3 = ftexel1(r + " + str(3 * n / 4) + ");\n";
-    for (int q = 0; q < rows; ++q)
-      s += "    { vec4 a = " + aRow[q] + "; acc" + str(q) +
-           " += a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3; }\n";
-  }
+  // The four B texels of a step: B^T [n, k] holds four steps of K of column j
+  // in texel (j, p); B [k, n] four columns of row 4p + pp in texel (4p + pp, c).
+  const std::string first = tB ? "((bBase + 4 * c * " + str(k) + ") >> 2) + p"
+                               : "((bBase + 4 * p * " + str(n) + ") >> 2) + c";
+  const std::string stride = tB ? K4 : N4;
+  s += "    int r = " + first + ";\n    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + stride +
+       "), b2 = ftexel1(r + 2 * " + stride + "), b3 = ftexel1(r + 3 * " + stride + ");\n";
+  const std::string product = tB ? "vec4(dot(a, b0), dot(a, b1), dot(a, b2), dot(a, b3))"
+                                 : "a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3";
+  for (int q = 0; q < rows; ++q)
+    s += "    { vec4 a = " + aRow[q] + "; acc" + str(q) + " += " + product + "; }\n";
   s += "  }\n  int j = 4 * c;\n  vec4 bias = vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n";
   for (int q = 0; q < rows; ++q) {
     std::string a = "acc" + str(q);
@@ -260,18 +244,12 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
   std::vector<Operand> partOps;
   for (Texture* t : parts.textures) partOps.push_back(Operand{t, DType::float32});
   Texture& target = textureOf(out);
-  std::string g = prelude(partOps) + "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
-                  str(target.extent.shift) + ") | int(gl_FragCoord.x);\n  int c = t % " + N4 +
-                  "; int rest = t / " + N4 + ";\n  int i = rest % " + str(m) +
-                  "; int bi = rest / " + str(m) + ";\n  int src = (bi * " + B + " + i / " + R +
-                  ") * " + N4 + " + c;\n  uvec4 v;\n  switch (i % " + R + ") {\n";
-  for (int q = 0; q < rows; ++q)
-    g += "    " + std::string(q + 1 < rows ? "case " + str(q) + ":" : "default:") + " v = texel" +
-         str(q) + "(src); break;\n";
-  g += "  }\n";
-  g += target.half ? "  vec4 f = uintBitsToFloat(v);\n  o_texel = uvec4(halfBits(f.x), halfBits(f.y), "
-                     "halfBits(f.z), halfBits(f.w));\n}\n"
-                   : "  o_texel = v;\n}\n";
+  std::string g = prelude(partOps) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) +
+                  "  int c = t % " + N4 + "; int rest = t / " + N4 + ";\n  int i = rest % " + str(m) +
+                  "; int bi = rest / " + str(m) + ";\n" +
+                  gatherTexel(rows, "i % " + R, "(bi * " + B + " + i / " + R + ") * " + N4 + " + c",
+                              target) +
+                  "}\n";
   std::vector<const Texture*> partTextures(parts.textures.begin(), parts.textures.end());
   gl.draw(gl.program(g), partTextures, target);
 }

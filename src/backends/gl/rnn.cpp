@@ -81,8 +81,7 @@ std::string lstmGates4(KernelArgs& a, const Texture& grid, int64_t units) {
          "uint bitsOf(vec4 v, int c, bool h) { return h ? halfBits(v[c]) : floatBitsToUint(v[c]); }\n"
          "uvec4 bits(vec4 v, bool h) { return uvec4(bitsOf(v, 0, h), bitsOf(v, 1, h), "
          "bitsOf(v, 2, h), bitsOf(v, 3, h)); }\n"
-         "void main() {\n  int t = (int(gl_FragCoord.y) << " + std::to_string(grid.extent.shift) +
-         ") | int(gl_FragCoord.x);\n  int n = t / " + U4 + "; int b = n * " +
+         "void main() {\n" + fragmentTexel(grid) + "  int n = t / " + U4 + "; int b = n * " +
          std::to_string(units) + " + t % " + U4 + ";\n"
          "  vec4 z0 = ftexel0(b) + ftexel1(b), z1 = ftexel0(b + " + U4 + ") + ftexel1(b + " + U4 +
          ");\n  vec4 z2 = ftexel0(b + " + std::to_string(units / 2) + ") + ftexel1(b + " +
@@ -115,7 +114,8 @@ void lstmCell(KernelArgs& a) {
                   "  vec4 c = a1 * ftexel2(t) + a0 * a2;\n"
                   "  o_h = bits(a3 * act4(c), " + halfLit(a.outputs[0]) + ");\n"
                   "  o_c = bits(c, " + halfLit(a.outputs[1]) + ");\n}\n";
-  gl.draw(gl.program(s), texturesOf(a.inputs), {&h, &textureOf(a.outputs[1])});
+  Texture* outs[] = {&h, &textureOf(a.outputs[1])};
+  gl.draw(gl.program(s), texturesOf(a.inputs), outs);
 }
 
 /// LSTMCellGrad as above: dz's gates into four textures of dcPrev's extent
@@ -125,16 +125,8 @@ bool lstmCellGrad4(KernelArgs& a) {
   GlBackend& gl = glBackend(a);
   if (units % 4 != 0 || gl.maxOutputs() < 5 || a.outputs[1].size() == 0) return false;
   const size_t bytes = static_cast<size_t>(a.outputs[1].size()) * sizeof(float);
-  std::vector<Texture*> targets;
-  struct Release {
-    GlBackend& gl;
-    std::vector<Texture*>& parts;
-    size_t bytes;
-    ~Release() {
-      for (size_t g = 0; g < parts.size() && g < 4; ++g) gl.release(parts[g], bytes);
-    }
-  } release{gl, targets, bytes};
-  for (int g = 0; g < 4; ++g) targets.push_back(static_cast<Texture*>(gl.allocate(bytes)));
+  ScratchTextures gates(gl, bytes, 4);
+  std::vector<Texture*> targets = gates.textures;
   Texture& dcPrev = textureOf(a.outputs[1]);
   std::string s = prelude(a.inputs);
   for (int k = 0; k < 5; ++k)
@@ -156,15 +148,10 @@ bool lstmCellGrad4(KernelArgs& a) {
   std::vector<Operand> parts;
   for (int g = 0; g < 4; ++g) parts.push_back(Operand{targets[g], DType::float32});
   const std::string U4 = std::to_string(units / 4);
-  std::string g = prelude(parts) + "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
-                  std::to_string(dz.extent.shift) + ") | int(gl_FragCoord.x);\n  int n = t / " +
-                  std::to_string(units) + "; int r = t % " + std::to_string(units) +
-                  ";\n  int src = n * " + U4 + " + r % " + U4 + ";\n  uvec4 v;\n  switch (r / " +
-                  U4 + ") {\n    case 0: v = texel0(src); break;\n    case 1: v = texel1(src); break;\n"
-                  "    case 2: v = texel2(src); break;\n    default: v = texel3(src); break;\n  }\n";
-  g += dz.half ? "  vec4 f = uintBitsToFloat(v);\n  o_texel = uvec4(halfBits(f.x), halfBits(f.y), "
-                 "halfBits(f.z), halfBits(f.w));\n}\n"
-               : "  o_texel = v;\n}\n";
+  std::string g = prelude(parts) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(dz) +
+                  "  int n = t / " + std::to_string(units) + "; int r = t % " +
+                  std::to_string(units) + ";\n" +
+                  gatherTexel(4, "r / " + U4, "n * " + U4 + " + r % " + U4, dz) + "}\n";
   gl.draw(gl.program(g), {targets[0], targets[1], targets[2], targets[3]}, dz);
   return true;
 }

@@ -207,12 +207,32 @@ std::string alignedPrelude(const std::vector<Tensor>& inputs, const Tensor& out,
   return s;
 }
 
+}  // namespace
+
 std::string fragmentTexel(const Texture& out) {
   return "  int t = (int(gl_FragCoord.y) << " + std::to_string(out.extent.shift) +
          ") | int(gl_FragCoord.x);\n";
 }
 
-}  // namespace
+std::string gatherTexel(int parts, const std::string& part, const std::string& src,
+                        const Texture& out) {
+  std::string g = "  uvec4 v;\n  int from = " + src + ";\n  switch (" + part + ") {\n";
+  for (int q = 0; q < parts; ++q)
+    g += "    " + (q + 1 < parts ? "case " + std::to_string(q) + ":" : std::string("default:")) +
+         " v = texel" + std::to_string(q) + "(from); break;\n";
+  g += "  }\n";
+  return g + (out.half ? "  vec4 f = uintBitsToFloat(v);\n  o_texel = uvec4(halfBits(f.x), "
+                         "halfBits(f.y), halfBits(f.z), halfBits(f.w));\n"
+                       : "  o_texel = v;\n");
+}
+
+ScratchTextures::ScratchTextures(GlBackend& gl, size_t bytes, int count) : gl(gl), bytes(bytes) {
+  for (int i = 0; i < count; ++i) textures.push_back(static_cast<Texture*>(gl.allocate(bytes)));
+}
+
+ScratchTextures::~ScratchTextures() {
+  for (Texture* t : textures) gl.release(t, bytes);
+}
 
 void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
                 Tensor& out) {

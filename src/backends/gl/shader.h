@@ -42,6 +42,25 @@ std::string elementMain(const Texture& out, DType dtype, int64_t n);
 std::string elementMain(const Tensor& out);
 /// The zero of a dtype as a GLSL literal ("0.0", "0", "false").
 const char* zeroOf(DType dtype);
+/// GLSL statement declaring `int t`: the texel of `out` this fragment writes.
+std::string fragmentTexel(const Texture& out);
+/// GLSL statements of a gather draw's main(): `o_texel` = texel `src` of input
+/// `part` (inputs 0..parts-1, float32 textures), as half bits when `out` is
+/// float16. Multi-output kernels that write one texture per part of their
+/// result (row blocks, gates) use it to lay the parts out row-major.
+std::string gatherTexel(int parts, const std::string& part, const std::string& src,
+                        const Texture& out);
+/// Textures taken from the backend for one kernel, released when it returns
+/// (or throws).
+struct ScratchTextures {
+  GlBackend& gl;
+  size_t bytes;
+  std::vector<Texture*> textures;
+  ScratchTextures(GlBackend& gl, size_t bytes, int count);
+  ~ScratchTextures();
+  ScratchTextures(const ScratchTextures&) = delete;
+  ScratchTextures& operator=(const ScratchTextures&) = delete;
+};
 /// Compiles (once) and draws prelude + body + elementMain into `out`.
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
                     Tensor& out);

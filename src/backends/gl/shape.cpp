@@ -161,8 +161,7 @@ bool concatTexels(KernelArgs& a, int64_t rows, int64_t outRow, const std::vector
     const size_t last = std::min(a.inputs.size(), first + kConcatPerDraw);
     const bool final = last == a.inputs.size();
     std::vector<Operand> ops;
-    std::string s = "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
-                    str(target.extent.shift) + ") | int(gl_FragCoord.x);\n  int r = t / " + R4 +
+    std::string s = "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) + "  int r = t / " + R4 +
                     "; int c = t % " + R4 + ";\n";
     for (size_t k = first; k < last; ++k) {
       const int64_t width4 = a.inputs[k].size() / rows / 4;

@@ -99,6 +99,12 @@ std::vector<OpCase> convCases() {
                    {1, 1}, same, {1, 1}, 1),
       convGradCase("conv_direct_dfilter_s2", {3, 9, 9, 2}, {3, 3, 2, 8}, {3, 5, 5, 8}, {2, 2},
                    same, {1, 1}, 1),
+      // Whole texels of channels on both sides (the gl backend's texel
+      // kernels), strided with same padding.
+      {"conv_texel_s2_same", {Quarters({2, 9, 10, 8}, 14), Quarters({3, 3, 8, 12}, 15)},
+       conv({2, 2}, same), false},
+      convGradCase("conv_texel_dx_s2", {2, 9, 10, 8}, {3, 3, 8, 12}, {2, 5, 5, 12}, {2, 2}, same,
+                   {1, 1}, 0),
       convGradCase("conv_direct_dfilter_cnn", {8, 28, 28, 1}, {3, 3, 1, 8}, {8, 26, 26, 8},
                    {1, 1}, valid, {1, 1}, 1),
   };
@@ -191,6 +197,16 @@ std::vector<OpCase> poolCases() {
        [](const V& v) {
          Tensor w = v[1];
          auto pool = [](const Tensor& t) { return maxPool(t, {2, 3}, {3, 4}, Padding::valid); };
+         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
+       },
+       false},
+      // Ties (values in quarters) under overlapping windows, channels in
+      // whole texels: the first maximum in window order takes the gradient.
+      {"max_texel_ties_with_grad", {Quarters({2, 5, 6, 4}, 29), F({2, 5, 6, 4})},
+       [](const V& v) {
+         Tensor w = v[1];
+         auto pool = [](const Tensor& t) { return maxPool(t, {3, 3}, {1, 1}, Padding::same); };
          Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
          return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
        },

@@ -1,6 +1,11 @@
-// Convolutions and pooling, NHWC, one output element per invocation of
-// value(): the forward kernels gather their window; the backprops gather every
-// output that read an element (dx) or walk batch and output positions (dfilter).
+// Convolutions and pooling, NHWC. The forward kernels gather their window; the
+// backprops gather every output that read an element (dx) or walk batch and
+// output positions (dfilter). Where the channels come in whole texels (a
+// multiple of 4), a fragment computes a texel of 4 channels with vector
+// arithmetic on whole input texels: a software renderer is bound by texel
+// fetches and index arithmetic, which this cuts 4-16 times (the cnn's
+// convolutions on SwiftShader: ~10x). Other shapes take one output element
+// per invocation of value().
 #include <algorithm>
 
 #include "src/backends/gl/kernels.h"
@@ -35,9 +40,40 @@ std::string nhwc(const std::string& e, const std::string& R, const std::string& 
 /// Kahan-compensated float accumulation into vec2 acc.
 const char* kAdd = "float y_ = term - acc.y; float t_ = acc.x + y_; acc.y = (t_ - acc.x) - y_; acc.x = t_;";
 
+/// GLSL statements: decompose texel t of an NHWC tensor [N, R, S, 4 * CH4]
+/// into n, r, s and the channel texel ch4.
+std::string nhwcTexel(const std::string& R, const std::string& S, const std::string& CH4,
+                      const char* r, const char* s, const char* ch4) {
+  return nhwc("t", R, S, CH4, r, s, ch4);
+}
+
+/// Conv2D with OC % 4 == 0: a texel of 4 output channels per fragment; with
+/// C % 4 == 0 too, the window is read a texel of 4 input channels at a time
+/// (1 texel of x and 4 of f per 16 multiply-adds).
+void forwardTexels(KernelArgs& a, const conv::Geometry& g) {
+  GlBackend& gl = glBackend(a);
+  gl.checkLoop(a.kernel, g.fh * g.fw * (g.inC + 1));
+  std::string s = geometry(g) + "const int OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
+                  nhwcTexel("OH", "OW", "OC4", "oh", "ow", "oc4") +
+                  "  vec4 acc = vec4(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
+                  "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
+                  "    for (int kw = 0; kw < FW; ++kw) {\n      int iw = ow * SW + kw * DW - PL;\n"
+                  "      if (iw < 0 || iw >= W) continue;\n"
+                  "      int xb = ((n * H + ih) * W + iw) * C;\n"
+                  "      int fr = (kh * FW + kw) * C * OC4 + oc4;\n";
+  s += g.inC % 4 == 0
+           ? "      for (int c = 0; c < C; c += 4) {\n        vec4 x = ftexel0((xb + c) >> 2);\n"
+             "        int f = fr + c * OC4;\n        acc += x.x * ftexel1(f) + x.y * ftexel1(f + OC4) +"
+             " x.z * ftexel1(f + 2 * OC4) + x.w * ftexel1(f + 3 * OC4);\n      }\n"
+           : "      for (int c = 0; c < C; ++c) acc += in0(xb + c) * ftexel1(fr + c * OC4);\n";
+  s += "    }\n  }\n  return acc;\n}\n";
+  runTexels(gl, s, operands(a.inputs), textureOf(a.outputs[0]), a.outputs[0].size() / 4);
+}
+
 /// x [N,H,W,C] * f [FH,FW,C,Q] -> y; depthwise: y channel oc = c * Q + q.
 void forward(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
+  if (!depthwise && g.outC % 4 == 0) return forwardTexels(a, g);
   glBackend(a).checkLoop(a.kernel, g.fh * g.fw * (depthwise ? 1 : g.inC + 1));
   int64_t q = a.inputs[1].shape()[3];
   std::string s = geometry(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
@@ -53,9 +89,34 @@ void forward(KernelArgs& a, bool depthwise) {
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
+/// Kahan-compensated accumulation of vec4 term into acc (sum) and comp.
+const char* kAdd4 = "{ vec4 y_ = term - comp; vec4 t_ = acc + y_; comp = (t_ - acc) - y_; acc = t_; }";
+
+/// Conv2DBackpropInput with C % 4 == 0 and OC % 4 == 0: a texel of 4 input
+/// channels per fragment, dy and f read a texel of 4 output channels at a time.
+void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
+  GlBackend& gl = glBackend(a);
+  std::string s = geometry(g) + "const int C4 = C / 4, OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
+                  nhwcTexel("H", "W", "C4", "ih", "iw", "c4") +
+                  "  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
+                  "    int rh = ih + PT - kh * DH;\n"
+                  "    if (rh < 0 || rh % SH != 0 || rh / SH >= OH) continue;\n"
+                  "    int oh = rh / SH;\n    for (int kw = 0; kw < FW; ++kw) {\n"
+                  "      int rw = iw + PL - kw * DW;\n"
+                  "      if (rw < 0 || rw % SW != 0 || rw / SW >= OW) continue;\n"
+                  "      int ow = rw / SW;\n      int y = ((n * OH + oh) * OW + ow) * OC4;\n"
+                  "      int f = ((kh * FW + kw) * C + 4 * c4) * OC4;\n"
+                  "      for (int o = 0; o < OC4; ++o) {\n        vec4 d = ftexel0(y + o);\n"
+                  "        vec4 term = vec4(dot(d, ftexel1(f + o)), dot(d, ftexel1(f + OC4 + o)),"
+                  " dot(d, ftexel1(f + 2 * OC4 + o)), dot(d, ftexel1(f + 3 * OC4 + o)));\n"
+                  "        " + std::string(kAdd4) + "\n      }\n    }\n  }\n  return acc;\n}\n";
+  runTexels(gl, s, operands(a.inputs), textureOf(a.outputs[0]), a.outputs[0].size() / 4);
+}
+
 /// (dy, f) -> dx: every output position (oh, ow) whose window put tap (kh, kw) on (ih, iw).
 void backpropInput(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.outputs[0].shape(), a.inputs[0].shape(), a.attrs);
+  if (!depthwise && g.inC % 4 == 0 && g.outC % 4 == 0) return backpropInputTexels(a, g);
   int64_t q = a.inputs[1].shape()[3];
   std::string s = geometry(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c");
@@ -71,6 +132,46 @@ void backpropInput(KernelArgs& a, bool depthwise) {
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
+/// Conv2DBackpropFilter with OC % 4 == 0: a texel of 4 output channels of
+/// df per fragment (x * a texel of dy per step), the sum split as in
+/// backpropFilter below, the parts over whole output rows (n, oh) so that
+/// the inner loop runs along ow without index division.
+void backpropFilterTexels(KernelArgs& a, const conv::Geometry& g) {
+  GlBackend& gl = glBackend(a);
+  const int64_t rows = g.batch * g.outH, window = rows * g.outW;
+  int64_t len = rows;  // rows per part
+  if (window >= 4096) {
+    int64_t root = 1;
+    while (root * root < window) ++root;
+    len = std::max<int64_t>(1, root / g.outW);
+  }
+  const int64_t parts = (rows + len - 1) / len;
+  gl.checkLoop(a.kernel, std::max({len, parts, g.outW}));
+  Tensor& out = a.outputs[0];
+  const int64_t texels = out.size() / 4;
+  std::string s = geometry(g) + "const int OC4 = OC / 4, P = " + str(parts) + ", L = " + str(len) +
+                  ", ROWS = " + str(rows) + ";\nvec4 texelValue(int o) {\n"
+                  "  int p = o % P; int t = o / P;\n  int oc4 = t % OC4; int e = t / OC4;\n"
+                  "  int c = e % C; int kw = (e / C) % FW; int kh = e / (C * FW);\n"
+                  "  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  int end = min(ROWS, p * L + L);\n"
+                  "  for (int u = p * L; u < end; ++u) {\n    int oh = u % OH; int n = u / OH;\n"
+                  "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
+                  "    int x = (n * H + ih) * W * C + c;\n    int y = u * OW * OC4 + oc4;\n"
+                  "    for (int ow = 0; ow < OW; ++ow) {\n      int iw = ow * SW + kw * DW - PL;\n"
+                  "      if (iw < 0 || iw >= W) continue;\n"
+                  "      vec4 term = in0(x + iw * C) * ftexel1(y + ow * OC4);\n      " +
+                  std::string(kAdd4) + "\n    }\n  }\n  return acc;\n}\n";
+  if (parts == 1) return runTexels(gl, s, operands(a.inputs), textureOf(out), texels);
+  // Partial texel (t, p) at t * P + p; the second pass adds each texel's P.
+  ScratchTextures partial(gl, static_cast<size_t>(texels * parts) * 4 * sizeof(float), 1);
+  runTexels(gl, s, operands(a.inputs), *partial.textures[0], texels * parts);
+  std::string sum = "const int P = " + str(parts) +
+                    ";\nvec4 texelValue(int t) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
+                    "  for (int r = t * P; r < t * P + P; ++r) { vec4 term = ftexel0(r); " +
+                    std::string(kAdd4) + " }\n  return acc;\n}\n";
+  runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), texels);
+}
+
 /// (x, dy) -> df [FH,FW,C,Q]: sums x * dy over batch and output positions.
 /// A filter has few elements and each sums N*OH*OW terms: one fragment per
 /// element would leave a GPU nearly idle (72 fragments for a 3x3x1x8 filter,
@@ -80,6 +181,7 @@ void backpropInput(KernelArgs& a, bool depthwise) {
 /// element's partials.
 void backpropFilter(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.inputs[0].shape(), a.inputs[1].shape(), a.attrs);
+  if (!depthwise && g.outC % 4 == 0) return backpropFilterTexels(a, g);
   const int64_t window = g.batch * g.outH * g.outW;
   int64_t parts = 1;
   if (window >= 4096)
@@ -142,8 +244,35 @@ const char* kCount =
     "    for (int kw = 0; kw < FW; ++kw) {\n      int ih = oh * SH + kh * DH - PT, iw = ow * SW + kw * DW - PL;\n"
     "      if (ih >= 0 && ih < H && iw >= 0 && iw < W) ++count;\n    }\n  return count;\n}\n";
 
+/// GLSL: `ivec4 argMaxTaps(n, oh, ow, c4, out vec4 m)`: per channel of
+/// texel c4, the x texel holding the window's first maximum (-1 when no tap
+/// is in bounds) and that maximum in m (0 then), x being input `slot` with
+/// C % 4 == 0. Component by component, unrolled: a software renderer takes
+/// a dynamically indexed vector through memory.
+std::string argMaxTaps(const std::string& slot) {
+  std::string take;
+  for (const char* j : {"x", "y", "z", "w"})
+    take += std::string("        if (v.") + j + " > m." + j + " && !isnan(v." + j + ") && !isnan(m." + j +
+            ")) { best." + j + " = xt; m." + j + " = v." + j + "; }\n";
+  return "ivec4 argMaxTaps(int n, int oh, int ow, int c4, out vec4 m) {\n"
+         "  ivec4 best = ivec4(-1); m = vec4(0.0);\n"
+         "  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - PT;\n"
+         "    if (ih < 0 || ih >= H) continue;\n    for (int kw = 0; kw < FW; ++kw) {\n"
+         "      int iw = ow * SW + kw * DW - PL;\n      if (iw < 0 || iw >= W) continue;\n"
+         "      int xt = ((n * H + ih) * W + iw) * (C / 4) + c4;\n      vec4 v = ftexel" + slot +
+         "(xt);\n      if (best.x < 0) { best = ivec4(xt); m = v; }\n      else {\n" + take +
+         "      }\n    }\n  }\n  return best;\n}\n";
+}
+
 void maxPool(KernelArgs& a) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
+  if (g.inC % 4 == 0) {
+    std::string s = geometry(g) + argMaxTaps("0") + "vec4 texelValue(int t) {\n  " +
+                    nhwcTexel("OH", "OW", "(C / 4)", "oh", "ow", "c4") +
+                    "  vec4 m;\n  argMaxTaps(n, oh, ow, c4, m);\n  return m;\n}\n";
+    return runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]),
+                     a.outputs[0].size() / 4);
+  }
   std::string s = geometry(g) + argMaxTap("0") + "float value(int e) {\n  " +
                   nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
                   "  int best = argMaxTap(n, oh, ow, c);\n  return best < 0 ? 0.0 : in0(best);\n}\n";
@@ -175,6 +304,18 @@ std::string forEachWindowOf(const std::string& body) {
 /// (dy, x) -> dx: dy of every window whose first maximum is this element.
 void maxPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
+  if (g.inC % 4 == 0) {
+    std::string s = geometry(g) + argMaxTaps("1") + "vec4 texelValue(int t) {\n  " +
+                    nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
+                    "  vec4 acc = vec4(0.0);\n" +
+                    forEachWindowOf("vec4 m; ivec4 best = argMaxTaps(n, oh, ow, c4, m); "
+                                    "vec4 d = ftexel0(((n * OH + oh) * OW + ow) * (C / 4) + c4); "
+                                    "if (best.x == t) acc.x += d.x; if (best.y == t) acc.y += d.y; "
+                                    "if (best.z == t) acc.z += d.z; if (best.w == t) acc.w += d.w;") +
+                    "  return acc;\n}\n";
+    return runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]),
+                     a.outputs[0].size() / 4);
+  }
   std::string s = geometry(g) + argMaxTap("1") + "float value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
                   forEachWindowOf("if (argMaxTap(n, oh, ow, c) == e) acc += in0(((n * OH + oh) * OW + ow) * OC + c);") +

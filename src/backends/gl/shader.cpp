@@ -168,6 +168,19 @@ void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Op
   gl.draw(gl.program(prelude(inputs) + body + elementMain(out, dtype, n)), textures, out);
 }
 
+void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
+               Texture& out, int64_t texels) {
+  if (texels == 0 || !out.tex) return;
+  std::string s = prelude(inputs) + body + "out uvec4 o_texel;\nvoid main() {\n" +
+                  fragmentTexel(out) + "  if (t >= " + std::to_string(texels) +
+                  ") { o_texel = uvec4(0u); return; }\n  vec4 v = texelValue(t);\n";
+  s += out.half ? "  o_texel = uvec4(halfBits(v.x), halfBits(v.y), halfBits(v.z), halfBits(v.w));\n}\n"
+                : "  o_texel = floatBitsToUint(v);\n}\n";
+  std::vector<const Texture*> textures;
+  for (const Operand& o : inputs) textures.push_back(o.texture);
+  gl.draw(gl.program(s), textures, out);
+}
+
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
                     Tensor& out) {
   if (out.size() == 0) return;

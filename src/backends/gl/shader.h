@@ -78,6 +78,12 @@ void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor
 void runAlignedOutputs(GlBackend& gl, const std::string& decls, const std::string& code,
                        const std::vector<std::string>& outs, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>& outputs);
+/// Kernels that compute a whole float32 output texel at once (4 values of
+/// the innermost axis, vector arithmetic on whole input texels) define
+/// `vec4 texelValue(int t)`; this draws prelude + body into the first
+/// `texels` texels of `out` (zeros past them, half bits for a float16 texture).
+void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
+               Texture& out, int64_t texels);
 /// Raw form: operands in, `n` elements of `dtype` out.
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
                     Texture& out, DType dtype, int64_t n);

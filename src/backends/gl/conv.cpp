@@ -245,22 +245,23 @@ const char* kCount =
     "      if (ih >= 0 && ih < H && iw >= 0 && iw < W) ++count;\n    }\n  return count;\n}\n";
 
 /// GLSL: `ivec4 argMaxTaps(n, oh, ow, c4, out vec4 m)`: per channel of
-/// texel c4, the x texel holding the window's first maximum (-1 when no tap
-/// is in bounds) and that maximum in m (0 then), x being input `slot` with
+/// texel c4, the tap (kh * FW + kw) of the window's first maximum (-1 when no
+/// tap is in bounds) and that maximum in m (0 then), x being input `slot` with
 /// C % 4 == 0. Component by component, unrolled: a software renderer takes
 /// a dynamically indexed vector through memory.
 std::string argMaxTaps(const std::string& slot) {
   std::string take;
   for (const char* j : {"x", "y", "z", "w"})
     take += std::string("        if (v.") + j + " > m." + j + " && !isnan(v." + j + ") && !isnan(m." + j +
-            ")) { best." + j + " = xt; m." + j + " = v." + j + "; }\n";
+            ")) { best." + j + " = tap; m." + j + " = v." + j + "; }\n";
   return "ivec4 argMaxTaps(int n, int oh, int ow, int c4, out vec4 m) {\n"
          "  ivec4 best = ivec4(-1); m = vec4(0.0);\n"
          "  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - PT;\n"
          "    if (ih < 0 || ih >= H) continue;\n    for (int kw = 0; kw < FW; ++kw) {\n"
          "      int iw = ow * SW + kw * DW - PL;\n      if (iw < 0 || iw >= W) continue;\n"
-         "      int xt = ((n * H + ih) * W + iw) * (C / 4) + c4;\n      vec4 v = ftexel" + slot +
-         "(xt);\n      if (best.x < 0) { best = ivec4(xt); m = v; }\n      else {\n" + take +
+         "      int tap = kh * FW + kw;\n"
+         "      vec4 v = ftexel" + slot + "(((n * H + ih) * W + iw) * (C / 4) + c4);\n"
+         "      if (best.x < 0) { best = ivec4(tap); m = v; }\n      else {\n" + take +
          "      }\n    }\n  }\n  return best;\n}\n";
 }
 
@@ -301,21 +302,66 @@ std::string forEachWindowOf(const std::string& body) {
          "      " + body + "\n    }\n  }\n";
 }
 
+/// MaxPoolGrad with C % 4 == 0, a texel of 4 channels per fragment. Where
+/// windows do not overlap and their taps fit the render targets (a 2x2 pool
+/// of stride 2), each window is visited once instead of once per element:
+/// one pass writes each tap's share of dy into that tap's texture, a second
+/// gathers every element from its window's tap (or zero).
+void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
+  GlBackend& gl = glBackend(a);
+  Tensor& out = a.outputs[0];
+  const int taps = static_cast<int>(g.fh * g.fw);
+  const bool tiled = g.strideH >= (g.fh - 1) * g.dilH + 1 && g.strideW >= (g.fw - 1) * g.dilW + 1 &&
+                     taps > 1 && taps <= gl.maxOutputs() && textureOf(out).tex;
+  const std::string head = geometry(g) + argMaxTaps("1");
+  if (!tiled) {
+    std::string s = head + "vec4 texelValue(int t) {\n  " +
+                    nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") + "  vec4 acc = vec4(0.0);\n" +
+                    forEachWindowOf("vec4 m; ivec4 best = argMaxTaps(n, oh, ow, c4, m); "
+                                    "vec4 d = ftexel0(((n * OH + oh) * OW + ow) * (C / 4) + c4); "
+                                    "int tap = kh * FW + kw; "
+                                    "if (best.x == tap) acc.x += d.x; if (best.y == tap) acc.y += d.y; "
+                                    "if (best.z == tap) acc.z += d.z; if (best.w == tap) acc.w += d.w;") +
+                    "  return acc;\n}\n";
+    return runTexels(gl, s, operands(a.inputs), textureOf(out), out.size() / 4);
+  }
+  const int64_t windows = a.inputs[0].size() / 4;  // dy texels
+  ScratchTextures shares(gl, static_cast<size_t>(a.inputs[0].size()) * sizeof(float), taps);
+  std::string s = prelude(a.inputs) + head;
+  for (int k = 0; k < taps; ++k) s += "layout(location = " + str(k) + ") out uvec4 o_" + str(k) + ";\n";
+  s += "void main() {\n" + fragmentTexel(*shares.textures[0]) + "  if (t >= " + str(windows) +
+       ") return;\n  " + nhwcTexel("OH", "OW", "(C / 4)", "oh", "ow", "c4") +
+       "  vec4 m;\n  ivec4 best = argMaxTaps(n, oh, ow, c4, m);\n  vec4 d = ftexel0(t);\n";
+  for (int k = 0; k < taps; ++k) {
+    const std::string K = str(k);
+    s += "  o_" + K + " = floatBitsToUint(vec4(best.x == " + K + " ? d.x : 0.0, best.y == " + K +
+         " ? d.y : 0.0, best.z == " + K + " ? d.z : 0.0, best.w == " + K + " ? d.w : 0.0));\n";
+  }
+  s += "}\n";
+  gl.draw(gl.program(s), {&textureOf(a.inputs[0]), &textureOf(a.inputs[1])}, shares.textures);
+
+  std::vector<Operand> parts;
+  for (Texture* t : shares.textures) parts.push_back(Operand{t, DType::float32});
+  Texture& target = textureOf(out);
+  std::string gather = prelude(parts) + geometry(g) + "out uvec4 o_texel;\nvoid main() {\n" +
+                       fragmentTexel(target) + "  if (t >= " + str(out.size() / 4) +
+                       ") { o_texel = uvec4(0u); return; }\n  " +
+                       nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
+                       "  int oh = (ih + PT) / SH, ow = (iw + PL) / SW;\n"
+                       "  int kh = ih + PT - oh * SH, kw = iw + PL - ow * SW;\n"
+                       "  if (oh >= OH || ow >= OW || kh % DH != 0 || kw % DW != 0 || kh / DH >= FH ||"
+                       " kw / DW >= FW) { o_texel = uvec4(0u); return; }\n" +
+                       gatherTexel(taps, "(kh / DH) * FW + kw / DW",
+                                   "((n * OH + oh) * OW + ow) * (C / 4) + c4", target) +
+                       "}\n";
+  std::vector<const Texture*> partTextures(shares.textures.begin(), shares.textures.end());
+  gl.draw(gl.program(gather), partTextures, target);
+}
+
 /// (dy, x) -> dx: dy of every window whose first maximum is this element.
 void maxPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
-  if (g.inC % 4 == 0) {
-    std::string s = geometry(g) + argMaxTaps("1") + "vec4 texelValue(int t) {\n  " +
-                    nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
-                    "  vec4 acc = vec4(0.0);\n" +
-                    forEachWindowOf("vec4 m; ivec4 best = argMaxTaps(n, oh, ow, c4, m); "
-                                    "vec4 d = ftexel0(((n * OH + oh) * OW + ow) * (C / 4) + c4); "
-                                    "if (best.x == t) acc.x += d.x; if (best.y == t) acc.y += d.y; "
-                                    "if (best.z == t) acc.z += d.z; if (best.w == t) acc.w += d.w;") +
-                    "  return acc;\n}\n";
-    return runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]),
-                     a.outputs[0].size() / 4);
-  }
+  if (g.inC % 4 == 0) return maxPoolGradTexels(a, g);
   std::string s = geometry(g) + argMaxTap("1") + "float value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
                   forEachWindowOf("if (argMaxTap(n, oh, ow, c) == e) acc += in0(((n * OH + oh) * OW + ow) * OC + c);") +

@@ -105,6 +105,17 @@ std::vector<OpCase> convCases() {
        conv({2, 2}, same), false},
       convGradCase("conv_texel_dx_s2", {2, 9, 10, 8}, {3, 3, 8, 12}, {2, 5, 5, 12}, {2, 2}, same,
                    {1, 1}, 0),
+      // Fewer output rows than the gl backend's row blocks: its texel kernels.
+      {"conv_texel_few_rows", {Quarters({1, 3, 3, 4}, 16), Quarters({2, 2, 4, 8}, 17)},
+       conv({1, 1}, valid), false},
+      convGradCase("conv_texel_dx_few_rows", {1, 2, 3, 4}, {2, 2, 4, 8}, {1, 1, 2, 8}, {1, 1},
+                   valid, {1, 1}, 0),
+      // The filter gradient in blocks of 8 channels: strided, and a sum long
+      // enough to be split.
+      convGradCase("conv_blocked_dfilter_s2", {4, 9, 10, 8}, {3, 3, 8, 12}, {4, 5, 5, 12}, {2, 2},
+                   same, {1, 1}, 1),
+      convGradCase("conv_blocked_dfilter_cnn", {4, 13, 13, 8}, {3, 3, 8, 16}, {4, 11, 11, 16},
+                   {1, 1}, valid, {1, 1}, 1),
       convGradCase("conv_direct_dfilter_cnn", {8, 28, 28, 1}, {3, 3, 1, 8}, {8, 26, 26, 8},
                    {1, 1}, valid, {1, 1}, 1),
   };

@@ -8,26 +8,27 @@
 // per invocation of value().
 #include <algorithm>
 
+#include "src/backends/gl/conv_blocked.h"
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
 #include "src/ops/conv_util.h"
 
 namespace glint::gl {
 
-namespace {
-
-std::string str(int64_t v) { return std::to_string(v); }
-
-void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); }
-
-/// GLSL constants of a window geometry (x [N,H,W,C] -> y [N,OH,OW,OC]).
-std::string geometry(const conv::Geometry& g) {
+std::string convConstants(const conv::Geometry& g) {
+  auto str = [](int64_t v) { return std::to_string(v); };
   return "const int H = " + str(g.inH) + ", W = " + str(g.inW) + ", C = " + str(g.inC) +
          ", OH = " + str(g.outH) + ", OW = " + str(g.outW) + ", OC = " + str(g.outC) +
          ", N = " + str(g.batch) + ";\nconst int FH = " + str(g.fh) + ", FW = " + str(g.fw) +
          ", SH = " + str(g.strideH) + ", SW = " + str(g.strideW) + ", DH = " + str(g.dilH) +
          ", DW = " + str(g.dilW) + ", PT = " + str(g.padTop) + ", PL = " + str(g.padLeft) + ";\n";
 }
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); }
 
 /// Statements: decompose NHWC flat index e of [N, R, S, CH] into n, r, s, ch.
 std::string nhwc(const std::string& e, const std::string& R, const std::string& S,
@@ -53,7 +54,7 @@ std::string nhwcTexel(const std::string& R, const std::string& S, const std::str
 void forwardTexels(KernelArgs& a, const conv::Geometry& g) {
   GlBackend& gl = glBackend(a);
   gl.checkLoop(a.kernel, g.fh * g.fw * (g.inC + 1));
-  std::string s = geometry(g) + "const int OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
+  std::string s = convConstants(g) + "const int OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
                   nhwcTexel("OH", "OW", "OC4", "oh", "ow", "oc4") +
                   "  vec4 acc = vec4(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
                   "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
@@ -73,10 +74,13 @@ void forwardTexels(KernelArgs& a, const conv::Geometry& g) {
 /// x [N,H,W,C] * f [FH,FW,C,Q] -> y; depthwise: y channel oc = c * Q + q.
 void forward(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
-  if (!depthwise && g.outC % 4 == 0) return forwardTexels(a, g);
+  if (!depthwise && g.outC % 4 == 0) {
+    if (conv2dBlocked(a, g)) return;
+    return forwardTexels(a, g);
+  }
   glBackend(a).checkLoop(a.kernel, g.fh * g.fw * (depthwise ? 1 : g.inC + 1));
   int64_t q = a.inputs[1].shape()[3];
-  std::string s = geometry(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
+  std::string s = convConstants(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
                   nhwc("e", "OH", "OW", "OC", "oh", "ow", "oc");
   s += depthwise ? "  int c0 = oc / Q, q = oc % Q;\n" : "";
   s += "  float acc = 0.0;\n  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - PT;\n"
@@ -96,7 +100,7 @@ const char* kAdd4 = "{ vec4 y_ = term - comp; vec4 t_ = acc + y_; comp = (t_ - a
 /// channels per fragment, dy and f read a texel of 4 output channels at a time.
 void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
   GlBackend& gl = glBackend(a);
-  std::string s = geometry(g) + "const int C4 = C / 4, OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
+  std::string s = convConstants(g) + "const int C4 = C / 4, OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
                   nhwcTexel("H", "W", "C4", "ih", "iw", "c4") +
                   "  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
                   "    int rh = ih + PT - kh * DH;\n"
@@ -116,9 +120,12 @@ void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
 /// (dy, f) -> dx: every output position (oh, ow) whose window put tap (kh, kw) on (ih, iw).
 void backpropInput(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.outputs[0].shape(), a.inputs[0].shape(), a.attrs);
-  if (!depthwise && g.inC % 4 == 0 && g.outC % 4 == 0) return backpropInputTexels(a, g);
+  if (!depthwise && g.inC % 4 == 0 && g.outC % 4 == 0) {
+    if (conv2dBackpropInputBlocked(a, g)) return;
+    return backpropInputTexels(a, g);
+  }
   int64_t q = a.inputs[1].shape()[3];
-  std::string s = geometry(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
+  std::string s = convConstants(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c");
   s += "  vec2 acc = vec2(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
        "    int rh = ih + PT - kh * DH;\n    if (rh < 0 || rh % SH != 0 || rh / SH >= OH) continue;\n"
@@ -149,7 +156,7 @@ void backpropFilterTexels(KernelArgs& a, const conv::Geometry& g) {
   gl.checkLoop(a.kernel, std::max({len, parts, g.outW}));
   Tensor& out = a.outputs[0];
   const int64_t texels = out.size() / 4;
-  std::string s = geometry(g) + "const int OC4 = OC / 4, P = " + str(parts) + ", L = " + str(len) +
+  std::string s = convConstants(g) + "const int OC4 = OC / 4, P = " + str(parts) + ", L = " + str(len) +
                   ", ROWS = " + str(rows) + ";\nvec4 texelValue(int o) {\n"
                   "  int p = o % P; int t = o / P;\n  int oc4 = t % OC4; int e = t / OC4;\n"
                   "  int c = e % C; int kw = (e / C) % FW; int kh = e / (C * FW);\n"
@@ -181,7 +188,10 @@ void backpropFilterTexels(KernelArgs& a, const conv::Geometry& g) {
 /// element's partials.
 void backpropFilter(KernelArgs& a, bool depthwise) {
   conv::Geometry g(a.inputs[0].shape(), a.inputs[1].shape(), a.attrs);
-  if (!depthwise && g.outC % 4 == 0) return backpropFilterTexels(a, g);
+  if (!depthwise && g.outC % 4 == 0) {
+    if (conv2dBackpropFilterBlocked(a, g)) return;
+    return backpropFilterTexels(a, g);
+  }
   const int64_t window = g.batch * g.outH * g.outW;
   int64_t parts = 1;
   if (window >= 4096)
@@ -191,7 +201,7 @@ void backpropFilter(KernelArgs& a, bool depthwise) {
   gl.checkLoop(a.kernel, std::max(len, parts));
   Tensor& out = a.outputs[0];
   int64_t q = out.shape()[3];
-  std::string s = geometry(g) + "const int Q = " + str(q) + ", P = " + str(parts) +
+  std::string s = convConstants(g) + "const int Q = " + str(q) + ", P = " + str(parts) +
                   ", L = " + str(len) + ", R = " + str(window) +
                   ";\nfloat value(int o) {\n  int p = o % P; int e = o / P;\n"
                   "  int j = e % Q; int c = (e / Q) % C; int kw = (e / (Q * C)) % FW;"
@@ -268,13 +278,13 @@ std::string argMaxTaps(const std::string& slot) {
 void maxPool(KernelArgs& a) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
   if (g.inC % 4 == 0) {
-    std::string s = geometry(g) + argMaxTaps("0") + "vec4 texelValue(int t) {\n  " +
+    std::string s = convConstants(g) + argMaxTaps("0") + "vec4 texelValue(int t) {\n  " +
                     nhwcTexel("OH", "OW", "(C / 4)", "oh", "ow", "c4") +
                     "  vec4 m;\n  argMaxTaps(n, oh, ow, c4, m);\n  return m;\n}\n";
     return runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]),
                      a.outputs[0].size() / 4);
   }
-  std::string s = geometry(g) + argMaxTap("0") + "float value(int e) {\n  " +
+  std::string s = convConstants(g) + argMaxTap("0") + "float value(int e) {\n  " +
                   nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
                   "  int best = argMaxTap(n, oh, ow, c);\n  return best < 0 ? 0.0 : in0(best);\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
@@ -282,7 +292,7 @@ void maxPool(KernelArgs& a) {
 
 void avgPool(KernelArgs& a) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
-  std::string s = geometry(g) + "float value(int e) {\n  " +
+  std::string s = convConstants(g) + "float value(int e) {\n  " +
                   nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
                   "  float acc = 0.0; int count = 0;\n  for (int kh = 0; kh < FH; ++kh) {\n"
                   "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
@@ -313,7 +323,7 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
   const int taps = static_cast<int>(g.fh * g.fw);
   const bool tiled = g.strideH >= (g.fh - 1) * g.dilH + 1 && g.strideW >= (g.fw - 1) * g.dilW + 1 &&
                      taps > 1 && taps <= gl.maxOutputs() && textureOf(out).tex;
-  const std::string head = geometry(g) + argMaxTaps("1");
+  const std::string head = convConstants(g) + argMaxTaps("1");
   if (!tiled) {
     std::string s = head + "vec4 texelValue(int t) {\n  " +
                     nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") + "  vec4 acc = vec4(0.0);\n" +
@@ -343,7 +353,7 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
   std::vector<Operand> parts;
   for (Texture* t : shares.textures) parts.push_back(Operand{t, DType::float32});
   Texture& target = textureOf(out);
-  std::string gather = prelude(parts) + geometry(g) + "out uvec4 o_texel;\nvoid main() {\n" +
+  std::string gather = prelude(parts) + convConstants(g) + "out uvec4 o_texel;\nvoid main() {\n" +
                        fragmentTexel(target) + "  if (t >= " + str(out.size() / 4) +
                        ") { o_texel = uvec4(0u); return; }\n  " +
                        nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
@@ -362,7 +372,7 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
 void maxPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
   if (g.inC % 4 == 0) return maxPoolGradTexels(a, g);
-  std::string s = geometry(g) + argMaxTap("1") + "float value(int e) {\n  " +
+  std::string s = convConstants(g) + argMaxTap("1") + "float value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
                   forEachWindowOf("if (argMaxTap(n, oh, ow, c) == e) acc += in0(((n * OH + oh) * OW + ow) * OC + c);") +
                   "  return acc;\n}\n";
@@ -372,7 +382,7 @@ void maxPoolGrad(KernelArgs& a) {
 /// (dy) -> dx: each window's dy shared equally by its in-bounds taps.
 void avgPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.outputs[0].shape(), a.inputs[0].shape(), a.attrs);
-  std::string s = geometry(g) + kCount + "float value(int e) {\n  " +
+  std::string s = convConstants(g) + kCount + "float value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
                   forEachWindowOf("acc += in0(((n * OH + oh) * OW + ow) * OC + c) / float(tapCount(oh, ow));") +
                   "  return acc;\n}\n";

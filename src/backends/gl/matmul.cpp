@@ -1,14 +1,12 @@
-// BatchMatMul. When N % 4 == 0 each fragment computes the 4 outputs of its
-// texel (one row, 4 columns) and, when K % 4 == 0 too, walks K four at a time
-// reading whole texels: 1 texel of A and 4 of B per 16 multiply-adds. With
-// enough rows, a fragment computes R rows of such texels instead, into R
-// textures at once (multiple render targets): R texels of A and 4 of B per
-// 16R multiply-adds, then one draw gathers the R textures into the output.
-// Texel fetches, not arithmetic, bound a software renderer (SwiftShader: 2-3x
-// faster for the mlp's [64,784]x[784,128] with R = 8). Other shapes take a
-// scalar dot product per element.
+// BatchMatMul. When N % 4 == 0 and K % 4 == 0, with enough rows, in row
+// blocks (blocked_product.h: SwiftShader 2-3x faster for the mlp's
+// [64,784]x[784,128] with R = 8 rows per fragment). Otherwise, when N % 4 ==
+// 0, each fragment computes the 4 outputs of its texel (one row, 4 columns),
+// walking K four at a time in whole texels where K % 4 == 0. Other shapes
+// take a scalar dot product per element.
 #include <algorithm>
 
+#include "src/backends/gl/blocked_product.h"
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
@@ -37,9 +35,8 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
 /// Rows per fragment of the row-block path (4 or 8: a transposed A's texels
 /// then hold whole blocks), 0 where it does not apply.
 int rowBlock(GlBackend& gl, int64_t m, int64_t n, int64_t k, bool tA) {
-  const int rows = gl.maxOutputs() >= 8 ? 8 : 4;
-  if (n % 4 != 0 || k % 4 != 0 || m < rows || (tA && m % 4 != 0)) return 0;
-  return rows;
+  if (n % 4 != 0 || k % 4 != 0 || (tA && m % 4 != 0)) return 0;
+  return productRows(gl, m);
 }
 
 /// A transposed ([..., k, m] -> [..., m, k]) into `dst`, one draw.
@@ -166,92 +163,50 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
   gl.draw(gl.program(prelude(ops) + s), textures, textureOf(out));
 }
 
-/// The row-block path (see the top of the file): `funcs` defines act_,
-/// bias_, batchA, batchB; N % 4 == K % 4 == 0 (and M % 4 == 0 when A is
-/// transposed: A^T's row p then holds a block's rows in whole texels).
+/// The row-block path (see blocked_product.h): `funcs` defines act_, bias_,
+/// batchA, batchB; N % 4 == K % 4 == 0 (and M % 4 == 0 when A is transposed:
+/// A^T's row p then holds a block's rows in whole texels).
 void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector<Operand>& ops,
                    bool tA, bool tB, int rows) {
   const Tensor& out = args.outputs[0];
   const Shape& so = out.shape();
-  const int64_t m = so[so.size() - 2], n = so[so.size() - 1];
-  const int64_t k = args.inputs[1].shape()[args.inputs[1].rank() - (tB ? 1 : 2)];
-  const int64_t batches = out.size() / (m * n);
-  const int64_t blocks = (m + rows - 1) / rows;  // row blocks per batch
-  const std::string N4 = str(n / 4), K4 = str(k / 4), R = str(rows), B = str(blocks);
-  GlBackend& gl = glBackend(args);
-  ScratchTextures parts(gl, static_cast<size_t>(batches * blocks * n) * sizeof(float), rows);
-
-  // Part q, texel (bi, block, c): rows block * R + q, columns 4c..4c+3 of batch bi.
-  std::string s = funcs;
-  for (int q = 0; q < rows; ++q)
-    s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
-  s += "void main() {\n" + fragmentTexel(*parts.textures[0]) + "  int c = t % " + N4 + "; int rest = t / " + N4 +
-       ";\n  int i0 = (rest % " + B + ") * " + R + "; int bi = rest / " + B +
-       ";\n  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) +
-       ";\n";
-  // Rows past M (the last block of a ragged M) read other values (row M - 1,
-  // or A^T's next row, clamped to the tensor); the gather skips them.
-  for (int q = 0; q < rows; ++q) s += "  vec4 acc" + str(q) + " = vec4(0.0);\n";
-  std::vector<std::string> aRow(rows);  // GLSL: row q's four steps of K at texel p
+  BlockedProduct bp;
+  bp.m = so[so.size() - 2];
+  bp.n = so[so.size() - 1];
+  bp.k = args.inputs[1].shape()[args.inputs[1].rank() - (tB ? 1 : 2)];
+  bp.batches = out.size() / (bp.m * bp.n);
+  bp.rows = rows;
+  bp.funcs = funcs;
+  bp.dotB = tB;
+  const int64_t m = bp.m, n = bp.n, k = bp.k;
+  const std::string N4 = str(n / 4), K4 = str(k / 4);
+  bp.setup = "  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " +
+             str(k * n) + ";\n";
   if (tA) {
-    s += "  int aT = (aBase + i0) >> 2;\n";
-    for (int q = 0; q < rows; ++q)
-      aRow[q] = "vec4(" + [&] {
-        std::string v;
-        for (int pp = 0; pp < 4; ++pp)
-          v += std::string(pp ? ", " : "") + (q < 4 ? "l" : "h") + str(pp) + "[" + str(q % 4) + "]";
-        return v;
-      }() + ")";
-  } else {
-    for (int q = 0; q < rows; ++q) {
-      s += "  int a" + str(q) + " = (aBase + min(i0 + " + str(q) + ", " + str(m - 1) + ") * " +
-           str(k) + ") >> 2;\n";
-      aRow[q] = "ftexel0(a" + str(q) + " + p)";
-    }
-  }
-  s += "  for (int p = 0; p < " + K4 + "; ++p) {\n";
-  if (tA) {  // A^T [k, m]: texels (row 4p + pp, columns i0..i0+3 / i0+4..i0+7)
+    // A^T [k, m]: texels (row 4p + pp, columns i0..i0+3 / i0+4..i0+7).
+    bp.setup += "  int aT = (aBase + i0) >> 2;\n";
     const std::string M4 = str(m / 4), last = str(args.inputs[0].size() / 4 - 1);
     for (int pp = 0; pp < 4; ++pp) {
       const std::string r = "aT + (4 * p + " + str(pp) + ") * " + M4;
-      s += "    vec4 l" + str(pp) + " = ftexel0(min(" + r + ", " + last + "));\n";
-      if (rows > 4) s += "    vec4 h" + str(pp) + " = ftexel0(min(" + r + " + 1, " + last + "));\n";
+      bp.step += "    vec4 l" + str(pp) + " = ftexel0(min(" + r + ", " + last + "));\n";
+      if (rows > 4) bp.step += "    vec4 h" + str(pp) + " = ftexel0(min(" + r + " + 1, " + last + "));\n";
     }
+    bp.aRow = transposedRow;
+  } else {
+    // Rows past M (the last block of a ragged M) read row M - 1.
+    for (int q = 0; q < rows; ++q)
+      bp.setup += "  int a" + str(q) + " = (aBase + min(i0 + " + str(q) + ", " + str(m - 1) + ") * " +
+                  str(k) + ") >> 2;\n";
+    bp.aRow = [](int q) { return "ftexel0(a" + str(q) + " + p)"; };
   }
-  // The four B texels of a step: B^T [n, k] holds four steps of K of column j
-  // in texel (j, p); B [k, n] four columns of row 4p + pp in texel (4p + pp, c).
+  // B^T [n, k] holds four steps of K of column j in texel (j, p); B [k, n]
+  // four columns of row 4p + pp in texel (4p + pp, c).
   const std::string first = tB ? "((bBase + 4 * c * " + str(k) + ") >> 2) + p"
                                : "((bBase + 4 * p * " + str(n) + ") >> 2) + c";
   const std::string stride = tB ? K4 : N4;
-  s += "    int r = " + first + ";\n    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + stride +
-       "), b2 = ftexel1(r + 2 * " + stride + "), b3 = ftexel1(r + 3 * " + stride + ");\n";
-  const std::string product = tB ? "vec4(dot(a, b0), dot(a, b1), dot(a, b2), dot(a, b3))"
-                                 : "a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3";
-  for (int q = 0; q < rows; ++q)
-    s += "    { vec4 a = " + aRow[q] + "; acc" + str(q) + " += " + product + "; }\n";
-  s += "  }\n  int j = 4 * c;\n  vec4 bias = vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n";
-  for (int q = 0; q < rows; ++q) {
-    std::string a = "acc" + str(q);
-    s += "  " + a + " += bias;\n  o_" + str(q) + " = floatBitsToUint(vec4(act_(" + a + ".x), act_(" +
-         a + ".y), act_(" + a + ".z), act_(" + a + ".w)));\n";
-  }
-  s += "}\n";
-  std::vector<const Texture*> textures;
-  for (const Operand& o : ops) textures.push_back(o.texture);
-  gl.draw(gl.program(prelude(ops) + s), textures, parts.textures);
-
-  // The gather: output texel t (row i, columns j..j+3) from part i % R.
-  std::vector<Operand> partOps;
-  for (Texture* t : parts.textures) partOps.push_back(Operand{t, DType::float32});
-  Texture& target = textureOf(out);
-  std::string g = prelude(partOps) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) +
-                  "  int c = t % " + N4 + "; int rest = t / " + N4 + ";\n  int i = rest % " + str(m) +
-                  "; int bi = rest / " + str(m) + ";\n" +
-                  gatherTexel(rows, "i % " + R, "(bi * " + B + " + i / " + R + ") * " + N4 + " + c",
-                              target) +
-                  "}\n";
-  std::vector<const Texture*> partTextures(parts.textures.begin(), parts.textures.end());
-  gl.draw(gl.program(g), partTextures, target);
+  bp.bTexels = "    int r = " + first + ";\n    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + stride +
+               "), b2 = ftexel1(r + 2 * " + stride + "), b3 = ftexel1(r + 3 * " + stride + ");\n";
+  runBlockedProduct(glBackend(args), bp, ops, textureOf(args.outputs[0]));
 }
 
 }  // namespace

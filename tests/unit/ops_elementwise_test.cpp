@@ -96,6 +96,13 @@ std::vector<OpCase> binaryCases() {
       {"sub", {F({2, 3}), F({3})}, b2(&sub)},
       {"sub_size1", {F({1, 1}), F({2, 3})}, b2(&sub)},
       {"sub_empty", {F({0, 3}), F({3})}, b2(&sub)},
+      // Operands in whole texels: out's shape, a bias along the last axes
+      // (either side), a single value (the gl backend's texel path).
+      {"add_bias_texels", {F({2, 3, 8}), F({8})}, b2(&add)},
+      {"sub_bias_first_texels", {F({3, 4}), F({2, 3, 4})}, b2(&sub)},
+      {"mul_size1_texels", {F({2, 4}), F({1})}, b2(&mul)},
+      {"maximum_same_texels", {F({2, 4}), F({2, 4})}, b2(&maximum)},
+      {"div_bias_texels", {F({3, 4}), Fk({4}, 0.5f)}, b2(&div)},
       {"sub_int", {I({2, 3}, -9, 9), I({2, 1}, -9, 9)}, b2(&sub), false},
       {"mul_scalar", {F({}), F({2, 2})}, b2(&mul)},
       {"div", {F({2, 3}), Fk({2, 1}, 0.5f)}, b2(&div)},

@@ -15,6 +15,14 @@ std::vector<OpCase> reductionCases() {
       {"sum_int", {I({2, 3}, -9, 9)}, [](Args v) { return sum(v[0], {0}); }, false},
       {"sum_scalar", {F({})}, [](Args v) { return sum(v[0]); }},
       {"sum_size1", {F({3, 1})}, [](Args v) { return sum(v[0], {1}, true); }},
+      // Over leading axes with the kept axes in whole texels (a bias
+      // gradient): short, and long enough to be split (axes unsorted).
+      {"sum_leading_texels", {F({3, 5, 8})}, [](Args v) { return sum(v[0], {0, 1}); }},
+      {"sum_leading_split", {F({70, 2, 12})}, [](Args v) { return sum(v[0], {1, 0}, true); }},
+      {"sum_leading_inf",
+       {Fixed({3, 4}, {1.0f, kInf, -kInf, 2.0f, 3.0f, 1.0f, -kInf, 1e30f, -1.0f, 2.0f, 0.5f,
+                       -1e30f})},
+       [](Args v) { return sum(v[0], {0}); }, false},
 
       {"max_all", {F({2, 3})}, [](Args v) { return max(v[0]); }},
       {"max_axis_keep", {F({2, 3, 4})}, [](Args v) { return max(v[0], {1}, true); }},

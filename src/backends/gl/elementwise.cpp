@@ -34,9 +34,41 @@ std::string binaryBody(KernelArgs& a, const std::string& inType, const std::stri
   return s;
 }
 
+/// GLSL: texel t's 4 values of input k, which has out's shape or repeats
+/// along out's leading axes (a bias [C] of [N, H, W, C]) in whole texels, or
+/// is a single value; "" when it is none of those.
+std::string texelOf(const Tensor& in, int k, const Shape& out) {
+  const std::string f = "ftexel" + std::to_string(k);
+  if (in.shape() == out) return f + "(t)";
+  if (in.size() == 1) return f + "(0).xxxx";
+  const Shape& s = in.shape();
+  if (in.size() % 4 != 0 || s.size() > out.size()) return "";
+  for (size_t d = 0; d < s.size(); ++d)
+    if (s[d] != out[out.size() - s.size() + d]) return "";
+  return f + "(t % " + std::to_string(in.size() / 4) + ")";
+}
+
+/// Float binary ops whose operands read in whole texels (texelOf): a texel
+/// per fragment, no index arithmetic per element. False when they do not.
+bool binaryTexels(KernelArgs& a, const std::string& expr) {
+  const Tensor& out = a.outputs[0];
+  if (out.dtype() != DType::float32 || a.inputs[0].dtype() != DType::float32 ||
+      a.inputs[1].dtype() != DType::float32 || out.size() % 4 != 0)
+    return false;
+  const std::string ta = texelOf(a.inputs[0], 0, out.shape());
+  const std::string tb = texelOf(a.inputs[1], 1, out.shape());
+  if (ta.empty() || tb.empty()) return false;
+  std::string s = std::string(kMathGlsl) + "float op_(float a, float b) { return " + expr +
+                  "; }\nvec4 texelValue(int t) {\n  vec4 a = " + ta + ", b = " + tb +
+                  ";\n  return vec4(op_(a.x, b.x), op_(a.y, b.y), op_(a.z, b.z), op_(a.w, b.w));\n}\n";
+  runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]), out.size() / 4);
+  return true;
+}
+
 KernelFn binary(std::string floatExpr, std::string intExpr) {
   return [floatExpr, intExpr](KernelArgs& a) {
     bool isInt = a.inputs[0].dtype() == DType::int32;
+    if (!isInt && binaryTexels(a, floatExpr)) return;
     const char* t = isInt ? "int" : "float";
     runAligned(glBackend(a), binaryBody(a, t, t, isInt ? intExpr : floatExpr), a.inputs,
                    a.outputs[0]);

@@ -99,6 +99,48 @@ void reduce(KernelArgs& a, const Fold& f) {
   gl.release(partial, bytes);
 }
 
+/// A float32 Sum over leading axes whose kept part (the trailing axes, a
+/// bias gradient's [C]) comes in whole texels: x is [rows, K] and output
+/// texel c sums texel c of every row, a texel at a time (Kahan per lane),
+/// split as reduce() splits long windows.
+bool sumLeadingTexels(KernelArgs& a) {
+  const Tensor& x = a.inputs[0];
+  Tensor& out = a.outputs[0];
+  std::vector<int64_t> axes = a.attrs.ints("axes");
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != static_cast<int64_t>(i)) return false;
+  const int64_t kept = out.size();
+  if (x.dtype() != DType::float32 || kept % 4 != 0 || kept == 0 || x.size() == 0) return false;
+  const int64_t rows = x.size() / kept, k4 = kept / 4;
+  int64_t parts = 1;
+  if (rows >= 64)
+    while (parts * parts < rows) ++parts;
+  const int64_t len = (rows + parts - 1) / parts;
+  GlBackend& gl = glBackend(a);
+  gl.checkLoop(a.kernel, std::max(len, parts));
+  const char* add = "{ vec4 y = v - comp; vec4 s = acc + y; "
+                    "comp = mix((s - acc) - y, vec4(0.0), isinf(s)); acc = s; }";
+  const std::string K4 = std::to_string(k4), P = std::to_string(parts), L = std::to_string(len);
+  std::string s = "vec4 texelValue(int o) {\n  int c = o % " + K4 + "; int p = o / " + K4 +
+                  ";\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  int end = min(" +
+                  std::to_string(rows) + ", p * " + L + " + " + L + ");\n"
+                  "  for (int r = p * " + L + "; r < end; ++r) {\n    vec4 v = ftexel0(r * " + K4 +
+                  " + c);\n    " + add + "\n  }\n  return acc;\n}\n";
+  if (parts == 1) {
+    runTexels(gl, s, operands(a.inputs), textureOf(out), k4);
+    return true;
+  }
+  // Partial texel p * K4 + c; the second pass adds each texel's parts.
+  ScratchTextures partial(gl, static_cast<size_t>(parts * kept) * sizeof(float), 1);
+  runTexels(gl, s, operands(a.inputs), *partial.textures[0], parts * k4);
+  std::string sum = "vec4 texelValue(int c) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
+                    "  for (int p = 0; p < " + P + "; ++p) {\n    vec4 v = ftexel0(p * " + K4 +
+                    " + c);\n    " + add + "\n  }\n  return acc;\n}\n";
+  runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), k4);
+  return true;
+}
+
 Fold sumFold(DType d) {
   if (d == DType::int32) return {"uint", "0u", "acc += uint(v);", "int(acc)"};
   // Kahan: c carries the low-order bits lost by each addition; none once the
@@ -191,7 +233,9 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
 
 void registerReductionKernels() {
   auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); };
-  reg("Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
+  reg("Sum", [](KernelArgs& a) {
+    if (!sumLeadingTexels(a)) reduce(a, sumFold(a.inputs[0].dtype()));
+  });
   reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
   reg("Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
   reg("Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });

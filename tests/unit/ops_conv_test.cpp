@@ -99,12 +99,19 @@ std::vector<OpCase> convCases() {
                    {1, 1}, same, {1, 1}, 1),
       convGradCase("conv_direct_dfilter_s2", {3, 9, 9, 2}, {3, 3, 2, 8}, {3, 5, 5, 8}, {2, 2},
                    same, {1, 1}, 1),
-      // Whole texels of channels on both sides (the gl backend's texel
-      // kernels), strided with same padding.
+      // Whole texels of channels on both sides, strided with same padding:
+      // the gl backend's texel kernels, and (over a million multiply-adds)
+      // its row blocks, with a ragged last block.
       {"conv_texel_s2_same", {Quarters({2, 9, 10, 8}, 14), Quarters({3, 3, 8, 12}, 15)},
        conv({2, 2}, same), false},
       convGradCase("conv_texel_dx_s2", {2, 9, 10, 8}, {3, 3, 8, 12}, {2, 5, 5, 12}, {2, 2}, same,
                    {1, 1}, 0),
+      {"conv_blocked_s2_same", {Quarters({9, 19, 20, 8}, 18), Quarters({3, 3, 8, 24}, 19)},
+       conv({2, 2}, same), false},
+      convGradCase("conv_blocked_dx_s2", {9, 18, 20, 8}, {3, 3, 8, 12}, {9, 9, 10, 12}, {2, 2},
+                   same, {1, 1}, 0),
+      convGradCase("conv_blocked_dx_dilated", {4, 20, 19, 8}, {3, 2, 8, 16}, {4, 16, 16, 16},
+                   {1, 1}, valid, {2, 3}, 0),
       // Fewer output rows than the gl backend's row blocks: its texel kernels.
       {"conv_texel_few_rows", {Quarters({1, 3, 3, 4}, 16), Quarters({2, 2, 4, 8}, 17)},
        conv({1, 1}, valid), false},
@@ -112,9 +119,9 @@ std::vector<OpCase> convCases() {
                    valid, {1, 1}, 0),
       // The filter gradient in blocks of 8 channels: strided, and a sum long
       // enough to be split.
-      convGradCase("conv_blocked_dfilter_s2", {4, 9, 10, 8}, {3, 3, 8, 12}, {4, 5, 5, 12}, {2, 2},
-                   same, {1, 1}, 1),
-      convGradCase("conv_blocked_dfilter_cnn", {4, 13, 13, 8}, {3, 3, 8, 16}, {4, 11, 11, 16},
+      convGradCase("conv_blocked_dfilter_s2", {16, 18, 20, 8}, {3, 3, 8, 12}, {16, 9, 10, 12},
+                   {2, 2}, same, {1, 1}, 1),
+      convGradCase("conv_blocked_dfilter_cnn", {8, 13, 13, 8}, {3, 3, 8, 16}, {8, 11, 11, 16},
                    {1, 1}, valid, {1, 1}, 1),
       convGradCase("conv_direct_dfilter_cnn", {8, 28, 28, 1}, {3, 3, 1, 8}, {8, 26, 26, 8},
                    {1, 1}, valid, {1, 1}, 1),

@@ -39,6 +39,11 @@ std::string rowMajorB(const std::string& N4) {
 
 std::vector<Operand> ops(const KernelArgs& a) { return operands(a.inputs); }
 
+/// Blocks take two programs and two draws: below about a million
+/// multiply-adds (a one-sample predict) the texel kernels finish sooner, and
+/// a fresh model's first predict compiles fewer shaders.
+bool worthBlocks(const BlockedProduct& bp) { return bp.m * bp.n * bp.k >= (int64_t{1} << 20); }
+
 }  // namespace
 
 // y [N*OH*OW, OC] = im2col(x) [.., FH*FW*C] * f [FH*FW*C, OC]: K texel p is
@@ -50,7 +55,7 @@ bool conv2dBlocked(KernelArgs& a, const conv::Geometry& g) {
   bp.n = g.outC;
   bp.k = g.fh * g.fw * g.inC;
   bp.rows = productRows(gl, bp.m);
-  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0) return false;
+  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0 || !worthBlocks(bp)) return false;
   gl.checkLoop(a.kernel, bp.k / 4);
   bp.funcs = convConstants(g) + kIdentity + kXTexel;
   bp.setup = pixelRows(bp.rows, bp.m, "OH", "OW", "oh", "ow");
@@ -75,7 +80,7 @@ bool conv2dBackpropInputBlocked(KernelArgs& a, const conv::Geometry& g) {
   bp.n = g.inC;
   bp.k = g.fh * g.fw * g.outC;
   bp.rows = productRows(gl, bp.m);
-  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0) return false;
+  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0 || !worthBlocks(bp)) return false;
   gl.checkLoop(a.kernel, bp.k / 4);
   bp.funcs = convConstants(g) + kIdentity +
              "vec4 dyTexel(int n, int rh, int rw, int o4) {\n"
@@ -109,7 +114,8 @@ bool conv2dBackpropFilterBlocked(KernelArgs& a, const conv::Geometry& g) {
   bp.k = g.batch * g.outH * g.outW;
   bp.rows = productRows(gl, bp.m);
   if (bp.rows == 8 && g.inC % 8 != 0) bp.rows = 4;
-  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.k % 4 != 0 || bp.rows == 0 || bp.m < bp.rows)
+  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.k % 4 != 0 || bp.rows == 0 || bp.m < bp.rows ||
+      !worthBlocks(bp))
     return false;
   const int64_t k4 = bp.k / 4;
   if (k4 >= 64)

@@ -52,6 +52,15 @@ std::vector<OpCase> cases() {
        false},
       {"mm_batch_blocks", {Quantized({2, 1, 9, 140}, 9), Quantized({3, 140, 7}, 10)}, mm(),
        false},
+      // A Dense 10's three products, and a ragged N and K in broadcast
+      // batches: the gl backend pads them to whole texels.
+      {"mm_dense10", {Quantized({64, 400}, 11), Quantized({400, 10}, 12)}, mm(), false},
+      {"mm_dense10_weight_grad", {Quantized({64, 400}, 13), Quantized({64, 10}, 14)},
+       mm(true, false), false},
+      {"mm_dense10_input_grad", {Quantized({64, 10}, 15), Quantized({400, 10}, 16)},
+       mm(false, true), false},
+      {"mm_ragged_batches_tt", {Quantized({2, 1, 30, 50}, 17), Quantized({3, 13, 30}, 18)},
+       mm(true, true), false},
   };
 }
 

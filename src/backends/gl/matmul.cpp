@@ -5,6 +5,7 @@
 // walking K four at a time in whole texels where K % 4 == 0. Other shapes
 // take a scalar dot product per element.
 #include <algorithm>
+#include <memory>
 
 #include "src/backends/gl/blocked_product.h"
 #include "src/backends/gl/kernels.h"
@@ -29,9 +30,18 @@ std::string activation(const std::string& name, double alpha) {
   return std::string(kMathGlsl) + "float act_(float x) { return isnan(x) ? x : " + expr + "; }\n";
 }
 
-void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, bool tA, bool tB);
-void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector<Operand>& ops,
-                   bool tA, bool tB, int rows);
+/// One product as the shaders see it: A [..., m, k] ([..., k, m] when tA),
+/// B [..., k, n] ([..., n, k] when tB), out [..., m, n]; operands A, B and
+/// (fused) the bias.
+struct Problem {
+  Shape sa, sb, so;
+  std::vector<Operand> ops;
+  bool tA = false, tB = false;
+  Texture* out = nullptr;
+  bool fused = false;  // bias_ and act_ applied
+};
+void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const std::string& actBias);
+void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, int rows);
 /// Rows per fragment of the row-block path (4 or 8: a transposed A's texels
 /// then hold whole blocks), 0 where it does not apply.
 int rowBlock(GlBackend& gl, int64_t m, int64_t n, int64_t k, bool tA) {
@@ -46,6 +56,65 @@ void transposeInto(GlBackend& gl, const Tensor& a, int64_t m, int64_t k, Texture
                   ";\n  return in0(b * " + MK + " + (r % " + K + ") * " + M + " + r / " + K +
                   ");\n}\n";
   runElementwise(gl, s, operands({a}), dst, DType::float32, a.size());
+}
+
+int64_t round4(int64_t v) { return (v + 3) / 4 * 4; }
+
+/// `in` ([batch, r, c]) copied into `dst` as [batch, rp, cp], the new rows
+/// and columns zero.
+void padInto(GlBackend& gl, const Operand& in, int64_t batch, int64_t r, int64_t c, int64_t rp,
+             int64_t cp, Texture& dst) {
+  const std::string R = str(r), C = str(c), RP = str(rp), CP = str(cp);
+  std::string s = "float value(int e) {\n  int col = e % " + CP + "; int row = (e / " + CP + ") % " +
+                  RP + "; int b = e / " + str(rp * cp) + ";\n  return row < " + R + " && col < " +
+                  C + " ? in0((b * " + R + " + row) * " + C + " + col) : 0.0;\n}\n";
+  runElementwise(gl, s, {in}, dst, DType::float32, batch * rp * cp);
+}
+
+// Below this many multiply-adds the padding's extra draws cost more than the
+// scalar product saves (SwiftShader, the standard models' Dense 10 heads).
+constexpr int64_t kPadFrom = int64_t{1} << 16;
+
+/// A product whose N or K is not a multiple of 4 runs the texel and row-block
+/// paths on copies padded with zeros to whole texels (the inputs' padding
+/// adds nothing, the output's extra columns are dropped): a classifier's
+/// Dense 10 in its three products. False (nothing drawn) where it does not
+/// pay or does not apply.
+bool paddedMatMul(GlBackend& gl, const std::string& kernel, const Problem& pr,
+                  const std::string& actBias) {
+  const Shape& so = pr.so;
+  const int64_t m = so[so.size() - 2], n = so.back(), k = pr.sb[pr.sb.size() - (pr.tB ? 1 : 2)];
+  if ((n % 4 == 0 && k % 4 == 0) || shapeSize(so) * k < kPadFrom || !pr.out->tex) return false;
+  const int64_t np = round4(n), kp = round4(k);
+  Problem padded = pr;
+  // Each operand [batch, rows, cols] as stored, padded to [batch, rows', cols'].
+  auto pad = [&](size_t slot, Shape& shape, int64_t rowsP, int64_t colsP) -> std::unique_ptr<ScratchTextures> {
+    const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+    if (rows == rowsP && cols == colsP) return nullptr;
+    const int64_t batch = shapeSize(shape) / (rows * cols);
+    auto t = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(batch * rowsP * colsP) * 4, 1);
+    padInto(gl, pr.ops[slot], batch, rows, cols, rowsP, colsP, *t->textures[0]);
+    shape[shape.size() - 2] = rowsP;
+    shape.back() = colsP;
+    padded.ops[slot] = Operand{t->textures[0], DType::float32};
+    return t;
+  };
+  auto aPad = pad(0, padded.sa, pr.tA ? kp : m, pr.tA ? m : kp);
+  auto bPad = pad(1, padded.sb, pr.tB ? np : kp, pr.tB ? kp : np);
+  padded.so.back() = np;
+  const int64_t rows = shapeSize(so) / n;
+  std::unique_ptr<ScratchTextures> outPad;
+  if (np != n) {
+    outPad = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(rows * np) * 4, 1);
+    padded.out = outPad->textures[0];
+  }
+  matMulOn(gl, kernel, padded, actBias);
+  if (outPad) {
+    const std::string N = str(n), NP = str(np);
+    runElementwise(gl, "float value(int e) { return in0((e / " + N + ") * " + NP + " + e % " + N + "); }\n",
+                   {Operand{padded.out, DType::float32}}, *pr.out, DType::float32, shapeSize(so));
+  }
+  return true;
 }
 
 /// BatchMatMul, and _FusedMatMul when `fused`: + bias[j] (input 2), then act_.
@@ -73,8 +142,17 @@ void matMul(KernelArgs& args, bool fused) {
     }
     ops[0] = Operand{at, DType::float32};
   }
+  bool bias = fused && args.inputs.size() > 2;
+  std::string actBias = fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+                              : "float act_(float x) { return x; }\n";
+  // Guarded: a padded product reads columns past the bias.
+  actBias += bias ? "float bias_(int j) { return j < " + str(out.shape().back()) +
+                        " ? in2(j) : 0.0; }\n"
+                  : "float bias_(int j) { return 0.0; }\n";
+  Problem pr{a.shape(), args.inputs[1].shape(), out.shape(), ops, tA && !at, tB, &textureOf(out),
+             fused};
   try {
-    matMulOn(args, fused, ops, tA && !at, tB);
+    if (!paddedMatMul(gl, args.kernel, pr, actBias)) matMulOn(gl, args.kernel, pr, actBias);
   } catch (...) {
     if (at) gl.release(at, atBytes);
     throw;
@@ -82,24 +160,22 @@ void matMul(KernelArgs& args, bool fused) {
   if (at) gl.release(at, atBytes);
 }
 
-/// The matmul with operands `ops` (A possibly already transposed).
-void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, bool tA, bool tB) {
-  const Tensor& a = args.inputs[0];
-  const Tensor& b = args.inputs[1];
-  Tensor& out = args.outputs[0];
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
-  const Shape& so = out.shape();
+/// The matmul of `pr`; `actBias` defines act_ and bias_.
+void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const std::string& actBias) {
+  const Shape& sa = pr.sa;
+  const Shape& sb = pr.sb;
+  const Shape& so = pr.so;
+  const bool tA = pr.tA, tB = pr.tB;
+  const std::vector<Operand>& ops = pr.ops;
+  Texture& target = *pr.out;
+  const int64_t outSize = shapeSize(so);
   int64_t m = so[so.size() - 2], n = so[so.size() - 1];
-  int64_t k = b.shape()[b.rank() - (tB ? 1 : 2)];
+  int64_t k = sb[sb.size() - (tB ? 1 : 2)];
   Shape batch(so.begin(), so.end() - 2);
   std::string M = str(m), N = str(n), K = str(k);
-  glBackend(args).checkLoop(args.kernel, n % 4 == 0 && k % 4 == 0 ? k / 4 : k);
+  gl.checkLoop(kernel, n % 4 == 0 && k % 4 == 0 ? k / 4 : k);
 
-  bool bias = fused && args.inputs.size() > 2;
-  std::string s = fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
-                        : "float act_(float x) { return x; }\n";
-  s += bias ? "float bias_(int j) { return in2(j); }\n" : "float bias_(int j) { return 0.0; }\n";
+  std::string s = actBias;
   s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
   s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
   s += "float A(int base, int i, int p) { return in0(base + " +
@@ -110,8 +186,8 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
   s += "vec4 tex1(int e) { return ftexel1(e >> 2); }\n";
 
   // Row blocks pay from a few rows on.
-  if (int rows = rowBlock(glBackend(args), m, n, k, tA); rows && textureOf(out).tex) {
-    blockedMatMul(args, s, ops, tA, tB, rows);
+  if (int rows = rowBlock(gl, m, n, k, tA); rows && target.tex) {
+    blockedMatMul(gl, pr, s, rows);
     return;
   }
   if (n % 4 != 0) {
@@ -119,12 +195,12 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
          M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " + str(m * k) +
          "; int bBase = batchB(bi) * " + str(k * n) +
          ";\n  float acc = 0.0;\n  " + loopOver("p", "0", K) + " acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
-    runElementwise(glBackend(args), s, ops, textureOf(out), DType::float32, out.size());
+    runElementwise(gl, s, ops, target, DType::float32, outSize);
     return;
   }
-  const Extent& e = textureOf(out).extent;
+  const Extent& e = target.extent;
   s += "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " + str(e.shift) +
-       ") | int(gl_FragCoord.x);\n  int e = t * 4;\n  if (e >= " + str(out.size()) +
+       ") | int(gl_FragCoord.x);\n  int e = t * 4;\n  if (e >= " + str(outSize) +
        ") { o_texel = uvec4(0u); return; }\n  int j = e % " + N + "; int rest = e / " + N +
        "; int i = rest % " + M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " +
        str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) + ";\n  vec4 acc = vec4(0.0);\n";
@@ -150,31 +226,29 @@ void matMulOn(KernelArgs& args, bool fused, const std::vector<Operand>& ops, boo
             : "    acc += av * tex1(bBase + p * " + N + " + j);\n";
     s += "  }\n";
   }
-  if (fused)
+  if (pr.fused)
     s += "  acc += vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n"
          "  acc = vec4(act_(acc.x), act_(acc.y), act_(acc.z), act_(acc.w));\n";
-  s += textureOf(out).half
+  s += target.half
            ? "  o_texel = uvec4(halfBits(acc.x), halfBits(acc.y), halfBits(acc.z), halfBits(acc.w));\n}\n"
            : "  o_texel = floatBitsToUint(acc);\n}\n";
-  if (!textureOf(out).tex) return;
+  if (!target.tex) return;
   std::vector<const Texture*> textures;
   for (const Operand& o : ops) textures.push_back(o.texture);
-  GlBackend& gl = glBackend(args);
-  gl.draw(gl.program(prelude(ops) + s), textures, textureOf(out));
+  gl.draw(gl.program(prelude(ops) + s), textures, target);
 }
 
 /// The row-block path (see blocked_product.h): `funcs` defines act_, bias_,
 /// batchA, batchB; N % 4 == K % 4 == 0 (and M % 4 == 0 when A is transposed:
 /// A^T's row p then holds a block's rows in whole texels).
-void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector<Operand>& ops,
-                   bool tA, bool tB, int rows) {
-  const Tensor& out = args.outputs[0];
-  const Shape& so = out.shape();
+void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, int rows) {
+  const Shape& so = pr.so;
+  const bool tA = pr.tA, tB = pr.tB;
   BlockedProduct bp;
   bp.m = so[so.size() - 2];
   bp.n = so[so.size() - 1];
-  bp.k = args.inputs[1].shape()[args.inputs[1].rank() - (tB ? 1 : 2)];
-  bp.batches = out.size() / (bp.m * bp.n);
+  bp.k = pr.sb[pr.sb.size() - (tB ? 1 : 2)];
+  bp.batches = shapeSize(so) / (bp.m * bp.n);
   bp.rows = rows;
   bp.funcs = funcs;
   bp.dotB = tB;
@@ -185,7 +259,7 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
   if (tA) {
     // A^T [k, m]: texels (row 4p + pp, columns i0..i0+3 / i0+4..i0+7).
     bp.setup += "  int aT = (aBase + i0) >> 2;\n";
-    const std::string M4 = str(m / 4), last = str(args.inputs[0].size() / 4 - 1);
+    const std::string M4 = str(m / 4), last = str(shapeSize(pr.sa) / 4 - 1);
     for (int pp = 0; pp < 4; ++pp) {
       const std::string r = "aT + (4 * p + " + str(pp) + ") * " + M4;
       bp.step += "    vec4 l" + str(pp) + " = ftexel0(min(" + r + ", " + last + "));\n";
@@ -206,7 +280,7 @@ void blockedMatMul(KernelArgs& args, const std::string& funcs, const std::vector
   const std::string stride = tB ? K4 : N4;
   bp.bTexels = "    int r = " + first + ";\n    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + stride +
                "), b2 = ftexel1(r + 2 * " + stride + "), b3 = ftexel1(r + 3 * " + stride + ");\n";
-  runBlockedProduct(glBackend(args), bp, ops, textureOf(args.outputs[0]));
+  runBlockedProduct(gl, bp, pr.ops, *pr.out);
 }
 
 }  // namespace

@@ -64,9 +64,11 @@ Shape matMulShape(const Tensor& a, const Tensor& b, bool tA, bool tB) {
 /// dL/dz for y = act(z), from y alone where y determines act'(z).
 Tensor activationGrad(const Tensor& dy, const Tensor& y, const GradContext& ctx) {
   const std::string& act = ctx.attrs.s("activation");
-  Tensor zero = scalar(0.0f);
   if (act == "linear") return dy;
-  if (act == "relu") return where(greater(y, zero), dy, zero);
+  // y > 0 exactly where the pre-activation is: one ReluGrad pass (as relu's
+  // own gradient) instead of a compare and a select.
+  if (act == "relu") return runKernel("ReluGrad", {dy, y}, OutputSpec{y.shape(), DType::float32});
+  Tensor zero = scalar(0.0f);
   if (act == "relu6") return where(logicalAnd(greater(y, zero), less(y, scalar(6.0f))), dy, zero);
   if (act == "elu") return where(greater(y, zero), dy, mul(dy, y + 1.0f));
   if (act == "sigmoid") return mul(dy, mul(y, 1.0f - y));

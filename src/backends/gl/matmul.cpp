@@ -73,7 +73,7 @@ void padInto(GlBackend& gl, const Operand& in, int64_t batch, int64_t r, int64_t
 
 // Below this many multiply-adds the padding's extra draws cost more than the
 // scalar product saves (SwiftShader, the standard models' Dense 10 heads).
-constexpr int64_t kPadFrom = int64_t{1} << 16;
+constexpr int64_t kPadFrom = int64_t{1} << 17;
 
 /// A product whose N or K is not a multiple of 4 runs the texel and row-block
 /// paths on copies padded with zeros to whole texels (the inputs' padding

@@ -232,20 +232,27 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
   // gl::stats() would start the gl backend: only asked when it runs.
   const bool onGl = o.backend == "gl";
   const gl::Stats gl0 = onGl ? gl::stats() : gl::Stats{};
+  // Buffers taken from the system (not a pool) in the timed steps: steady
+  // training should take none (a GL texture creation also syncs the browser's
+  // GPU process).
+  const int64_t allocations0 = memory().numAllocations;
   Clock::time_point t0 = Clock::now();
   for (int s = 0; s < steps; ++s) {
     const Batch& b = batches[s % kBatches];
     loss = model->trainOnBatch({b.x}, {b.y}).at("loss");
   }
   double seconds = secondsSince(t0);
+  const double allocationsPerStep = double(memory().numAllocations - allocations0) / steps;
   // Host time the gl backend spent on its context-loss snapshots in the loop.
   const double snapshotSeconds = onGl ? gl::stats().snapshotSeconds - gl0.snapshotSeconds : 0.0;
   sample();  // outside the timed loop: memory() is not part of a step
   if (o.profile) profileSteps(name, *model, batches, o.backend);
   emit(name, o.backend,
        fmt("\"task\":\"train\",\"steps\":%d,\"seconds\":%.6f,\"steps_per_s\":%.4f,"
-           "\"samples_per_s\":%.2f,\"loss\":%.5f,\"gl_snapshot_seconds\":%.6f",
-           steps, seconds, steps / seconds, steps * kBatch / seconds, loss, snapshotSeconds));
+           "\"samples_per_s\":%.2f,\"loss\":%.5f,\"gl_snapshot_seconds\":%.6f,"
+           "\"allocations_per_step\":%.2f",
+           steps, seconds, steps / seconds, steps * kBatch / seconds, loss, snapshotSeconds,
+           allocationsPerStep));
 
   // One-sample predict, read back to the host: the latency a user waits for.
   for (int i = 0; i < 3; ++i) model->predict(one).data<float>();

@@ -115,6 +115,9 @@ std::vector<OpCase> cases() {
       {"unpack_axis0", {F({4, 3})}, unpacked(0, 0)},
       {"unpack_neg_axis", {F({2, 3})}, unpacked(-1, 0)},
       {"unpack_size1", {F({2, 1, 3})}, unpacked(1, 0)},
+      // Parts of whole texels, more than one draw's render targets (gl).
+      {"unpack_texels_many", {F({10, 2, 4})}, unpacked(0, 0)},
+      {"unpack_texels_axis1", {F({3, 9, 4})}, unpacked(1, 0)},
       {"unpack_empty_rows", {F({0, 3, 2})}, unpacked(1, 0)},
       {"unpack_int", {I({2, 3, 2}, -9, 9)}, unpacked(1, 1), false},
       {"unpack_bool", {B({3, 2})}, unpacked(0, 0), false},

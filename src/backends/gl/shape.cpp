@@ -233,11 +233,44 @@ void concatKernel(KernelArgs& a) {
 }
 
 /// x as [outer, n, inner]; output k is x[:, k, :].
+/// Unpack of whole texels (4-byte elements, slices a multiple of 4 wide, one
+/// storage format): each draw fills up to maxOutputs() slices (render
+/// targets) a texel per fetch, the first slice's index a uniform, so the
+/// lstm's 28 steps take 4 draws of one program instead of 28 programs. False
+/// where that does not hold.
+bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
+  const Tensor& x = a.inputs[0];
+  if (byteSize(x.dtype()) != 4 || inner % 4 != 0 || x.size() == 0) return false;
+  for (const Tensor& o : a.outputs)
+    if (textureOf(o).half != textureOf(x).half) return false;
+  GlBackend& gl = glBackend(a);
+  const int64_t inner4 = inner / 4, texels = x.size() / n / 4;
+  const int group = gl.maxOutputs();
+  for (int64_t k0 = 0; k0 < n; k0 += group) {
+    const int count = static_cast<int>(std::min<int64_t>(group, n - k0));
+    std::vector<Operand> ops = operands(a.inputs);
+    std::string s = prelude(ops) + "uniform float u_params[1];\n";
+    for (int q = 0; q < count; ++q) s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
+    s += "void main() {\n" + fragmentTexel(textureOf(a.outputs[0])) + "  if (t >= " + str(texels) +
+         ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) + " + int(u_params[0])) * " +
+         str(inner4) + " + t % " + str(inner4) + ";\n";
+    for (int q = 0; q < count; ++q)
+      s += "  o_" + str(q) + " = texel0(from + " + str(q * inner4) + ");\n";
+    s += "}\n";
+    std::vector<Texture*> targets;
+    for (int q = 0; q < count; ++q) targets.push_back(&textureOf(a.outputs[static_cast<size_t>(k0 + q)]));
+    gl.setParams({static_cast<float>(k0)});
+    gl.draw(gl.program(s), {&textureOf(x)}, targets);
+  }
+  return true;
+}
+
 void unpackKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
   int axis = static_cast<int>(a.attrs.i("axis"));
   int64_t n = x.shape()[axis], inner = 1;
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  if (unpackTexels(a, n, inner)) return;
   std::string t = glslType(x.dtype());
   for (int64_t k = 0; k < n; ++k) {
     std::string s = t + " value(int e) { return in0(((e / " + str(inner) + ") * " + str(n) +

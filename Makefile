@@ -85,7 +85,7 @@ test-browser: bootstrap build/wasm/build.ninja
 ## and vs Glint gl (WebGPU on SwiftShader): build/bench/browser-webgpu-results.json.
 bench-browser: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench_web
-	node bench/browser/run.mjs
+	node bench/browser/run.mjs --rounds 3
 	node bench/browser/run.mjs --suite webgpu
 
 ## fuzz: each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60), built

@@ -10,7 +10,12 @@
 // targets) and next to Glint's gl and wasm cpu (which the automatic choice
 // should prefer), in a Chromium with WebGPU on SwiftShader;
 // written to build/bench/browser-webgpu-results.json.
-// Usage: node bench/browser/run.mjs [--suite gl|webgpu] [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]
+// --rounds N (N > 1): each model in a page of its own per runner, the runners
+// alternating in order (A B, then B A, ...) N times; the table gives each
+// ratio's median over the rounds and its range. On a shared machine whose
+// load drifts during a run this keeps the drift out of the ratios.
+// Usage: node bench/browser/run.mjs [--suite gl|webgpu] [--models mlp,cnn,lstm] [--budget SECONDS]
+//        [--rounds N] [--out DIR]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,14 +26,15 @@ import { launchChromium, WEBGPU_FLAGS } from '../../tests/browser/run.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function parseArgs(argv) {
-  const o = { models: 'mlp,cnn,lstm', budget: 2, out: path.join(repo, 'build/bench'), suite: 'gl' };
+  const o = { models: 'mlp,cnn,lstm', budget: 2, out: path.join(repo, 'build/bench'), suite: 'gl', rounds: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in o) || i + 1 >= argv.length) {
-      console.error('usage: bench/browser/run.mjs [--suite gl|webgpu] [--models mlp,cnn,lstm] [--budget SECONDS] [--out DIR]');
+      console.error('usage: bench/browser/run.mjs [--suite gl|webgpu] [--models mlp,cnn,lstm] [--budget SECONDS] ' +
+                    '[--rounds N] [--out DIR]');
       process.exit(2);
     }
-    o[key] = key === 'budget' ? Number(argv[i + 1]) : argv[i + 1];
+    o[key] = key === 'budget' || key === 'rounds' ? Number(argv[i + 1]) : argv[i + 1];
   }
   return o;
 }
@@ -95,19 +101,36 @@ async function main() {
   const load0 = os.loadavg()[0];
   const rows = [];
   try {
-    const q = `models=${models.join(',')}&budget=${o.budget}`;
-    const timeout = 120 + 60 * o.budget * models.length;
-    for (const [label, runner, backend] of pages)
-      rows.push(...await runPage(browser.context, `${server.url}/bench/browser/bench.html?runner=${runner}&backend=${backend}&${q}`,
-                                 label, timeout));
+    const url = (runner, backend, ms) =>
+      `${server.url}/bench/browser/bench.html?runner=${runner}&backend=${backend}&models=${ms.join(',')}&budget=${o.budget}`;
+    if (o.rounds <= 1) {
+      const timeout = 120 + 60 * o.budget * models.length;
+      for (const [label, runner, backend] of pages)
+        rows.push(...await runPage(browser.context, url(runner, backend, models), label, timeout));
+    } else {
+      for (let round = 0; round < o.rounds; ++round) {
+        for (const m of models) {
+          const order = round % 2 === 0 ? pages : [...pages].reverse();
+          for (const [label, runner, backend] of order) {
+            const got = await runPage(browser.context, url(runner, backend, [m]), `${label} ${m} #${round + 1}`,
+                                      120 + 60 * o.budget);
+            rows.push(...got.map((r) => ({ ...r, round })));
+          }
+        }
+      }
+    }
   } finally {
     await browser.close();
     await server.close();
   }
   const load1 = os.loadavg()[0];
 
-  const find = (runner, backend, model, task) =>
-    rows.find((r) => r.runner === runner && r.backend === backend && r.model === model && r.task === task);
+  const findAll = (runner, backend, model, task) =>
+    rows.filter((r) => r.runner === runner && r.backend === backend && r.model === model && r.task === task);
+  const median = (v) => {
+    const s = [...v].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
   // [glint backend, peer runner, peer backend, targets]
   const comparisons = webgpu
     ? [['webgpu', 'tfjs', 'webgpu', WEBGPU_TARGETS], ['webgpu', 'glint', 'gl', null], ['webgpu', 'glint', 'cpu', null]]
@@ -116,17 +139,23 @@ async function main() {
   for (const [gb, peerRunner, peerBackend, targets] of comparisons) {
     for (const m of models) {
       for (const task of ['train', 'predict', 'first_predict']) {
-        const g = find('glint', gb, m, task === 'first_predict' ? 'predict' : task);
-        const p = find(peerRunner, peerBackend, m, task === 'first_predict' ? 'predict' : task);
-        if (!g || !p) continue;
+        const gs = findAll('glint', gb, m, task === 'first_predict' ? 'predict' : task);
+        const ps = findAll(peerRunner, peerBackend, m, task === 'first_predict' ? 'predict' : task);
+        if (!gs.length || gs.length !== ps.length) continue;
         const value = (r) => (task === 'train' ? r.steps_per_s : task === 'predict' ? r.latency_us : r.first_us);
         const unit = task === 'train' ? 'steps/s' : 'us';
-        const ratio = task === 'train' ? value(g) / value(p) : value(p) / value(g);
+        const ratioOf = (g, p) => (task === 'train' ? value(g) / value(p) : value(p) / value(g));
+        // Round k of one runner against round k of the other (one round: the only pair).
+        const ratios = gs.map((g, k) => ratioOf(g, ps[k]));
+        const ratio = median(ratios);
+        const g = { [task === 'train' ? 'steps_per_s' : task === 'predict' ? 'latency_us' : 'first_us']: median(gs.map(value)) };
+        const p = { [task === 'train' ? 'steps_per_s' : task === 'predict' ? 'latency_us' : 'first_us']: median(ps.map(value)) };
         const target = targets?.[task][m];
         const peer = `${peerRunner === 'glint' ? 'glint' : 'tfjs'}-${peerBackend}`;
         results.push({ model: m, task, glint_backend: `browser-${gb}`, peer,
                        glint: value(g), peer_value: value(p), unit, ratio, target: target ?? null });
         table.push([`${gb} vs ${peer}`, m, task, fmt(value(g)), fmt(value(p)), unit, `${ratio.toFixed(2)}x`,
+                    ratios.length > 1 ? `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x` : '',
                     target === undefined ? '' : `>= ${target.toFixed(2)}x`,
                     target === undefined ? '' : ratio >= target ? 'met' : 'MISSED']);
       }
@@ -137,7 +166,9 @@ async function main() {
     : '\nGlint gl vs TF.js 4.22 webgl in one headless Chromium (WebGL2 on SwiftShader; ');
   console.log('ratio > 1: Glint is better; train = steps/s ratio, predict = latency peer/glint, ' +
               'first_predict = a fresh model\'s first predict, shaders compiled on the way)');
-  printTable(['glint vs peer', 'model', 'task', 'glint', 'peer', 'unit', 'ratio', 'target', ''], table);
+  if (o.rounds > 1)
+    console.log(`${o.rounds} rounds, runners alternating; ratio = median of the rounds' ratios, values = medians`);
+  printTable(['glint vs peer', 'model', 'task', 'glint', 'peer', 'unit', 'ratio', 'range', 'target', ''], table);
   console.log(`Load average (1 min): ${load0.toFixed(2)} before, ${load1.toFixed(2)} after, on ${os.cpus().length} cores`);
   fs.mkdirSync(o.out, { recursive: true });
   const stem = webgpu ? 'browser-webgpu' : 'browser';

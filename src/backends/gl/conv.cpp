@@ -4,8 +4,9 @@
 // multiple of 4), a fragment computes a texel of 4 channels with vector
 // arithmetic on whole input texels: a software renderer is bound by texel
 // fetches and index arithmetic, which this cuts 4-16 times (the cnn's
-// convolutions on SwiftShader: ~10x). Other shapes take one output element
-// per invocation of value().
+// convolutions on SwiftShader: ~5x). From a million multiply-adds those
+// convolutions run as row-block products instead (conv_blocked.h, another
+// 2-4x). Other shapes take one output element per invocation of value().
 #include <algorithm>
 
 #include "src/backends/gl/conv_blocked.h"

@@ -88,11 +88,13 @@ bool paddedMatMul(GlBackend& gl, const std::string& kernel, const Problem& pr,
   const int64_t np = round4(n), kp = round4(k);
   Problem padded = pr;
   // Each operand [batch, rows, cols] as stored, padded to [batch, rows', cols'].
-  auto pad = [&](size_t slot, Shape& shape, int64_t rowsP, int64_t colsP) -> std::unique_ptr<ScratchTextures> {
+  auto pad = [&](size_t slot, Shape& shape, int64_t rowsP,
+                 int64_t colsP) -> std::unique_ptr<ScratchTextures> {
     const int64_t rows = shape[shape.size() - 2], cols = shape.back();
     if (rows == rowsP && cols == colsP) return nullptr;
     const int64_t batch = shapeSize(shape) / (rows * cols);
-    auto t = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(batch * rowsP * colsP) * 4, 1);
+    auto t =
+        std::make_unique<ScratchTextures>(gl, static_cast<size_t>(batch * rowsP * colsP) * 4, 1);
     padInto(gl, pr.ops[slot], batch, rows, cols, rowsP, colsP, *t->textures[0]);
     shape[shape.size() - 2] = rowsP;
     shape.back() = colsP;
@@ -111,7 +113,8 @@ bool paddedMatMul(GlBackend& gl, const std::string& kernel, const Problem& pr,
   matMulOn(gl, kernel, padded, actBias);
   if (outPad) {
     const std::string N = str(n), NP = str(np);
-    runElementwise(gl, "float value(int e) { return in0((e / " + N + ") * " + NP + " + e % " + N + "); }\n",
+    runElementwise(gl,
+                   "float value(int e) { return in0((e / " + N + ") * " + NP + " + e % " + N + "); }\n",
                    {Operand{padded.out, DType::float32}}, *pr.out, DType::float32, shapeSize(so));
   }
   return true;

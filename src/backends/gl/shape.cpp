@@ -250,7 +250,8 @@ bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
     const int count = static_cast<int>(std::min<int64_t>(group, n - k0));
     std::vector<Operand> ops = operands(a.inputs);
     std::string s = prelude(ops) + "uniform float u_params[1];\n";
-    for (int q = 0; q < count; ++q) s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
+    for (int q = 0; q < count; ++q)
+      s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
     s += "void main() {\n" + fragmentTexel(textureOf(a.outputs[0])) + "  if (t >= " + str(texels) +
          ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) + " + int(u_params[0])) * " +
          str(inner4) + " + t % " + str(inner4) + ";\n";
@@ -258,7 +259,8 @@ bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
       s += "  o_" + str(q) + " = texel0(from + " + str(q * inner4) + ");\n";
     s += "}\n";
     std::vector<Texture*> targets;
-    for (int q = 0; q < count; ++q) targets.push_back(&textureOf(a.outputs[static_cast<size_t>(k0 + q)]));
+    for (int q = 0; q < count; ++q)
+      targets.push_back(&textureOf(a.outputs[static_cast<size_t>(k0 + q)]));
     gl.setParams({static_cast<float>(k0)});
     gl.draw(gl.program(s), {&textureOf(x)}, targets);
   }

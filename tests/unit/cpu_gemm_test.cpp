@@ -88,7 +88,11 @@ std::vector<Shape3> oddShapes() {
           {1, 10, 400},   {1, 10, 1},   {2, 120, 9},
           // one row alone: passes of 256 columns with AVX-512 (an LSTM step's
           // 128 x 512 product), a partial last vector, a short second pass
-          {1, 512, 128},  {1, 250, 9},  {1, 300, 7}};
+          {1, 512, 128},  {1, 250, 9},  {1, 300, 7},
+          // B^T packed in 4 x 4 register transposes (WebAssembly): panels
+          // whose width is a multiple of 4 (36 = 16 + 16 + 4) with a k tail,
+          // and the lstm's dz W_r^T (64 x 128 x 512)
+          {5, 36, 13},    {9, 20, 6},   {64, 128, 512}};
 }
 
 class GemmIsa : public ::testing::TestWithParam<std::string> {};

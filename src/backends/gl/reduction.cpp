@@ -113,8 +113,8 @@ bool sumLeadingTexels(KernelArgs& a) {
   const int64_t kept = out.size();
   if (x.dtype() != DType::float32 || kept % 4 != 0 || kept == 0 || x.size() == 0) return false;
   const int64_t rows = x.size() / kept, k4 = kept / 4;
-  int64_t parts = 1;
-  if (rows >= 64)
+  int64_t parts = 1;  // a second pass (a draw) only for long windows, as reduce()
+  if (rows >= kTwoPassWindow)
     while (parts * parts < rows) ++parts;
   const int64_t len = (rows + parts - 1) / parts;
   GlBackend& gl = glBackend(a);

@@ -42,7 +42,7 @@ double seconds(Clock::time_point t0) {
 constexpr int kChains = 12;
 typedef float V4 __attribute__((vector_size(16)));
 
-__attribute__((noinline)) V4 probeChains(long iters) {
+__attribute__((noinline)) V4 probeChains(long iters) noexcept {
   V4 acc[kChains], x = V4{} + 0.999999f, y = V4{} + 1e-7f;
   for (V4& a : acc) a = V4{} + 1.0f;
   for (long i = 0; i < iters; ++i)
@@ -63,7 +63,7 @@ double measurePeak(double minTime) {
   // Called through a pointer the optimisers cannot see through: Binaryen
   // inlines small functions whatever LLVM's noinline says, and inlined into
   // main the probe ran in V8's baseline code (main is entered only once).
-  V4 (*volatile probe)(long) = probeChains;
+  V4 (*volatile probe)(long) noexcept = probeChains;
   auto start = Clock::now();
   for (int r = 0; r < 7 || seconds(start) < minTime; ++r) {
     auto t0 = Clock::now();

@@ -44,19 +44,28 @@ std::vector<Operand> ops(const KernelArgs& a) { return operands(a.inputs); }
 /// a fresh model's first predict compiles fewer shaders.
 bool worthBlocks(const BlockedProduct& bp) { return bp.m * bp.n * bp.k >= (int64_t{1} << 20); }
 
+/// Sizes `bp` as a product over output pixels (m rows) and says whether the
+/// row blocks apply: channels in whole texels on both sides, at least a
+/// block of rows, enough work.
+bool pixelProduct(KernelArgs& a, const conv::Geometry& g, int64_t m, int64_t n, int64_t k,
+                  BlockedProduct& bp) {
+  GlBackend& gl = glBackend(a);
+  bp.m = m;
+  bp.n = n;
+  bp.k = k;
+  bp.rows = productRows(gl, m);
+  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0 || !worthBlocks(bp)) return false;
+  gl.checkLoop(a.kernel, k / 4);
+  return true;
+}
+
 }  // namespace
 
 // y [N*OH*OW, OC] = im2col(x) [.., FH*FW*C] * f [FH*FW*C, OC]: K texel p is
 // tap p / (C/4), channel texel p % (C/4), read from x in place.
 bool conv2dBlocked(KernelArgs& a, const conv::Geometry& g) {
-  GlBackend& gl = glBackend(a);
   BlockedProduct bp;
-  bp.m = g.batch * g.outH * g.outW;
-  bp.n = g.outC;
-  bp.k = g.fh * g.fw * g.inC;
-  bp.rows = productRows(gl, bp.m);
-  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0 || !worthBlocks(bp)) return false;
-  gl.checkLoop(a.kernel, bp.k / 4);
+  if (!pixelProduct(a, g, g.batch * g.outH * g.outW, g.outC, g.fh * g.fw * g.inC, bp)) return false;
   bp.funcs = convConstants(g) + kIdentity + kXTexel;
   bp.setup = pixelRows(bp.rows, bp.m, "OH", "OW", "oh", "ow");
   bp.step = "    int c4 = p % (C / 4); int tap = p / (C / 4);\n"
@@ -66,7 +75,7 @@ bool conv2dBlocked(KernelArgs& a, const conv::Geometry& g) {
     return "xTexel(n" + Q + ", oh" + Q + " * SH + dh, ow" + Q + " * SW + dw, c4)";
   };
   bp.bTexels = rowMajorB("(OC / 4)");
-  runBlockedProduct(gl, bp, ops(a), textureOf(a.outputs[0]));
+  runBlockedProduct(glBackend(a), bp, ops(a), textureOf(a.outputs[0]));
   return true;
 }
 
@@ -74,14 +83,8 @@ bool conv2dBlocked(KernelArgs& a, const conv::Geometry& g) {
 // kw) reads dy at the output pixel whose window put that tap on (ih, iw)
 // (zeros where none did); f [FH,FW,C,OC] holds, per tap, B^T [C, OC].
 bool conv2dBackpropInputBlocked(KernelArgs& a, const conv::Geometry& g) {
-  GlBackend& gl = glBackend(a);
   BlockedProduct bp;
-  bp.m = g.batch * g.inH * g.inW;
-  bp.n = g.inC;
-  bp.k = g.fh * g.fw * g.outC;
-  bp.rows = productRows(gl, bp.m);
-  if (g.inC % 4 != 0 || g.outC % 4 != 0 || bp.rows == 0 || !worthBlocks(bp)) return false;
-  gl.checkLoop(a.kernel, bp.k / 4);
+  if (!pixelProduct(a, g, g.batch * g.inH * g.inW, g.inC, g.fh * g.fw * g.outC, bp)) return false;
   bp.funcs = convConstants(g) + kIdentity +
              "vec4 dyTexel(int n, int rh, int rw, int o4) {\n"
              "  if (rh < 0 || rw < 0 || rh % SH != 0 || rw % SW != 0) return vec4(0.0);\n"
@@ -99,7 +102,7 @@ bool conv2dBackpropInputBlocked(KernelArgs& a, const conv::Geometry& g) {
                "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + OC / 4), b2 = ftexel1(r + 2 * (OC / 4)),"
                " b3 = ftexel1(r + 3 * (OC / 4));\n";
   bp.dotB = true;
-  runBlockedProduct(gl, bp, ops(a), textureOf(a.outputs[0]));
+  runBlockedProduct(glBackend(a), bp, ops(a), textureOf(a.outputs[0]));
   return true;
 }
 

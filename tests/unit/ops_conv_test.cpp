@@ -168,6 +168,15 @@ std::vector<OpCase> poolCases() {
   auto ap = [](Pair f, Pair s, Padding p) {
     return [=](const V& v) { return avgPool(v[0], f, s, p); };
   };
+  // The pooled values and, from weights v[1], the backward kernel's result.
+  auto mpGrad = [](Pair f, Pair s, Padding p) {
+    return [=](const V& v) {
+      Tensor w = v[1];
+      auto pool = [&](const Tensor& t) { return maxPool(t, f, s, p); };
+      Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
+      return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
+    };
+  };
   return {
       {"max_2x2_s2", {Distinct({1, 4, 4, 2}, 3)}, mp({2, 2}, {2, 2}, valid)},
       {"max_3x3_s2_same_odd_batch2", {Distinct({2, 5, 5, 1}, 5)}, mp({3, 3}, {2, 2}, same)},
@@ -184,50 +193,25 @@ std::vector<OpCase> poolCases() {
       // forward values and (as the case's value) the backward kernel's
       // result, against reference; too big for finite differences.
       {"max_threaded_with_grad", {Distinct({8, 32, 32, 16}, 7), F({8, 16, 16, 16})},
-       [](const V& v) {
-         Tensor w = v[1];
-         Tensor g = grad([&](const Tensor& t) { return sum(mul(maxPool(t, {2, 2}, {2, 2}), w)); },
-                         v[0]);
-         return concat({reshape(maxPool(v[0], {2, 2}, {2, 2}), {-1}), reshape(g, {-1})}, 0);
-       },
+       mpGrad({2, 2}, {2, 2}, valid),
        false},
       // Channels a multiple of the vector width, with a scalar rest; windows
       // that overlap (stride 1) and leave edges (same padding).
       {"max_vector_channels_with_grad", {Distinct({2, 9, 8, 11}, 17), F({2, 9, 8, 11})},
-       [](const V& v) {
-         Tensor w = v[1];
-         auto pool = [](const Tensor& t) { return maxPool(t, {3, 2}, {1, 1}, Padding::same); };
-         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
-         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
-       },
+       mpGrad({3, 2}, {1, 1}, same),
        false},
       // Windows that tile the input (stride >= window, valid): the cpu
       // backend's tiled path, with rows and columns no window reaches.
       {"max_tiled_odd_with_grad", {Distinct({2, 7, 9, 8}, 19), F({2, 3, 4, 8})},
-       [](const V& v) {
-         Tensor w = v[1];
-         auto pool = [](const Tensor& t) { return maxPool(t, {2, 2}, {2, 2}, Padding::valid); };
-         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
-         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
-       },
+       mpGrad({2, 2}, {2, 2}, valid),
        false},
       {"max_tiled_gaps_with_grad", {Distinct({1, 8, 11, 4}, 23), F({1, 3, 3, 4})},
-       [](const V& v) {
-         Tensor w = v[1];
-         auto pool = [](const Tensor& t) { return maxPool(t, {2, 3}, {3, 4}, Padding::valid); };
-         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
-         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
-       },
+       mpGrad({2, 3}, {3, 4}, valid),
        false},
       // Ties (values in quarters) under overlapping windows, channels in
       // whole texels: the first maximum in window order takes the gradient.
       {"max_texel_ties_with_grad", {Quarters({2, 5, 6, 4}, 29), F({2, 5, 6, 4})},
-       [](const V& v) {
-         Tensor w = v[1];
-         auto pool = [](const Tensor& t) { return maxPool(t, {3, 3}, {1, 1}, Padding::same); };
-         Tensor g = grad([&](const Tensor& t) { return sum(mul(pool(t), w)); }, v[0]);
-         return concat({reshape(pool(v[0]), {-1}), reshape(g, {-1})}, 0);
-       },
+       mpGrad({3, 3}, {1, 1}, same),
        false},
       {"avg_threaded_with_grad", {F({8, 32, 32, 16}), F({8, 16, 16, 16})},
        [](const V& v) {

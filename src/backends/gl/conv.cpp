@@ -94,9 +94,6 @@ void forward(KernelArgs& a, bool depthwise) {
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
-/// Kahan-compensated accumulation of vec4 term into acc (sum) and comp.
-const char* kAdd4 = "{ vec4 y_ = term - comp; vec4 t_ = acc + y_; comp = (t_ - acc) - y_; acc = t_; }";
-
 /// Conv2DBackpropInput with C % 4 == 0 and OC % 4 == 0: a texel of 4 input
 /// channels per fragment, dy and f read a texel of 4 output channels at a time.
 void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
@@ -114,7 +111,7 @@ void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
                   "      for (int o = 0; o < OC4; ++o) {\n        vec4 d = ftexel0(y + o);\n"
                   "        vec4 term = vec4(dot(d, ftexel1(f + o)), dot(d, ftexel1(f + OC4 + o)),"
                   " dot(d, ftexel1(f + 2 * OC4 + o)), dot(d, ftexel1(f + 3 * OC4 + o)));\n"
-                  "        " + std::string(kAdd4) + "\n      }\n    }\n  }\n  return acc;\n}\n";
+                  "        " + std::string(kKahanAdd4) + "\n      }\n    }\n  }\n  return acc;\n}\n";
   runTexels(gl, s, operands(a.inputs), textureOf(a.outputs[0]), a.outputs[0].size() / 4);
 }
 
@@ -168,7 +165,7 @@ void backpropFilterTexels(KernelArgs& a, const conv::Geometry& g) {
                   "    for (int ow = 0; ow < OW; ++ow) {\n      int iw = ow * SW + kw * DW - PL;\n"
                   "      if (iw < 0 || iw >= W) continue;\n"
                   "      vec4 term = in0(x + iw * C) * ftexel1(y + ow * OC4);\n      " +
-                  std::string(kAdd4) + "\n    }\n  }\n  return acc;\n}\n";
+                  std::string(kKahanAdd4) + "\n    }\n  }\n  return acc;\n}\n";
   if (parts == 1) return runTexels(gl, s, operands(a.inputs), textureOf(out), texels);
   // Partial texel (t, p) at t * P + p; the second pass adds each texel's P.
   ScratchTextures partial(gl, static_cast<size_t>(texels * parts) * 4 * sizeof(float), 1);
@@ -176,7 +173,7 @@ void backpropFilterTexels(KernelArgs& a, const conv::Geometry& g) {
   std::string sum = "const int P = " + str(parts) +
                     ";\nvec4 texelValue(int t) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
                     "  for (int r = t * P; r < t * P + P; ++r) { vec4 term = ftexel0(r); " +
-                    std::string(kAdd4) + " }\n  return acc;\n}\n";
+                    std::string(kKahanAdd4) + " }\n  return acc;\n}\n";
   runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), texels);
 }
 

@@ -119,14 +119,12 @@ bool sumLeadingTexels(KernelArgs& a) {
   const int64_t len = (rows + parts - 1) / parts;
   GlBackend& gl = glBackend(a);
   gl.checkLoop(a.kernel, std::max(len, parts));
-  const char* add = "{ vec4 y = v - comp; vec4 s = acc + y; "
-                    "comp = mix((s - acc) - y, vec4(0.0), isinf(s)); acc = s; }";
   const std::string K4 = std::to_string(k4), P = std::to_string(parts), L = std::to_string(len);
   std::string s = "vec4 texelValue(int o) {\n  int c = o % " + K4 + "; int p = o / " + K4 +
                   ";\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  int end = min(" +
                   std::to_string(rows) + ", p * " + L + " + " + L + ");\n"
-                  "  for (int r = p * " + L + "; r < end; ++r) {\n    vec4 v = ftexel0(r * " + K4 +
-                  " + c);\n    " + add + "\n  }\n  return acc;\n}\n";
+                  "  for (int r = p * " + L + "; r < end; ++r) {\n    vec4 term = ftexel0(r * " + K4 +
+                  " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc;\n}\n";
   if (parts == 1) {
     runTexels(gl, s, operands(a.inputs), textureOf(out), k4);
     return true;
@@ -135,8 +133,8 @@ bool sumLeadingTexels(KernelArgs& a) {
   ScratchTextures partial(gl, static_cast<size_t>(parts * kept) * sizeof(float), 1);
   runTexels(gl, s, operands(a.inputs), *partial.textures[0], parts * k4);
   std::string sum = "vec4 texelValue(int c) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
-                    "  for (int p = 0; p < " + P + "; ++p) {\n    vec4 v = ftexel0(p * " + K4 +
-                    " + c);\n    " + add + "\n  }\n  return acc;\n}\n";
+                    "  for (int p = 0; p < " + P + "; ++p) {\n    vec4 term = ftexel0(p * " + K4 +
+                    " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc;\n}\n";
   runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), k4);
   return true;
 }

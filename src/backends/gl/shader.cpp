@@ -5,6 +5,10 @@
 
 namespace glint::gl {
 
+const char* const kKahanAdd4 =
+    "{ vec4 y_ = term - comp; vec4 t_ = acc + y_; comp = mix((t_ - acc) - y_, vec4(0.0), isinf(t_));"
+    " acc = t_; }";
+
 const char* glslType(DType dtype) {
   switch (dtype) {
     case DType::float32: return "float";

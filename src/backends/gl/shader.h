@@ -78,6 +78,10 @@ void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor
 void runAlignedOutputs(GlBackend& gl, const std::string& decls, const std::string& code,
                        const std::vector<std::string>& outs, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>& outputs);
+/// GLSL statement: Kahan-compensated `acc += term` on vec4 sums, the lost
+/// low-order bits carried in `comp` (none once a lane is infinite: inf - inf
+/// would make it NaN). The kernels' locals acc, comp and term must exist.
+extern const char* const kKahanAdd4;
 /// Kernels that compute a whole float32 output texel at once (4 values of
 /// the innermost axis, vector arithmetic on whole input texels) define
 /// `vec4 texelValue(int t)`; this draws prelude + body into the first

@@ -285,6 +285,32 @@ TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
   setFloat16Activations(false);
 }
 
+TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
+  REQUIRE_GL();
+  // The row-block product addresses its operands in 2D where a texture row
+  // holds whole matrix rows (W % L == 0) or a matrix row whole texture rows
+  // (L % W == 0), else by flat index (blocked_product.h, MatrixTexels). A
+  // texture's width W is the power of two at or above sqrt(texels); L is a
+  // row's texels. Each case names the fit of A (or A^T) and B (or B^T).
+  auto mm = [](Shape a, Shape b, bool tA, bool tB, int seed) {
+    expectMatchesReference(
+        [=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); }, 1e-5);
+  };
+  mm({64, 128}, {128, 512}, false, false, 40);   // A W 64 L 32; B W 128 L 128 (the lstm's)
+  mm({64, 512}, {128, 512}, false, true, 42);    // A W 128 L 128; B^T W 128 L 128
+  mm({8, 256}, {256, 8}, false, false, 44);      // A W 32 L 64 (2 texture rows); B W 32 L 2
+  mm({16, 8}, {8, 256}, false, false, 46);       // B W 32 L 64
+  mm({16, 512}, {12, 512}, false, true, 48);     // A W 64 L 128; B^T W 64 L 128
+  mm({8, 256}, {8, 12}, true, false, 50);        // A^T W 32 L 64
+  mm({64, 32}, {64, 512}, true, false, 52);      // A^T W 32 L 8; B W 128 L 128
+  mm({16, 196}, {196, 12}, false, false, 54);    // A W 32 L 49: flat
+  mm({13, 32}, {32, 16}, false, false, 56);      // ragged M, A W 16 L 8
+  mm({2, 16, 32}, {32, 8}, false, false, 58);    // batched A: rows go on across batches
+  mm({2, 16, 32}, {2, 8, 32}, false, true, 60);  // batched B^T W 16 L 8
+  mm({2, 32, 16}, {2, 32, 8}, true, false, 62);  // batched A^T W 16 L 4; B W 16 L 2
+  mm({3, 24, 64}, {64, 16}, false, false, 64);   // B's rows 4p..4p+3 over a texture row's end
+}
+
 TEST(GlBackend, LargeTensorsWrapIntoTwoDimensions) {
   REQUIRE_GL();
   // 70,001 floats: a 256-wide texture of 69 rows, with a partial last texel.

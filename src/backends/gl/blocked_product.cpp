@@ -8,6 +8,94 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+MatrixTexels::MatrixTexels(int input, const Texture& texture, int64_t rowTexels)
+    : in_(str(input)), rowTexels_(rowTexels), width_(texture.extent.width),
+      shift_(texture.extent.shift) {
+  auto log2Of = [](int64_t v) {
+    int64_t s = 0;
+    while ((int64_t{1} << s) < v) ++s;
+    return (int64_t{1} << s) == v ? s : -1;
+  };
+  fit_ = Fit::flat;
+  if (rowTexels <= 0 || width_ <= 0) return;
+  if (width_ % rowTexels == 0 && log2Of(width_ / rowTexels) >= 0) {
+    fit_ = Fit::rowsPerTextureRow;
+    per_ = width_ / rowTexels;
+    perShift_ = log2Of(per_);
+  } else if (rowTexels % width_ == 0) {
+    fit_ = Fit::textureRowsPerRow;
+    per_ = rowTexels / width_;
+  }
+}
+
+std::string MatrixTexels::rowSetup(const std::string& name, const std::string& row) const {
+  switch (fit_) {
+    case Fit::rowsPerTextureRow:
+      return "  ivec2 " + name + " = ivec2(((" + row + ") & " + str(per_ - 1) + ") * " +
+             str(rowTexels_) + ", (" + row + ") >> " + str(perShift_) + ");\n";
+    case Fit::textureRowsPerRow:
+      return "  int " + name + " = (" + row + ") * " + str(per_) + ";\n";
+    case Fit::flat:
+      break;
+  }
+  return "  int " + name + " = (" + row + ") * " + str(rowTexels_) + ";\n";
+}
+
+std::string MatrixTexels::rowStep() const {
+  if (fit_ != Fit::textureRowsPerRow) return "";
+  return "    ivec2 pw" + in_ + " = ivec2(p & " + str(width_ - 1) + ", p >> " + str(shift_) + ");\n";
+}
+
+std::string MatrixTexels::rowTexel(const std::string& name) const {
+  switch (fit_) {
+    case Fit::rowsPerTextureRow:
+      return "ftexelAt" + in_ + "(ivec2(" + name + ".x + p, " + name + ".y))";
+    case Fit::textureRowsPerRow:
+      return "ftexelAt" + in_ + "(ivec2(pw" + in_ + ".x, " + name + " + pw" + in_ + ".y))";
+    case Fit::flat:
+      break;
+  }
+  return "ftexel" + in_ + "(" + name + " + p)";
+}
+
+std::string MatrixTexels::columnSetup(const std::string& name, const std::string& col) const {
+  if (fit_ == Fit::textureRowsPerRow)
+    return "  ivec2 " + name + "c = ivec2((" + col + ") & " + str(width_ - 1) + ", (" + col +
+           ") >> " + str(shift_) + ");\n";
+  return "  int " + name + "c = " + col + ";\n";
+}
+
+std::string MatrixTexels::columnStep(const std::string& name, const std::string& g) const {
+  switch (fit_) {
+    case Fit::rowsPerTextureRow:
+      // g is a multiple of 4: rows g..g+3 share a texture row, or start one.
+      return "    int " + name + "g = " + g + ";\n    ivec2 " + name + " = ivec2((" + name +
+             "g & " + str(per_ - 1) + ") * " + str(rowTexels_) + " + " + name + "c, " + name +
+             "g >> " + str(perShift_) + ");\n";
+    case Fit::textureRowsPerRow:
+      return "    int " + name + " = (" + g + ") * " + str(per_) + " + " + name + "c.y;\n";
+    case Fit::flat:
+      break;
+  }
+  return "    int " + name + " = (" + g + ") * " + str(rowTexels_) + " + " + name + "c;\n";
+}
+
+std::string MatrixTexels::columnTexel(const std::string& name, int j, int dx) const {
+  switch (fit_) {
+    case Fit::rowsPerTextureRow: {
+      const int64_t x = (j & (per_ - 1)) * rowTexels_ + dx, y = j >> perShift_;
+      return "ftexelAt" + in_ + "(ivec2(" + name + ".x + " + str(x) + ", " + name + ".y + " +
+             str(y) + "))";
+    }
+    case Fit::textureRowsPerRow:
+      return "ftexelAt" + in_ + "(ivec2(" + name + "c.x + " + str(dx) + ", " + name + " + " +
+             str(j * per_) + "))";
+    case Fit::flat:
+      break;
+  }
+  return "ftexel" + in_ + "(" + name + " + " + str(j * rowTexels_ + dx) + ")";
+}
+
 std::string transposedRow(int q) {
   const char* lane[4] = {"x", "y", "z", "w"};
   std::string v = "vec4(";

@@ -40,6 +40,41 @@ struct BlockedProduct {
   bool dotB = false;
 };
 
+/// Fetches from input `input` read as row-major matrix rows of `rowTexels`
+/// texels each, the first row starting at texel 0 (a batch's rows follow on).
+/// Where a texture row holds a whole number of matrix rows, or a matrix row
+/// whole texture rows, the fetches take 2D coordinates that the K loop
+/// advances by additions: SwiftShader's shader compiler keeps the flat index's
+/// mask and shift in every fetch, about a fifth of a product's time (scratch
+/// WebGL2 page, [64,128]x[128,512]). Other widths fall back to flat indices.
+class MatrixTexels {
+ public:
+  MatrixTexels(int input, const Texture& texture, int64_t rowTexels);
+  /// A row fixed per fragment, walked along K (texel p of the loop):
+  /// statements once per fragment declaring `name` for matrix row `row`...
+  std::string rowSetup(const std::string& name, const std::string& row) const;
+  /// ...statements at the top of each K step, shared by every such row...
+  std::string rowStep() const;
+  /// ...and the vec4 of that row at K texel p.
+  std::string rowTexel(const std::string& name) const;
+  /// Rows g + j (j < 4; g a multiple of 4 that the loop advances) at a column
+  /// fixed per fragment: statements once per fragment, for column `col`...
+  std::string columnSetup(const std::string& name, const std::string& col) const;
+  /// ...statements at the top of each K step, for rows from `g`...
+  std::string columnStep(const std::string& name, const std::string& g) const;
+  /// ...and the vec4 of row g + j, `dx` texels right of the column (the
+  /// column + dx must stay inside the row; with whole texture rows per matrix
+  /// row, the column must then be even when dx is 1).
+  std::string columnTexel(const std::string& name, int j, int dx = 0) const;
+
+ private:
+  enum class Fit { rowsPerTextureRow, textureRowsPerRow, flat };
+  std::string in_;
+  int64_t rowTexels_, width_, shift_;
+  Fit fit_;
+  int64_t per_ = 1, perShift_ = 0;  // rows per texture row (or the reverse), log2
+};
+
 /// aRow for an A read transposed: step fetched A^T's texels of rows 0-3 of
 /// the block at K steps 4p..4p+3 into vec4 l0..l3, rows 4-7 into h0..h3.
 std::string transposedRow(int q);

@@ -256,33 +256,48 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
   bp.funcs = funcs;
   bp.dotB = tB;
   const int64_t m = bp.m, n = bp.n, k = bp.k;
-  const std::string N4 = str(n / 4), K4 = str(k / 4);
-  bp.setup = "  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " +
-             str(k * n) + ";\n";
+  const std::string M = str(m), N = str(n), K = str(k);
   if (tA) {
-    // A^T [k, m]: texels (row 4p + pp, columns i0..i0+3 / i0+4..i0+7).
-    bp.setup += "  int aT = (aBase + i0) >> 2;\n";
-    const std::string M4 = str(m / 4), last = str(shapeSize(pr.sa) / 4 - 1);
+    // A^T [k, m]: rows 4p..4p+3, texels i0/4 (block rows 0-3) and the next
+    // (rows 4-7), clamped to the row where a ragged last block ends early.
+    MatrixTexels a(0, *pr.ops[0].texture, m / 4);
+    const bool ragged = rows > 4 && m % rows != 0;
+    bp.setup += a.columnSetup("al", "i0 >> 2");
+    if (ragged) bp.setup += a.columnSetup("ah", "min((i0 >> 2) + 1, " + str(m / 4 - 1) + ")");
+    bp.step += a.columnStep("al", "batchA(bi) * " + K + " + 4 * p");
+    if (ragged) bp.step += a.columnStep("ah", "batchA(bi) * " + K + " + 4 * p");
     for (int pp = 0; pp < 4; ++pp) {
-      const std::string r = "aT + (4 * p + " + str(pp) + ") * " + M4;
-      bp.step += "    vec4 l" + str(pp) + " = ftexel0(min(" + r + ", " + last + "));\n";
-      if (rows > 4) bp.step += "    vec4 h" + str(pp) + " = ftexel0(min(" + r + " + 1, " + last + "));\n";
+      bp.step += "    vec4 l" + str(pp) + " = " + a.columnTexel("al", pp) + ";\n";
+      if (rows > 4)
+        bp.step += "    vec4 h" + str(pp) + " = " +
+                   (ragged ? a.columnTexel("ah", pp) : a.columnTexel("al", pp, 1)) + ";\n";
     }
     bp.aRow = transposedRow;
   } else {
     // Rows past M (the last block of a ragged M) read row M - 1.
+    MatrixTexels a(0, *pr.ops[0].texture, k / 4);
     for (int q = 0; q < rows; ++q)
-      bp.setup += "  int a" + str(q) + " = (aBase + min(i0 + " + str(q) + ", " + str(m - 1) + ") * " +
-                  str(k) + ") >> 2;\n";
-    bp.aRow = [](int q) { return "ftexel0(a" + str(q) + " + p)"; };
+      bp.setup += a.rowSetup("a" + str(q), "batchA(bi) * " + M + " + min(i0 + " + str(q) + ", " +
+                                               str(m - 1) + ")");
+    bp.step += a.rowStep();
+    bp.aRow = [a](int q) { return a.rowTexel("a" + str(q)); };
   }
-  // B^T [n, k] holds four steps of K of column j in texel (j, p); B [k, n]
-  // four columns of row 4p + pp in texel (4p + pp, c).
-  const std::string first = tB ? "((bBase + 4 * c * " + str(k) + ") >> 2) + p"
-                               : "((bBase + 4 * p * " + str(n) + ") >> 2) + c";
-  const std::string stride = tB ? K4 : N4;
-  bp.bTexels = "    int r = " + first + ";\n    vec4 b0 = ftexel1(r), b1 = ftexel1(r + " + stride +
-               "), b2 = ftexel1(r + 2 * " + stride + "), b3 = ftexel1(r + 3 * " + stride + ");\n";
+  // B^T [n, k] holds four steps of K of column j in row j, texel p; B [k, n]
+  // four columns of row 4p + j in texel c.
+  if (tB) {
+    MatrixTexels b(1, *pr.ops[1].texture, k / 4);
+    for (int j = 0; j < 4; ++j)
+      bp.setup += b.rowSetup("b" + str(j) + "r", "batchB(bi) * " + N + " + 4 * c + " + str(j));
+    bp.bTexels = b.rowStep();
+    for (int j = 0; j < 4; ++j)
+      bp.bTexels += "    vec4 b" + str(j) + " = " + b.rowTexel("b" + str(j) + "r") + ";\n";
+  } else {
+    MatrixTexels b(1, *pr.ops[1].texture, n / 4);
+    bp.setup += b.columnSetup("bw", "c");
+    bp.bTexels = b.columnStep("bw", "batchB(bi) * " + K + " + 4 * p");
+    for (int j = 0; j < 4; ++j)
+      bp.bTexels += "    vec4 b" + str(j) + " = " + b.columnTexel("bw", j) + ";\n";
+  }
   runBlockedProduct(gl, bp, pr.ops, *pr.out);
 }
 

@@ -64,8 +64,9 @@ std::string prelude(const std::vector<Operand>& inputs) {
     const Extent& e = inputs[k].texture->extent;
     int mask = e.width > 0 ? e.width - 1 : 0;
     s += "uniform usampler2D u_in" + n + ";\n";
-    s += "uvec4 texel" + n + "(int t) { return texelFetch(u_in" + n + ", ivec2(t & " +
-         std::to_string(mask) + ", t >> " + std::to_string(e.shift) + "), 0); }\n";
+    s += "uvec4 texelAt" + n + "(ivec2 xy) { return texelFetch(u_in" + n + ", xy, 0); }\n";
+    s += "uvec4 texel" + n + "(int t) { return texelAt" + n + "(ivec2(t & " +
+         std::to_string(mask) + ", t >> " + std::to_string(e.shift) + ")); }\n";
     s += "uint word" + n + "(int w) { return texel" + n + "(w >> 2)[w & 3]; }\n";
     const bool half = inputs[k].texture->half;
     switch (inputs[k].dtype) {
@@ -73,10 +74,13 @@ std::string prelude(const std::vector<Operand>& inputs) {
         // Float16 textures hold half bits in each 16-bit component.
         s += half ? "float in" + n + "(int i) { return unpackHalf2x16(word" + n + "(i)).x; }\n"
                   : "float in" + n + "(int i) { return uintBitsToFloat(word" + n + "(i)); }\n";
-        s += half ? "vec4 ftexel" + n + "(int t) { uvec4 h = texel" + n +
-                        "(t); return vec4(unpackHalf2x16(h.x).x, unpackHalf2x16(h.y).x, "
+        s += half ? "vec4 ftexelAt" + n + "(ivec2 xy) { uvec4 h = texelAt" + n +
+                        "(xy); return vec4(unpackHalf2x16(h.x).x, unpackHalf2x16(h.y).x, "
                         "unpackHalf2x16(h.z).x, unpackHalf2x16(h.w).x); }\n"
-                  : "vec4 ftexel" + n + "(int t) { return uintBitsToFloat(texel" + n + "(t)); }\n";
+                  : "vec4 ftexelAt" + n + "(ivec2 xy) { return uintBitsToFloat(texelAt" + n +
+                        "(xy)); }\n";
+        s += "vec4 ftexel" + n + "(int t) { return ftexelAt" + n + "(ivec2(t & " +
+             std::to_string(mask) + ", t >> " + std::to_string(e.shift) + ")); }\n";
         break;
       case DType::int32:
         s += "int in" + n + "(int i) { return int(word" + n + "(i)); }\n";

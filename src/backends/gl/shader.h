@@ -25,7 +25,8 @@ struct Operand {
   DType dtype;
 };
 std::vector<Operand> operands(const std::vector<Tensor>& tensors);
-/// Header, samplers, and in<k>(j) / word<k>(w) / texel<k>(t) for every input.
+/// Header, samplers, and in<k>(j) / word<k>(w) / texel<k>(t) for every input
+/// (texelAt<k>(ivec2) / ftexelAt<k>(ivec2) by texture coordinates).
 std::string prelude(const std::vector<Operand>& inputs);
 std::string prelude(const std::vector<Tensor>& inputs);
 /// `int name(int i)`: the flat index in `in` of output element i, `in`

@@ -31,4 +31,12 @@ bool isFusableActivation(const std::string& activation);
 /// kernel saves it in the forward pass), -logSoftmax(logits) for labels.
 Tensor softmaxCrossEntropyWithLogits(const Tensor& labels, const Tensor& logits);
 
+/// 1 where a and b peak at the same index of their last axis, else 0
+/// (kernel _ArgMaxEqual): cast(equal(argMax(a, -1), argMax(b, -1)), float32)
+/// in one kernel, as categorical accuracy needs it each training step. a, b:
+/// float32, same shape, rank >= 1, a non-empty last axis; ties and NaN as
+/// argMax (the first maximum; NaN never takes over). No gradient (a step
+/// function).
+Tensor argMaxEqual(const Tensor& a, const Tensor& b);
+
 }  // namespace glint

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "glint/fused_ops.h"
 #include "glint/losses.h"
 #include "glint/ops.h"
 #include "src/core/name_table.h"
@@ -119,8 +120,7 @@ Tensor accuracy(const Tensor& yTrue, const Tensor& yPred) {
 
 Tensor categoricalAccuracy(const Tensor& yTrue, const Tensor& yPred) {
   checkSame("categoricalAccuracy", yTrue, yPred);
-  Tensor t = argMax(toFloat(yTrue), -1);
-  return cast(equal(t, argMax(yPred, -1)), DType::float32);
+  return argMaxEqual(toFloat(yTrue), yPred);
 }
 
 Tensor sparseCategoricalAccuracy(const Tensor& yTrue, const Tensor& yPred) {

@@ -142,7 +142,28 @@ Tensor softmaxCrossEntropyWithLogits(const Tensor& labels, const Tensor& logits)
   return matrix ? out[0] : reshape(out[0], batch);
 }
 
+Tensor argMaxEqual(const Tensor& a, const Tensor& b) {
+  const std::string op = "argMaxEqual";
+  ops::checkDType(op, "a", a, {DType::float32});
+  ops::checkDType(op, "b", b, {DType::float32});
+  if (a.rank() < 1) fail(op, "a must have at least one axis, got ", ops::describe(a));
+  if (a.shape() != b.shape())
+    fail(op, "a ", ops::describe(a), " and b ", ops::describe(b), " must have the same shape");
+  if (a.shape().back() == 0)
+    fail(op, "the last axis of a ", ops::describe(a),
+         " has size 0: there is no element to take the index of");
+  Shape batch(a.shape().begin(), a.shape().end() - 1);
+  int64_t classes = a.shape().back(), rows = shapeSize(batch);
+  Tensor out = runKernel("_ArgMaxEqual", {reshape(a, {rows, classes}), reshape(b, {rows, classes})},
+                         OutputSpec{{rows}, DType::float32});
+  return reshape(out, batch);
+}
+
 void registerFusedGradients() {
+  registerGradient("_ArgMaxEqual", [](const std::vector<Tensor>&, const GradContext&) {
+    return std::vector<Tensor>{Tensor(), Tensor()};
+  });
+
   registerGradient("_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     Tensor dz = activationGrad(dys[0], ctx.outputs[0], ctx);
     std::vector<Tensor> grads = ops::matMulGrads(dz, ctx);

@@ -6,6 +6,7 @@
 #include "glint/autograd.h"
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/backends/mean_scale.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 
@@ -92,12 +93,10 @@ Tensor all(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
 Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
   ops::checkDType("mean", "x", x, {DType::float32, DType::int32});
   std::vector<int> norm = normalizeAxes("mean", "axes", axes, x.rank());
-  int64_t n = 1;
-  for (int a : norm) n *= x.shape()[a];
-  // An empty window has no mean: NaN, like TF.js (0 * NaN).
-  float scale = n == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(1.0 / n);
+  // One kernel, not a sum and a scalar product: a training step takes two
+  // means (loss, metric), and on a GPU each op is a draw or a dispatch.
   Tensor xf = x.dtype() == DType::float32 ? x : cast(x, DType::float32);
-  return mul(sum(xf, toInt64(norm), keepDims), scalar(scale));
+  return reduce("mean", "Mean", xf, toInt64(norm), keepDims, DType::float32);
 }
 
 Tensor logSumExp(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims) {
@@ -146,6 +145,12 @@ void registerReductionGradients() {
     if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
     Tensor dy = reshape(dys[0], keptShape(x.shape(), ctx.attrs.ints("axes")));
     return std::vector<Tensor>{mul(dy, onesLike(x))};
+  });
+  registerGradient("Mean", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    const Tensor& x = ctx.inputs[0];
+    const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
+    Tensor dy = reshape(dys[0], keptShape(x.shape(), axes));
+    return std::vector<Tensor>{mul(dy, fill(x.shape(), static_cast<float>(meanScale(x.shape(), axes))))};
   });
 
   // TF.js semantics: every position equal to the extreme gets the full dy.

@@ -1,8 +1,9 @@
-// Fused ops (fusedMatMul, softmaxCrossEntropyWithLogits): values against the
+// Fused ops (fusedMatMul, softmaxCrossEntropyWithLogits, argMaxEqual): values against the
 // reference and gradients against finite differences through the op table;
 // errors; the fused Dense against its unfused composition; and fit's loss
 // from logits against the composed loss on probabilities.
 #include <cmath>
+#include <limits>
 
 #include "glint/activations.h"
 #include "glint/layers.h"
@@ -23,6 +24,8 @@ auto fm(const std::string& act, bool tA = false, bool tB = false, float alpha = 
 }
 
 Tensor sce(Args v) { return softmaxCrossEntropyWithLogits(v[0], v[1]); }
+Tensor ame(Args v) { return argMaxEqual(v[0], v[1]); }
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
 /// Multiples of 1/8 in [-2, 2]: products and sums stay exact in float, so the
 /// cpu GEMM and its epilogue must match the reference exactly.
@@ -91,6 +94,17 @@ std::vector<OpCase> cases() {
       {"sce_empty_batch", {F({0, 4}), F({0, 4})}, sce},
       {"sce_zero_classes", {F({3, 0}), F({3, 0})}, sce},
       {"sce_wide_rows", {F({3, 37}, 0, 1), F({3, 37}, -5, 5)}, sce, false},
+      // Three classes: about a third of the rows peak alike.
+      {"argmax_equal_rows", {F({24, 3}), F({24, 3})}, ame, false},
+      {"argmax_equal_rank3", {F({2, 5, 2}), F({2, 5, 2})}, ame, false},
+      {"argmax_equal_rank1", {F({7}), F({7})}, ame, false},
+      {"argmax_equal_wide", {F({4, 37}, 0, 1), F({4, 37}, -5, 5)}, ame, false},
+      {"argmax_equal_empty_batch", {F({0, 4}), F({0, 4})}, ame, false},
+      // Ties keep the first maximum; NaN never takes over (a first NaN stays).
+      {"argmax_equal_ties_nan",
+       {Fixed({5, 3}, {1, 1, 0, 2, 5, 5, kNan, 3, 1, 0, kNan, 9, 4, 4, 4}),
+        Fixed({5, 3}, {1, 0, 1, 0, 0, 7, 3, 2, 1, 0, 1, kNan, 0, 0, 0})},
+       ame, false},
   };
 }
 
@@ -120,6 +134,26 @@ TEST(FusedValues, HandComputedOnEveryBackend) {
             .data<float>();
     EXPECT_NEAR(l[0], 1000.0, 1e-3);
   }
+}
+
+TEST(FusedValues, ArgMaxEqualIsTheComposition) {
+  // Against the ops it fuses (argMax, equal, cast), on every backend: random
+  // rows of 3 classes, and ties and NaN where argMax's rule decides.
+  Tensor a = randomUniform({40, 3}, -1, 1, 11), b = randomUniform({40, 3}, -1, 1, 12);
+  Tensor ta = tensor({1, 1, 0, 2, 5, 5, kNan, 3, 1, 0, kNan, 9, 4, 4, 4}, {5, 3});
+  Tensor tb = tensor({1, 0, 1, 0, 0, 7, 3, 2, 1, 0, 1, kNan, 0, 0, 0}, {5, 3});
+  for (const std::string& backend : testBackends()) {
+    SCOPED_TRACE("backend " + backend);
+    BackendScope scope(backend);
+    for (auto [x, y] : {std::pair{a, b}, std::pair{ta, tb}}) {
+      std::vector<float> want =
+          cast(equal(argMax(x, -1), argMax(y, -1)), DType::float32).data<float>();
+      EXPECT_EQ(argMaxEqual(x, y).data<float>(), want);
+    }
+  }
+  expectError([] { argMaxEqual(zeros({2, 3}), zeros({3, 2})); },
+              {"[argMaxEqual]", "same shape", "[2,3]", "[3,2]"});
+  expectError([] { argMaxEqual(zeros({2, 0}), zeros({2, 0})); }, {"[argMaxEqual]", "size 0"});
 }
 
 TEST(FusedValues, SoftmaxCrossEntropyGradientIsSoftmaxMinusLabels) {

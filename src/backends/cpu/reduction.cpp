@@ -11,6 +11,7 @@
 
 #include "glint/backend.h"
 #include "src/backends/cpu/kernels.h"
+#include "src/backends/mean_scale.h"
 #include "src/backends/cpu/vecmath_util.h"
 
 namespace glint::cpu {
@@ -270,6 +271,13 @@ void registerReductionKernels(const std::string& backend) {
       reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
     else
       reduce(a, makeFold<int32_t, uint32_t>(0u, [](uint32_t s, uint32_t v) { return s + v; }));
+  });
+  registerKernel("Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
+    reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
+    const float scale = static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
+    Tensor& out = a.outputs[0];
+    float* po = hostData<float>(out);
+    for (int64_t i = 0; i < out.size(); ++i) po[i] *= scale;
   });
   registerKernel("Prod", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "src/backends/gl/kernels.h"
+#include "src/backends/mean_scale.h"
 #include "src/backends/gl/shader.h"
 
 namespace glint::gl {
@@ -50,7 +51,9 @@ std::string foldBody(const Fold& f, const std::string& outType, const std::strin
          ";\n    " + f.step + "\n  }\n  return " + f.result + ";\n}\n";
 }
 
-void reduce(KernelArgs& a, const Fold& f) {
+/// `scale` (a GLSL factor, or empty) multiplies each output once its whole
+/// window is folded.
+void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   const Shape& shape = x.shape();
@@ -68,8 +71,10 @@ void reduce(KernelArgs& a, const Fold& f) {
   std::string outType = glslType(out.dtype());
   std::string index = offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
   GlBackend& gl = glBackend(a);
+  Fold last = f;  // the fold of the final pass
+  if (!scale.empty()) last.result = "(" + f.result + ") * " + scale;
   if (window < kTwoPassWindow) {
-    runElementwise(gl, index + foldBody(f, outType, t, "int base = baseOf(o);", "0",
+    runElementwise(gl, index + foldBody(last, outType, t, "int base = baseOf(o);", "0",
                                         std::to_string(window), "in0(base + offOf(r))"),
                    a.inputs, out);
     return;
@@ -90,7 +95,7 @@ void reduce(KernelArgs& a, const Fold& f) {
                                     "in0(base + offOf(r))"),
                    operands(a.inputs), *partial, out.dtype(), count);
     // Pass 2 folds an output's partials, which already hold that fold.
-    runElementwise(gl, foldBody(f, outType, outType, "", "o * " + P, "o * " + P + " + " + P, "in0(r)"),
+    runElementwise(gl, foldBody(last, outType, outType, "", "o * " + P, "o * " + P + " + " + P, "in0(r)"),
                    {Operand{partial, out.dtype()}}, textureOf(out), out.dtype(), out.size());
   } catch (...) {
     gl.release(partial, bytes);
@@ -102,8 +107,8 @@ void reduce(KernelArgs& a, const Fold& f) {
 /// A float32 Sum over leading axes whose kept part (the trailing axes, a
 /// bias gradient's [C]) comes in whole texels: x is [rows, K] and output
 /// texel c sums texel c of every row, a texel at a time (Kahan per lane),
-/// split as reduce() splits long windows.
-bool sumLeadingTexels(KernelArgs& a) {
+/// split as reduce() splits long windows; `scale` as for reduce().
+bool sumLeadingTexels(KernelArgs& a, const std::string& scale = "") {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   std::vector<int64_t> axes = a.attrs.ints("axes");
@@ -120,11 +125,13 @@ bool sumLeadingTexels(KernelArgs& a) {
   GlBackend& gl = glBackend(a);
   gl.checkLoop(a.kernel, std::max(len, parts));
   const std::string K4 = std::to_string(k4), P = std::to_string(parts), L = std::to_string(len);
+  const std::string times = scale.empty() ? "" : " * " + scale;
   std::string s = "vec4 texelValue(int o) {\n  int c = o % " + K4 + "; int p = o / " + K4 +
                   ";\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  int end = min(" +
                   std::to_string(rows) + ", p * " + L + " + " + L + ");\n"
                   "  for (int r = p * " + L + "; r < end; ++r) {\n    vec4 term = ftexel0(r * " + K4 +
-                  " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc;\n}\n";
+                  " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc" + (parts == 1 ? times : "") +
+                  ";\n}\n";
   if (parts == 1) {
     runTexels(gl, s, operands(a.inputs), textureOf(out), k4);
     return true;
@@ -134,7 +141,7 @@ bool sumLeadingTexels(KernelArgs& a) {
   runTexels(gl, s, operands(a.inputs), *partial.textures[0], parts * k4);
   std::string sum = "vec4 texelValue(int c) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
                     "  for (int p = 0; p < " + P + "; ++p) {\n    vec4 term = ftexel0(p * " + K4 +
-                    " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc;\n}\n";
+                    " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc" + times + ";\n}\n";
   runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), k4);
   return true;
 }
@@ -234,6 +241,10 @@ void registerReductionKernels() {
   reg("Sum", [](KernelArgs& a) {
     if (!sumLeadingTexels(a)) reduce(a, sumFold(a.inputs[0].dtype()));
   });
+  reg("Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
+    const std::string scale = floatLit(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
+    if (!sumLeadingTexels(a, scale)) reduce(a, sumFold(DType::float32), scale);
+  });
   reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
   reg("Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
   reg("Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
@@ -241,6 +252,19 @@ void registerReductionKernels() {
   reg("All", [](KernelArgs& a) { reduce(a, {"bool", "true", "acc = acc && v;", "acc"}); });
   reg("ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
   reg("ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
+  reg("_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
+    const std::string C = std::to_string(a.inputs[0].shape()[1]);
+    glBackend(a).checkLoop(a.kernel, a.inputs[0].shape()[1]);
+    // ArgMax's rule (argKernel) on both rows at once.
+    std::string s = "float value(int r) {\n  int base = r * " + C +
+                    ";\n  int ia = 0, ib = 0;\n  float va = in0(base), vb = in1(base);\n"
+                    "  for (int i = 1; i < " + C + "; ++i) {\n"
+                    "    float x = in0(base + i), y = in1(base + i);\n"
+                    "    if (x > va && !isnan(x) && !isnan(va)) { va = x; ia = i; }\n"
+                    "    if (y > vb && !isnan(y) && !isnan(vb)) { vb = y; ib = i; }\n  }\n"
+                    "  return ia == ib ? 1.0 : 0.0;\n}\n";
+    runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+  });
   reg("Softmax", softmaxKernel);
   reg("SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
 }

@@ -1,7 +1,9 @@
 // Reductions as plain loops: every output element walks its reduced window.
 #include <cmath>
+#include <functional>
 #include <limits>
 
+#include "src/backends/mean_scale.h"
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
 
@@ -23,9 +25,10 @@ struct ReductionPlan {
   }
 };
 
-/// Folds each output element's window with step(acc, value), starting at init.
-template <class T, class Acc, class Step>
-void fold(KernelArgs& args, Acc init, Step step) {
+/// Folds each output element's window with step(acc, value), starting at
+/// init; the output is finish(acc).
+template <class T, class Acc, class Step, class Finish = std::identity>
+void fold(KernelArgs& args, Acc init, Step step, Finish finish = {}) {
   const Tensor& x = args.inputs[0];
   ReductionPlan plan(x.shape(), args.attrs.ints("axes"));
   const T* px = hostData<T>(x);
@@ -37,7 +40,7 @@ void fold(KernelArgs& args, Acc init, Step step) {
     forEachIndex(plan.reducedShape, [&](const std::vector<int64_t>& r) {
       acc = step(acc, px[base + offsetOf(r, plan.reducedStrides)]);
     });
-    po[o++] = static_cast<T>(acc);
+    po[o++] = static_cast<T>(finish(acc));
   });
 }
 
@@ -136,6 +139,26 @@ void registerReductionKernels(const std::string& backend) {
       fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; });
     else
       fold<int32_t, uint32_t>(a, 0u, [](uint32_t acc, int32_t v) { return acc + uint32_t(v); });
+  });
+  // [rows, classes] x 2 -> [rows]: ArgMax's rule on both rows.
+  registerKernel("_ArgMaxEqual", backend, [](KernelArgs& a) {
+    const int64_t classes = a.inputs[0].shape()[1];
+    auto peak = [classes](const float* row) {
+      int64_t best = 0;
+      for (int64_t i = 1; i < classes; ++i)
+        if (row[i] > row[best]) best = i;
+      return best;
+    };
+    const float* pa = hostData<float>(a.inputs[0]);
+    const float* pb = hostData<float>(a.inputs[1]);
+    float* po = hostData<float>(a.outputs[0]);
+    for (int64_t r = 0; r < a.outputs[0].size(); ++r)
+      po[r] = peak(pa + r * classes) == peak(pb + r * classes) ? 1.0f : 0.0f;
+  });
+  registerKernel("Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
+    const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
+    fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; },
+                        [scale](double acc) { return acc * scale; });
   });
   registerKernel("Prod", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)

@@ -11,6 +11,7 @@
 // the same two ways.
 #include <algorithm>
 
+#include "src/backends/mean_scale.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 
@@ -381,6 +382,11 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
 void registerReductionKernels() {
   auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "webgpu", std::move(fn)); };
   reg("Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
+  reg("Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
+    Fold f = sumFold(DType::float32);
+    f.result = "s * " + floatLit(static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes"))));
+    reduce(a, f);
+  });
   reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
   reg("Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
   reg("Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
@@ -388,6 +394,18 @@ void registerReductionKernels() {
   reg("All", [](KernelArgs& a) { reduce(a, logicFold(false)); });
   reg("ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
   reg("ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
+  reg("_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
+    const std::string C = str(a.inputs[0].shape()[1]);
+    // ArgMax's rule (argKernel) on both rows at once.
+    std::string s = "fn value(r: i32) -> f32 {\n  let base = r * " + C +
+                    ";\n  var ia = 0; var ib = 0;\n  var va = in0(base); var vb = in1(base);\n"
+                    "  for (var i = 1; i < " + C + "; i++) {\n"
+                    "    let x = in0(base + i); let y = in1(base + i);\n"
+                    "    if (x > va && !isnan_(x) && !isnan_(va)) { va = x; ia = i; }\n"
+                    "    if (y > vb && !isnan_(y) && !isnan_(vb)) { vb = y; ib = i; }\n  }\n"
+                    "  return select(0.0, 1.0, ia == ib);\n}\n";
+    runElementwise(gpuBackend(a), s, a.inputs, a.outputs[0]);
+  });
   reg("Softmax", softmaxKernel);
   reg("SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
 }

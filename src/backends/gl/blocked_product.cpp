@@ -58,26 +58,37 @@ std::string MatrixTexels::rowTexel(const std::string& name) const {
   return "ftexel" + in_ + "(" + name + " + p)";
 }
 
-std::string MatrixTexels::columnSetup(const std::string& name, const std::string& col) const {
-  if (fit_ == Fit::textureRowsPerRow)
-    return "  ivec2 " + name + "c = ivec2((" + col + ") & " + str(width_ - 1) + ", (" + col +
-           ") >> " + str(shift_) + ");\n";
-  return "  int " + name + "c = " + col + ";\n";
-}
-
-std::string MatrixTexels::columnStep(const std::string& name, const std::string& g) const {
+std::string MatrixTexels::columnSetup(const std::string& name, const std::string& first,
+                                      const std::string& col) const {
+  const std::string r = "  int " + name + "r = " + first + ";\n";
   switch (fit_) {
     case Fit::rowsPerTextureRow:
-      // g is a multiple of 4: rows g..g+3 share a texture row, or start one.
-      return "    int " + name + "g = " + g + ";\n    ivec2 " + name + " = ivec2((" + name +
-             "g & " + str(per_ - 1) + ") * " + str(rowTexels_) + " + " + name + "c, " + name +
-             "g >> " + str(perShift_) + ");\n";
+      return r + "  int " + name + "c = " + col + ";\n";
     case Fit::textureRowsPerRow:
-      return "    int " + name + " = (" + g + ") * " + str(per_) + " + " + name + "c.y;\n";
+      // Texture row of (row, col): row * per + (col >> shift); x = col & mask.
+      return r + "  int " + name + "x = (" + col + ") & " + str(width_ - 1) + ";\n  int " + name +
+             "y = " + name + "r * " + str(per_) + " + ((" + col + ") >> " + str(shift_) + ");\n";
     case Fit::flat:
       break;
   }
-  return "    int " + name + " = (" + g + ") * " + str(rowTexels_) + " + " + name + "c;\n";
+  return r + "  int " + name + "f = " + name + "r * " + str(rowTexels_) + " + (" + col + ");\n";
+}
+
+std::string MatrixTexels::columnStep(const std::string& name) const {
+  switch (fit_) {
+    case Fit::rowsPerTextureRow:
+      if (per_ == 1)  // a matrix row per texture row
+        return "    ivec2 " + name + " = ivec2(" + name + "c, " + name + "r + 4 * p);\n";
+      // Rows g..g+3 (g a multiple of 4) share a texture row, or start one.
+      return "    int " + name + "g = " + name + "r + 4 * p;\n    ivec2 " + name + " = ivec2((" +
+             name + "g & " + str(per_ - 1) + ") * " + str(rowTexels_) + " + " + name + "c, " +
+             name + "g >> " + str(perShift_) + ");\n";
+    case Fit::textureRowsPerRow:
+      return "    int " + name + " = " + name + "y + p * " + str(4 * per_) + ";\n";
+    case Fit::flat:
+      break;
+  }
+  return "    int " + name + " = " + name + "f + p * " + str(4 * rowTexels_) + ";\n";
 }
 
 std::string MatrixTexels::columnTexel(const std::string& name, int j, int dx) const {
@@ -88,7 +99,7 @@ std::string MatrixTexels::columnTexel(const std::string& name, int j, int dx) co
              str(y) + "))";
     }
     case Fit::textureRowsPerRow:
-      return "ftexelAt" + in_ + "(ivec2(" + name + "c.x + " + str(dx) + ", " + name + " + " +
+      return "ftexelAt" + in_ + "(ivec2(" + name + "x + " + str(dx) + ", " + name + " + " +
              str(j * per_) + "))";
     case Fit::flat:
       break;

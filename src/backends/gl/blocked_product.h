@@ -57,12 +57,15 @@ class MatrixTexels {
   std::string rowStep() const;
   /// ...and the vec4 of that row at K texel p.
   std::string rowTexel(const std::string& name) const;
-  /// Rows g + j (j < 4; g a multiple of 4 that the loop advances) at a column
-  /// fixed per fragment: statements once per fragment, for column `col`...
-  std::string columnSetup(const std::string& name, const std::string& col) const;
-  /// ...statements at the top of each K step, for rows from `g`...
-  std::string columnStep(const std::string& name, const std::string& g) const;
-  /// ...and the vec4 of row g + j, `dx` texels right of the column (the
+  /// Rows first + 4p + j (j < 4, p the loop's K texel; `first` a multiple of
+  /// 4) at a column fixed per fragment: statements once per fragment, for
+  /// `first` and column `col` (Subzero, SwiftShader's shader compiler, hoists
+  /// nothing out of the loop)...
+  std::string columnSetup(const std::string& name, const std::string& first,
+                          const std::string& col) const;
+  /// ...statements at the top of each K step...
+  std::string columnStep(const std::string& name) const;
+  /// ...and the vec4 of row first + 4p + j, `dx` texels right of the column (the
   /// column + dx must stay inside the row; with whole texture rows per matrix
   /// row, the column must then be even when dx is 1).
   std::string columnTexel(const std::string& name, int j, int dx = 0) const;

@@ -262,10 +262,12 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
     // (rows 4-7), clamped to the row where a ragged last block ends early.
     MatrixTexels a(0, *pr.ops[0].texture, m / 4);
     const bool ragged = rows > 4 && m % rows != 0;
-    bp.setup += a.columnSetup("al", "i0 >> 2");
-    if (ragged) bp.setup += a.columnSetup("ah", "min((i0 >> 2) + 1, " + str(m / 4 - 1) + ")");
-    bp.step += a.columnStep("al", "batchA(bi) * " + K + " + 4 * p");
-    if (ragged) bp.step += a.columnStep("ah", "batchA(bi) * " + K + " + 4 * p");
+    const std::string first = "batchA(bi) * " + K;
+    bp.setup += a.columnSetup("al", first, "i0 >> 2");
+    if (ragged)
+      bp.setup += a.columnSetup("ah", first, "min((i0 >> 2) + 1, " + str(m / 4 - 1) + ")");
+    bp.step += a.columnStep("al");
+    if (ragged) bp.step += a.columnStep("ah");
     for (int pp = 0; pp < 4; ++pp) {
       bp.step += "    vec4 l" + str(pp) + " = " + a.columnTexel("al", pp) + ";\n";
       if (rows > 4)
@@ -293,8 +295,8 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
       bp.bTexels += "    vec4 b" + str(j) + " = " + b.rowTexel("b" + str(j) + "r") + ";\n";
   } else {
     MatrixTexels b(1, *pr.ops[1].texture, n / 4);
-    bp.setup += b.columnSetup("bw", "c");
-    bp.bTexels = b.columnStep("bw", "batchB(bi) * " + K + " + 4 * p");
+    bp.setup += b.columnSetup("bw", "batchB(bi) * " + K, "c");
+    bp.bTexels = b.columnStep("bw");
     for (int j = 0; j < 4; ++j)
       bp.bTexels += "    vec4 b" + str(j) + " = " + b.columnTexel("bw", j) + ";\n";
   }

@@ -70,15 +70,6 @@ void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Te
 /// texel (one texelFetch for 4 floats instead of four).
 void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
                 Tensor& out);
-/// Several float32 outputs of one shape in one pass (multiple render
-/// targets): `code` sets the float locals named in `outs` (one per output)
-/// from element i of the inputs, read as runAligned does, after the global
-/// declarations `decls` (uniforms, functions). The pending
-/// setParams values serve the pass (or each pass, when outputs must be drawn
-/// one at a time: different shapes, more than maxOutputs()).
-void runAlignedOutputs(GlBackend& gl, const std::string& decls, const std::string& code,
-                       const std::vector<std::string>& outs, const std::vector<Tensor>& inputs,
-                       std::vector<Tensor>& outputs);
 /// GLSL statement: Kahan-compensated `acc += term` on vec4 sums, the lost
 /// low-order bits carried in `comp` (none once a lane is infinite: inf - inf
 /// would make it NaN). The kernels' locals acc, comp and term must exist.

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "src/backends/gl/kernels.h"
-#include "src/backends/mean_scale.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/mean_scale.h"
 
 namespace glint::gl {
 

@@ -72,7 +72,8 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
   std::string index = offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
   GlBackend& gl = glBackend(a);
   Fold last = f;  // the fold of the final pass
-  if (!scale.empty()) last.result = "(" + f.result + ") * " + scale;
+  if (!scale.empty())  // an empty window's NaN as itself: NVIDIA's compiler folds 0 * NaN to 0
+    last.result = window == 0 ? std::string("NAN") : "(" + f.result + ") * " + scale;
   if (window < kTwoPassWindow) {
     runElementwise(gl, index + foldBody(last, outType, t, "int base = baseOf(o);", "0",
                                         std::to_string(window), "in0(base + offOf(r))"),

@@ -10,6 +10,7 @@
 // softmax cross-entropy (loss and backprop in one dispatch), which walk rows
 // the same two ways.
 #include <algorithm>
+#include <cmath>
 
 #include "src/backends/mean_scale.h"
 #include "src/backends/webgpu/kernels.h"
@@ -384,7 +385,9 @@ void registerReductionKernels() {
   reg("Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
   reg("Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
     Fold f = sumFold(DType::float32);
-    f.result = "s * " + floatLit(static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes"))));
+    const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
+    // An empty window's NaN as itself: a GPU compiler may fold 0 * NaN to 0.
+    f.result = std::isnan(scale) ? "nan_()" : "s * " + floatLit(static_cast<float>(scale));
     reduce(a, f);
   });
   reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });

@@ -186,18 +186,24 @@ struct AxisPlan {
   }
 };
 
+/// GLSL condition: `v` replaces the best so far `bv` along an arg-reduction.
+/// Strictly better only, so ties keep the first and NaN never takes over
+/// (spelled out: llvmpipe folds a NaN compare into its negation).
+std::string argBetter(const std::string& cmp, DType dtype, const std::string& v,
+                      const std::string& bv) {
+  return v + " " + cmp + " " + bv +
+         (dtype == DType::float32 ? " && !isnan(" + v + ") && !isnan(" + bv + ")" : "");
+}
+
 void argKernel(KernelArgs& a, const std::string& cmp) {
   const Tensor& x = a.inputs[0];
   AxisPlan p(x.shape(), a.attrs.i("axis"));
   glBackend(a).checkLoop(a.kernel, p.len);
   std::string t = glslType(x.dtype());
   std::string in = std::to_string(p.inner);
-  // Strictly better only, so ties keep the first and NaN never takes over
-  // (spelled out: llvmpipe folds a NaN compare into its negation).
-  std::string nanGuard = x.dtype() == DType::float32 ? " && !isnan(v) && !isnan(bv)" : "";
   std::string s = "int value(int o) {\n  " + p.base("o") + "\n  int best = 0;\n  " + t +
-                  " bv = in0(base);\n  " + loopOver("i", "1", std::to_string(p.len)) + " {\n    " + t + " v = in0(base + i * " + in + ");\n    if (v " + cmp +
-                  " bv" + nanGuard + ") { bv = v; best = i; }\n  }\n  return best;\n}\n";
+                  " bv = in0(base);\n  " + loopOver("i", "1", std::to_string(p.len)) + " {\n    " + t + " v = in0(base + i * " + in + ");\n    if (" +
+                  argBetter(cmp, x.dtype(), "v", "bv") + ") { bv = v; best = i; }\n  }\n  return best;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
@@ -256,13 +262,13 @@ void registerReductionKernels() {
   reg("_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
     const std::string C = std::to_string(a.inputs[0].shape()[1]);
     glBackend(a).checkLoop(a.kernel, a.inputs[0].shape()[1]);
-    // ArgMax's rule (argKernel) on both rows at once.
+    // ArgMax's rule on both rows at once.
     std::string s = "float value(int r) {\n  int base = r * " + C +
                     ";\n  int ia = 0, ib = 0;\n  float va = in0(base), vb = in1(base);\n"
                     "  for (int i = 1; i < " + C + "; ++i) {\n"
                     "    float x = in0(base + i), y = in1(base + i);\n"
-                    "    if (x > va && !isnan(x) && !isnan(va)) { va = x; ia = i; }\n"
-                    "    if (y > vb && !isnan(y) && !isnan(vb)) { vb = y; ib = i; }\n  }\n"
+                    "    if (" + argBetter(">", DType::float32, "x", "va") + ") { va = x; ia = i; }\n"
+                    "    if (" + argBetter(">", DType::float32, "y", "vb") + ") { vb = y; ib = i; }\n  }\n"
                     "  return ia == ib ? 1.0 : 0.0;\n}\n";
     runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
   });

@@ -178,15 +178,31 @@ void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Op
 
 void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
                Texture& out, int64_t texels) {
-  if (texels == 0 || !out.tex) return;
-  std::string s = prelude(inputs) + body + "out uvec4 o_texel;\nvoid main() {\n" +
-                  fragmentTexel(out) + "  if (t >= " + std::to_string(texels) +
-                  ") { o_texel = uvec4(0u); return; }\n  vec4 v = texelValue(t);\n";
-  s += out.half ? "  o_texel = uvec4(halfBits(v.x), halfBits(v.y), halfBits(v.z), halfBits(v.w));\n}\n"
-                : "  o_texel = floatBitsToUint(v);\n}\n";
+  Texture* one = &out;
+  runTexels(gl, body + "void texelValues(int t, out vec4 v0) { v0 = texelValue(t); }\n", inputs,
+            std::span<Texture* const>(&one, 1), texels);
+}
+
+void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
+               std::span<Texture* const> outs, int64_t texels) {
+  if (texels == 0 || !outs[0]->tex) return;
+  std::string s = prelude(inputs) + body, args, zeros, writes;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const std::string n = std::to_string(k), v = "v" + n;
+    s += "layout(location = " + n + ") out uvec4 o_" + n + ";\n";
+    args += (k ? ", " : "") + v;
+    zeros += " o_" + n + " = uvec4(0u);";
+    writes += "  o_" + n + " = " +
+              (outs[k]->half ? "uvec4(halfBits(" + v + ".x), halfBits(" + v + ".y), halfBits(" + v +
+                                   ".z), halfBits(" + v + ".w))"
+                             : "floatBitsToUint(" + v + ")") +
+              ";\n";
+  }
+  s += "void main() {\n" + fragmentTexel(*outs[0]) + "  if (t >= " + std::to_string(texels) + ") {" +
+       zeros + " return; }\n  vec4 " + args + ";\n  texelValues(t, " + args + ");\n" + writes + "}\n";
   std::vector<const Texture*> textures;
   for (const Operand& o : inputs) textures.push_back(o.texture);
-  gl.draw(gl.program(s), textures, out);
+  gl.draw(gl.program(s), textures, outs);
 }
 
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,

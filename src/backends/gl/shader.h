@@ -7,6 +7,7 @@
 // inputs through `in0(j)`, `in1(j)`... (element j of input k, typed by its
 // dtype). elementMain() writes the texel each fragment owns (4 elements, or 16
 // bools) from value().
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,11 @@ extern const char* const kKahanAdd4;
 /// `texels` texels of `out` (zeros past them, half bits for a float16 texture).
 void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
                Texture& out, int64_t texels);
+/// The same for several outputs of one extent, one per render target (at
+/// most maxOutputs()): the body defines `void texelValues(int t, out vec4 v0,
+/// out vec4 v1, ...)`.
+void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
+               std::span<Texture* const> outs, int64_t texels);
 /// Raw form: operands in, `n` elements of `dtype` out.
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
                     Texture& out, DType dtype, int64_t n);

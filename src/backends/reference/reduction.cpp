@@ -53,6 +53,15 @@ struct AxisPlan {
   }
 };
 
+/// Index of the first of `len` elements (`stride` apart) that no later one beats.
+template <class T, class Better>
+int64_t firstBest(const T* row, int64_t len, int64_t stride, Better better) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < len; ++i)
+    if (better(row[i * stride], row[best * stride])) best = i;
+  return best;
+}
+
 /// Index of the first element along `axis` that no later one beats.
 template <class T, class Better>
 void argKernel(KernelArgs& args, Better better) {
@@ -61,13 +70,9 @@ void argKernel(KernelArgs& args, Better better) {
   const T* px = hostData<T>(x);
   int32_t* po = hostData<int32_t>(args.outputs[0]);
   for (int64_t o = 0; o < p.outer; ++o)
-    for (int64_t in = 0; in < p.inner; ++in) {
-      const T* row = px + o * p.len * p.inner + in;
-      int64_t best = 0;
-      for (int64_t i = 1; i < p.len; ++i)
-        if (better(row[i * p.inner], row[best * p.inner])) best = i;
-      po[o * p.inner + in] = static_cast<int32_t>(best);
-    }
+    for (int64_t in = 0; in < p.inner; ++in)
+      po[o * p.inner + in] = static_cast<int32_t>(
+          firstBest(px + o * p.len * p.inner + in, p.len, p.inner, better));
 }
 
 template <class T>
@@ -143,17 +148,15 @@ void registerReductionKernels(const std::string& backend) {
   // [rows, classes] x 2 -> [rows]: ArgMax's rule on both rows.
   registerKernel("_ArgMaxEqual", backend, [](KernelArgs& a) {
     const int64_t classes = a.inputs[0].shape()[1];
-    auto peak = [classes](const float* row) {
-      int64_t best = 0;
-      for (int64_t i = 1; i < classes; ++i)
-        if (row[i] > row[best]) best = i;
-      return best;
-    };
+    auto greater = [](float v, float best) { return v > best; };  // ArgMax's rule
     const float* pa = hostData<float>(a.inputs[0]);
     const float* pb = hostData<float>(a.inputs[1]);
     float* po = hostData<float>(a.outputs[0]);
     for (int64_t r = 0; r < a.outputs[0].size(); ++r)
-      po[r] = peak(pa + r * classes) == peak(pb + r * classes) ? 1.0f : 0.0f;
+      po[r] = firstBest(pa + r * classes, classes, 1, greater) ==
+                      firstBest(pb + r * classes, classes, 1, greater)
+                  ? 1.0f
+                  : 0.0f;
   });
   registerKernel("Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
     const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));

@@ -279,6 +279,13 @@ struct AxisPlan {
   }
 };
 
+/// WGSL condition: `v` replaces the best so far `bv` along an arg-reduction.
+/// Strictly better only, so ties keep the first and NaN never takes over.
+std::string argBetter(const std::string& cmp, bool isFloat, const std::string& v,
+                      const std::string& bv) {
+  return v + " " + cmp + " " + bv + (isFloat ? " && !isnan_(" + v + ") && !isnan_(" + bv + ")" : "");
+}
+
 void argKernel(KernelArgs& a, const std::string& cmp) {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
@@ -287,8 +294,7 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
   Walk w = walkFor(gpuBackend(a), p.len, p.rows(), p.inner == 1);
   std::string t = wgslType(x.dtype());
   bool isFloat = x.dtype() == DType::float32;
-  // Strictly better only, so ties keep the first and NaN never takes over.
-  std::string better = "v " + cmp + " bv" + (isFloat ? " && !isnan_(v) && !isnan_(bv)" : "");
+  std::string better = argBetter(cmp, isFloat, "v", "bv");
   std::string s = prelude(a.inputs);
   if (w.shared()) {
     // Shares skip NaN (start from none: index -1); the tree keeps the better
@@ -399,13 +405,13 @@ void registerReductionKernels() {
   reg("ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
   reg("_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
     const std::string C = str(a.inputs[0].shape()[1]);
-    // ArgMax's rule (argKernel) on both rows at once.
+    // ArgMax's rule on both rows at once.
     std::string s = "fn value(r: i32) -> f32 {\n  let base = r * " + C +
                     ";\n  var ia = 0; var ib = 0;\n  var va = in0(base); var vb = in1(base);\n"
                     "  for (var i = 1; i < " + C + "; i++) {\n"
                     "    let x = in0(base + i); let y = in1(base + i);\n"
-                    "    if (x > va && !isnan_(x) && !isnan_(va)) { va = x; ia = i; }\n"
-                    "    if (y > vb && !isnan_(y) && !isnan_(vb)) { vb = y; ib = i; }\n  }\n"
+                    "    if (" + argBetter(">", true, "x", "va") + ") { va = x; ia = i; }\n"
+                    "    if (" + argBetter(">", true, "y", "vb") + ") { vb = y; ib = i; }\n  }\n"
                     "  return select(0.0, 1.0, ia == ib);\n}\n";
     runElementwise(gpuBackend(a), s, a.inputs, a.outputs[0]);
   });

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,24 +177,22 @@ std::string fmt(const char* format, ...) {
   return buf;
 }
 
-/// Ten training steps with kernel profiling on: where a step's time goes.
-void profileSteps(const std::string& name, Model& model, const std::vector<Batch>& batches,
-                  const std::string& backend) {
+/// `task` (a training step, a predict) run kSteps times with kernel
+/// profiling on: where its time goes, as rows of task `label`.
+void profileRuns(const std::string& name, const std::string& backend, const char* label,
+                 const std::function<void(int)>& task) {
   constexpr int kSteps = 10;
   setKernelProfiling(true);
   Clock::time_point t0 = Clock::now();
-  for (int s = 0; s < kSteps; ++s) {
-    const Batch& b = batches[s % kBatches];
-    model.trainOnBatch({b.x}, {b.y});
-  }
+  for (int s = 0; s < kSteps; ++s) task(s);
   double total = secondsSince(t0);
   setKernelProfiling(false);
   for (const KernelProfileRow& r : kernelProfile())
     emit(name, backend,
-         fmt("\"task\":\"profile\",\"kernel\":\"%s\",\"shapes\":\"%s\",\"calls_per_step\":%.1f,"
+         fmt("\"task\":\"%s\",\"kernel\":\"%s\",\"shapes\":\"%s\",\"calls_per_step\":%.1f,"
              "\"ms_per_step\":%.4f,\"share\":%.4f",
-             r.kernel.c_str(), r.shapes.c_str(), double(r.calls) / kSteps, r.seconds * 1e3 / kSteps,
-             r.seconds / total));
+             label, r.kernel.c_str(), r.shapes.c_str(), double(r.calls) / kSteps,
+             r.seconds * 1e3 / kSteps, r.seconds / total));
 }
 
 void benchModel(const std::string& name, const data::LabeledImages& mnist, const Options& o) {
@@ -246,7 +245,11 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
   // Host time the gl backend spent on its context-loss snapshots in the loop.
   const double snapshotSeconds = onGl ? gl::stats().snapshotSeconds - gl0.snapshotSeconds : 0.0;
   sample();  // outside the timed loop: memory() is not part of a step
-  if (o.profile) profileSteps(name, *model, batches, o.backend);
+  if (o.profile)
+    profileRuns(name, o.backend, "profile", [&](int s) {
+      const Batch& b = batches[s % kBatches];
+      model->trainOnBatch({b.x}, {b.y});
+    });
   emit(name, o.backend,
        fmt("\"task\":\"train\",\"steps\":%d,\"seconds\":%.6f,\"steps_per_s\":%.4f,"
            "\"samples_per_s\":%.2f,\"loss\":%.5f,\"gl_snapshot_seconds\":%.6f,"
@@ -272,6 +275,8 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
        fmt("\"task\":\"predict\",\"samples\":%d,\"latency_us\":%.3f,\"p10_us\":%.3f,"
            "\"p90_us\":%.3f,\"first_us\":%.3f",
            n, us[n / 2], us[n / 10], us[n * 9 / 10], firstUs));
+  if (o.profile)
+    profileRuns(name, o.backend, "profile_predict", [&](int) { model->predict(one).data<float>(); });
 
   emit(name, o.backend,
        fmt("\"task\":\"memory\",\"live_bytes_before\":%lld,\"live_bytes_peak\":%lld,"

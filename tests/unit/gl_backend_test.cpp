@@ -233,9 +233,23 @@ TEST(GlBackend, ConcatOfManyInputsTakesSeveralDraws) {
     for (int i = 0; i < 40; ++i) parts.push_back(fill({2, 4 * (1 + i % 3)}, static_cast<float>(i)));
     return concat(parts, 1);
   };
-  expectMatchesReference(texels, 0);
-  setFloat16Activations(true);
-  expectMatchesReference(texels, 0);
+  // Along the first axis each piece is one run of texels (a draw per piece
+  // over its texture rows): runs that start and end inside rows, span several
+  // rows, and an empty piece.
+  auto runs = [] {
+    std::vector<Tensor> parts;
+    for (int i = 0; i < 40; ++i) {
+      const int64_t n = i == 7 ? 0 : i == 20 ? 300 : 1 + i % 3;
+      Tensor count = reshape(range(0, static_cast<float>(4 * n)), {n, 4});
+      parts.push_back(add(fill({n, 4}, static_cast<float>(i)), count));  // exact in float16
+    }
+    return concat(parts, 0);
+  };
+  for (bool half : {false, true}) {
+    setFloat16Activations(half);
+    expectMatchesReference(texels, 0);
+    expectMatchesReference(runs, 0);
+  }
   setFloat16Activations(false);
 }
 

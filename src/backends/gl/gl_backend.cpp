@@ -472,6 +472,17 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
   draw(program, inputs, std::span<Texture* const>(&one, 1));
 }
 
+void GlBackend::drawRows(const Program& program, const std::vector<const Texture*>& inputs,
+                         Texture& out, int firstRow, int rows) {
+  check(firstRow >= 0 && rows >= 0 && firstRow + rows <= out.extent.height, "gl",
+        "a draw into rows ", firstRow, "..", firstRow + rows, " of a texture of ",
+        out.extent.height);
+  if (rows == 0) return;
+  bandFirst_ = firstRow;
+  bandRows_ = rows;
+  draw(program, inputs, out);
+}
+
 void GlBackend::bindOutputs(std::span<Texture* const> outs) {
   const int n = static_cast<int>(outs.size());
   check(n <= maxOutputs(), "gl", "a draw into ", n, " outputs; this context allows ",
@@ -498,6 +509,8 @@ void GlBackend::bindOutputs(std::span<Texture* const> outs) {
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,
                      std::span<Texture* const> outs) {
+  const int bandFirst = bandFirst_, bandRows = bandRows_;  // this draw's only
+  bandRows_ = -1;
   ensureContext(true);
   for (const Texture* o : outs)
     if (o->lost) failLost("a kernel output");
@@ -517,7 +530,11 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
       boundFbo_ = out.fbo;
     }
   }
-  glViewport(0, 0, out.extent.width, out.extent.height);
+  // gl_FragCoord stays in window coordinates: a band's fragments see their own rows.
+  if (bandRows >= 0)
+    glViewport(0, bandFirst, out.extent.width, bandRows);
+  else
+    glViewport(0, 0, out.extent.width, out.extent.height);
   if (boundProgram_ != program.id) {
     glUseProgram(program.id);
     boundProgram_ = program.id;

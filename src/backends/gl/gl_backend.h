@@ -99,6 +99,10 @@ class GlBackend : public Backend {
   /// results per element, or computes a block of outputs per fragment.
   void draw(const Program& program, const std::vector<const Texture*>& inputs,
             std::span<Texture* const> outs);
+  /// draw() into texture rows [firstRow, firstRow + rows) of `out` only; the
+  /// other rows keep their texels (a kernel filling its output piece by piece).
+  void drawRows(const Program& program, const std::vector<const Texture*>& inputs, Texture& out,
+                int firstRow, int rows);
   int maxOutputs() const { return info_.maxDrawBuffers; }
   /// Starts an asynchronous read: a pixel-pack buffer and a fence.
   struct PendingRead {
@@ -220,6 +224,7 @@ class GlBackend : public Backend {
   int64_t numAllocations_ = 0;
   int64_t numPoolHits_ = 0;
   std::vector<float> params_;
+  int bandFirst_ = 0, bandRows_ = -1;  // drawRows' band for the next draw (-1: all rows)
   GLuint boundFbo_ = 0;
   GLuint outputsFbo_ = 0;      // multi-output draws' framebuffer
   GLuint attached_[8] = {};    // the textures attached to it now

@@ -48,16 +48,24 @@ float log1p_(float x) {
   if (isinf(u) || u <= 0.0) return log_(u);
   return log(u) * x / (u - 1.0);
 }
+// tanh and sigmoid without branches on the value: a renderer that runs
+// fragments in lockstep (SwiftShader, GPUs) pays for both sides of a data
+// branch, and expm1_'s log made tanh the LSTM cells' main cost. tanh: an odd
+// polynomial near 0 (no cancellation), 1 - 2 / (e^2|x| + 1) beyond (as the cpu
+// backend's vtanh). exp's argument is kept finite: GLSL leaves exp(inf) and
+// exp(NaN) undefined (SwiftShader: exp(NaN) = inf).
 float tanh_(float x) {
-  if (isnan(x)) return x;
-  float e = expm1_(-2.0 * abs(x));
-  float r = -e / (2.0 + e);
-  return x < 0.0 ? -r : r;
+  float ax = abs(x), z = x * x;
+  float p = (((-5.70498872745e-3 * z + 2.06390887954e-2) * z - 5.37397155531e-2) * z +
+             1.33314422036e-1) * z - 3.33332819422e-1;
+  float big = 1.0 - 2.0 / (exp(2.0 * min(ax, 20.0)) + 1.0);
+  float r = ax < 0.625 ? p * z * x + x : (x < 0.0 ? -big : big);
+  return isnan(x) ? x : r;
 }
 float sigmoid_(float x) {
-  if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
-  float e = exp(x);
-  return e / (1.0 + e);
+  float e = exp(-min(abs(x), 104.0));  // e^-104 is below float's least subnormal
+  float r = 1.0 / (1.0 + e);
+  return isnan(x) ? x : (x >= 0.0 ? r : e * r);
 }
 float erf_(float x) {
   float ax = abs(x);

@@ -141,6 +141,42 @@ void oneHotKernel(KernelArgs& a) {
 // the previous draw's result when a concat needs several draws.
 constexpr size_t kConcatPerDraw = 15;
 
+/// Concat of more pieces than a draw binds where each piece is one run of the
+/// output's texels (concat along the first axis, whole texels, one storage
+/// format): a draw per piece over only the texture rows its run covers, so
+/// every texel is copied once. (The lstm's gradient joins 28 steps: two full
+/// passes with a 15-way branch per fragment before.) The run's start and
+/// length are uniforms, so pieces of one texture extent share a program.
+bool concatPieces(KernelArgs& a, int64_t rows) {
+  Tensor& out = a.outputs[0];
+  Texture& target = textureOf(out);
+  // Uniform floats hold texel indices exactly below 2^24.
+  if (rows != 1 || a.inputs.size() <= kConcatPerDraw || byteSize(out.dtype()) != 4 ||
+      target.extent.texels >= (int64_t{1} << 24))
+    return false;
+  for (const Tensor& x : a.inputs)
+    if (x.size() % 4 != 0 || textureOf(x).half != target.half) return false;
+  GlBackend& gl = glBackend(a);
+  int64_t start = 0;
+  for (const Tensor& x : a.inputs) {
+    const int64_t texels = x.size() / 4;
+    if (texels == 0) continue;
+    std::vector<Operand> in{Operand{&textureOf(x), x.dtype()}};
+    std::string s = prelude(in) +
+                    "uniform float u_params[2];\nout uvec4 o_texel;\nvoid main() {\n" +
+                    fragmentTexel(target) +
+                    "  int from = t - int(u_params[0]);\n"
+                    "  if (from < 0 || from >= int(u_params[1])) discard;\n"
+                    "  o_texel = texel0(from);\n}\n";
+    const int first = static_cast<int>(start >> target.extent.shift);
+    const int last = static_cast<int>((start + texels - 1) >> target.extent.shift);
+    gl.setParams({static_cast<float>(start), static_cast<float>(texels)});
+    gl.drawRows(gl.program(s), {in[0].texture}, target, first, last - first + 1);
+    start += texels;
+  }
+  return true;
+}
+
 /// Output row r (the dimensions before `axis`) is the inputs' rows in turn.
 /// Many inputs: draws of up to 15, each copying the rest from the last result.
 /// Concat where every piece is whole texels (4-byte elements, each input's
@@ -202,7 +238,7 @@ void concatKernel(KernelArgs& a) {
     starts.push_back(col);
     col += rows == 0 ? 0 : x.size() / rows;
   }
-  if (concatTexels(a, rows, outRow, starts)) return;
+  if (concatPieces(a, rows) || concatTexels(a, rows, outRow, starts)) return;
   Texture* previous = nullptr;
   size_t bytes = static_cast<size_t>(out.size()) * byteSize(out.dtype());
   for (size_t first = 0; first < a.inputs.size(); first += kConcatPerDraw) {

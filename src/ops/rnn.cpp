@@ -125,7 +125,10 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
     std::vector<Tensor> outs;
     for (int64_t s = 0; s < time; ++s) {
       const int64_t t = goBackwards ? time - 1 - s : s;
-      Tensor hz = matMul(recurrentMask.defined() ? mul(h, recurrentMask) : h, recurrentKernel);
+      // The state starts at zero: the first step's product is zeros.
+      Tensor hz = s == 0 ? zeros({batch, 4 * units})
+                         : matMul(recurrentMask.defined() ? mul(h, recurrentMask) : h,
+                                  recurrentKernel);
       std::vector<Tensor> hc = runKernel("LSTMCell", {xs[t], hz, c}, {stateSpec, stateSpec}, attrs);
       h = hc[0];
       c = hc[1];
@@ -151,7 +154,7 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
           const int64_t t = goBackwards ? time - 1 - s : s;
           const Tensor& xz = xs[t];
           Tensor hIn = mask.defined() ? mul(h, mask) : h;
-          Tensor hz = matMul(hIn, wr);
+          Tensor hz = s == 0 ? zeros({batch, 4 * units}) : matMul(hIn, wr);  // h starts at 0
           std::vector<Tensor> hc = runKernel("LSTMCell", {xz, hz, c},
                                              {OutputSpec{{batch, units}, DType::float32},
                                               OutputSpec{{batch, units}, DType::float32}},

@@ -363,6 +363,52 @@ TEST(OpErrors, ElementwiseBinary) {
   expectError([] { mod(zeros({3}), zeros({2, 2})); }, {"[mod]", "[3]", "[2,2]"});
 }
 
+/// The transcendentals where a loose formula shows, against double precision
+/// of the same float input on every backend: tiny arguments (tanh, log1p, elu
+/// and softplus's tail are ~x or ~e^x there, so the check is relative, which
+/// the op table's absolute floor of 1e-6 does not see), both sides of the
+/// branch points of a piecewise formula (tanh's polynomial ends at 0.625),
+/// large arguments and the IEEE specials.
+TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
+  const std::vector<float> xs = {0.0f,   -0.0f,  1e-30f,   -3e-20f, 1e-8f,   -2e-7f,  1e-4f,
+                                 -3e-3f, 0.3f,   -0.6249f, 0.6251f, 1.0f,    -2.5f,   9.0f,
+                                 20.0f,  -30.0f, 80.0f,    -80.0f,  INFINITY, -INFINITY, NAN};
+  struct Case {
+    const char* name;
+    Tensor (*op)(const Tensor&);
+    double (*ref)(double);
+  };
+  const Case cases[] = {
+      {"tanh", &glint::tanh, [](double x) { return std::tanh(x); }},
+      {"sigmoid", &glint::sigmoid, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
+      {"exp", &glint::exp, [](double x) { return std::exp(x); }},
+      {"log1p", &glint::log1p, [](double x) { return std::log1p(x); }},
+      {"elu", &glint::elu, [](double x) { return x > 0 ? x : std::expm1(x); }},
+      {"softplus", &glint::softplus,
+       [](double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }},
+  };
+  onEveryBackend([&] {
+    Tensor x = tensor1d(xs);
+    for (const Case& c : cases) {
+      std::vector<float> y = c.op(x).toFloats();
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const float want = static_cast<float>(c.ref(xs[i]));
+        SCOPED_TRACE(std::string(c.name) + "(" + std::to_string(xs[i]) + ")");
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(y[i])) << y[i];
+        } else if (std::isinf(want)) {
+          EXPECT_EQ(y[i], want);
+        } else {
+          // 16 float32 steps (llvmpipe's exp is ~10 off at -30); results below
+          // float's normal range may flush to 0.
+          EXPECT_NEAR(y[i], want, 2e-6 * std::abs(want) + std::numeric_limits<float>::min())
+              << "relative error " << (y[i] - want) / want;
+        }
+      }
+    }
+  });
+}
+
 TEST(OpErrors, ElementwiseLogic) {
   expectError([] { less(zeros({2}, DType::boolean), zeros({2}, DType::boolean)); },
               {"[less]", "float32 or int32", "bool"});

@@ -34,19 +34,26 @@ vec2 sincos_(float x) {
   int k = int(q) & 3;
   return k == 0 ? vec2(s, c) : k == 1 ? vec2(c, -s) : k == 2 ? vec2(-s, -c) : vec2(-c, s);
 }
+// expm1 and log1p near 0 by series (the compiler may fold Kahan's (1 + x) - 1
+// to x, and its u - 1 over log u needs a log exact near 1: llvmpipe gave
+// log1p(1e-30) = 0 and expm1(-2e-7) 42% off). expm1: Taylor terms to x^8
+// below |x| = 0.5 (relative error < 1e-8 there), e^x - 1 beyond (no
+// cancellation left). log1p: 2 atanh(x / (2 + x)) by its series below
+// |x| = 0.29, log(1 + x) beyond.
 float expm1_(float x) {
-  float u = exp_(x);
-  if (u == 1.0) return x;
-  if (isinf(u)) return u;
-  float um1 = u - 1.0;
-  if (um1 == -1.0) return -1.0;
-  return um1 * x / log(u);  // Kahan: exact-ish for small |x|
+  if (abs(x) < 0.5)
+    return x * (1.0 + x * (0.5 + x * (1.6666666666666666e-1 + x * (4.1666666666666664e-2 +
+           x * (8.3333333333333332e-3 + x * (1.3888888888888889e-3 + x * (1.9841269841269841e-4 +
+           x * 2.4801587301587302e-5)))))));
+  return exp_(x) - 1.0;
 }
 float log1p_(float x) {
-  float u = 1.0 + x;
-  if (u == 1.0) return x;
-  if (isinf(u) || u <= 0.0) return log_(u);
-  return log(u) * x / (u - 1.0);
+  if (abs(x) < 0.29) {
+    float s = x / (2.0 + x), z = s * s;
+    return 2.0 * s * (1.0 + z * (0.33333333333333333 + z * (0.2 + z * (0.14285714285714286 +
+           z * (0.11111111111111111 + z * 0.09090909090909091)))));
+  }
+  return log_(1.0 + x);
 }
 // tanh and sigmoid without branches on the value: a renderer that runs
 // fragments in lockstep (SwiftShader, GPUs) pays for both sides of a data

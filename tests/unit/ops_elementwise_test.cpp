@@ -386,6 +386,20 @@ TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
       {"elu", &glint::elu, [](double x) { return x > 0 ? x : std::expm1(x); }},
       {"softplus", &glint::softplus,
        [](double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }},
+      {"selu", &glint::selu,
+       [](double x) { return 1.0507009873554805 * (x > 0 ? x : 1.6732632423543772 * std::expm1(x)); }},
+      {"log", &glint::log, [](double x) { return std::log(x); }},
+      {"sqrt", &glint::sqrt, [](double x) { return std::sqrt(x); }},
+      {"rsqrt", &glint::rsqrt, [](double x) { return 1.0 / std::sqrt(x); }},
+      {"reciprocal", &glint::reciprocal, [](double x) { return 1.0 / x; }},
+      {"sin", &glint::sin, [](double x) { return std::sin(x); }},
+      {"cos", &glint::cos, [](double x) { return std::cos(x); }},
+      {"gelu", [](const Tensor& x) { return glint::gelu(x); },
+       [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }},
+      {"gelu_tanh", [](const Tensor& x) { return glint::gelu(x, true); },
+       [](double x) {
+         return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+       }},
   };
   onEveryBackend([&] {
     Tensor x = tensor1d(xs);

@@ -172,7 +172,8 @@ void registerElementwiseKernels() {
   reg("Softplus", unary("select(max(x, 0.0) + log1p_(exp_(-abs(x))), x, isnan_(x))"));
   reg("Gelu", [](KernelArgs& a) {
     if (a.attrs.b("approximate"))
-      runUnary(a, "0.5 * x * (1.0 + tanh_(0.7978845608028654 * (x + 0.044715 * x * x * x)))", "");
+      // 0.5 (1 + tanh z) as sigmoid(2z): no cancellation where tanh z nears -1.
+      runUnary(a, "x * sigmoid_(1.5957691216057308 * (x + 0.044715 * x * x * x))", "");
     else
       runUnary(a, "0.5 * x * (1.0 + erf_(x * 0.7071067811865476))", "");
   });

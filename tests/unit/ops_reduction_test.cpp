@@ -196,6 +196,38 @@ TEST(ReductionValues, SoftmaxFamilyIsStable) {
   });
 }
 
+/// Relative precision where float32 arithmetic can lose it: a softmax's tail
+/// probabilities (e^-92 beside 1), log-probabilities of far logits, and sums
+/// of 2^17 terms, whose naive running total drifts by ~1e-3; each against
+/// double precision of the same inputs.
+TEST(ReductionValues, TailsAndLongSumsKeepRelativePrecision) {
+  const std::vector<float> row = {0.0f, -20.0f, -80.0f, 3.0f, -0.5f, 12.0f, -60.0f, 11.9f};
+  std::vector<float> terms(1 << 17);
+  for (size_t i = 0; i < terms.size(); ++i) terms[i] = 0.1f + static_cast<float>(i % 7) * 1e-3f;
+  double top = 12.0, total = 0, longSum = 0;
+  for (float v : row) total += std::exp(v - top);
+  for (float v : terms) longSum += v;
+  const double lse = top + std::log(total);
+  // Below float's normal range a result may flush to 0.
+  auto near = [](float got, double want, double rel) {
+    EXPECT_NEAR(got, want, rel * std::abs(want) + std::numeric_limits<float>::min())
+        << "relative error " << (got - want) / want;
+  };
+  onEveryBackend([&] {
+    Tensor x = tensor(row, {1, 8});
+    std::vector<float> p = softmax(x).toFloats(), lp = logSoftmax(x).toFloats();
+    for (size_t i = 0; i < row.size(); ++i) {
+      SCOPED_TRACE("logit " + std::to_string(row[i]));
+      near(p[i], std::exp(row[i] - lse), 1e-6);
+      near(lp[i], row[i] - lse, 1e-6);
+    }
+    near(logSumExp(x).toFloats()[0], lse, 1e-6);
+    Tensor t = tensor(terms, {static_cast<int64_t>(terms.size())});
+    near(sum(t).toFloats()[0], longSum, 4e-6);
+    near(mean(t).toFloats()[0], longSum / static_cast<double>(terms.size()), 4e-6);
+  });
+}
+
 TEST(ReductionGradients, TiesAndZeros) {
   onEveryBackend([] {
     // Every tied extreme gets the full dy (TF.js semantics).

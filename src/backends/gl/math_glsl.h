@@ -10,10 +10,18 @@ inline const char* kMathGlsl = R"(
 // exp, log, sin and cos as IEEE float32 has them: GLSL leaves NaN, 0 and inf
 // inputs undefined, and SwiftShader (Chromium's WebGL without a GPU) returns
 // exp(NaN) = inf, log(0) = -88, log(inf) = 89 and sin/cos off by 1e-5.
+// e^x as 2^n e^r: n = round(x / ln 2), r = x - n ln 2 in two parts (Cody and
+// Waite; |r| <= ln 2 / 2), 2^n built from its bits in two halves. The
+// renderer's own exp(x) is exp2(x log2 e), whose rounded product puts ~|x|
+// 5e-8 of relative error in the result (llvmpipe's softmax gave e^-72 3e-6
+// off). x is clamped where float32's e^x is 0 or inf already.
 float exp_(float x) {
   if (isnan(x)) return x;
-  if (isinf(x)) return x > 0.0 ? x : 0.0;
-  return exp(x);
+  x = clamp(x, -104.0, 89.0);
+  float n = floor(x * 1.4426950408889634 + 0.5);
+  float r = (x - n * 0.693359375) + n * 2.12194440e-4;
+  int k = int(n), h = k >> 1;
+  return exp(r) * intBitsToFloat((h + 127) << 23) * intBitsToFloat((k - h + 127) << 23);
 }
 float log_(float x) {
   if (isnan(x) || x < 0.0) return NAN;
@@ -59,18 +67,17 @@ float log1p_(float x) {
 // fragments in lockstep (SwiftShader, GPUs) pays for both sides of a data
 // branch, and expm1_'s log made tanh the LSTM cells' main cost. tanh: an odd
 // polynomial near 0 (no cancellation), 1 - 2 / (e^2|x| + 1) beyond (as the cpu
-// backend's vtanh). exp's argument is kept finite: GLSL leaves exp(inf) and
-// exp(NaN) undefined (SwiftShader: exp(NaN) = inf).
+// backend's vtanh).
 float tanh_(float x) {
   float ax = abs(x), z = x * x;
   float p = (((-5.70498872745e-3 * z + 2.06390887954e-2) * z - 5.37397155531e-2) * z +
              1.33314422036e-1) * z - 3.33332819422e-1;
-  float big = 1.0 - 2.0 / (exp(2.0 * min(ax, 20.0)) + 1.0);
+  float big = 1.0 - 2.0 / (exp_(2.0 * ax) + 1.0);
   float r = ax < 0.625 ? p * z * x + x : (x < 0.0 ? -big : big);
   return isnan(x) ? x : r;
 }
 float sigmoid_(float x) {
-  float e = exp(-min(abs(x), 104.0));  // e^-104 is below float's least subnormal
+  float e = exp_(-abs(x));
   float r = 1.0 / (1.0 + e);
   return isnan(x) ? x : (x >= 0.0 ? r : e * r);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "src/backends/gl/kernels.h"
+#include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
 #include "src/backends/mean_scale.h"
 
@@ -213,12 +214,14 @@ void softmaxKernel(KernelArgs& a) {
   glBackend(a).checkLoop(a.kernel, p.len);
   std::string in = std::to_string(p.inner), len = std::to_string(p.len);
   // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
-  std::string s = "float value(int o) {\n  int row = (o / " + std::to_string(p.len * p.inner) +
+  // exp_: the renderer's exp loses ~|x| 5e-8 relative, the tail probabilities' precision.
+  std::string s = std::string(kMathGlsl) + "float value(int o) {\n  int row = (o / " +
+                  std::to_string(p.len * p.inner) +
                   ") * " + in + " + o % " + in + ";\n  " + p.base("row") +
                   "\n  float m = -INF;\n  " + loopOver("i", "0", len) + " m = max(m, in0(base + i * " + in +
-                  "));\n  vec2 acc = vec2(0.0);\n  " + loopOver("i", "0", len) + " {\n    float y = exp(in0(base + i * " + in +
+                  "));\n  vec2 acc = vec2(0.0);\n  " + loopOver("i", "0", len) + " {\n    float y = exp_(in0(base + i * " + in +
                   ") - m) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; acc.x = t;\n  }\n"
-                  "  return exp(in0(o) - m) / acc.x;\n}\n";
+                  "  return exp_(in0(o) - m) / acc.x;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
@@ -230,13 +233,15 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
   std::string row =
       "float mx = -INF;\n  for (int j = 0; j < " + C + "; ++j) mx = max(mx, in1(base + j));\n"
       "  float total = 0.0, labelSum = 0.0;\n  for (int j = 0; j < " + C +
-      "; ++j) { total += exp(in1(base + j) - mx); labelSum += in0(base + j); }\n"
+      "; ++j) { total += exp_(in1(base + j) - mx); labelSum += in0(base + j); }\n"
       "  float logTotal = log(total);\n";
-  std::string loss = "float value(int r) {\n  int base = r * " + C + ";\n  " + row +
+  std::string loss = std::string(kMathGlsl) + "float value(int r) {\n  int base = r * " + C +
+                     ";\n  " + row +
                      "  float l = 0.0;\n  for (int j = 0; j < " + C +
                      "; ++j) l -= in0(base + j) * (in1(base + j) - mx - logTotal);\n  return l;\n}\n";
-  std::string backprop = "float value(int e) {\n  int base = (e / " + C + ") * " + C + ";\n  " +
-                         row + "  return exp(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
+  std::string backprop = std::string(kMathGlsl) + "float value(int e) {\n  int base = (e / " + C +
+                         ") * " + C + ";\n  " + row +
+                         "  return exp_(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
   runElementwise(glBackend(a), loss, a.inputs, a.outputs[0]);
   runElementwise(glBackend(a), backprop, a.inputs, a.outputs[1]);
 }

@@ -476,7 +476,7 @@ void GlBackend::drawRows(const Program& program, const std::vector<const Texture
                          Texture& out, int firstRow, int rows) {
   check(firstRow >= 0 && rows >= 0 && firstRow + rows <= out.extent.height, "gl",
         "a draw into rows ", firstRow, "..", firstRow + rows, " of a texture of ",
-        out.extent.height);
+        out.extent.height, " rows");
   if (rows == 0) return;
   bandFirst_ = firstRow;
   bandRows_ = rows;

@@ -208,10 +208,11 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
        "; int i = rest % " + M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " +
        str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) + ";\n  vec4 acc = vec4(0.0);\n";
   if (k % 4 == 0 && !tA) {
-    // A's row and B's columns in 2D texture coordinates (MatrixTexels): the
-    // one-sample predict's product, a few fragments each walking all of K,
-    // ran 0.55-1.24 ms flat vs 0.30-0.34 ms so on SwiftShader (scratch
-    // WebGL2 page, [1,784]x[784,128]).
+    // A's row and B's columns in 2D texture coordinates (MatrixTexels) where
+    // the rows line up: the one-sample predict's product, a few fragments
+    // each walking all of K, took 0.55-1.24 ms with flat indices and
+    // 0.18-0.34 ms with 2D ones on SwiftShader (scratch WebGL2 page,
+    // [1,784]x[784,128]).
     MatrixTexels ma(0, *ops[0].texture, k / 4), mb(1, *ops[1].texture, (tB ? k : n) / 4);
     s += ma.rowSetup("ar", "batchA(bi) * " + M + " + i");
     if (tB) {

@@ -372,7 +372,8 @@ TEST(OpErrors, ElementwiseBinary) {
 TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
   const std::vector<float> xs = {0.0f,   -0.0f,  1e-30f,   -3e-20f, 1e-8f,   -2e-7f,  1e-4f,
                                  -3e-3f, 0.3f,   -0.6249f, 0.6251f, 1.0f,    -2.5f,   9.0f,
-                                 20.0f,  -30.0f, 80.0f,    -80.0f,  INFINITY, -INFINITY, NAN};
+                                 20.0f,  -30.0f, 80.0f,    -80.0f,  INFINITY, -INFINITY, NAN,
+                                 1.0001f, 0.9999f};
   struct Case {
     const char* name;
     Tensor (*op)(const Tensor&);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "glint/fused_ops.h"
 #include "op_harness.h"
 
 namespace glint::testing {
@@ -222,6 +223,13 @@ TEST(ReductionValues, TailsAndLongSumsKeepRelativePrecision) {
       near(lp[i], row[i] - lse, 1e-6);
     }
     near(logSumExp(x).toFloats()[0], lse, 1e-6);
+    // A confident row's cross-entropy, ~1.4e-4: log(1 + the tails' sum), which
+    // a float32 log(sum) holds to ~1e-7 / 1.4e-4 only.
+    Tensor confident = tensor({0, -20, -80, 3, -0.5f, 12, -60, 1}, {1, 8});
+    Tensor label = tensor({0, 0, 0, 0, 0, 1, 0, 0}, {1, 8});
+    double tails = 0;
+    for (float v : {0.0f, -20.0f, -80.0f, 3.0f, -0.5f, -60.0f, 1.0f}) tails += std::exp(v - 12.0);
+    near(softmaxCrossEntropyWithLogits(label, confident).toFloats()[0], std::log1p(tails), 1e-6);
     Tensor t = tensor(terms, {static_cast<int64_t>(terms.size())});
     near(sum(t).toFloats()[0], longSum, 4e-6);
     near(mean(t).toFloats()[0], longSum / static_cast<double>(terms.size()), 4e-6);

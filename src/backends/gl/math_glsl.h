@@ -23,11 +23,22 @@ float exp_(float x) {
   int k = int(n), h = k >> 1;
   return exp(r) * intBitsToFloat((h + 127) << 23) * intBitsToFloat((k - h + 127) << 23);
 }
+// log(1 + u) for |u| < 0.29: 2 atanh(u / (2 + u)) by its series (the terms
+// left out are below 1e-9 relative there).
+float log1pSeries_(float u) {
+  float s = u / (2.0 + u), z = s * s;
+  return 2.0 * s * (1.0 + z * (0.33333333333333333 + z * (0.2 + z * (0.14285714285714286 +
+         z * (0.11111111111111111 + z * 0.09090909090909091)))));
+}
+// Near 1 by the series of x - 1 (exact there): the shader's log is off by
+// ~1e-7 absolute, which near its zero is a large relative error (llvmpipe:
+// log(0.9999) 3e-4 off).
 float log_(float x) {
   if (isnan(x) || x < 0.0) return NAN;
   if (x == 0.0) return -INF;
   if (isinf(x)) return x;
-  return log(x);
+  float u = x - 1.0;
+  return abs(u) < 0.29 ? log1pSeries_(u) : log(x);
 }
 // (sin x, cos x): x reduced by pi/2 in three parts (exact products for
 // |x| < 1e4), then Cephes' single-precision polynomials on [-pi/4, pi/4].
@@ -46,8 +57,7 @@ vec2 sincos_(float x) {
 // to x, and its u - 1 over log u needs a log exact near 1: llvmpipe gave
 // log1p(1e-30) = 0 and expm1(-2e-7) 42% off). expm1: Taylor terms to x^8
 // below |x| = 0.5 (relative error < 1e-8 there), e^x - 1 beyond (no
-// cancellation left). log1p: 2 atanh(x / (2 + x)) by its series below
-// |x| = 0.29, log(1 + x) beyond.
+// cancellation left). log1p: log1pSeries_ below |x| = 0.29, log(1 + x) beyond.
 float expm1_(float x) {
   if (abs(x) < 0.5)
     return x * (1.0 + x * (0.5 + x * (1.6666666666666666e-1 + x * (4.1666666666666664e-2 +
@@ -55,14 +65,7 @@ float expm1_(float x) {
            x * 2.4801587301587302e-5)))))));
   return exp_(x) - 1.0;
 }
-float log1p_(float x) {
-  if (abs(x) < 0.29) {
-    float s = x / (2.0 + x), z = s * s;
-    return 2.0 * s * (1.0 + z * (0.33333333333333333 + z * (0.2 + z * (0.14285714285714286 +
-           z * (0.11111111111111111 + z * 0.09090909090909091)))));
-  }
-  return log_(1.0 + x);
-}
+float log1p_(float x) { return abs(x) < 0.29 ? log1pSeries_(x) : log_(1.0 + x); }
 // tanh and sigmoid without branches on the value: a renderer that runs
 // fragments in lockstep (SwiftShader, GPUs) pays for both sides of a data
 // branch, and expm1_'s log made tanh the LSTM cells' main cost. tanh: an odd

@@ -232,9 +232,12 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
   std::string C = std::to_string(a.inputs[1].shape()[1]);
   std::string row =
       "float mx = -INF;\n  for (int j = 0; j < " + C + "; ++j) mx = max(mx, in1(base + j));\n"
-      "  float total = 0.0, labelSum = 0.0;\n  for (int j = 0; j < " + C +
-      "; ++j) { total += exp_(in1(base + j) - mx); labelSum += in0(base + j); }\n"
-      "  float logTotal = log(total);\n";
+      // log(sum e^(x - mx)) as log1p of the terms but the max's 1: a confident
+      // row's loss is that small sum, which 1 + it would round away.
+      "  float rest = 0.0, labelSum = 0.0;\n  bool seen = false;\n  for (int j = 0; j < " + C +
+      "; ++j) {\n    float v = in1(base + j);\n    labelSum += in0(base + j);\n"
+      "    if (!seen && v == mx) seen = true; else rest += exp_(v - mx);\n  }\n"
+      "  float logTotal = log1p_(rest);\n";
   std::string loss = std::string(kMathGlsl) + "float value(int r) {\n  int base = r * " + C +
                      ";\n  " + row +
                      "  float l = 0.0;\n  for (int j = 0; j < " + C +

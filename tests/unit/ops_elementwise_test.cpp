@@ -425,6 +425,32 @@ TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
   });
 }
 
+/// pow's relative precision: large results, a base near 1 with a large
+/// exponent, integer powers, negative bases. Within 16 float32 steps plus
+/// 1e-7 |b log2 a|: the GPU backends' exp2(b log2 a) rounds its argument to
+/// float32 (as TF.js's webgl pow does), an error that grows with it.
+TEST(ElementwisePrecision, PowKeepsRelativePrecision) {
+  const std::vector<std::pair<float, float>> ab = {
+      {2, 10},     {10, -3},   {3, 20},    {0.3f, 50},  {1.0001f, 10000}, {0.9999f, -20000},
+      {-2, 3},     {-2, -4},   {7, 0.5f},  {1e-20f, 1.5f}, {123.456f, 7.5f}, {5, 2},
+      {0.5f, 126}, {1.5f, -100}};
+  std::vector<float> as, bs;
+  for (auto [a, b] : ab) {
+    as.push_back(a);
+    bs.push_back(b);
+  }
+  onEveryBackend([&] {
+    std::vector<float> y = pow(tensor1d(as), tensor1d(bs)).toFloats();
+    for (size_t i = 0; i < ab.size(); ++i) {
+      const double want = std::pow(static_cast<double>(as[i]), static_cast<double>(bs[i]));
+      SCOPED_TRACE("pow(" + std::to_string(as[i]) + ", " + std::to_string(bs[i]) + ")");
+      const double t = std::abs(bs[i] * std::log2(std::abs(static_cast<double>(as[i]))));
+      EXPECT_NEAR(y[i], want, (2e-6 + 1e-7 * t) * std::abs(want) + std::numeric_limits<float>::min())
+          << "relative error " << (y[i] - want) / want;
+    }
+  });
+}
+
 TEST(OpErrors, ElementwiseLogic) {
   expectError([] { less(zeros({2}, DType::boolean), zeros({2}, DType::boolean)); },
               {"[less]", "float32 or int32", "bool"});

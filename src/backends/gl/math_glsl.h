@@ -104,7 +104,12 @@ float pow_(float a, float b) {
   float r;
   if (aa == 0.0) r = b > 0.0 ? 0.0 : INF;
   else if (isinf(b)) r = (aa > 1.0) == (b > 0.0) ? INF : 0.0;
-  else r = exp2(b * log2(aa));
+  else {
+    // log2 near 1 by the series, as in log_: pow(0.9999, -20000) was 7e-4
+    // off. What is left is exp2's, ~|b log2 a| 2^-24 relative (as TF.js's).
+    float u = aa - 1.0;
+    r = exp2(b * (abs(u) < 0.29 ? log1pSeries_(u) * 1.4426950408889634 : log2(aa)));
+  }
   if (a < 0.0) {
     if (isinf(b)) return r;
     if (fract(b) != 0.0) return NAN;

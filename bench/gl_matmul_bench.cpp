@@ -1,7 +1,9 @@
 // Matmul GFLOP/s on the gl backend's renderer (Mesa llvmpipe here, a GPU
-// elsewhere): the packed path (N % 4 == 0, four values per texel read) next
-// to the scalar one (N odd). Each figure: 5 products after one that compiles
-// the shader and warms the texture pool, each read back to the host.
+// elsewhere): sizes in whole texels (N % 4 == 0: the row-block product, four
+// values per texel read) next to odd ones (N, K off whole texels: large
+// products run on zero-padded copies, small ones one value per fetch). Each
+// figure: 5 products after one that compiles the shader and warms the
+// texture pool, each read back to the host.
 //
 // Usage: glint_gl_matmul_bench
 #include <chrono>
@@ -24,7 +26,7 @@ int main() {
     for (int i = 0; i < reps; ++i) matMul(a, b).data<float>();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("{\"what\":\"gl_matmul\",\"n\":%lld,\"path\":\"%s\",\"gflops\":%.3f}\n",
-                static_cast<long long>(n), n % 4 == 0 ? "packed" : "scalar",
+                static_cast<long long>(n), n % 4 == 0 ? "packed" : "padded",
                 2.0 * n * n * n * reps / s * 1e-9);
   }
   return 0;

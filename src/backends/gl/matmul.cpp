@@ -185,7 +185,6 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
        (tA ? "p * " + M + " + i" : "i * " + K + " + p") + "); }\n";
   s += "float B(int base, int p, int j) { return in1(base + " +
        (tB ? "j * " + K + " + p" : "p * " + N + " + j") + "); }\n";
-  s += "vec4 tex0(int e) { return ftexel0(e >> 2); }\n";
   s += "vec4 tex1(int e) { return ftexel1(e >> 2); }\n";
 
   // Row blocks pay from a few rows on.
@@ -205,9 +204,11 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
   s += "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " + str(e.shift) +
        ") | int(gl_FragCoord.x);\n  int e = t * 4;\n  if (e >= " + str(outSize) +
        ") { o_texel = uvec4(0u); return; }\n  int j = e % " + N + "; int rest = e / " + N +
-       "; int i = rest % " + M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " +
-       str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) + ";\n  vec4 acc = vec4(0.0);\n";
-  if (k % 4 == 0 && !tA) {
+       "; int i = rest % " + M + "; int bi = rest / " + M + ";\n  vec4 acc = vec4(0.0);\n";
+  const bool walks = k % 4 == 0 && !tA;  // MatrixTexels walks: no element bases
+  if (!walks)
+    s += "  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) + ";\n";
+  if (walks) {
     // A's row and B's columns in 2D texture coordinates (MatrixTexels) where
     // the rows line up: the one-sample predict's product, a few fragments
     // each walking all of K, took 0.55-1.24 ms with flat indices and

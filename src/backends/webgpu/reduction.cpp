@@ -370,16 +370,15 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
   std::string s = prelude(a.inputs, 2) + rowTrees(w) + w.header(rows) +
                   "    let base = unit * " + C + ";\n    var mx = -inf_();\n" + loop +
                   "{ let v = in1(base + j); if (v > mx) { mx = v; } }\n"
-                  "    mx = red_max(mx, lid);\n    var total = 0.0; var labelSum = 0.0;\n"
-                  "    var rest = 0.0; var ties = 0.0;\n" + loop +
-                  "{\n      let d = in1(base + j) - mx; let ev = exp_(d);\n"
+                  "    mx = red_max(mx, lid);\n    var labelSum = 0.0; var rest = 0.0; var ties = 0.0;\n" +
+                  loop + "{\n      let d = in1(base + j) - mx; let ev = exp_(d);\n"
                   // Kept in the backprop output until the total is known.
-                  "      b_out1[base + j] = bitcast<u32>(ev);\n      total += ev; labelSum += in0(base + j);\n"
-                  "      if (d < 0.0) { rest += ev; } else { ties += 1.0; }\n    }\n"
-                  "    total = red_sum(total, lid);\n    labelSum = red_sum(labelSum, lid);\n"
+                  "      b_out1[base + j] = bitcast<u32>(ev);\n      labelSum += in0(base + j);\n"
+                  "      if (d == 0.0) { ties += 1.0; } else { rest += ev; }\n    }\n"
+                  "    labelSum = red_sum(labelSum, lid);\n    rest = red_sum(rest, lid);\n"
+                  "    ties = red_sum(ties, lid);\n    let total = rest + ties;\n"
                   // log(total) as log1p of the terms but one max's 1: a confident
                   // row's loss is that small sum, which 1 + it would round away.
-                  "    rest = red_sum(rest, lid);\n    ties = red_sum(ties, lid);\n"
                   "    let logTotal = log1p_(rest + (ties - 1.0));\n    var l = 0.0;\n" + loop +
                   "{\n      let e = base + j; let logp = in1(e) - mx - logTotal;\n"
                   "      l -= in0(e) * logp;\n"

@@ -428,7 +428,8 @@ TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
 /// pow's relative precision: large results, a base near 1 with a large
 /// exponent, integer powers, negative bases. Within 16 float32 steps plus
 /// 1e-7 |b log2 a|: the GPU backends' exp2(b log2 a) rounds its argument to
-/// float32 (as TF.js's webgl pow does), an error that grows with it.
+/// float32 (TF.js's webgl pow is GLSL's pow(|a|, b), which GLSL specifies as
+/// that), an error that grows with it.
 TEST(ElementwisePrecision, PowKeepsRelativePrecision) {
   const std::vector<std::pair<float, float>> ab = {
       {2, 10},     {10, -3},   {3, 20},    {0.3f, 50},  {1.0001f, 10000}, {0.9999f, -20000},

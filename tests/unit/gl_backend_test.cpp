@@ -205,7 +205,7 @@ TEST(GlBackend, ReadAsyncMatchesSyncRead) {
 }
 
 /// gl result vs the reference backend on the same inputs.
-void expectMatchesReference(const std::function<Tensor()>& make, double rtol) {
+void expectMatchesReference(const std::function<Tensor()>& make, double rtol, double atol = 1e-6) {
   std::string saved = getBackend();
   setBackend("reference");
   std::vector<float> want = make().toFloats();
@@ -214,7 +214,7 @@ void expectMatchesReference(const std::function<Tensor()>& make, double rtol) {
   setBackend(saved);
   ASSERT_EQ(have.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
-    ASSERT_NEAR(have[i], want[i], 1e-6 + rtol * std::abs(want[i])) << "element " << i;
+    ASSERT_NEAR(have[i], want[i], atol + rtol * std::abs(want[i])) << "element " << i;
 }
 
 TEST(GlBackend, ConcatOfManyInputsTakesSeveralDraws) {
@@ -306,9 +306,10 @@ TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
   // (L % W == 0), else by flat index (blocked_product.h, MatrixTexels). A
   // texture's width W is the power of two at or above sqrt(texels); L is a
   // row's texels. Each case names the fit of A (or A^T) and B (or B^T).
-  auto mm = [](Shape a, Shape b, bool tA, bool tB, int seed) {
+  // atol: sums of K terms near 1 in other orders than the reference's.
+  auto mm = [](Shape a, Shape b, bool tA, bool tB, int seed, double atol = 1e-6) {
     expectMatchesReference(
-        [=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); }, 1e-5);
+        [=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); }, 1e-5, atol);
   };
   mm({64, 128}, {128, 512}, false, false, 40);   // A W 64 L 32; B W 128 L 128 (the lstm's)
   mm({64, 512}, {128, 512}, false, true, 42);    // A W 128 L 128; B^T W 128 L 128
@@ -323,6 +324,14 @@ TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
   mm({2, 16, 32}, {2, 8, 32}, false, true, 60);  // batched B^T W 16 L 8
   mm({2, 32, 16}, {2, 32, 8}, true, false, 62);  // batched A^T W 16 L 4; B W 16 L 2
   mm({3, 24, 64}, {64, 16}, false, false, 64);   // B's rows 4p..4p+3 over a texture row's end
+  // Large products whose A rows would be flat read a copy of A with rows a
+  // power of two apart (matmul.cpp, pitchedCopy): the mlp's forward and
+  // weight gradient, a ragged batched A, a ragged A^T, the lstm's x W.
+  mm({64, 784}, {784, 128}, false, false, 66, 2e-5);  // A L 196 -> 256
+  mm({64, 784}, {64, 128}, true, false, 68);     // A^T L 196 -> 256
+  mm({2, 100, 196}, {196, 64}, false, false, 70, 1e-5);  // A L 49 -> 64, batched, M % 8 == 4
+  mm({40, 100}, {40, 1024}, true, false, 72);    // A^T L 25 -> 32, ragged last block
+  mm({1792, 28}, {28, 64}, false, false, 74);    // A L 7 -> 8
 }
 
 TEST(GlBackend, LargeTensorsWrapIntoTwoDimensions) {

@@ -69,6 +69,9 @@ class MatrixTexels {
   /// column + dx must stay inside the row; with whole texture rows per matrix
   /// row, the column must then be even when dx is 1).
   std::string columnTexel(const std::string& name, int j, int dx = 0) const;
+  /// True when the fetches take flat indices (rows that do not line up with
+  /// texture rows: a row length that is not a power of two).
+  bool flat() const { return fit_ == Fit::flat; }
 
  private:
   enum class Fit { rowsPerTextureRow, textureRowsPerRow, flat };

@@ -264,6 +264,29 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
   gl.draw(gl.program(prelude(ops) + s), textures, target);
 }
 
+/// Rows of `rowTexels` texels of `in` (all `rows` of them, batches included)
+/// copied `pitch` texels apart (a power of two), the gaps zero, so that
+/// MatrixTexels reads them by 2D coordinates instead of flat indices.
+std::unique_ptr<ScratchTextures> pitchedCopy(GlBackend& gl, const Operand& in, int64_t rows,
+                                             int64_t rowTexels, int64_t pitch) {
+  auto t = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(rows * pitch) * 16, 1);
+  int shift = 0;
+  while ((int64_t{1} << shift) < pitch) ++shift;
+  runTexels(gl,
+            "vec4 texelValue(int t) {\n  int c = t & " + str(pitch - 1) + ";\n  return c < " +
+                str(rowTexels) + " ? ftexel0((t >> " + str(shift) + ") * " + str(rowTexels) +
+                " + c) : vec4(0.0);\n}\n",
+            {in}, *t->textures[0], rows * pitch);
+  return t;
+}
+
+// A pitched copy of A pays where each of its texels is fetched this many
+// times (once per column texel of the output) and the product is large: the
+// mlp's [64,784]x[784,128] and x^T dy, whose 196-texel rows would be read
+// by flat index (SwiftShader: ~a fifth of a product's time, blocked_product.h).
+constexpr int64_t kPitchFromColumnTexels = 8;
+constexpr int64_t kPitchFromFetches = int64_t{1} << 17;
+
 /// The row-block path (see blocked_product.h): `funcs` defines act_, bias_,
 /// batchA, batchB; N % 4 == K % 4 == 0 (and M % 4 == 0 when A is transposed:
 /// A^T's row p then holds a block's rows in whole texels).
@@ -280,10 +303,22 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
   bp.dotB = tB;
   const int64_t m = bp.m, n = bp.n, k = bp.k;
   const std::string M = str(m), N = str(n), K = str(k);
+  std::vector<Operand> ops = pr.ops;
+  int64_t aPitch = tA ? m / 4 : k / 4;  // texels from one row of A as stored to the next
+  std::unique_ptr<ScratchTextures> pitched;
+  const int64_t aTexels = shapeSize(pr.sa) / 4;
+  if (MatrixTexels(0, *ops[0].texture, aPitch).flat() && n / 4 >= kPitchFromColumnTexels &&
+      aTexels * (n / 4) >= kPitchFromFetches) {
+    int64_t pitch = 1;
+    while (pitch < aPitch) pitch *= 2;
+    pitched = pitchedCopy(gl, ops[0], aTexels / aPitch, aPitch, pitch);
+    ops[0] = Operand{pitched->textures[0], DType::float32};
+    aPitch = pitch;
+  }
   if (tA) {
     // A^T [k, m]: rows 4p..4p+3, texels i0/4 (block rows 0-3) and the next
     // (rows 4-7), clamped to the row where a ragged last block ends early.
-    MatrixTexels a(0, *pr.ops[0].texture, m / 4);
+    MatrixTexels a(0, *ops[0].texture, aPitch);
     const bool ragged = rows > 4 && m % rows != 0;
     const std::string first = "batchA(bi) * " + K;
     bp.setup += a.columnSetup("al", first, "i0 >> 2");
@@ -300,7 +335,7 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
     bp.aRow = transposedRow;
   } else {
     // Rows past M (the last block of a ragged M) read row M - 1.
-    MatrixTexels a(0, *pr.ops[0].texture, k / 4);
+    MatrixTexels a(0, *ops[0].texture, aPitch);
     for (int q = 0; q < rows; ++q)
       bp.setup += a.rowSetup("a" + str(q), "batchA(bi) * " + M + " + min(i0 + " + str(q) + ", " +
                                                str(m - 1) + ")");
@@ -323,7 +358,7 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
     for (int j = 0; j < 4; ++j)
       bp.bTexels += "    vec4 b" + str(j) + " = " + b.columnTexel("bw", j) + ";\n";
   }
-  runBlockedProduct(gl, bp, pr.ops, *pr.out);
+  runBlockedProduct(gl, bp, ops, *pr.out);
 }
 
 }  // namespace

@@ -334,6 +334,35 @@ TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
   mm({1792, 28}, {28, 64}, false, false, 74);    // A L 7 -> 8
 }
 
+TEST(GlBackend, NarrowMatMulsMatchTheReference) {
+  REQUIRE_GL();
+  // N % 4 != 0 with K % 4 == 0, below the padded path's size (a classifier
+  // head's three products): A's rows dotted with B^T's rows in whole texels,
+  // A^T and B copied into that layout first (matmul.cpp, `narrow`).
+  auto mm = [](Shape a, Shape b, bool tA, bool tB, int seed) {
+    expectMatchesReference(
+        [=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); }, 1e-5, 1e-5);
+  };
+  mm({64, 128}, {128, 10}, false, false, 80);   // h W (B copied)
+  mm({64, 128}, {64, 10}, true, false, 82);     // h^T dz (both copied)
+  mm({9, 12}, {7, 12}, false, true, 84);        // B^T as given, N = 7
+  mm({12, 9}, {12, 3}, true, false, 86);        // A^T, N = 3, M odd
+  mm({2, 8, 8}, {8, 10}, false, false, 88);     // batched A, B broadcast
+  mm({8, 8}, {3, 8, 10}, false, false, 90);     // A broadcast over B's batches
+  mm({2, 8, 9}, {2, 5, 8}, true, true, 92);     // both transposed, batched
+  mm({1, 128}, {128, 10}, false, false, 93);    // one row: the scalar product
+  expectMatchesReference(
+      [] {
+        return fusedMatMul(pattern({64, 128}, 94), pattern({128, 10}, 95), pattern({10}, 96),
+                           "relu");
+      },
+      1e-5, 1e-5);
+  setFloat16Activations(true);
+  expectMatchesReference([] { return matMul(exp(pattern({9, 16}, 97)), pattern({16, 6}, 98)); },
+                         2e-3, 2e-3);
+  setFloat16Activations(false);
+}
+
 TEST(GlBackend, LargeTensorsWrapIntoTwoDimensions) {
   REQUIRE_GL();
   // 70,001 floats: a 256-wide texture of 69 rows, with a partial last texel.

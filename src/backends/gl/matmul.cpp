@@ -123,44 +123,50 @@ bool paddedMatMul(GlBackend& gl, const std::string& kernel, const Problem& pr,
 /// BatchMatMul, and _FusedMatMul when `fused`: + bias[j] (input 2), then act_.
 void matMul(KernelArgs& args, bool fused) {
   const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
   Tensor& out = args.outputs[0];
   bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
   GlBackend& gl = glBackend(args);
   std::vector<Operand> ops = operands(args.inputs);
+  Shape sa = a.shape(), sb = b.shape();
+  const bool empty = out.size() == 0 || a.size() == 0;
+  const int64_t m = out.rank() >= 2 ? out.shape()[out.rank() - 2] : 0;
+  const int64_t n = out.shape().back(), k = sa[sa.size() - (tA ? 2 : 1)];
+  // A narrow product (N % 4 != 0, too small to pad: a classifier head's in
+  // training) dots whole texels of A's rows with whole texels of B^T's rows,
+  // each operand copied into that layout where it is not: 2 fetches per 4
+  // steps of K and output instead of 8. A few rows (a one-sample predict)
+  // do not pay for the copy's draw.
+  const bool narrow = !empty && m >= 8 && n % 4 != 0 && k % 4 == 0 &&
+                      shapeSize(out.shape()) * k < kPadFrom;
+  std::unique_ptr<ScratchTextures> aCopy, bCopy;
+  auto swapLast = [](Shape& s) { std::swap(s[s.size() - 1], s[s.size() - 2]); };
   // A transposed would cost 4 texel fetches per 4 steps of K instead of one
   // (a dense layer's weight gradient, x^T dy): transposing it first, one
   // fetch per element, is cheaper.
-  Texture* at = nullptr;
-  const size_t atBytes = static_cast<size_t>(a.size()) * sizeof(float);
-  const int64_t m = out.rank() >= 2 ? out.shape()[out.rank() - 2] : 0;
-  if (tA && out.size() > 0 && a.size() > 0 && out.shape().back() % 4 == 0 &&
-      a.shape()[a.rank() - 2] % 4 == 0 &&
-      !rowBlock(gl, m, out.shape().back(), a.shape()[a.rank() - 2], true)) {
-    at = static_cast<Texture*>(gl.allocate(atBytes));
-    try {
-      transposeInto(gl, a, a.shape().back(), a.shape()[a.rank() - 2], *at);
-    } catch (...) {
-      gl.release(at, atBytes);
-      throw;
-    }
-    ops[0] = Operand{at, DType::float32};
+  if (tA && !empty &&
+      (narrow || (n % 4 == 0 && k % 4 == 0 && !rowBlock(gl, m, n, k, true)))) {
+    aCopy = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(a.size()) * sizeof(float), 1);
+    transposeInto(gl, a, m, k, *aCopy->textures[0]);
+    ops[0] = Operand{aCopy->textures[0], DType::float32};
+    swapLast(sa);
+    tA = false;
+  }
+  if (narrow && !tB) {
+    bCopy = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(b.size()) * sizeof(float), 1);
+    transposeInto(gl, b, n, k, *bCopy->textures[0]);
+    ops[1] = Operand{bCopy->textures[0], DType::float32};
+    swapLast(sb);
+    tB = true;
   }
   bool bias = fused && args.inputs.size() > 2;
   std::string actBias = fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
                               : "float act_(float x) { return x; }\n";
   // Guarded: a padded product reads columns past the bias.
-  actBias += bias ? "float bias_(int j) { return j < " + str(out.shape().back()) +
-                        " ? in2(j) : 0.0; }\n"
+  actBias += bias ? "float bias_(int j) { return j < " + str(n) + " ? in2(j) : 0.0; }\n"
                   : "float bias_(int j) { return 0.0; }\n";
-  Problem pr{a.shape(), args.inputs[1].shape(), out.shape(), ops, tA && !at, tB, &textureOf(out),
-             fused};
-  try {
-    if (!paddedMatMul(gl, args.kernel, pr, actBias)) matMulOn(gl, args.kernel, pr, actBias);
-  } catch (...) {
-    if (at) gl.release(at, atBytes);
-    throw;
-  }
-  if (at) gl.release(at, atBytes);
+  Problem pr{sa, sb, out.shape(), ops, tA, tB, &textureOf(out), fused};
+  if (!paddedMatMul(gl, args.kernel, pr, actBias)) matMulOn(gl, args.kernel, pr, actBias);
 }
 
 /// The matmul of `pr`; `actBias` defines act_ and bias_.
@@ -194,9 +200,18 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
   }
   if (n % 4 != 0) {
     s += "float value(int e) {\n  int j = e % " + N + "; int rest = e / " + N + "; int i = rest % " +
-         M + "; int bi = rest / " + M + ";\n  int aBase = batchA(bi) * " + str(m * k) +
-         "; int bBase = batchB(bi) * " + str(k * n) +
-         ";\n  float acc = 0.0;\n  " + loopOver("p", "0", K) + " acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
+         M + "; int bi = rest / " + M + ";\n";
+    if (k % 4 == 0 && !tA && tB) {  // matMul's narrow products: rows of A and B^T in texels
+      const std::string K4 = str(k / 4);
+      s += "  int ar = (batchA(bi) * " + M + " + i) * " + K4 + "; int br = (batchB(bi) * " + N +
+           " + j) * " + K4 + ";\n  vec4 acc = vec4(0.0);\n  " + loopOver("p", "0", K4) +
+           " acc += ftexel0(ar + p) * ftexel1(br + p);\n"
+           "  return act_((acc.x + acc.y) + (acc.z + acc.w) + bias_(j));\n}\n";
+    } else {
+      s += "  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) +
+           ";\n  float acc = 0.0;\n  " + loopOver("p", "0", K) +
+           " acc += A(aBase, i, p) * B(bBase, p, j);\n  return act_(acc + bias_(j));\n}\n";
+    }
     runElementwise(gl, s, ops, target, DType::float32, outSize);
     return;
   }

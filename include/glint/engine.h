@@ -75,7 +75,12 @@ bool float16Activations();
 /// GPU too, at the price of running without overlap (a backend that cannot
 /// wait, webgpu, times what its kernels queue). kernelProfile() gives
 /// the rows since profiling was last turned on, the slowest first: one per
-/// kernel, backend and input shapes.
+/// kernel, backend and input shapes. With `repeat` > 1 each kernel runs that
+/// many times between the two waits and its row gets the mean: a wait's fixed
+/// cost on a GPU backend (a round trip to the browser's GPU process, ~0.4 ms
+/// on SwiftShader) is amortized, and the figures approach what the kernels
+/// cost inside a pipelined step. Kernels are pure (fresh outputs; random
+/// values are drawn on the host), so a repeat rewrites the same values.
 struct KernelProfileRow {
   std::string kernel;
   std::string backend;
@@ -83,7 +88,7 @@ struct KernelProfileRow {
   int64_t calls = 0;
   double seconds = 0;
 };
-void setKernelProfiling(bool on);
+void setKernelProfiling(bool on, int repeat = 1);
 std::vector<KernelProfileRow> kernelProfile();
 
 /// Scopes: tensors created between startScope and endScope are disposed at

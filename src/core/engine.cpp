@@ -200,10 +200,12 @@ bool debugMode() { return Engine::get().debugMode; }
 void setFloat16Activations(bool on) { Engine::get().float16Activations = on; }
 bool float16Activations() { return Engine::get().float16Activations; }
 
-void setKernelProfiling(bool on) {
+void setKernelProfiling(bool on, int repeat) {
+  check(repeat >= 1, "setKernelProfiling", "repeat must be >= 1, got ", repeat);
   Engine& e = Engine::get();
   if (on && !e.profiling) e.profile.clear();
   e.profiling = on;
+  e.profileRepeat = repeat;
 }
 
 std::vector<KernelProfileRow> kernelProfile() {
@@ -246,7 +248,7 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     if (e.profiling) {
       backend.finish();  // earlier kernels' work is not this one's
       auto t0 = std::chrono::steady_clock::now();
-      fn->second(args);
+      for (int r = 0; r < e.profileRepeat; ++r) fn->second(args);
       backend.finish();
       std::string shapes;
       for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : " ") + shapeToString(t.shape());
@@ -255,7 +257,8 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
       row.backend = backend.name();
       row.shapes = shapes;
       ++row.calls;
-      row.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      row.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                     e.profileRepeat;
     } else {
       fn->second(args);
     }

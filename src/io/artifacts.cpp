@@ -1,5 +1,6 @@
 // model.json <-> ModelArtifacts: the weights manifest, sharding, and every
 // check a file from elsewhere needs before its bytes are trusted.
+#include <filesystem>
 #include <set>
 
 #include "glint/error.h"
@@ -11,6 +12,22 @@ namespace glint::io {
 namespace {
 const char* kOp = "io.load";
 }  // namespace
+
+std::string checkShardPath(const std::string& path, const std::string& source) {
+  namespace fs = std::filesystem;
+  // Every reader (native files, node files, fuzzers) gets only paths that
+  // stay below model.json's folder by their letters; following links is the
+  // reader's check, since only it sees the file system.
+  bool ok = !path.empty() && path.find('\0') == std::string::npos &&
+            path.find('\\') == std::string::npos;
+  fs::path rel = fs::path(path).lexically_normal();
+  if (ok) ok = !rel.empty() && !rel.is_absolute() && rel.has_filename() && rel != ".";
+  for (const auto& part : rel)
+    if (part == ".." || part == ".") ok = false;
+  check(ok, kOp, source, ": weight shard path '", quoteForError(path),
+        "' must name a file relative to model.json, inside its folder");
+  return rel.generic_string();
+}
 
 Json specToJson(const WeightSpec& spec) {
   Json j = Json::object();
@@ -219,7 +236,7 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
     int64_t left = group.bytes;
     std::string held;
     for (const std::string& path : group.paths) {
-      std::vector<uint8_t> bytes = read(path, left);
+      std::vector<uint8_t> bytes = read(checkShardPath(path, source), left);
       check(static_cast<int64_t>(bytes.size()) <= left, kOp, source, ": weight shard '", path,
             "' holds ", bytes.size(), " bytes, more than the ", left,
             " bytes the manifest has left for it");

@@ -15,6 +15,11 @@ float halfToFloat(uint16_t half);
 Json specToJson(const WeightSpec& spec);
 WeightSpec specFromJson(const Json& j, const std::string& source, const std::string& where);
 
+/// The one rule for a shard path in a manifest, for every reader: relative,
+/// no "..", ".", "", NUL or backslash: the normalized path, else an error
+/// naming `source` and the path (quoted, capped).
+std::string checkShardPath(const std::string& path, const std::string& source);
+
 /// "file://a/b" -> "a/b"; other schemes are an error naming the URL.
 std::string pathFromUrl(const std::string& url, const std::string& op);
 

@@ -208,6 +208,15 @@ std::vector<OpCase> poolCases() {
       {"max_tiled_gaps_with_grad", {Distinct({1, 8, 11, 4}, 23), F({1, 3, 3, 4})},
        mpGrad({2, 3}, {3, 4}, valid),
        false},
+      // A published model's MaxPooling2D: 'same', pool 2, stride 2, odd
+      // height and width, channels a multiple of every vector width. The last
+      // window hangs past the bottom/right edge; the cpu tiled path read (and
+      // its gradient wrote) outside x there: 1.8e25 where TF.js gives 0.84.
+      {"max_same_odd_s2_vector_channels_with_grad", {Distinct({2, 5, 7, 16}, 31), F({2, 3, 4, 16})},
+       mpGrad({2, 2}, {2, 2}, same),
+       false},
+      {"max_same_odd_s2_c4", {Distinct({1, 3, 3, 4}, 37)}, mp({2, 2}, {2, 2}, same)},
+      {"max_same_odd_s3_c32", {Distinct({1, 7, 8, 32}, 41)}, mp({3, 3}, {3, 3}, same)},
       // Ties (values in quarters) under overlapping windows, channels in
       // whole texels: the first maximum in window order takes the gradient.
       {"max_texel_ties_with_grad", {Quarters({2, 5, 6, 4}, 29), F({2, 5, 6, 4})},

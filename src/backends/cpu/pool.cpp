@@ -106,7 +106,10 @@ struct Tiling {
 
   explicit Tiling(const conv::Geometry& g)
       : tiles(g.strideH >= g.fh && g.strideW >= g.fw && g.padTop == 0 && g.padLeft == 0 &&
-              g.dilH == 1 && g.dilW == 1 && g.inC % kWidth == 0) {
+              g.dilH == 1 && g.dilW == 1 && g.inC % kWidth == 0 &&
+              // 'same' padding on an odd size puts the last window partly
+              // past the bottom or right edge: not a tiling, it needs clipping.
+              (g.outH - 1) * g.strideH + g.fh <= g.inH && (g.outW - 1) * g.strideW + g.fw <= g.inW) {
     if (!tiles) return;
     for (int64_t kh = 0; kh < g.fh; ++kh)
       for (int64_t kw = 0; kw < g.fw; ++kw) taps.push_back((kh * g.inW + kw) * g.inC);

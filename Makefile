@@ -1,5 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
-.PHONY: all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop bench bench-browser clean fuzz fuzz-short fuzz-build soak
+# (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
+.PHONY: fuzz-kernels test-kernel-fuzz all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop bench bench-browser clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -32,7 +33,7 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-asan test-wasm test-wasm-mt test-web test-browser test-browser-web test-apps fuzz-short
+test: test-native test-cli test-interop test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-browser test-browser-web test-apps fuzz-short
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -102,6 +103,22 @@ fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 fuzz-short: fuzz-build
 	fuzz/run.sh 15 $(FUZZ_TARGETS)
+
+## fuzz-kernels: the differential kernel fuzzer (tests/kernel_fuzz): random
+## calls of every generator's kernels on every backend against reference
+## (forward and gradients), for FUZZ_SECONDS (default 60) after replaying the
+## regressions; prints cases per family, tags and kernels reached. A seed:
+## FUZZ_SEED=N.
+fuzz-kernels: build
+	./build/release/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt \
+	  --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+## test-kernel-fuzz (part of make test): the regressions, then fixed seeds for
+## a fixed budget: cpu and gl natively (60 s), cpu under ASan+UBSan (45 s).
+test-kernel-fuzz: build build/asan/build.ninja
+	./build/release/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 60 --seed 1
+	cmake --build --preset asan -j $(JOBS) --target glint_kernel_fuzz
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GLINT_GL=0 \
+	  ./build/asan/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 45 --seed 2
 
 ## soak: the mlp trains 20,000 steps on cpu and gl (2,000 on the scalar
 ## reference backend) with memory() and the resident set flat; prints figures.

@@ -44,6 +44,11 @@ float log_(float x) {
 // |x| < 1e4), then Cephes' single-precision polynomials on [-pi/4, pi/4].
 vec2 sincos_(float x) {
   if (isnan(x) || isinf(x)) return vec2(NAN);
+  // Beyond the three-part reduction's reach its quotient overflows an int
+  // and r is garbage (the kernel fuzzer saw sin(1e30) = inf): the
+  // renderer's own sin and cos stay in [-1, 1], where float32 carries no
+  // more information about the angle anyway.
+  if (abs(x) > 1e5) return vec2(sin(x), cos(x));
   float q = roundEven(x * 0.6366197723675814);
   float r = ((x - q * 1.5703125) - q * 4.837512969970703125e-4) - q * 7.54978995489188216e-8;
   float z = r * r;
@@ -97,22 +102,28 @@ float erf_(float x) {
                    0.254829592) * t * exp(-ax * ax);
   return x < 0.0 ? -y : y;
 }
+// IEEE pow's special cases, as the webgpu backend's pow_ has them (found by
+// the kernel fuzzer: gl gave pow(-inf, -1.94) = NaN where it is 0, and
+// pow(-1, inf) = 0 where it is 1).
 float pow_(float a, float b) {
   if (b == 0.0 || a == 1.0) return 1.0;
   if (isnan(a) || isnan(b)) return NAN;
   float aa = abs(a);
+  if (isinf(b)) {
+    if (aa == 1.0) return 1.0;
+    return (aa > 1.0) == (b > 0.0) ? INF : 0.0;
+  }
   float r;
   if (aa == 0.0) r = b > 0.0 ? 0.0 : INF;
-  else if (isinf(b)) r = (aa > 1.0) == (b > 0.0) ? INF : 0.0;
+  else if (isinf(aa)) r = b > 0.0 ? INF : 0.0;
   else {
     // log2 near 1 by the series, as in log_: pow(0.9999, -20000) was 7e-4
     // off. What is left is exp2's, ~|b log2 a| 2^-24 relative (as TF.js's).
     float u = aa - 1.0;
     r = exp2(b * (abs(u) < 0.29 ? log1pSeries_(u) * 1.4426950408889634 : log2(aa)));
   }
-  if (a < 0.0) {
-    if (isinf(b)) return r;
-    if (fract(b) != 0.0) return NAN;
+  if ((floatBitsToUint(a) & 0x80000000u) != 0u) {  // -0 too
+    if (fract(b) != 0.0) return aa == 0.0 || isinf(aa) ? r : NAN;
     if (fract(b * 0.5) != 0.0) r = -r;  // odd integer power
   }
   return r;
@@ -129,16 +140,27 @@ vec2 twoProd_(float x, float y) {
 // integer (3.0000002 / 1.0000001 -> 3.0); the exact residual corrects it.
 float floorDiv_(float a, float b) {
   float q = floor(a / b);
-  if (isinf(q) || isnan(q) || abs(q) >= 16777216.0) return q;
+  // An infinite b: a / b is exact (+-0), and the residual would be
+  // inf * 0, whose NaN a renderer may compare as true.
+  if (isinf(q) || isnan(q) || isinf(b) || abs(q) >= 16777216.0) return q;
   vec2 pe = twoProd_(q, b);
   float r = (a - pe.x) - pe.y;
   if ((b > 0.0 && r < 0.0) || (b < 0.0 && r > 0.0)) q -= 1.0;
   return q;
 }
+// a - b floor(a / b), exact where the quotient has 24 bits (a - b trunc(a / b)
+// loses the remainder's low bits), as the webgpu backend's fmod_ (the kernel
+// fuzzer found gl's fmod(1.16, inf) = NaN where it is 1.16).
 float fmod_(float a, float b) {
-  float r = a - b * trunc(a / b);
-  if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
-  return r;
+  if (isinf(b) && !isinf(a) && !isnan(a)) return a != 0.0 && (a < 0.0) != (b < 0.0) ? b : a;
+  float q = floorDiv_(a, b);
+  if (isinf(q) || isnan(q) || abs(q) >= 16777216.0) {
+    float r = a - b * trunc(a / b);
+    if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
+    return r;
+  }
+  vec2 pe = twoProd_(q, b);
+  return (a - pe.x) - pe.y;
 }
 uint uabs_(int a) { return a < 0 ? 0u - uint(a) : uint(a); }
 int idivTrunc_(int a, int b) {

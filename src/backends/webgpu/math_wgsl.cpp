@@ -52,6 +52,9 @@ fn log_(x0: f32) -> f32 {
 // (the built-ins are off by 1e-5 on SwiftShader).
 fn sincos_(x: f32) -> vec2<f32> {
   if (isnan_(x) || isinf_(x)) { return vec2<f32>(nan_()); }
+  // Beyond the reduction's reach (its quotient overflows an i32): the
+  // builtins, which stay in [-1, 1] (as the gl backend).
+  if (abs(x) > 1e5) { return vec2<f32>(sin(x), cos(x)); }
   let q = round(x * 0.6366197723675814);
   let r = ((x - q * 1.5703125) - q * 4.837512969970703125e-4) - q * 7.54978995489188216e-8;
   let z = r * r;
@@ -169,7 +172,8 @@ fn twoProd_(x: f32, y: f32) -> vec2<f32> {
 // integer (3.0000002 / 1.0000001 -> 3.0); the exact residual corrects it.
 fn floorDiv_(a: f32, b: f32) -> f32 {
   var q = floor(a / b);
-  if (isinf_(q) || isnan_(q) || abs(q) >= 16777216.0) { return q; }
+  // An infinite b: a / b is exact (+-0), and the residual would be inf * 0.
+  if (isinf_(q) || isnan_(q) || isinf_(b) || abs(q) >= 16777216.0) { return q; }
   let pe = twoProd_(q, b);
   let r = (a - pe.x) - pe.y;
   if ((b > 0.0 && r < 0.0) || (b < 0.0 && r > 0.0)) { q -= 1.0; }

@@ -20,6 +20,10 @@ std::vector<Tensor> makeTensors(const Call& c) {
     if (d.dtype == DType::int32) {
       std::vector<int32_t> v(d.values.begin(), d.values.end());
       out.push_back(tensorInt(v, d.shape));
+    } else if (d.dtype == DType::boolean) {
+      std::vector<uint8_t> v;
+      for (float x : d.values) v.push_back(x != 0.0f ? 1 : 0);
+      out.push_back(tensorBool(v, d.shape));
     } else {
       out.push_back(tensor(d.values, d.shape));
     }

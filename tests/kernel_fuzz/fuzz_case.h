@@ -49,6 +49,9 @@ struct Generator {
   std::function<Knobs(Rng&)> sample;
   /// nullopt when the knobs make no valid call (shrinking tries many).
   std::function<std::optional<Call>(const Knobs&)> build;
+  /// How many values knob 0 (the op or kind) takes: runs cycle through them
+  /// so that a short budget reaches every op (0: drawn at random).
+  int64_t ops = 0;
 };
 
 std::vector<Generator>& generators();

@@ -74,6 +74,7 @@ const Register pool({
       call.checkGrad = vc != kSpecials;
       return call;
     },
+    2,
 });
 
 // knobs: kind(0 conv2d, 1 depthwise, 2 transpose), n, h, w, inC, outC, fh, fw,
@@ -140,6 +141,7 @@ const Register conv({
       call.checkGrad = vc == k[13];
       return call;
     },
+    3,
 });
 
 }  // namespace

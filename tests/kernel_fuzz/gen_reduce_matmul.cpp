@@ -95,6 +95,7 @@ const Register reduce({
                        !((op == "max" || op == "min") && vc == kQuarters);
       return call;
     },
+    static_cast<int64_t>(std::size(kReduce)),
 });
 
 // knobs: batchRank, b0, b1, m, k, n, transA, transB, broadcastA, broadcastB, valueClass, seed
@@ -145,6 +146,7 @@ const Register matmul({
       call.checkGrad = vc != kSpecials;
       return call;
     },
+    3,
 });
 
 }  // namespace

@@ -181,7 +181,9 @@ int main(int argc, char** argv) {
                                 .count() < seconds
                       : drawn < maxCases) {
     const Generator& g = *gens[static_cast<size_t>(drawn % static_cast<int64_t>(gens.size()))];
-    runOne(g, g.sample(rng), true);
+    Knobs k = g.sample(rng);
+    if (g.ops > 0) k[0] = (drawn / static_cast<int64_t>(gens.size())) % g.ops;
+    runOne(g, k, true);
     ++drawn;
   }
 

@@ -151,11 +151,28 @@ float floorDiv_(float a, float b) {
 // a - b floor(a / b), exact where the quotient has 24 bits (a - b trunc(a / b)
 // loses the remainder's low bits), as the webgpu backend's fmod_ (the kernel
 // fuzzer found gl's fmod(1.16, inf) = NaN where it is 1.16).
+// |a| mod |b| with a's sign, exactly, where the quotient passes 2^24 (then
+// a - b trunc(a / b) is off by up to ulp(a): fmod(1e30, 0.44) gave 7.6e22):
+// each step subtracts the largest |b| 2^k not above the rest, which Sterbenz's
+// lemma makes exact; the rest's exponent falls every step (at most ~280).
+float fmodLarge_(float a, float b) {
+  float r = abs(a), m = abs(b);
+  for (int i = 0; i < 300 && r >= m; ++i) {
+    float k = floor(log2(r) - log2(m));
+    float h = floor(k * 0.5);
+    float t = m * exp2(h) * exp2(k - h);  // two factors: 2^k alone can overflow
+    if (t > r) t *= 0.5;
+    else if (t * 2.0 <= r) t *= 2.0;
+    r -= t;
+  }
+  return a < 0.0 ? -r : r;
+}
 float fmod_(float a, float b) {
   if (isinf(b) && !isinf(a) && !isnan(a)) return a != 0.0 && (a < 0.0) != (b < 0.0) ? b : a;
   float q = floorDiv_(a, b);
   if (isinf(q) || isnan(q) || abs(q) >= 16777216.0) {
-    float r = a - b * trunc(a / b);
+    if (isinf(a) || isnan(a) || isnan(b) || b == 0.0) return NAN;
+    float r = fmodLarge_(a, b);
     if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
     return r;
   }

@@ -179,6 +179,20 @@ fn floorDiv_(a: f32, b: f32) -> f32 {
   if ((b > 0.0 && r < 0.0) || (b < 0.0 && r > 0.0)) { q -= 1.0; }
   return q;
 }
+// |a| mod |b| with a's sign, exactly, where the quotient passes 2^24 (as the
+// gl backend's fmodLarge_: a - b trunc(a / b) is off by up to ulp(a)).
+fn fmodLarge_(a: f32, b: f32) -> f32 {
+  var r = abs(a);
+  let m = abs(b);
+  for (var i = 0; i < 300 && r >= m; i++) {
+    let k = floor(log2(r) - log2(m));
+    let h = floor(k * 0.5);
+    var t = m * exp2(h) * exp2(k - h);
+    if (t > r) { t *= 0.5; } else if (t * 2.0 <= r) { t *= 2.0; }
+    r -= t;
+  }
+  return select(r, -r, a < 0.0);
+}
 // a - b floor(a / b), exact where the quotient has 24 bits (a - b trunc(a / b)
 // loses the remainder's low bits: fmod(88.73, 0.001) came out 0, not 0.000999).
 fn fmod_(a: f32, b: f32) -> f32 {
@@ -187,7 +201,8 @@ fn fmod_(a: f32, b: f32) -> f32 {
   }
   let q = floorDiv_(a, b);
   if (isinf_(q) || isnan_(q) || abs(q) >= 16777216.0) {
-    var r = a - b * trunc(a / b);
+    if (isinf_(a) || isnan_(a) || isnan_(b) || b == 0.0) { return nan_(); }
+    var r = fmodLarge_(a, b);
     if (r != 0.0 && ((r < 0.0) != (b < 0.0))) { r += b; }
     return r;
   }

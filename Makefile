@@ -61,8 +61,11 @@ test-asan: bootstrap build/asan/build.ninja
 	  ./build/asan/glint_tests --gtest_brief=1 --gtest_filter='Gl*:*OpTest*'
 
 test-wasm: bootstrap build/wasm/build.ninja
-	cmake --build --preset wasm -j $(JOBS) --target glint_tests
+	cmake --build --preset wasm -j $(JOBS) --target glint_tests glint_kernel_fuzz
 	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
+	@# The kernel fuzzer's cpu backend as WebAssembly SIMD compiles it (cpu vs reference).
+	cd build/wasm && $(NODE) glint_kernel_fuzz.js --regressions ../../tests/kernel_fuzz/regressions.txt \
+	  --seconds 30 --seed 3
 
 ## test-wasm-mt: the same suite in the pthreads build (thread pool in wasm workers).
 test-wasm-mt: bootstrap build/wasm-mt/build.ninja

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "glint/io.h"
@@ -215,6 +216,105 @@ TEST(Hostile, LoadingAnInterruptedExchangeRenamesNothing) {
   saveArtifacts(smallArtifacts(), dir / "m");
   EXPECT_TRUE(fs::exists(dir / "m/model.json"));
   EXPECT_FALSE(fs::exists(dir / "m.glint-old"));
+}
+
+// ---- Non-finite weights ------------------------------------------------------------
+
+// A saved Dense(2) on 2 inputs: kernel (4 floats) then bias (2), one shard.
+struct SavedDense {
+  TempDir dir;
+  std::string model, shard;
+  SavedDense(Quantize q = Quantize::none) {
+    auto m = sequential();
+    m->add(layers::dense({{"units", 2}, {"inputShape", {2}}, {"name", "d"}}));
+    model = dir / "m";
+    SaveOptions o;
+    o.quantize = q;
+    save(*m, model, o);
+    shard = model + "/group1-shard1of1.bin";
+  }
+  void poke(size_t at, const void* bytes, size_t n) {
+    std::string data = readText(shard);
+    std::memcpy(data.data() + at, bytes, n);
+    writeText(shard, data);
+  }
+};
+
+TEST(Hostile, NonFiniteWeightsAreRefusedUnlessAllowed) {
+  {
+    SavedDense s;  // raw float32 NaN in the kernel's third element
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    s.poke(8, &nan, 4);
+    expectError([&] { load(s.model); }, {"io.load", s.model, "'d/kernel'", "nan", "index 2",
+                                         "allowNonFiniteWeights"});
+    LoadOptions allow;
+    allow.allowNonFiniteWeights = true;
+    ModelPtr m = load(s.model, allow);
+    EXPECT_TRUE(std::isnan(m->weights()[0].data<float>()[2]));
+    // Loading weights into an existing model is checked the same way.
+    ModelPtr same = load(s.model, allow);
+    expectError([&] { loadWeights(*same, s.model); }, {"'d/kernel'", "nan"});
+  }
+  {
+    SavedDense s;  // +inf in the bias
+    float inf = std::numeric_limits<float>::infinity();
+    s.poke(16 + 4, &inf, 4);
+    expectError([&] { load(s.model); }, {"'d/bias'", "inf", "index 1"});
+  }
+  {
+    SavedDense s(Quantize::float16);  // float16 infinity code 0x7c00
+    uint16_t h = 0xfc00;  // -inf
+    s.poke(0, &h, 2);
+    expectError([&] { load(s.model); }, {"'d/kernel'", "-inf", "index 0"});
+  }
+}
+
+// ---- Clear errors -----------------------------------------------------------------
+
+TEST(Hostile, WeightNamesFromTheFileAreQuotedAndCapped) {
+  TempDir dir;
+  saveArtifacts(smallArtifacts(), dir / "m");
+  Json j = readJson(dir / "m/model.json");
+  // A name with a NUL and an escape sequence: the message goes on past the NUL.
+  j["weightsManifest"][0]["weights"][0]["name"] = std::string("a\0b\x1b[31m", 8);
+  j["weightsManifest"][0]["weights"][0]["dtype"] = "float64";
+  writeJson(dir / "m/model.json", j);
+  expectError([&] { loadArtifacts(dir / "m"); }, {"a\\x00b\\x1b[31m", "float64", "expected float32"});
+  // A 1 MiB name: the message stays short.
+  j["weightsManifest"][0]["weights"][0]["name"] = std::string(1 << 20, 'n');
+  writeJson(dir / "m/model.json", j);
+  try {
+    loadArtifacts(dir / "m");
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_LT(std::strlen(e.what()), 2000u);
+    EXPECT_NE(std::string(e.what()).find("1048576 bytes in all"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Hostile, JsonTypeErrorsAndHugeDimensionsNameTheFileAndField) {
+  TempDir dir;
+  auto m = sequential();
+  m->add(layers::dense({{"units", 2}, {"inputShape", {2}}, {"name", "d"}}));
+  save(*m, dir / "m");
+  Json j = readJson(dir / "m/model.json");
+  Json& layer = j["modelTopology"]["config"]["layers"][0]["config"];
+  layer["batch_input_shape"] = Json::array({nullptr, 1e30});
+  writeJson(dir / "m/model.json", j);
+  expectError([&] { load(dir / "m"); }, {dir / "m", "batch_input_shape", "1e+30"});
+  // Past int64 as an integer: reported as written, not wrapped to a negative dimension.
+  writeText(dir / "m/model.json",
+            std::regex_replace(j.dump(), std::regex("1e\\+30"), "9223372036854775808"));
+  expectError([&] { load(dir / "m"); }, {"batch_input_shape", "got [null,9223372036854775808]"});
+  layer["batch_input_shape"] = Json::array({nullptr, 2});
+  layer["units"] = 18446744073709551615ull;
+  writeJson(dir / "m/model.json", j);
+  expectError([&] { load(dir / "m"); }, {"units", "18446744073709551615"});
+  // The wrong JSON type where the manifest wants a string names the field.
+  layer["units"] = 2;
+  j["weightsManifest"][0]["weights"][0]["dtype"] = Json::array({1});
+  writeJson(dir / "m/model.json", j);
+  expectError([&] { load(dir / "m"); }, {"model.json", "weights[0]", "\"dtype\""});
 }
 
 }  // namespace

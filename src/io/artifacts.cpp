@@ -1,5 +1,7 @@
 // model.json <-> ModelArtifacts: the weights manifest, sharding, and every
 // check a file from elsewhere needs before its bytes are trusted.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -132,6 +134,26 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> shardWeightData(
   return shards;
 }
 
+namespace {
+// The key whose string value holds byte `at` of `text` ("name" in
+// {"name": "d\xff"}), quoted; "" when `at` is not inside such a value.
+std::string fieldAt(const std::string& text, size_t at) {
+  at = std::min(at, text.size());
+  size_t open = text.rfind('"', at == 0 ? 0 : at - 1);
+  if (open == std::string::npos || open == 0) return "";
+  size_t i = open;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]))) --i;
+  if (i == 0 || text[i - 1] != ':') return "";
+  --i;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]))) --i;
+  if (i == 0 || text[i - 1] != '"') return "";
+  size_t end = i - 1;
+  size_t begin = text.rfind('"', end - 1);
+  if (begin == std::string::npos || end - begin > 256) return "";
+  return quoteForError(text.substr(begin + 1, end - begin - 1), 64);
+}
+}  // namespace
+
 Json parseModelJson(const std::string& text, const LoadOptions& options, const std::string& source) {
   check(static_cast<int64_t>(text.size()) <= options.maxModelJsonBytes, kOp, source, " is ",
         text.size(), " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes,
@@ -156,8 +178,15 @@ Json parseModelJson(const std::string& text, const LoadOptions& options, const s
   }
   try {
     return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // Bad bytes inside a string (invalid UTF-8, a raw control byte) are
+    // blamed on the field whose value they are in: "name" of a layer, not
+    // whatever the parser reads next. The parser's text echoes them: quoted.
+    std::string field = fieldAt(text, e.byte);
+    fail(kOp, source, ": not valid JSON", field.empty() ? "" : " in the value of \"" + field + "\"",
+         " (byte ", e.byte, "): ", quoteForError(e.what(), 400));
   } catch (const Json::exception& e) {
-    fail(kOp, source, ": not valid JSON: ", e.what());
+    fail(kOp, source, ": not valid JSON: ", quoteForError(e.what(), 400));
   }
 }
 

@@ -317,5 +317,26 @@ TEST(Hostile, JsonTypeErrorsAndHugeDimensionsNameTheFileAndField) {
   expectError([&] { load(dir / "m"); }, {"model.json", "weights[0]", "\"dtype\""});
 }
 
+TEST(Hostile, InvalidUtf8InALayerNameIsBlamedOnTheName) {
+  TempDir dir;
+  auto m = sequential();
+  m->add(layers::dense({{"units", 2}, {"inputShape", {2}}, {"name", "dense_q"}}));
+  save(*m, dir / "m");
+  std::string text = readText(dir / "m/model.json");
+  size_t at = text.find("\"dense_q\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + 1, 7, "d\xff\x1b[2J");  // not UTF-8, and a terminal escape
+  writeText(dir / "m/model.json", text);
+  try {
+    load(dir / "m");
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("model.json: not valid JSON in the value of \"name\""), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\xff'), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace glint::testing

@@ -259,13 +259,18 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
       std::set<std::string> replaced = oldModelFiles(target.dir / target.jsonName);
       replaced.insert(target.jsonName);
       for (const std::string& n : names) replaced.insert(n);
+      // Anything but a directory is hard-linked as it is (a link stays a
+      // link, a FIFO a FIFO: never followed or read); directories are
+      // copied with their links as links.
       for (const auto& entry : fs::directory_iterator(target.dir)) {
         std::string name = entry.path().filename().string();
         if (replaced.count(name)) continue;
         std::error_code linkErr;
-        if (entry.is_regular_file()) fs::create_hard_link(entry.path(), tmp / name, linkErr);
-        if (!entry.is_regular_file() || linkErr)
-          fs::copy(entry.path(), tmp / name, fs::copy_options::recursive);
+        bool isDir = entry.is_directory() && !entry.is_symlink();
+        if (!isDir) fs::create_hard_link(entry.path(), tmp / name, linkErr);
+        if (isDir || linkErr)
+          fs::copy(entry.path(), tmp / name,
+                   fs::copy_options::recursive | fs::copy_options::copy_symlinks);
       }
     }
     syncDirectory(tmp);

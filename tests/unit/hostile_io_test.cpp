@@ -107,6 +107,20 @@ TEST(Hostile, SaveKeepsUserFilesAForeignManifestNames) {
   EXPECT_FALSE(fs::exists(dir / "m/group1-shard2of2.bin"));  // Glint's: replaced
   EXPECT_TRUE(fs::exists(dir / "m/group1-shard1of1.bin"));
   EXPECT_EQ(loadArtifacts(dir / "m").weightData, smallArtifacts().weightData);
+
+  // Other things in the folder are kept as they are, never followed or read:
+  // a FIFO, a link to a folder elsewhere, a folder holding a link.
+  ASSERT_EQ(::mkfifo((dir / "m/user.fifo").c_str(), 0644), 0);
+  fs::create_directories(dir.path / "elsewhere");
+  writeText(dir / "elsewhere/big.txt", "not to be copied");
+  fs::create_directory_symlink(dir.path / "elsewhere", dir.path / "m/linked");
+  fs::create_directories(dir.path / "m/sub");
+  fs::create_symlink(dir / "elsewhere/big.txt", dir.path / "m/sub/link.txt");
+  saveArtifacts(smallArtifacts(), dir / "m");
+  EXPECT_TRUE(fs::is_fifo(dir / "m/user.fifo"));
+  EXPECT_TRUE(fs::is_symlink(dir / "m/linked"));
+  EXPECT_TRUE(fs::is_symlink(dir / "m/sub/link.txt"));
+  EXPECT_EQ(readText(dir / "m/notes.txt"), "my notes");
 }
 
 // ---- Links ------------------------------------------------------------------------

@@ -118,6 +118,34 @@ Target saveTarget(const std::string& url) {
   return t;
 }
 
+// Where in `j` the first string (key or value) that is not UTF-8 lies, as
+// a path like model.json.modelTopology.config.layers[0].config.name; found only
+// after a dump failed, so its cost does not matter.
+std::string firstInvalidUtf8(const Json& j, const std::string& at) {
+  auto valid = [](const std::string& s) {
+    try {
+      (void)Json(s).dump();
+      return true;
+    } catch (const Json::type_error&) {
+      return false;
+    }
+  };
+  if (j.is_string()) return valid(j.get<std::string>()) ? "" : at + " (" + quoteForError(j.get<std::string>()) + ")";
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!valid(it.key())) return "a key in " + at + " (" + quoteForError(it.key()) + ")";
+      std::string found = firstInvalidUtf8(it.value(), at + "." + it.key());
+      if (!found.empty()) return found;
+    }
+  }
+  if (j.is_array())
+    for (size_t i = 0; i < j.size(); ++i) {
+      std::string found = firstInvalidUtf8(j[i], at + "[" + std::to_string(i) + "]");
+      if (!found.empty()) return found;
+    }
+  return at == "model.json" ? "a string in model.json" : "";
+}
+
 // Glint's own shard names, "group1-shard<i>of<n>.bin" (shardWeightData).
 bool isGlintShardName(const std::string& name) {
   const std::string head = "group1-shard", tail = ".bin";
@@ -230,7 +258,14 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
   auto shards = shardWeightData(artifacts.weightData, options.shardSizeBytes);
   std::vector<std::string> names;
   for (const auto& s : shards) names.push_back(s.first);
-  std::string json = modelJsonFromArtifacts(artifacts, names).dump();
+  Json manifest = modelJsonFromArtifacts(artifacts, names);
+  std::string json;
+  try {
+    json = manifest.dump();
+  } catch (const Json::type_error&) {
+    fail(kSave, "cannot write '", target.dir.string(), "': ", firstInvalidUtf8(manifest, "model.json"),
+         " is not valid UTF-8, which JSON requires");
+  }
 
   std::error_code ec;
   fs::path parent = target.dir.parent_path();

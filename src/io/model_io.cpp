@@ -205,7 +205,7 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
   std::string saved = savedStructureHash(a);
   std::string mine = structureHash(model);
   check(saved.empty() || saved == mine, op, source, ": the saved model's architecture (structure hash ",
-        saved, ") differs from this model's (", mine,
+        Quoted{saved}, ") differs from this model's (", mine,
         "); its weights cannot be loaded into this model");
 
   NamedTensors all = decodeFiniteWeights(a, options, source);
@@ -247,8 +247,8 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
   }
   if (options.strict) {
     check(extra.empty(), op, source, ": ", extra.size(), " saved weight(s) match no weight of model '",
-          model.name(), "': ", namesList(extra));
-    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '", model.name(),
+          Quoted{model.name()}, "': ", namesList(extra));
+    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '", Quoted{model.name()},
           "' are not in the file: ", namesList(missing));
   }
   for (const auto& [i, t] : pairs) {

@@ -352,5 +352,16 @@ TEST(Hostile, InvalidUtf8InALayerNameIsBlamedOnTheName) {
   }
 }
 
+TEST(Hostile, ASaveOfANameThatIsNotUtf8NamesWhereItIs) {
+  TempDir dir;
+  ModelArtifacts a = smallArtifacts();
+  a.modelTopology["config"]["layers"] =
+      Json::array({{{"class_name", "Dense"}, {"config", {{"name", "d\xff\x1b"}}}}});
+  expectError([&] { saveArtifacts(a, dir / "m"); },
+              {"[io.save]", "model.json.modelTopology.config.layers[0].config.name", "d\\xff\\x1b",
+               "not valid UTF-8"});
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}
+
 }  // namespace
 }  // namespace glint::testing

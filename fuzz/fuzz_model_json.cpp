@@ -28,9 +28,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::expectOnlyGlintErrors([&] {
     Json j = io::parseModelJson(text, limits, "fuzz.json");
     uint8_t fill = size ? data[size / 2] : 0;
+    fuzz::ReaderWatch watch(limits.maxWeightBytes);
     io::ModelArtifacts a = io::artifactsFromModelJson(
-        j, [&](const std::string&, int64_t maxBytes) { return std::vector<uint8_t>(maxBytes, fill); },
+        j,
+        [&](const std::string& path, int64_t maxBytes) {
+          watch.request(path, maxBytes);
+          watch.gave(static_cast<size_t>(maxBytes));
+          return std::vector<uint8_t>(maxBytes, fill);
+        },
         limits, "fuzz.json");
+    watch.checkAgainst(a);
     ModelPtr model = io::modelFromArtifacts(a, limits, "fuzz.json");
     // One forward pass when the input shapes are known and small.
     std::vector<Tensor> xs;

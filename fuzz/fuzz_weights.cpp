@@ -28,18 +28,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.maxWeightBytes = 2 << 20;
   fuzz::expectOnlyGlintErrors([&] {
     Json j = io::parseModelJson(text, limits, "fuzz.json");
+    fuzz::ReaderWatch watch(limits.maxWeightBytes);
     io::ModelArtifacts a = io::artifactsFromModelJson(
         j,
-        [&](const std::string& path, int64_t) {
+        [&](const std::string& path, int64_t maxBytes) {
+          watch.request(path, maxBytes);
           if (end - blob < 2) fail("fuzz", "shard '", path, "' is missing");
           size_t n = blob[0] | size_t{blob[1]} << 8;
           blob += 2;
           n = std::min(n, static_cast<size_t>(end - blob));
           std::vector<uint8_t> bytes(blob, blob + n);
           blob += n;
+          watch.gave(bytes.size());
           return bytes;
         },
         limits, "fuzz.json");
+    watch.checkAgainst(a);
     io::NamedTensors tensors = io::decodeWeights(a.weightData, a.weightSpecs, "fuzz.json");
     if (tensors.size() != a.weightSpecs.size()) fuzz::abortWith("decodeWeights", "count differs");
     for (size_t i = 0; i < tensors.size(); ++i) {

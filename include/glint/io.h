@@ -91,6 +91,10 @@ struct LoadOptions {
   bool strict = true;
   /// Restore the optimizer and its state when the file has a trainingConfig.
   bool loadOptimizer = true;
+  /// Weights that are NaN or infinite (as stored, or as float16 / uint8 /
+  /// uint16 codes dequantize) are an error naming the weight and the first
+  /// bad index; true loads them as they are.
+  bool allowNonFiniteWeights = false;
 };
 
 struct SaveOptions {

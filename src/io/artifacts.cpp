@@ -1,5 +1,7 @@
 // model.json <-> ModelArtifacts: the weights manifest, sharding, and every
 // check a file from elsewhere needs before its bytes are trusted.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -12,6 +14,10 @@ namespace glint::io {
 namespace {
 const char* kOp = "io.load";
 }  // namespace
+
+std::string jsonForError(const Json& j) {
+  return quoteForError(j.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
 
 std::string checkShardPath(const std::string& path, const std::string& source) {
   namespace fs = std::filesystem;
@@ -48,33 +54,33 @@ Json specToJson(const WeightSpec& spec) {
 }
 
 WeightSpec specFromJson(const Json& j, const std::string& source, const std::string& where) {
-  check(j.is_object(), kOp, source, ": ", where, " must be an object, got ", j.dump());
+  check(j.is_object(), kOp, source, ": ", where, " must be an object, got ", jsonForError(j));
   WeightSpec spec;
   check(j.contains("name") && j["name"].is_string(), kOp, source, ": ", where,
         " needs a string \"name\"");
   spec.name = j["name"].get<std::string>();
-  std::string what = where + " ('" + spec.name + "')";
+  std::string what = where + " ('" + quoteForError(spec.name) + "')";
   check(j.contains("shape") && j["shape"].is_array(), kOp, source, ": ", what,
         " needs a \"shape\" array");
   check(j["shape"].size() <= 16, kOp, source, ": ", what, " has rank ", j["shape"].size(),
         " (at most 16)");
   for (const Json& d : j["shape"]) {
     check(d.is_number_integer() && d.get<int64_t>() >= 0, kOp, source, ": ", what,
-          " has shape ", j["shape"].dump(), "; dimensions must be non-negative integers");
+          " has shape ", jsonForError(j["shape"]), "; dimensions must be non-negative integers");
     spec.shape.push_back(d.get<int64_t>());
   }
   check(j.contains("dtype") && j["dtype"].is_string(), kOp, source, ": ", what,
         " needs a string \"dtype\"");
   std::string dtype = j["dtype"].get<std::string>();
   check(dtype == "float32" || dtype == "int32" || dtype == "bool", kOp, source, ": ", what,
-        " has dtype '", dtype, "'; expected float32, int32 or bool");
+        " has dtype '", Quoted{dtype}, "'; expected float32, int32 or bool");
   spec.dtype = parseDType(dtype);
   if (j.contains("group") && !j["group"].is_null()) {
     check(j["group"].is_string(), kOp, source, ": ", what, " has a non-string \"group\"");
     spec.group = j["group"].get<std::string>();
     if (spec.group == "model") spec.group.clear();
     check(spec.group.empty() || spec.group == "optimizer", kOp, source, ": ", what,
-          " has group '", spec.group, "'; expected model or optimizer");
+          " has group '", Quoted{spec.group}, "'; expected model or optimizer");
   }
   if (j.contains("quantization") && !j["quantization"].is_null()) {
     const Json& q = j["quantization"];
@@ -84,7 +90,7 @@ WeightSpec specFromJson(const Json& j, const std::string& source, const std::str
     if (quant.dtype != "float16") {
       check(q.contains("min") && q["min"].is_number() && q.contains("scale") &&
                 q["scale"].is_number(),
-            kOp, source, ": ", what, " is quantized with ", quant.dtype,
+            kOp, source, ": ", what, " is quantized with ", Quoted{quant.dtype},
             " but lacks numeric \"min\" and \"scale\"");
       quant.min = q["min"].get<double>();
       quant.scale = q["scale"].get<double>();
@@ -128,6 +134,26 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> shardWeightData(
   return shards;
 }
 
+namespace {
+// The key whose string value holds byte `at` of `text` ("name" in
+// {"name": "d\xff"}), quoted; "" when `at` is not inside such a value.
+std::string fieldAt(const std::string& text, size_t at) {
+  at = std::min(at, text.size());
+  size_t open = text.rfind('"', at == 0 ? 0 : at - 1);
+  if (open == std::string::npos || open == 0) return "";
+  size_t i = open;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]))) --i;
+  if (i == 0 || text[i - 1] != ':') return "";
+  --i;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]))) --i;
+  if (i == 0 || text[i - 1] != '"') return "";
+  size_t end = i - 1;
+  size_t begin = text.rfind('"', end - 1);
+  if (begin == std::string::npos || end - begin > 256) return "";
+  return quoteForError(text.substr(begin + 1, end - begin - 1), 64);
+}
+}  // namespace
+
 Json parseModelJson(const std::string& text, const LoadOptions& options, const std::string& source) {
   check(static_cast<int64_t>(text.size()) <= options.maxModelJsonBytes, kOp, source, " is ",
         text.size(), " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes,
@@ -152,8 +178,15 @@ Json parseModelJson(const std::string& text, const LoadOptions& options, const s
   }
   try {
     return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // Bad bytes inside a string (invalid UTF-8, a raw control byte) are
+    // blamed on the field whose value they are in: "name" of a layer, not
+    // whatever the parser reads next. The parser's text echoes them: quoted.
+    std::string field = fieldAt(text, e.byte);
+    fail(kOp, source, ": not valid JSON", field.empty() ? "" : " in the value of \"" + field + "\"",
+         " (byte ", e.byte, "): ", quoteForError(e.what(), 400));
   } catch (const Json::exception& e) {
-    fail(kOp, source, ": not valid JSON: ", e.what());
+    fail(kOp, source, ": not valid JSON: ", quoteForError(e.what(), 400));
   }
 }
 
@@ -164,7 +197,7 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
   if (j.contains("format") && !j["format"].is_null()) {
     check(j["format"].is_string(), kOp, source, ": \"format\" must be a string");
     a.format = j["format"].get<std::string>();
-    check(a.format == "layers-model", kOp, source, ": format is '", a.format,
+    check(a.format == "layers-model", kOp, source, ": format is '", Quoted{a.format},
           "'; Glint reads layers models only (format 'layers-model')");
   }
   check(j.contains("modelTopology") && j["modelTopology"].is_object(), kOp, source,
@@ -204,7 +237,7 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
     Group group;
     group.firstSpec = a.weightSpecs.size();
     for (const Json& p : entry["paths"]) {
-      check(p.is_string(), kOp, source, ": ", where, ".paths holds a non-string ", p.dump());
+      check(p.is_string(), kOp, source, ": ", where, ".paths holds a non-string ", jsonForError(p));
       group.paths.push_back(p.get<std::string>());
     }
     const Json& ws = entry["weights"];
@@ -213,14 +246,14 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
       int64_t bytes = weightByteLength(spec, source);
       check(bytes <= options.maxWeightBytes - total, kOp, source, ": the manifest claims more than ",
             options.maxWeightBytes, " bytes of weights (LoadOptions.maxWeightBytes), at weight '",
-            spec.name, "' of shape ", shapeToString(spec.shape));
-      check(bytes <= options.maxTensorBytes, kOp, source, ": weight '", spec.name, "' of shape ",
+            Quoted{spec.name}, "' of shape ", shapeToString(spec.shape));
+      check(bytes <= options.maxTensorBytes, kOp, source, ": weight '", Quoted{spec.name}, "' of shape ",
             shapeToString(spec.shape), " needs ", bytes,
             " bytes, more than LoadOptions.maxTensorBytes (", options.maxTensorBytes, ")");
       total += bytes;
       group.bytes += bytes;
       std::string key = spec.group + "|" + spec.name;
-      check(names.insert(key).second, kOp, source, ": weight '", spec.name,
+      check(names.insert(key).second, kOp, source, ": weight '", Quoted{spec.name},
             "' appears twice in the manifest");
       a.weightSpecs.push_back(std::move(spec));
     }
@@ -237,11 +270,11 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
     std::string held;
     for (const std::string& path : group.paths) {
       std::vector<uint8_t> bytes = read(checkShardPath(path, source), left);
-      check(static_cast<int64_t>(bytes.size()) <= left, kOp, source, ": weight shard '", path,
+      check(static_cast<int64_t>(bytes.size()) <= left, kOp, source, ": weight shard '", Quoted{path},
             "' holds ", bytes.size(), " bytes, more than the ", left,
             " bytes the manifest has left for it");
       left -= static_cast<int64_t>(bytes.size());
-      held += (held.empty() ? "" : ", ") + path + " (" + std::to_string(bytes.size()) + " bytes)";
+      held += (held.empty() ? "" : ", ") + quoteForError(path) + " (" + std::to_string(bytes.size()) + " bytes)";
       a.weightData.insert(a.weightData.end(), bytes.begin(), bytes.end());
     }
     check(left == 0, kOp, source, ": weightsManifest[", g, "] describes ", group.numSpecs,

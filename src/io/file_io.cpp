@@ -18,6 +18,7 @@
 #include "glint/error.h"
 #include "glint/io.h"
 #include "src/io/io_util.h"
+#include "src/io/safe_file.h"
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
 #include <sys/syscall.h>
@@ -117,18 +118,71 @@ Target saveTarget(const std::string& url) {
   return t;
 }
 
-// Shard paths of the model.json already in `dir`, to replace rather than keep.
+// Where in `j` the first string (key or value) that is not UTF-8 lies, as
+// a path like model.json.modelTopology.config.layers[0].config.name; found only
+// after a dump failed, so its cost does not matter.
+std::string firstInvalidUtf8(const Json& j, const std::string& at) {
+  auto valid = [](const std::string& s) {
+    try {
+      (void)Json(s).dump();
+      return true;
+    } catch (const Json::type_error&) {
+      return false;
+    }
+  };
+  if (j.is_string()) return valid(j.get<std::string>()) ? "" : at + " (" + quoteForError(j.get<std::string>()) + ")";
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!valid(it.key())) return "a key in " + at + " (" + quoteForError(it.key()) + ")";
+      std::string found = firstInvalidUtf8(it.value(), at + "." + it.key());
+      if (!found.empty()) return found;
+    }
+  }
+  if (j.is_array())
+    for (size_t i = 0; i < j.size(); ++i) {
+      std::string found = firstInvalidUtf8(j[i], at + "[" + std::to_string(i) + "]");
+      if (!found.empty()) return found;
+    }
+  return at == "model.json" ? "a string in model.json" : "";
+}
+
+// Glint's own shard names, "group1-shard<i>of<n>.bin" (shardWeightData).
+bool isGlintShardName(const std::string& name) {
+  const std::string head = "group1-shard", tail = ".bin";
+  if (name.size() <= head.size() + tail.size() || name.rfind(head, 0) != 0 ||
+      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+    return false;
+  std::string mid = name.substr(head.size(), name.size() - head.size() - tail.size());
+  size_t of = mid.find("of");
+  auto digits = [](const std::string& d) {
+    return !d.empty() && d.size() <= 9 && d[0] != '0' &&
+           d.find_first_not_of("0123456789") == std::string::npos;
+  };
+  return of != std::string::npos && digits(mid.substr(0, of)) && digits(mid.substr(of + 2));
+}
+
+// Files of the model.json already in `dir` that the save may replace: only
+// shards Glint itself wrote there. A foreign or hostile model.json can list
+// any of the user's files ("notes.txt", "../x"); those are kept.
 std::set<std::string> oldModelFiles(const fs::path& json) {
   std::set<std::string> files;
-  std::ifstream in(json);
-  if (!in) return files;
-  Json j = Json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("weightsManifest")) return files;
-  if (!j["weightsManifest"].is_array()) return files;
+  std::string text;
+  try {
+    text = readRegularFileText(json.string(), LoadOptions{}.maxModelJsonBytes, kSave,
+                               json.string(), "previous model file",
+                               "LoadOptions.maxModelJsonBytes");
+  } catch (const Error&) {
+    return files;  // unreadable or not a file: replace nothing but model.json
+  }
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("generatedBy")) return files;
+  const Json& by = j["generatedBy"];
+  if (!by.is_string() || by.get<std::string>().rfind("Glint", 0) != 0) return files;
+  if (!j.contains("weightsManifest") || !j["weightsManifest"].is_array()) return files;
   for (const Json& g : j["weightsManifest"])
     if (g.is_object() && g.contains("paths") && g["paths"].is_array())
       for (const Json& p : g["paths"])
-        if (p.is_string()) files.insert(fs::path(p.get<std::string>()).lexically_normal().string());
+        if (p.is_string() && isGlintShardName(p.get<std::string>())) files.insert(p.get<std::string>());
   return files;
 }
 
@@ -160,23 +214,31 @@ void recoverInterruptedExchange(fs::path dir, bool removeStale) {
   else if (removeStale) fs::remove_all(aside, ec);
 }
 
+// `path` passed checkShardPath; links are followed only while they stay in `base`.
 std::vector<uint8_t> readShard(const fs::path& base, const std::string& path, int64_t maxBytes,
                                const std::string& source) {
-  fs::path full = base / path;  // checked by checkShardPath before any read
+  fs::path full = base / path;
+  std::string resolved = resolveInside(base.string(), full.string(), kLoad, source, "weight shard file");
+  return readRegularFile(resolved, maxBytes, kLoad, source, "weight shard file",
+                         "the bytes the manifest has left for it", full.string());
+}
+
+// Where a load reads `p` from: itself, or, while a save's two-rename exchange
+// was cut short ("<dir>" missing, "<dir>.glint-old" present), the previous
+// model aside. Loading only reads; the next save moves it back.
+fs::path loadSource(const fs::path& p) {
   std::error_code ec;
-  check(fs::is_regular_file(full, ec), kLoad, source, ": weight shard file '", full.string(),
-        "' is missing");
-  auto size = static_cast<int64_t>(fs::file_size(full, ec));
-  check(!ec, kLoad, "cannot stat '", full.string(), "': ", ec.message());
-  check(size <= maxBytes, kLoad, source, ": weight shard file '", full.string(), "' is ", size,
-        " bytes, more than the ", maxBytes, " bytes the manifest has left for it");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  std::ifstream in(full, std::ios::binary);
-  check(static_cast<bool>(in), kLoad, "cannot open '", full.string(), "'");
-  in.read(reinterpret_cast<char*>(bytes.data()), size);
-  check(in.gcount() == size, kLoad, "reading '", full.string(), "' stopped after ", in.gcount(),
-        " of ", size, " bytes");
-  return bytes;
+  if (fs::exists(p, ec)) return p;
+  fs::path dir = p.lexically_normal(), file;
+  if (!dir.has_filename()) dir = dir.parent_path();  // "dir/" -> "dir"
+  if (dir.extension() == ".json" && !fs::exists(dir.parent_path(), ec)) {
+    file = dir.filename();
+    dir = dir.parent_path();
+  }
+  fs::path aside = dir;
+  aside += ".glint-old";
+  if (dir.empty() || fs::exists(dir, ec) || !fs::is_directory(aside, ec)) return p;
+  return file.empty() ? aside : aside / file;
 }
 
 }  // namespace
@@ -196,7 +258,14 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
   auto shards = shardWeightData(artifacts.weightData, options.shardSizeBytes);
   std::vector<std::string> names;
   for (const auto& s : shards) names.push_back(s.first);
-  std::string json = modelJsonFromArtifacts(artifacts, names).dump();
+  Json manifest = modelJsonFromArtifacts(artifacts, names);
+  std::string json;
+  try {
+    json = manifest.dump();
+  } catch (const Json::type_error&) {
+    fail(kSave, "cannot write '", target.dir.string(), "': ", firstInvalidUtf8(manifest, "model.json"),
+         " is not valid UTF-8, which JSON requires");
+  }
 
   std::error_code ec;
   fs::path parent = target.dir.parent_path();
@@ -225,13 +294,18 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
       std::set<std::string> replaced = oldModelFiles(target.dir / target.jsonName);
       replaced.insert(target.jsonName);
       for (const std::string& n : names) replaced.insert(n);
+      // Anything but a directory is hard-linked as it is (a link stays a
+      // link, a FIFO a FIFO: never followed or read); directories are
+      // copied with their links as links.
       for (const auto& entry : fs::directory_iterator(target.dir)) {
         std::string name = entry.path().filename().string();
         if (replaced.count(name)) continue;
         std::error_code linkErr;
-        if (entry.is_regular_file()) fs::create_hard_link(entry.path(), tmp / name, linkErr);
-        if (!entry.is_regular_file() || linkErr)
-          fs::copy(entry.path(), tmp / name, fs::copy_options::recursive);
+        bool isDir = entry.is_directory() && !entry.is_symlink();
+        if (!isDir) fs::create_hard_link(entry.path(), tmp / name, linkErr);
+        if (isDir || linkErr)
+          fs::copy(entry.path(), tmp / name,
+                   fs::copy_options::recursive | fs::copy_options::copy_symlinks);
       }
     }
     syncDirectory(tmp);
@@ -253,23 +327,20 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
 }
 
 ModelArtifacts loadArtifacts(const std::string& url, const LoadOptions& options) {
-  fs::path p = fs::path(pathFromUrl(url, kLoad));
+  fs::path p = loadSource(fs::path(pathFromUrl(url, kLoad)));
   std::error_code ec;
-  if (!fs::exists(p, ec)) recoverInterruptedExchange(p, false);
-  fs::path json = fs::is_directory(p, ec) ? p / "model.json" : p;
-  check(fs::is_regular_file(json, ec), kLoad, "no model at '", p.string(),
-        "': expected a directory holding model.json, or a .json file");
+  bool isDir = fs::is_directory(p, ec);
+  fs::path json = isDir ? p / "model.json" : p;
+  check(isDir || fs::exists(fs::symlink_status(json, ec)), kLoad, "no model at '",
+        quoteForError(p.string()), "': expected a directory holding model.json, or a .json file");
   std::string source = json.string();
-  auto size = static_cast<int64_t>(fs::file_size(json, ec));
-  check(!ec, kLoad, "cannot stat '", source, "': ", ec.message());
-  check(size <= options.maxModelJsonBytes, kLoad, source, " is ", size,
-        " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes, ")");
-  std::ifstream in(json, std::ios::binary);
-  check(static_cast<bool>(in), kLoad, "cannot open '", source, "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  Json j = parseModelJson(text.str(), options, source);
   fs::path base = json.parent_path();
+  if (base.empty()) base = ".";
+  // model.json itself may be a link only into its own folder, like its shards.
+  std::string resolved = resolveInside(base.string(), json.string(), kLoad, source, "model file");
+  std::string text = readRegularFileText(resolved, options.maxModelJsonBytes, kLoad, source,
+                                         "model file", "LoadOptions.maxModelJsonBytes", source);
+  Json j = parseModelJson(text, options, source);
   return artifactsFromModelJson(
       j, [&](const std::string& path, int64_t maxBytes) { return readShard(base, path, maxBytes, source); },
       options, source);

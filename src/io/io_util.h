@@ -1,11 +1,23 @@
 #pragma once
 // Internals shared by the io sources.
 #include <cstdint>
+#include <ostream>
 #include <string>
 
+#include "glint/error.h"
 #include "glint/io.h"
 
 namespace glint::io {
+
+/// Text from a file in a message: streams as quoteForError(text), and only
+/// when the message is built (a check that passes costs nothing).
+struct Quoted {
+  const std::string& text;
+};
+inline std::ostream& operator<<(std::ostream& os, const Quoted& q) { return os << quoteForError(q.text); }
+/// A JSON value from a file in a message: dumped (invalid UTF-8 replaced, not
+/// thrown), then quoted and capped.
+std::string jsonForError(const Json& j);
 
 uint16_t floatToHalf(float value);
 float halfToFloat(uint16_t half);

@@ -1,5 +1,6 @@
 // Models <-> artifacts: topology, weights by name, optimizer state, and the
 // structure hash that keeps weights out of the wrong architecture.
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -60,7 +61,7 @@ std::string savedStructureHash(const ModelArtifacts& a) {
 
 std::string namesList(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < names.size() && i < 6; ++i) out += (i ? ", " : "") + names[i];
+  for (size_t i = 0; i < names.size() && i < 6; ++i) out += (i ? ", " : "") + quoteForError(names[i]);
   if (names.size() > 6) out += ", ... (" + std::to_string(names.size()) + " in all)";
   return out;
 }
@@ -100,12 +101,12 @@ void restoreTraining(Model& model, const ModelArtifacts& a, const NamedTensors& 
     options.loss.push_back(toCamelCase(loss.get<std::string>()));
   } else if (loss.is_array()) {
     for (const Json& l : loss) {
-      check(l.is_string(), "io.load", source, ": trainingConfig.loss holds a non-string ", l.dump());
+      check(l.is_string(), "io.load", source, ": trainingConfig.loss holds a non-string ", jsonForError(l));
       options.loss.push_back(toCamelCase(l.get<std::string>()));
     }
   } else {
     fail("io.load", source, ": trainingConfig.loss must be a string or an array of strings, got ",
-         loss.dump());
+         jsonForError(loss));
   }
   if (tc.contains("metrics") && tc["metrics"].is_array())
     for (const Json& m : tc["metrics"])
@@ -170,13 +171,31 @@ ModelArtifacts modelToArtifacts(const Model& model, const SaveOptions& options) 
   a.weightSpecs = std::move(specs);
   a.weightData = std::move(data);
   Json meta = options.userDefinedMetadata.is_null() ? Json::object() : options.userDefinedMetadata;
-  check(meta.is_object(), "io.save", "userDefinedMetadata must be a JSON object, got ", meta.dump());
+  check(meta.is_object(), "io.save", "userDefinedMetadata must be a JSON object, got ", jsonForError(meta));
   meta["glint"] = {{"structureHash", structureHash(model)}};
   a.userDefinedMetadata = meta;
   return a;
 }
 
 namespace {
+
+// Every weight a load sets goes through here (native and wasm alike): the
+// decoded weights, refused when one holds a NaN or an infinity unless the
+// caller allows them, since such a model only ever predicts NaN.
+NamedTensors decodeFiniteWeights(const ModelArtifacts& a, const LoadOptions& options,
+                                 const std::string& source) {
+  NamedTensors all = decodeWeights(a.weightData, a.weightSpecs, source);
+  if (options.allowNonFiniteWeights) return all;
+  for (const auto& [name, t] : all) {
+    if (t.dtype() != DType::float32) continue;
+    std::vector<float> values = t.data<float>();
+    for (size_t i = 0; i < values.size(); ++i)
+      check(std::isfinite(values[i]), "io.load", source, ": weight '", quoteForError(name),
+            "' holds the non-finite value ", values[i], " at index ", i, " (of ", values.size(),
+            "); set LoadOptions.allowNonFiniteWeights to load it anyway");
+  }
+  return all;
+}
 
 // byPosition: a model built elsewhere may name its layers differently
 // (dense_3 vs dense); with equal structure hashes, weights then pair up in order.
@@ -186,10 +205,10 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
   std::string saved = savedStructureHash(a);
   std::string mine = structureHash(model);
   check(saved.empty() || saved == mine, op, source, ": the saved model's architecture (structure hash ",
-        saved, ") differs from this model's (", mine,
+        Quoted{saved}, ") differs from this model's (", mine,
         "); its weights cannot be loaded into this model");
 
-  NamedTensors all = decodeWeights(a.weightData, a.weightSpecs, source);
+  NamedTensors all = decodeFiniteWeights(a, options, source);
   std::vector<std::pair<std::string, Tensor>> fileWeights;
   for (size_t i = 0; i < all.size(); ++i)
     if (a.weightSpecs[i].group != "optimizer") fileWeights.push_back(all[i]);
@@ -228,13 +247,13 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
   }
   if (options.strict) {
     check(extra.empty(), op, source, ": ", extra.size(), " saved weight(s) match no weight of model '",
-          model.name(), "': ", namesList(extra));
-    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '", model.name(),
+          Quoted{model.name()}, "': ", namesList(extra));
+    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '", Quoted{model.name()},
           "' are not in the file: ", namesList(missing));
   }
   for (const auto& [i, t] : pairs) {
     check(t->shape() == vars[i].shape() && t->dtype() == vars[i].dtype(), op, source, ": weight '",
-          vars[i].name(), "' is ", dtypeName(vars[i].dtype()), " ", shapeToString(vars[i].shape()),
+          Quoted{vars[i].name()}, "' is ", dtypeName(vars[i].dtype()), " ", shapeToString(vars[i].shape()),
           " in the model but ", dtypeName(t->dtype()), " ", shapeToString(t->shape()), " in the file");
   }
   for (const auto& [i, t] : pairs) vars[i].assign(*t);
@@ -273,11 +292,11 @@ auto asLoadError(const std::string& source, const char* what, Fn&& fn) {
     return fn();
   } catch (const Error& e) {
     if (std::string(e.what()).find("[io.load] " + source) != std::string::npos) throw;
-    fail("io.load", source, ": invalid ", what, ": ", e.what());
+    fail("io.load", source, ": invalid ", what, ": ", quoteForError(e.what(), 2000));
   } catch (const std::bad_alloc&) {
     throw;  // a limit is missing somewhere: let it show, not hide it as a file defect
   } catch (const std::exception& e) {
-    fail("io.load", source, ": invalid ", what, ": ", e.what());
+    fail("io.load", source, ": invalid ", what, ": ", quoteForError(e.what(), 2000));
   }
 }
 
@@ -305,7 +324,7 @@ ModelPtr modelFromArtifacts(const ModelArtifacts& a, const LoadOptions& options,
     bool any = false;
     for (const WeightSpec& s : a.weightSpecs) any = any || s.group == "optimizer";
     if (any) {
-      all = decodeWeights(a.weightData, a.weightSpecs, source);
+      all = decodeFiniteWeights(a, options, source);
       for (size_t i = 0; i < all.size(); ++i)
         if (a.weightSpecs[i].group == "optimizer") optimizerWeights.push_back(all[i]);
     }

@@ -90,10 +90,10 @@ int64_t weightByteLength(const WeightSpec& spec, const std::string& source) {
   const std::string op = "io";
   int64_t count = 1;
   for (int64_t d : spec.shape) {
-    check(d >= 0, op, source, ": weight '", spec.name, "' has a negative dimension in shape ",
+    check(d >= 0, op, source, ": weight '", Quoted{spec.name}, "' has a negative dimension in shape ",
           shapeToString(spec.shape));
     if (d != 0 && count > std::numeric_limits<int64_t>::max() / 8 / d)
-      fail(op, source, ": weight '", spec.name, "' has an impossibly large shape ",
+      fail(op, source, ": weight '", Quoted{spec.name}, "' has an impossibly large shape ",
            shapeToString(spec.shape));
     count *= d;
   }
@@ -101,23 +101,23 @@ int64_t weightByteLength(const WeightSpec& spec, const std::string& source) {
   if (spec.quantization) {
     const Quantization& q = *spec.quantization;
     if (q.dtype == "uint8" || q.dtype == "uint16") {
-      check(spec.dtype != DType::boolean, op, source, ": weight '", spec.name, "' is bool; ",
+      check(spec.dtype != DType::boolean, op, source, ": weight '", Quoted{spec.name}, "' is bool; ",
             q.dtype, " quantization applies to float32 and int32 weights only");
-      check(std::isfinite(q.min) && std::isfinite(q.scale), op, source, ": weight '", spec.name,
+      check(std::isfinite(q.min) && std::isfinite(q.scale), op, source, ": weight '", Quoted{spec.name},
             "' has a non-finite quantization min/scale");
       bytes = q.dtype == "uint8" ? 1 : 2;
       // Every code must dequantize into the weight's dtype (no overflow on conversion).
       double top = q.min + q.scale * (bytes == 1 ? 255.0 : 65535.0);
       double limit = spec.dtype == DType::int32 ? 2147483647.0 : std::numeric_limits<float>::max();
       check(std::isfinite(top) && std::fabs(q.min) <= limit && std::fabs(top) <= limit, op, source,
-            ": weight '", spec.name, "' has quantization min ", q.min, " and scale ", q.scale,
+            ": weight '", Quoted{spec.name}, "' has quantization min ", q.min, " and scale ", q.scale,
             ", whose codes dequantize outside the ", dtypeName(spec.dtype), " range");
     } else if (q.dtype == "float16") {
-      check(spec.dtype == DType::float32, op, source, ": weight '", spec.name, "' is ",
+      check(spec.dtype == DType::float32, op, source, ": weight '", Quoted{spec.name}, "' is ",
             dtypeName(spec.dtype), "; float16 quantization applies to float32 weights only");
       bytes = 2;
     } else {
-      fail(op, source, ": weight '", spec.name, "' has unknown quantization dtype '", q.dtype,
+      fail(op, source, ": weight '", Quoted{spec.name}, "' has unknown quantization dtype '", Quoted{q.dtype},
            "'; expected uint8, uint16 or float16");
     }
   }

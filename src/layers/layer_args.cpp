@@ -49,6 +49,12 @@ static bool isWholeInt64(double d) {
   return std::isfinite(d) && d == std::trunc(d) && d >= -9.2e18 && d <= 9.2e18;
 }
 
+// An integer JSON number that fits int64: an unsigned one above INT64_MAX
+// (9223372036854775808) would wrap to a negative dimension in get<int64_t>.
+static bool isInt64(const Json& v) {
+  return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX);
+}
+
 int64_t ArgReader::integer(const std::string& key) const {
   const Json& v = at(key);
   if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
@@ -90,7 +96,7 @@ std::vector<int64_t> ArgReader::ints(const std::string& key) const {
   for (const Json& e : v) {
     if (e.is_null()) {
       out.push_back(-1);  // Keras writes unknown dimensions as null
-    } else if (e.is_number_integer()) {
+    } else if (isInt64(e)) {
       out.push_back(e.get<int64_t>());
     } else {
       fail(key, "must be a list of integers, got " + v.dump());
@@ -109,8 +115,10 @@ std::vector<int64_t> ArgReader::pair(const std::string& key,
   if (!has(key)) return fallback;
   const Json& v = args_.at(key);
   std::vector<int64_t> out;
-  if (v.is_number_integer()) {
+  if (isInt64(v)) {
     out = {v.get<int64_t>(), v.get<int64_t>()};
+  } else if (v.is_number()) {
+    fail(key, "must be an integer or a list of two, got " + v.dump());
   } else {
     out = ints(key);
   }

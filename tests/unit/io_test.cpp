@@ -65,7 +65,7 @@ float floatBits(uint32_t bits) {
 ModelArtifacts sampleArtifacts(Quantize q = Quantize::none) {
   ModelArtifacts a;
   a.modelTopology = {{"class_name", "Sequential"}, {"config", {{"name", "s"}, {"layers", Json::array()}}}};
-  a.generatedBy = "test";
+  a.generatedBy = "Glint test";  // saves replace the shards of a previous Glint manifest only
   auto [specs, data] = encodeWeights(
       {{"d/kernel", tensor({1.5f, -2.f, 0.25f, 3.f, 0.f, -0.5f}, {2, 3})},
        {"d/count", tensorInt({7, -1, 2}, {3})},

@@ -12,8 +12,12 @@
 #include "glint/losses.h"
 #include "glint/ops.h"
 #include "glint/standard_models.h"
+#include "src/io/safe_file.h"
 
 namespace glint::cli {
+
+// Predict input files: JSON numbers take ~10 bytes each, so ~25M values.
+constexpr int64_t kMaxPredictInputBytes = 256ll << 20;
 
 namespace {
 
@@ -171,21 +175,30 @@ int predictCommand(const std::string& modelPath, const std::string& input,
                    const std::string& output, const std::string& backend) {
   if (!backend.empty()) setBackend(backend);
   ModelPtr m = io::load(modelPath);
-  std::ifstream in(input);
-  check(in.good(), "predict", "cannot open input file '", input, "'");
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const std::exception& e) {
-    fail("predict", input, " is not valid JSON: ", e.what());
-  }
-  check(j.contains("inputs") && j["inputs"].is_array(), "predict", input,
+  // The input is a file from elsewhere like model.json: a regular file only
+  // (a FIFO must not hang the command), bounded, its nesting checked before parsing.
+  io::LoadOptions limits;
+  limits.maxModelJsonBytes = kMaxPredictInputBytes;
+  std::string text = io::readRegularFileText(input, limits.maxModelJsonBytes, "predict", input,
+                                             "input file", "the predict input limit");
+  Json j = io::parseModelJson(text, limits, input);
+  check(j.is_object() && j.contains("inputs") && j["inputs"].is_array(), "predict", input,
         " must hold {\"inputs\": [{\"shape\": [...], \"data\": [...]}, ...]}");
   std::vector<Tensor> xs;
-  for (const Json& e : j["inputs"]) {
-    check(e.contains("shape") && e.contains("data"), "predict", input,
-          ": every input needs \"shape\" and \"data\"");
-    xs.push_back(tensor(e["data"].get<std::vector<float>>(), e["shape"].get<Shape>()));
+  for (size_t i = 0; i < j["inputs"].size(); ++i) {
+    const Json& e = j["inputs"][i];
+    check(e.is_object() && e.contains("shape") && e.contains("data"), "predict", input,
+          ": inputs[", i, "] needs \"shape\" and \"data\"");
+    Shape shape;
+    std::vector<float> data;
+    try {
+      shape = e["shape"].get<Shape>();
+      data = e["data"].get<std::vector<float>>();
+    } catch (const Json::exception&) {
+      fail("predict", input, ": inputs[", i, "] needs \"shape\" a list of integers and \"data\" a ",
+           "list of numbers");
+    }
+    xs.push_back(tensor(data, shape));
   }
   check(xs.size() == m->inputs().size(), "predict", "the model takes ", m->inputs().size(),
         " inputs, ", input, " holds ", xs.size());

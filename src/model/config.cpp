@@ -108,10 +108,13 @@ ModelPtr sequentialFromConfig(const Json& config) {
   if (const Json* name = find(config, "name", "name"); name && name->is_string())
     args["name"] = *name;
   auto model = sequential(args);
+  std::vector<LayerPtr> built;
+  built.reserve(layers->size());
   for (size_t i = 0; i < layers->size(); ++i) {
     auto [cls, cfg] = classAndConfig((*layers)[i], "layer " + std::to_string(i));
-    model->add(layers::fromConfig(cls, cfg));
+    built.push_back(layers::fromConfig(cls, cfg));
   }
+  model->add(built);  // one graph build, not one per layer
   return model;
 }
 

@@ -165,7 +165,8 @@ struct CsvTable {
 
 /// Reads the file as it parses it (memory: the cells, not copies of the
 /// file). Refuses what is not a regular file, NUL bytes, and numbers a float32
-/// cannot hold (nan, inf, 1e39), naming the line, column and cell.
+/// cannot hold (nan, inf, 1e39), naming the line, column and cell; and more
+/// than 2^20 columns (a tensor per column: a wider line would take gigabytes).
 CsvTable loadCsv(const std::string& path, const CsvOptions& options = {});
 /// loadCsv for text already in memory; `source` names it in messages.
 CsvTable parseCsv(const std::string& text, const CsvOptions& options = {},

@@ -17,6 +17,7 @@ namespace glint::data {
 namespace {
 
 const char* kOp = "loadCsv";
+constexpr size_t kMaxCsvColumns = size_t{1} << 20;
 
 /// Every cell of the file back to back: memory is the cell bytes plus 8
 /// bytes a cell, and the parser touches each byte once (no per-record or
@@ -51,8 +52,7 @@ class Parser {
     // The last record, when the file does not end with a line break.
     if (state_ == State::StartField || state_ == State::Unquoted ||
         state_ == State::QuoteInQuoted) {
-      out_.ends.push_back(out_.bytes.size());
-      ++fieldsInRecord_;
+      pushField();
       endRecord();
     }
     state_ = State::StartRecord;
@@ -116,17 +116,25 @@ class Parser {
   }
 
   void endField(State next) {
-    out_.ends.push_back(out_.bytes.size());
-    ++fieldsInRecord_;
+    pushField();
     state_ = next;
   }
 
   void endLine(char c) {
-    out_.ends.push_back(out_.bytes.size());
-    ++fieldsInRecord_;
+    pushField();
     endRecord();
     ++line_;
     state_ = c == '\r' ? State::AfterCr : State::StartRecord;
+  }
+
+  void pushField() {
+    out_.ends.push_back(out_.bytes.size());
+    ++fieldsInRecord_;
+    // A table holds a tensor per column (hundreds of bytes each): a line of
+    // ten million empty fields would take gigabytes, so refuse it as it is read.
+    if (fieldsInRecord_ > kMaxCsvColumns)
+      fail(kOp, "file '", path_, "' line ", recordLine_, ": more than ", kMaxCsvColumns,
+           " columns (the limit)");
   }
 
   void endRecord() {

@@ -177,6 +177,11 @@ TEST(HostileData, AMillionColumnsLoadInLinearTime) {
   std::vector<std::string> some(t.names.end() - 1000, t.names.end());
   EXPECT_EQ(t.features(some).shape(), (Shape{1, 1000}));
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+  // Past 2^20 columns the file is refused while its first line is read
+  // (10^7 columns held 5.1 GB before).
+  std::string wider(size_t{1} << 20, ',');
+  expectError([&] { data::parseCsv(wider + "\n", {}, "wider.csv"); },
+              {"[loadCsv]", "wider.csv", "line 1", "more than 1048576 columns (the limit)"});
 }
 
 /// A Sequential topology of `n` layers: one Dense, then Activation layers,

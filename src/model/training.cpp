@@ -476,10 +476,13 @@ History Model::Training::run(Model& m, const Loop& loop) {
         // starting weights when the first step already diverged), so a
         // caller that saves the model after catching this saves no NaN.
         m.setWeights(lastFinite.empty() ? before : lastFinite);
-        fail(m.className() + ".fit", "training diverged at epoch ", epoch, " batch ", batch,
-             ": loss is ", std::isnan(loss->second) ? "nan" : loss->second > 0 ? "inf" : "-inf",
+        // Counted from 1, as the progress log counts them.
+        fail(m.className() + ".fit", "training diverged at epoch ", epoch + 1, "/", loop.epochs,
+             " batch ", batch + 1, ": loss is ",
+             std::isnan(loss->second) ? "nan" : loss->second > 0 ? "inf" : "-inf",
              lastFinite.empty() ? "; the weights are those from before training"
-                                : "; the weights are those of the last finite step");
+                                : "; the weights are those of the last finite step",
+             " (lower the learning rate, or scale the inputs)");
       }
       dispose(lastFinite);
       lastFinite = std::move(before);

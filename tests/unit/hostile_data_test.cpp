@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "glint/data.h"
 #include "glint/glint.h"
 #include "glint/io.h"
+#include "glint/layers.h"
 #include "glint/model.h"
 #include "tests/unit/op_harness.h"
 
@@ -220,6 +222,27 @@ TEST(HostileModel, TenThousandLayersBuildInLinearTime) {
   EXPECT_EQ(loaded->layers().size(), 9999u);
   EXPECT_EQ(loaded->getWeights()[0].toFloats(), m->getWeights()[0].toFloats());
   EXPECT_LT(roundTrip, 10.0);
+}
+
+TEST(HostileModel, AFunctionalConfigListedBackwardsConnectsInLinearTime) {
+  // A functional model.json may list its layers in any order; listed
+  // outputs-first, connecting them took a round over all layers per layer.
+  const int n = 6000;
+  SymbolicTensorPtr x = input({{"shape", {2}}});
+  SymbolicTensorPtr y = x;
+  for (int i = 1; i < n; ++i)
+    y = (i % 2 ? layers::activation({{"activation", "relu"}}) : layers::dense({{"units", 2}}))
+            ->apply(y);
+  Json topology = {{"class_name", "Model"}, {"config", model({x}, {y})->getConfig()}};
+  Json& list = topology["config"]["layers"];
+  std::reverse(list.begin(), list.end());
+  auto t0 = std::chrono::steady_clock::now();
+  ModelPtr m = modelFromConfig(topology);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(m->layers().size(), static_cast<size_t>(n));
+  EXPECT_EQ(m->predict(tensor({1, 2}, {1, 2})).shape(), (Shape{1, 2}));
+  EXPECT_LT(seconds, 10.0);
 }
 
 }  // namespace

@@ -186,11 +186,12 @@ bool parseInt(std::string_view raw, int32_t& out) {
   std::string_view s = trim(raw);
   if (s.empty()) return false;
   size_t k = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  if (k == s.size() || s.size() - k > 10) return false;  // more digits than any int32
+  if (k == s.size()) return false;
   int64_t v = 0;
   for (size_t j = k; j < s.size(); ++j) {
     if (s[j] < '0' || s[j] > '9') return false;
     v = v * 10 + (s[j] - '0');
+    if (v > int64_t{1} << 32) v = int64_t{1} << 32;  // past any int32; no overflow
   }
   if (s[0] == '-') v = -v;
   if (v < INT32_MIN || v > INT32_MAX) return false;

@@ -138,6 +138,10 @@ TEST(HostileData, NonFiniteNumbersAreRefusedWithTheirCell) {
   data::CsvTable ok = data::parseCsv("x,name\n3.4e38,Nan\n1e-50,Bob\n");
   EXPECT_EQ(ok.types, (std::vector<std::string>{"float", "string"}));
   EXPECT_EQ(ok.lines, (std::vector<int64_t>{2, 3}));
+  // Int columns as before: leading zeros, signs, and past int32 a float.
+  data::CsvTable ints = data::parseCsv("a,b\n0000000000007,2147483648\n-2147483648,1\n");
+  EXPECT_EQ(ints.types, (std::vector<std::string>{"int", "float"}));
+  EXPECT_EQ(ints.column("a").data<int32_t>(), (std::vector<int32_t>{7, INT32_MIN}));
 }
 
 TEST(HostileData, LabelsMustBeClassIds) {

@@ -334,7 +334,9 @@ CsvTable buildTable(Cells& cells, const CsvOptions& opt, const std::string& path
   return table;
 }
 
-bool startsWithBom(const char* p, size_t n) { return n >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0; }
+bool startsWithBom(const char* p, size_t n) {
+  return n >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0;  // UTF-8 byte order mark
+}
 
 }  // namespace
 

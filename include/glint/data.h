@@ -151,6 +151,7 @@ struct CsvTable {
   std::vector<Tensor> numeric;      // per column: float32/int32 [rows]; undefined for strings
   std::vector<std::vector<std::string>> strings;  // per column: the values of string columns
   int64_t rows = 0;
+  std::vector<int64_t> lines;       // per row: the 1-based line of the file it starts on
 
   /// Index of a column; throws naming the known columns.
   size_t index(const std::string& name) const;
@@ -162,10 +163,20 @@ struct CsvTable {
   Tensor features(const std::vector<std::string>& names) const;
 };
 
+/// Reads the file as it parses it (memory: the cells, not copies of the
+/// file). Refuses what is not a regular file, NUL bytes, and numbers a float32
+/// cannot hold (nan, inf, 1e39), naming the line, column and cell; and more
+/// than 2^20 columns (a tensor per column: a wider line would take gigabytes).
 CsvTable loadCsv(const std::string& path, const CsvOptions& options = {});
 /// loadCsv for text already in memory; `source` names it in messages.
 CsvTable parseCsv(const std::string& text, const CsvOptions& options = {},
                   const std::string& source = "CSV text");
+
+/// Class ids int32 [rows] from a label column: text labels are categorized
+/// (sorted); numeric ones must be whole numbers in [0, maxClasses), so a
+/// label of 0.5 or 2147483647 is an error naming the line, column and value
+/// instead of a silent truncation or a one-hot matrix that cannot be built.
+Tensor classIds(const CsvTable& table, const std::string& column, int64_t maxClasses = 1 << 16);
 
 // ---- Utilities ----------------------------------------------------------------
 

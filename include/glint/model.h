@@ -197,13 +197,19 @@ class Sequential : public Model {
   std::string className() const override { return "Sequential"; }
   /// Appends a layer; the first needs an input shape (inputShape in its args).
   void add(const LayerPtr& layer);
+  /// Appends layers in order and builds the graph once: linear in their
+  /// count, where add() one at a time rebuilds it per layer. All or nothing:
+  /// when one cannot be added the model is left as it was.
+  void add(const std::vector<LayerPtr>& layers);
   /// Removes the last layer.
   void pop();
   Json getConfig() const override;
 
  private:
+  void append(const LayerPtr& layer, bool alreadyIn);
   void rebuild(const SymbolicTensorPtr& output);
   std::vector<LayerPtr> stack_;
+  SymbolicTensorPtr tail_;   // the last layer's output (input_ when only an InputLayer)
   SymbolicTensorPtr input_;  // the graph input (an InputLayer's output)
   bool autoInput_ = false;   // input_ was created by add(), not added as a layer
 };

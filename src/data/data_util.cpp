@@ -1,27 +1,86 @@
 #include "src/data/data_util.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 
 #include "glint/error.h"
 
 namespace glint::data::detail {
 
+namespace {
+
+std::string kindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a named pipe (FIFO)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+DataFile::DataFile(const std::string& path, const std::string& op) : path_(path), op_(op) {
+  // O_NONBLOCK: opening a named pipe must not wait for a writer; fstat then
+  // refuses it. Reads of a regular file ignore the flag.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) fail(op, "cannot read '", path, "': ", std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    int e = errno;
+    ::close(fd_);
+    fail(op, "cannot read '", path, "': ", std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fail(op, "cannot read '", path, "': it is ", kindOf(st.st_mode), ", not a regular file");
+  }
+  size_ = static_cast<int64_t>(st.st_size);
+}
+
+DataFile::~DataFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+size_t DataFile::read(void* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd_, static_cast<char*>(buf) + got, n - got);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      fail(op_, "cannot read '", path_, "': ", std::strerror(errno));
+    }
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+std::string notRegularFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  return kindOf(st.st_mode);
+}
+
 std::vector<uint8_t> readFile(const std::string& path, const std::string& op, int64_t maxBytes) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) fail(op, "cannot read '", path, "': ", std::strerror(errno));
-  std::vector<uint8_t> bytes;
+  DataFile f(path, op);
+  if (f.size() > maxBytes)
+    fail(op, "file '", path, "' holds ", f.size(), " bytes, more than ", maxBytes, " (the limit)");
+  std::vector<uint8_t> bytes(static_cast<size_t>(f.size()));
+  bytes.resize(f.read(bytes.data(), bytes.size()));
+  // A file that grew since fstat: read on, still bounded.
   uint8_t chunk[1 << 16];
   for (;;) {
-    size_t got = std::fread(chunk, 1, sizeof chunk, f.get());
+    size_t got = f.read(chunk, sizeof chunk);
     if (static_cast<int64_t>(bytes.size() + got) > maxBytes)
       fail(op, "file '", path, "' holds more than ", maxBytes, " bytes (the limit)");
     bytes.insert(bytes.end(), chunk, chunk + got);
     if (got < sizeof chunk) break;
   }
-  if (std::ferror(f.get())) fail(op, "cannot read '", path, "': ", std::strerror(errno));
   return bytes;
 }
 

@@ -8,6 +8,33 @@
 
 namespace glint::data::detail {
 
+/// A data file open for reading, refused at open unless it is a regular file:
+/// a named pipe would block the reader forever and a device never ends, so
+/// they are named ("is a named pipe") instead of read or called missing.
+class DataFile {
+ public:
+  /// Throws "[op] cannot read 'path': reason" (missing, no permission, or
+  /// what the path is when it is not a regular file).
+  DataFile(const std::string& path, const std::string& op);
+  ~DataFile();
+  DataFile(const DataFile&) = delete;
+  DataFile& operator=(const DataFile&) = delete;
+
+  /// The size fstat reported at open.
+  int64_t size() const { return size_; }
+  /// Fills buf with up to n bytes; fewer only at the end of the file.
+  size_t read(void* buf, size_t n);
+
+ private:
+  std::string path_, op_;
+  int fd_ = -1;
+  int64_t size_ = 0;
+};
+
+/// What a path is when it is not a regular file ("a directory", "a named
+/// pipe (FIFO)", ...); empty for a regular file or a path that does not exist.
+std::string notRegularFile(const std::string& path);
+
 /// The whole file; throws "[op] cannot read 'path': reason", and when the
 /// file holds more than maxBytes (checked before reading past it).
 std::vector<uint8_t> readFile(const std::string& path, const std::string& op,

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sys/stat.h>
+
 #include "glint/data.h"
 #include "glint/error.h"
 #include "src/data/data_util.h"
@@ -142,10 +144,11 @@ Tensor idxToTensor(const Idx& idx, std::optional<DType> as, const std::string& w
   return tensor(v, idx.dims);
 }
 
+// Anything at the path counts: a directory or a pipe there is then named by
+// readFile ("it is a directory") instead of being reported as missing.
 bool fileExists(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f) std::fclose(f);
-  return f != nullptr;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
 }
 
 std::string findIdx(const std::string& dir, const std::string& base) {

@@ -97,7 +97,8 @@ LabeledImages loadMnistJson(const std::string& digitsDir) {
     if (s.at('}')) s.bad("the object has no \"data\" array");
     std::string key = s.string();
     s.expect(':', "':'");
-    if (key != "data") s.bad("unexpected key \"" + key + "\" (expected only \"data\")");
+    if (key != "data")
+      s.bad("unexpected key \"" + quoteForError(key) + "\" (expected only \"data\")");
     s.expect('[', "'[' opening the \"data\" array");
     int64_t index = 0;
     if (!s.at(']')) {

@@ -108,10 +108,13 @@ ModelPtr sequentialFromConfig(const Json& config) {
   if (const Json* name = find(config, "name", "name"); name && name->is_string())
     args["name"] = *name;
   auto model = sequential(args);
+  std::vector<LayerPtr> built;
+  built.reserve(layers->size());
   for (size_t i = 0; i < layers->size(); ++i) {
     auto [cls, cfg] = classAndConfig((*layers)[i], "layer " + std::to_string(i));
-    model->add(layers::fromConfig(cls, cfg));
+    built.push_back(layers::fromConfig(cls, cfg));
   }
+  model->add(built);  // one graph build, not one per layer
   return model;
 }
 
@@ -179,40 +182,50 @@ ModelPtr functionalFromConfig(const Json& config) {
     return nodes[r.node][r.tensor];
   };
 
-  // Layers may be shared at different depths, so connect in rounds until done.
+  // Layers may be listed in any order and shared at different depths. A
+  // layer's next call waits on the layer call it lacks, and is retried only
+  // when that layer is called: linear in the calls, where rounds over every
+  // layer were quadratic for a file listed outputs-first.
   size_t remaining = 0;
   for (const auto& [n, q] : pending) remaining += q.size();
-  while (remaining > 0) {
-    bool progress = false;
-    for (const std::string& name : order) {
-      auto& queue = pending[name];
-      while (!queue.empty()) {  // a layer's calls in order, so node indices match
-        std::vector<SymbolicTensorPtr> xs;
-        Json kwargs = Json::object();
-        bool ready = true;
-        for (const Json& j : queue.front()) {
-          TensorRef r = parseRef(j, "an inbound node of layer '" + name + "'");
-          kwargs = r.kwargs;
-          SymbolicTensorPtr t = lookup(r, "an inbound node of layer '" + name + "'");
-          if (!t) {
-            ready = false;
-            break;
-          }
-          xs.push_back(t);
+  std::map<std::string, std::vector<std::string>> waiters;  // layer -> layers waiting on it
+  std::deque<std::string> work(order.begin(), order.end());
+  while (!work.empty()) {
+    const std::string name = std::move(work.front());
+    work.pop_front();
+    auto& queue = pending[name];
+    while (!queue.empty()) {  // a layer's calls in order, so node indices match
+      std::vector<SymbolicTensorPtr> xs;
+      Json kwargs = Json::object();
+      const std::string* missing = nullptr;
+      for (const Json& j : queue.front()) {
+        TensorRef r = parseRef(j, "an inbound node of layer '" + name + "'");
+        kwargs = r.kwargs;
+        SymbolicTensorPtr t = lookup(r, "an inbound node of layer '" + name + "'");
+        if (!t) {
+          missing = &created.find(r.layer)->first;
+          break;
         }
-        if (!ready) break;
-        calls[name].push_back(created[name]->apply(xs, kwargs));
-        queue.pop_front();
-        --remaining;
-        progress = true;
+        xs.push_back(t);
+      }
+      if (missing) {
+        waiters[*missing].push_back(name);
+        break;
+      }
+      calls[name].push_back(created[name]->apply(xs, kwargs));
+      queue.pop_front();
+      --remaining;
+      if (auto w = waiters.find(name); w != waiters.end()) {
+        for (std::string& waiting : w->second) work.push_back(std::move(waiting));
+        waiters.erase(w);
       }
     }
-    if (!progress) {
-      for (const std::string& name : order)
-        if (!pending[name].empty())
-          fail(kOp, "cannot connect layer '", name, "': inbound node ",
-               brief(pending[name].front()), " needs a layer call that never happens");
-    }
+  }
+  if (remaining > 0) {
+    for (const std::string& name : order)
+      if (!pending[name].empty())
+        fail(kOp, "cannot connect layer '", name, "': inbound node ",
+             brief(pending[name].front()), " needs a layer call that never happens");
   }
 
   auto endpoints = [&](const char* snake, const char* camel) {

@@ -262,7 +262,7 @@ std::shared_ptr<Sequential> sequential(const Json& args) {
 
 std::shared_ptr<Sequential> sequential(const std::vector<LayerPtr>& layers, const Json& args) {
   auto m = std::make_shared<Sequential>(args);
-  for (const auto& l : layers) m->add(l);
+  m->add(layers);
   return m;
 }
 

@@ -1,5 +1,7 @@
 // Sequential: a stack of single-input, single-output layers. Each add() applies
 // the layer to the previous output symbolically, so shapes are checked at once.
+#include <unordered_set>
+
 #include "glint/error.h"
 #include "glint/model.h"
 
@@ -31,11 +33,10 @@ SymbolicTensorPtr inputFromLayer(const LayerPtr& layer) {
 
 }  // namespace
 
-void Sequential::add(const LayerPtr& layer) {
+void Sequential::append(const LayerPtr& layer, bool alreadyIn) {
   const std::string me = "Sequential '" + name() + "'";
   check(layer != nullptr, me, "add: the layer is null");
-  for (const auto& l : stack_)
-    check(l != layer, me, "add: layer '", layer->name(), "' is already in the model");
+  check(!alreadyIn, me, "add: layer '", layer->name(), "' is already in the model");
   auto* nested = dynamic_cast<Model*>(layer.get());
   if (nested)
     check(nested->inputs().size() == 1 && nested->outputs().size() == 1, me, "add: model '",
@@ -48,7 +49,7 @@ void Sequential::add(const LayerPtr& layer) {
       input_ = inputFromLayer(layer);
       autoInput_ = false;
       stack_.push_back(layer);
-      rebuild(input_);
+      tail_ = input_;
       return;
     }
     Shape shape;
@@ -68,7 +69,7 @@ void Sequential::add(const LayerPtr& layer) {
     fail(me, "add: an InputLayer ('", layer->name(), "') can only be the first layer");
   }
 
-  SymbolicTensorPtr previous = stack_.empty() ? input_ : outputs()[0];
+  SymbolicTensorPtr previous = stack_.empty() ? input_ : tail_;
   std::vector<SymbolicTensorPtr> out;
   try {
     out = layer->apply(std::vector<SymbolicTensorPtr>{previous});
@@ -79,8 +80,38 @@ void Sequential::add(const LayerPtr& layer) {
   check(out.size() == 1, me, "add: layer '", layer->name(), "' returns ", out.size(),
         " outputs; a Sequential model needs layers with one output (use the functional API)");
   stack_.push_back(layer);
-  rebuild(out[0]);
+  tail_ = out[0];
 }
+
+void Sequential::add(const LayerPtr& layer) {
+  bool alreadyIn = false;
+  for (const auto& l : stack_) alreadyIn = alreadyIn || l == layer;
+  append(layer, alreadyIn);
+  rebuild(tail_);
+}
+
+void Sequential::add(const std::vector<LayerPtr>& layers) {
+  // The graph is built once at the end: rebuilding it after each layer made
+  // a model of n layers cost n^2 (9,999 layers: minutes).
+  const size_t size = stack_.size();
+  const SymbolicTensorPtr input = input_, tail = tail_;
+  const bool autoInput = autoInput_;
+  try {
+    std::unordered_set<const Layer*> in;
+    in.reserve(stack_.size() + layers.size());
+    for (const auto& l : stack_) in.insert(l.get());
+    for (const auto& layer : layers) append(layer, layer && !in.insert(layer.get()).second);
+  } catch (...) {
+    // All or nothing: the model stays as it was.
+    stack_.resize(size);
+    input_ = input;
+    tail_ = tail;
+    autoInput_ = autoInput;
+    throw;
+  }
+  if (stack_.size() != size) rebuild(tail_);
+}
+
 
 void Sequential::pop() {
   check(!stack_.empty(), "Sequential '" + name() + "'", "pop: the model has no layers");
@@ -97,6 +128,7 @@ void Sequential::pop() {
 }
 
 void Sequential::rebuild(const SymbolicTensorPtr& output) {
+  tail_ = output;
   if (!output) {
     clearGraph();  // empty until the next add()
     return;

@@ -421,6 +421,25 @@ History Model::Training::run(Model& m, const Loop& loop) {
   for (const auto& c : callbacks) c->model = &m;
 
   m.stopTraining = false;
+  // The divergence guard. Each step's loss is already read back (one sync per
+  // step, for the logs), so checking it costs nothing. Variables swap buffers
+  // on assign, so views of the weights keep a step's values without a copy:
+  // `lastFinite` holds the weights at which the loss was last finite, `before`
+  // those the current step starts from (one more set of weights alive).
+  std::vector<Tensor> lastFinite, before;
+  auto views = [&m] {
+    std::vector<Tensor> out;
+    for (const Tensor& w : m.getWeights()) out.push_back(reshape(w, w.shape()));
+    return out;
+  };
+  struct Release {
+    std::vector<Tensor>& a;
+    std::vector<Tensor>& b;
+    ~Release() {
+      dispose(a);
+      dispose(b);
+    }
+  } release{lastFinite, before};
   History history;
   Logs last;
   for (const auto& c : callbacks) c->onTrainBegin(Logs{});
@@ -439,6 +458,8 @@ History Model::Training::run(Model& m, const Loop& loop) {
       for (const auto& c : callbacks) c->onBatchBegin(batch, logs);
       Logs out;
       try {
+        dispose(before);
+        before = views();
         out = step(m, b);
         lostSteps = 0;
       } catch (const DeviceLostError&) {
@@ -450,6 +471,22 @@ History Model::Training::run(Model& m, const Loop& loop) {
         continue;
       }
       b = Batch{};
+      if (auto loss = out.find("loss"); loss != out.end() && !std::isfinite(loss->second)) {
+        // Diverged: put back the last weights whose loss was finite (the
+        // starting weights when the first step already diverged), so a
+        // caller that saves the model after catching this saves no NaN.
+        m.setWeights(lastFinite.empty() ? before : lastFinite);
+        // Counted from 1, as the progress log counts them.
+        fail(m.className() + ".fit", "training diverged at epoch ", epoch + 1, "/", loop.epochs,
+             " batch ", batch + 1, ": loss is ",
+             std::isnan(loss->second) ? "nan" : loss->second > 0 ? "inf" : "-inf",
+             lastFinite.empty() ? "; the weights are those from before training"
+                                : "; the weights are those of the last finite step",
+             " (lower the learning rate, or scale the inputs)");
+      }
+      dispose(lastFinite);
+      lastFinite = std::move(before);
+      before.clear();
       for (const auto& [k, v] : out) {
         logs[k] = v;
         sums[k] += v * static_cast<double>(size);

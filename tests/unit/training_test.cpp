@@ -284,6 +284,37 @@ TEST(Training, EarlyStoppingStopsAndRestoresTheBestWeights) {
   expectError([&] { earlyStopping({.mode = "upward"}); }, {"mode must be auto, min or max"});
 }
 
+TEST(Training, DivergenceStopsWithTheLastFiniteWeights) {
+  // Issue 31: a learning rate that blows up used to train on to an all-NaN
+  // model (and `glint train --out` saved it). fit must stop at the first
+  // non-finite loss and put back the weights of the last finite step.
+  setSeed(5);
+  auto [xInit, yInit] = linearData(16, 6);
+  Tensor x = xInit, y = yInit;
+  auto m = sequential({layers::dense({{"units", 8}, {"activation", "relu"}, {"inputShape", {2}}}),
+                       layers::dense({{"units", 1}})});
+  m->compile({.optimizer = sgdOpt(1e10f), .loss = {"mse"}});
+  std::vector<std::vector<std::vector<float>>> before;  // weights at each batch's start
+  auto record = lambdaCallback({.onBatchBegin = [&](int, const Logs&) {
+    std::vector<std::vector<float>> ws;
+    for (const Tensor& w : m->getWeights()) ws.push_back(w.toFloats());
+    before.push_back(ws);
+  }});
+  expectError([&] { m->fit(x, y, {.epochs = 200, .batchSize = 4, .callbacks = {record}}); },
+              {"Sequential.fit", "training diverged at epoch", "batch", "loss is",
+               "the weights are those of the last finite step"});
+  ASSERT_GE(before.size(), 2u);
+  std::vector<std::vector<float>> now;
+  for (const Tensor& w : m->getWeights()) now.push_back(w.toFloats());
+  for (const auto& w : now)
+    for (float v : w) ASSERT_TRUE(std::isfinite(v));
+  // The diverging step started from before.back(); the step before it, whose
+  // loss was finite, started from before[size - 2].
+  EXPECT_EQ(now, before[before.size() - 2]);
+  // The model still predicts finite values.
+  for (float v : m->predict(x).toFloats()) EXPECT_TRUE(std::isfinite(v));
+}
+
 TEST(Training, CancellationFromACallback) {
   auto [xInit, yInit] = linearData(20, 8);
   Tensor x = xInit, y = yInit;

@@ -1,5 +1,6 @@
 // train / evaluate / summary / predict.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -71,12 +72,20 @@ TrainTest loadData(const TrainArgs& a, const Shape& inputShape) {
   for (size_t i = 0; i < table.names.size(); ++i)
     if (i != labelIndex && table.types[i] != "string") features.push_back(table.names[i]);
   check(!features.empty(), "train", a.data, " has no numeric feature columns besides '", label, "'");
-  Tensor ids;
-  if (table.types[labelIndex] == "string") {
-    ids = data::categorize(table.text(label)).ids;
-  } else {
-    ids = cast(table.column(label), DType::int32);
+  // Empty cells load as NaN (loadCsv refuses nan and inf written out); a
+  // NaN feature would train a NaN model, so name the first one.
+  for (const std::string& f : features) {
+    size_t c = table.index(f);
+    if (table.types[c] != "float") continue;
+    std::vector<float> v = table.numeric[c].toFloats();
+    for (size_t r = 0; r < v.size(); ++r)
+      check(!std::isnan(v[r]), "train", "file '", a.data, "' line ", table.lines[r], ", column '",
+            quoteForError(f), "': empty value; training needs every feature (fill it in or drop "
+            "the row)");
   }
+  // Whole numbers in [0, 65536) or text: no truncated 0.5, no one-hot matrix
+  // of 2^31 classes.
+  Tensor ids = data::classIds(table, label);
   d.classes = static_cast<int64_t>(max(ids).item()) + 1;
   data::Split split = data::trainValidationSplit({table.features(features), ids}, 0.2f, true, a.seed);
   d.xTrain = split.train[0];

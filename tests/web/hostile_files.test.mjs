@@ -43,6 +43,123 @@ async function loadsIn(dir) {
   assert.deepEqual(m.predict(glint.ones([1, 3])).shape, [1, 2]);
 }
 
+test('1: a shard path with ../ is refused, not read', async () => {
+  const {dir, json} = await savedModel();
+  json.weightsManifest[0].paths = ['../../../../../../etc/passwd'];
+  writeJson(dir, json);
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /\[io\.load\] .*model\.json: weight shard path '\.\.\/.*must name a file relative to model\.json, inside its folder/);
+});
+
+test('2: a shard that links out of the folder is refused; links inside work', async () => {
+  const {dir, json, shard} = await savedModel();
+  fs.renameSync(path.join(dir, shard), path.join(dir, 'real.bin'));
+  fs.symlinkSync('real.bin', path.join(dir, shard));
+  await loadsIn(dir);  // a link inside the folder
+  const outside = tmpDir();
+  fs.writeFileSync(path.join(outside, 'secret.bin'), Buffer.alloc(8 + 24));  // the right size
+  json.weightsManifest[0].paths = ['escape.bin'];
+  writeJson(dir, json);
+  fs.symlinkSync(path.join(outside, 'secret.bin'), path.join(dir, 'escape.bin'));
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /weight shard 'escape\.bin' resolves to .*outside the model's folder/);
+  fs.symlinkSync('/etc/passwd', path.join(dir, 'passwd.bin'));
+  json.weightsManifest[0].paths = ['passwd.bin'];
+  writeJson(dir, json);
+  await assert.rejects(glint.loadLayersModel('file://' + dir), /outside the model's folder/);
+});
+
+test('3: save removes only shards it can prove it wrote, and the model loads after', async () => {
+  const {dir, json, shard} = await savedModel();
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+  fs.writeFileSync(path.join(dir, 'weights-zz-1.bin'), 'not listed: kept');
+  // The previous model.json lists itself, a user's file, and its own shard.
+  json.weightsManifest[0].paths = [shard, 'model.json', 'notes.txt'];
+  json.weightsManifest.push({paths: [], weights: []});
+  writeJson(dir, json);
+  await smallModel().save('file://' + dir);
+  assert.ok(fs.existsSync(path.join(dir, 'model.json')), 'model.json was removed');
+  assert.equal(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8'), 'mine');
+  assert.ok(fs.existsSync(path.join(dir, 'weights-zz-1.bin')));
+  assert.ok(!fs.existsSync(path.join(dir, shard)), 'the old Glint shard stays behind');
+  await loadsIn(dir);
+  // A model.json Glint did not write: none of its files is removed, even one
+  // named like Glint's.
+  const now = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8'));
+  const theirs = now.weightsManifest[0].paths[0];
+  now.generatedBy = 'TensorFlow.js tfjs-layers v4.22.0';
+  writeJson(dir, now);
+  await smallModel().save('file://' + dir);
+  assert.ok(fs.existsSync(path.join(dir, theirs)));
+  await loadsIn(dir);
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.tmp-')), []);
+});
+
+test('7: a named pipe as model.json or as a shard is refused at once; a directory is named', async () => {
+  const {dir, json} = await savedModel();
+  execFileSync('mkfifo', [path.join(dir, 'pipe.bin')]);
+  json.weightsManifest[0].paths = ['pipe.bin'];
+  writeJson(dir, json);
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /weight shard file '.*pipe\.bin' is a named pipe \(FIFO\), not a regular file/);
+  fs.mkdirSync(path.join(dir, 'sub.bin'));
+  json.weightsManifest[0].paths = ['sub.bin'];
+  writeJson(dir, json);
+  await assert.rejects(glint.loadLayersModel('file://' + dir), /'.*sub\.bin' is a directory/);
+  const pipeDir = tmpDir();
+  execFileSync('mkfifo', [path.join(pipeDir, 'model.json')]);
+  await assert.rejects(glint.loadLayersModel('file://' + pipeDir),
+                       /model\.json' is a named pipe \(FIFO\), not a regular file/);
+  const dirAsJson = tmpDir();
+  fs.mkdirSync(path.join(dirAsJson, 'model.json'));
+  await assert.rejects(glint.loadLayersModel('file://' + dirAsJson), /model\.json' is a directory/);
+});
+
+test('8: sizes are checked before reading: sparse 1.9 GB shard, /dev/zero', async () => {
+  const {dir, json, shard} = await savedModel();
+  fs.truncateSync(path.join(dir, shard), 1900 * 2 ** 20);  // 1.9 GB, sparse: nothing on disk
+  const before = process.memoryUsage().rss;
+  const t0 = Date.now();
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /is 1992294400 bytes, more than the 32 bytes the manifest has left for it/);
+  assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+  assert.ok(process.memoryUsage().rss - before < 256 * 2 ** 20, 'read the shard into memory');
+  fs.symlinkSync('/dev/zero', path.join(dir, 'zero.bin'));
+  json.weightsManifest[0].paths = ['zero.bin'];
+  writeJson(dir, json);
+  await assert.rejects(glint.loadLayersModel('file://' + dir), /outside the model's folder/);
+});
+
+function nested(depth) {
+  return '['.repeat(depth - 1) + ']'.repeat(depth - 1);
+}
+
+test('9: the 128-level nesting limit holds for files and for handlers\' objects', async () => {
+  const {dir, json} = await savedModel();
+  for (const depth of [130, 1000, 100000]) {
+    // modelTopology is level 2, so an array there nested depth - 1 deep passes 128 at depth.
+    const text = JSON.stringify({...json, userDefinedMetadata: {deep: 0}})
+        .replace('{"deep":0}', `{"deep":${nested(depth)}}`);
+    fs.writeFileSync(path.join(dir, 'model.json'), text);
+    await assert.rejects(glint.loadLayersModel('file://' + dir),
+                         /arrays\/objects nested deeper than 128 levels \(LoadOptions\.maxJsonDepth\)/);
+  }
+});
+
+test('13: shard paths "." and "", a weights list that is not a list', async () => {
+  const {dir, json} = await savedModel();
+  for (const p of ['.', '', 'a/../..']) {
+    json.weightsManifest[0].paths = [p];
+    writeJson(dir, json);
+    await assert.rejects(glint.loadLayersModel('file://' + dir),
+                         /weight shard path '.*' must name a file relative to model\.json/);
+  }
+  json.weightsManifest[0].weights = 5;
+  writeJson(dir, json);
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /weightsManifest\[0\] needs "paths" and "weights" arrays/);
+});
+
 test('13: predict on a batch of zero samples returns [0, units], as TF.js does', () => {
   // Through a Flatten, which took its features as size / batch (0 / 1).
   const cnn = glint.sequential({layers: [
@@ -51,4 +168,17 @@ test('13: predict on a batch of zero samples returns [0, units], as TF.js does',
     glint.layers.dense({units: 3}),
   ]});
   assert.deepEqual(cnn.predict(glint.zeros([0, 5, 5, 1])).shape, [0, 3]);
+});
+
+test('5: a 70 MiB model.json of tiny weight entries fails cleanly; the module still works', async () => {
+  const dir = tmpDir();
+  const entry = '{"name":"w","shape":[1],"dtype":"float32"},';
+  const count = Math.ceil(70 * 2 ** 20 / entry.length);
+  const text = `{"modelTopology":{},"weightsManifest":[{"paths":["w.bin"],"weights":[` +
+      entry.repeat(count).slice(0, -1) + ']}]}';
+  fs.writeFileSync(path.join(dir, 'model.json'), text);
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /is \d+ bytes, more than LoadOptions\.maxModelJsonBytes \(67108864\)/);
+  const m = smallModel();
+  assert.deepEqual(m.predict(glint.ones([2, 3])).shape, [2, 2]);
 });

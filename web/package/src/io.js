@@ -390,67 +390,15 @@ export function http(url, options = {}) {
 // ---- Files (node) ---------------------------------------------------------------------------
 
 export function fileSystem(dir) {
-  const paths = async () => {
-    const path = await import('node:path');
-    const d = dir.endsWith('.json') ? path.dirname(dir) : dir;
-    return {path, dir: d, json: dir.endsWith('.json') ? dir : path.join(d, 'model.json')};
-  };
+  // node_files.js is node-only (node:fs): imported when used, so pages never load it.
   return {
     async save(artifacts) {
-      const fs = await import('node:fs/promises');
-      const {path, dir: d, json} = await paths();
-      await fs.mkdir(d, {recursive: true});
-      const {weightData, weightSpecs, ...rest} = artifacts;
-      // The weights go to a new file; model.json, renamed over the old one
-      // last, switches to it in one step: a crash at any point leaves the
-      // previous model.json and the weights it names intact.
-      const weightsFile = `weights-${Date.now().toString(36)}-${process.pid}.bin`;
-      const modelJson = {...rest, weightsManifest: [{paths: [weightsFile], weights: weightSpecs}]};
-      let previous = [];
-      try {
-        const old = JSON.parse(await fs.readFile(json, 'utf8'));
-        previous = (old.weightsManifest ?? []).flatMap((g) => g.paths ?? []);
-      } catch {
-        // no previous model
-      }
-      const write = async (file, data) => {
-        const tmp = `${file}.tmp-${process.pid}`;
-        const fh = await fs.open(tmp, 'w');
-        try {
-          await fh.writeFile(data);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
-        await fs.rename(tmp, file);
-      };
-      await write(path.join(d, weightsFile), new Uint8Array(weightData));
-      await write(json, JSON.stringify(modelJson));
-      for (const p of previous) {
-        if (p !== weightsFile && !p.includes('/') && !p.includes('\\')) {
-          await fs.rm(path.join(d, p), {force: true});
-        }
-      }
-      return {modelArtifactsInfo: artifactsInfo(artifacts)};
+      const {saveToFiles} = await import('./node_files.js');
+      return saveToFiles(dir, artifacts, artifactsInfo(artifacts));
     },
     async load() {
-      const fs = await import('node:fs/promises');
-      const {path, dir: d, json} = await paths();
-      const modelJson = JSON.parse(await fs.readFile(json, 'utf8'));
-      const manifest = modelJson.weightsManifest ?? [];
-      const buffers = [];
-      for (const g of manifest) {
-        for (const p of g.paths ?? []) buffers.push(await fs.readFile(path.join(d, p)));
-      }
-      const weightData = new Uint8Array(buffers.reduce((a, b) => a + b.length, 0));
-      let at = 0;
-      for (const b of buffers) {
-        weightData.set(b, at);
-        at += b.length;
-      }
-      const {weightsManifest, ...rest} = modelJson;
-      return {...rest, weightSpecs: manifest.flatMap((g) => g.weights ?? []),
-              weightData: weightData.buffer};
+      const {loadFromFiles} = await import('./node_files.js');
+      return loadFromFiles(dir);
     },
   };
 }

@@ -115,7 +115,7 @@ test('7: a named pipe as model.json or as a shard is refused at once; a director
   await assert.rejects(glint.loadLayersModel('file://' + dirAsJson), /model\.json' is a directory/);
 });
 
-test('8: sizes are checked before reading: sparse 1.9 GB shard, /dev/zero', async () => {
+test('8: sizes are checked before reading: sparse 1.9 GB shard, /dev/zero, huge weightData', async () => {
   const {dir, json, shard} = await savedModel();
   fs.truncateSync(path.join(dir, shard), 1900 * 2 ** 20);  // 1.9 GB, sparse: nothing on disk
   const before = process.memoryUsage().rss;
@@ -128,6 +128,38 @@ test('8: sizes are checked before reading: sparse 1.9 GB shard, /dev/zero', asyn
   json.weightsManifest[0].paths = ['zero.bin'];
   writeJson(dir, json);
   await assert.rejects(glint.loadLayersModel('file://' + dir), /outside the model's folder/);
+  // A handler's weightData: checked against the specs before it is copied into wasm memory.
+  const artifacts = smallModel().toArtifacts();
+  const big = new ArrayBuffer(1.5 * 2 ** 30);  // zero pages: not touched unless copied
+  await assert.rejects(glint.loadLayersModel({load: async () => ({...artifacts, weightData: big})}),
+                       /weight data is 1610612736 bytes, more than the 32 bytes the weight specs describe/);
+});
+
+test('8: the http loader checks Content-Length and stops a streamed body at its budget', async () => {
+  const artifacts = smallModel().toArtifacts();
+  const modelJson = {modelTopology: artifacts.modelTopology, format: 'layers-model',
+                     weightsManifest: [{paths: ['w.bin'], weights: artifacts.weightSpecs}]};
+  let pulled = 0;
+  const endless = () => new ReadableStream({
+    pull(c) {
+      pulled += 1 << 20;
+      c.enqueue(new Uint8Array(1 << 20));
+    },
+  });
+  const responses = {
+    'http://h/m/model.json': () => new Response(JSON.stringify(modelJson)),
+    'http://h/m/w.bin': () => new Response(endless()),
+  };
+  const fetchFunc = async (url) => responses[url]();
+  await assert.rejects(glint.loadLayersModel('http://h/m/model.json', {fetchFunc}),
+                       /weight shard 'http:\/\/h\/m\/w\.bin' is more than \d+ bytes, more than the 32 bytes/);
+  assert.ok(pulled <= 2 << 20, `read ${pulled} bytes of an endless body`);
+  responses['http://h/m/w.bin'] = () => new Response(endless(),
+                                                     {headers: {'content-length': String(2 ** 31)}});
+  pulled = 0;
+  await assert.rejects(glint.loadLayersModel('http://h/m/model.json', {fetchFunc}),
+                       /is 2147483648 bytes, more than the 32 bytes the manifest has left/);
+  assert.ok(pulled <= 1 << 20, `read ${pulled} bytes after a Content-Length over the budget`);
 });
 
 function nested(depth) {
@@ -144,6 +176,17 @@ test('9: the 128-level nesting limit holds for files and for handlers\' objects'
     await assert.rejects(glint.loadLayersModel('file://' + dir),
                          /arrays\/objects nested deeper than 128 levels \(LoadOptions\.maxJsonDepth\)/);
   }
+  const artifacts = smallModel().toArtifacts();
+  let deep = [];
+  for (let i = 0; i < 100000; ++i) deep = [deep];
+  await assert.rejects(
+      glint.loadLayersModel({load: async () => ({...artifacts, userDefinedMetadata: {deep}})}),
+      /arrays\/objects nested deeper than 128 levels \(LoadOptions\.maxJsonDepth\) at artifacts\.userDefinedMetadata\.deep/);
+  const cyclic = {};
+  cyclic.self = cyclic;
+  await assert.rejects(
+      glint.loadLayersModel({load: async () => ({...artifacts, userDefinedMetadata: cyclic})}),
+      /nested deeper than 128 levels/);
 });
 
 test('13: shard paths "." and "", a weights list that is not a list', async () => {
@@ -158,6 +201,9 @@ test('13: shard paths "." and "", a weights list that is not a list', async () =
   writeJson(dir, json);
   await assert.rejects(glint.loadLayersModel('file://' + dir),
                        /weightsManifest\[0\] needs "paths" and "weights" arrays/);
+  const artifacts = smallModel().toArtifacts();
+  await assert.rejects(glint.loadLayersModel({load: async () => ({...artifacts, weightSpecs: 5})}),
+                       /the manifest's weights \(weightSpecs\) must be an array of weight entries, got 5/);
 });
 
 test('13: predict on a batch of zero samples returns [0, units], as TF.js does', () => {

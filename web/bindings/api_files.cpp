@@ -44,6 +44,17 @@ std::vector<uint8_t> readShardFromJs(const std::string& path, int64_t maxBytes) 
   return bytes;
 }
 
+io::ModelArtifacts artifactsFromFiles(const char* modelJsonText, const char* source) {
+  std::string src = source ? source : "model.json";
+  io::LoadOptions options;
+  // The parse is dropped as soon as the artifacts are built: for a 60 MiB
+  // model.json it is most of the memory a load takes.
+  Json j = io::parseModelJson(modelJsonText ? modelJsonText : "", options, src);
+  io::ModelArtifacts a = io::artifactsFromModelJson(j, readShardFromJs, options, src);
+  j = Json();
+  return a;
+}
+
 }  // namespace
 }  // namespace glint::web
 
@@ -59,14 +70,21 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE const char* glint_artifacts_from_files(const char* modelJsonText,
                                                              const char* source) {
   return guarded<const char*>(nullptr, [&] {
-    std::string src = source ? source : "model.json";
-    io::LoadOptions options;
-    Json j = io::parseModelJson(modelJsonText ? modelJsonText : "", options, src);
-    io::ModelArtifacts a = io::artifactsFromModelJson(j, readShardFromJs, options, src);
-    Json out = io::modelJsonFromArtifacts(a, {"weights.bin"});
+    io::ModelArtifacts a = artifactsFromFiles(modelJsonText, source);
+    std::string out = io::modelJsonFromArtifacts(a, {"weights.bin"}).dump();
     int32_t length = 0;
     returnBytes(std::move(a.weightData), &length);
-    return returnString(out.dump());
+    return returnString(std::move(out));
+  });
+}
+
+/// loadLayersModel('file://...'): the model straight from the files, without
+/// the artifacts' round trip through JS (a large model.json is parsed once,
+/// and its parse freed before the model is built). Returns a layer handle.
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_from_files(const char* modelJsonText, const char* source) {
+  return guarded(-1, [&] {
+    return layerHandles().put(io::modelFromArtifacts(artifactsFromFiles(modelJsonText, source), {},
+                                                     source ? source : "model.json"));
   });
 }
 

@@ -461,6 +461,11 @@ export function fileSystem(dir) {
       const {loadFromFiles} = await import('./node_files.js');
       return loadFromFiles(dir);
     },
+    // loadLayersModel's shortcut: the model built in C++ from the files.
+    async _glintModelHandle() {
+      const {modelHandleFromFiles} = await import('./node_files.js');
+      return modelHandleFromFiles(dir);
+    },
   };
 }
 

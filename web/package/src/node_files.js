@@ -132,13 +132,28 @@ function shardReader(fs, path, dir, source) {
   };
 }
 
-/** TF.js ModelArtifacts from dir (or a .json file) through the C++ loader. */
-export async function loadFromFiles(dirOrJson) {
+/** model.json's text, its path and the shard reader for the C++ loader. */
+async function prepare(dirOrJson) {
   const {fs, path} = await nodeModules();
   const {dir, json} = locate(path, dirOrJson);
   const text = readModelJson(fs, json, dirOrJson);
+  return {text, json, reader: shardReader(fs, path, dir, json)};
+}
+
+/**
+ * A model's handle straight from the files (loadLayersModel): no round trip
+ * of the artifacts through JS objects, so a large model.json is parsed once.
+ */
+export async function modelHandleFromFiles(dirOrJson) {
+  const {text, json, reader} = await prepare(dirOrJson);
+  return core.withShardReader(reader, () => core.callInt(
+      () => core.module()._glint_model_from_files(core.str(text), core.str(json))));
+}
+
+/** TF.js ModelArtifacts from dir (or a .json file) through the C++ loader. */
+export async function loadFromFiles(dirOrJson) {
+  const {text, json, reader} = await prepare(dirOrJson);
   const M = core.module();
-  const reader = shardReader(fs, path, dir, json);
   const m = core.mark();
   let modelJson, weightData;
   try {

@@ -228,3 +228,18 @@ test('5: a 70 MiB model.json of tiny weight entries fails cleanly; the module st
   const m = smallModel();
   assert.deepEqual(m.predict(glint.ones([2, 3])).shape, [2, 2]);
 });
+
+test('14: the WebGPU self-test records a lost sign of zero and flushed denormals, refuses wrong numbers', () => {
+  const ok = glint.webgpu.classifySelfTest(
+      [[0x80000000, 0x00000000], [0x00000001, 0x00000000], [0x3f800000, 0x3f800000],
+       [0x7fc00000, 0x7fc00001]], 500500);
+  assert.equal(ok.usable, true);
+  assert.deepEqual(ok.deviations, ['signed zero lost: float bits 0x80000000 came back as 0x00000000',
+                                   'denormal flushed to zero: float bits 0x00000001 came back as 0x00000000']);
+  const wrong = glint.webgpu.classifySelfTest([[0x3f800000, 0x3f800001], [0x7fc00000, 0]], 500500);
+  assert.equal(wrong.usable, false);
+  assert.match(wrong.why, /float bits 0x3f800000 came back as 0x3f800001/);
+  const badSum = glint.webgpu.classifySelfTest([[0x3f800000, 0x3f800000]], 500499);
+  assert.equal(badSum.usable, false);
+  assert.match(badSum.why, /a sum of 1\.\.1000 gave 500499/);
+});

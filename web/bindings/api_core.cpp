@@ -5,6 +5,7 @@
 
 #include "glint/backend.h"
 #include "glint/gl.h"
+#include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_backend.h"
 #include "web/bindings/handles.h"
 
@@ -150,6 +151,20 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_snapshot() {
   return guarded(-1, [&] {
     webgpu::WebGpuBackend* gpu = webgpu::instance();
     return gpu && getBackend() == "webgpu" ? gpu->startSnapshots() : 0;
+  });
+}
+
+/// The precision self-test's classification of n read-back values (and the
+/// GPU's sum of 1..1000), as the backend makes it: for tests without a GPU.
+EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_classify_self_test(const uint32_t* sent,
+                                                                 const uint32_t* back, int32_t n,
+                                                                 double sum) {
+  return guarded<const char*>(nullptr, [&] {
+    webgpu::SelfTestVerdict v = webgpu::classifySelfTest(
+        std::vector<uint32_t>(sent, sent + n), std::vector<uint32_t>(back, back + n),
+        static_cast<float>(sum));
+    Json j = {{"usable", v.usable}, {"why", v.why}, {"deviations", v.deviations}};
+    return returnString(j.dump());
   });
 }
 

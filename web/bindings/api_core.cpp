@@ -60,6 +60,17 @@ void setError(const std::string& message, bool deviceLost) {
   gDeviceLost = deviceLost;
 }
 
+namespace {
+// A pointer for JS even when there are no bytes: an empty vector's data() is
+// null, which JS reads as "the call failed" (and then found no message: a
+// zero-sample tensor's dataSync() threw an empty error).
+const uint8_t* lastBytes(int32_t* length) {
+  static const uint8_t kNoBytes = 0;
+  *length = static_cast<int32_t>(gBytes.size());
+  return gBytes.empty() ? &kNoBytes : gBytes.data();
+}
+}  // namespace
+
 const char* returnString(std::string s) {
   gString = std::move(s);
   return gString.c_str();
@@ -67,8 +78,7 @@ const char* returnString(std::string s) {
 
 const uint8_t* returnBytes(std::vector<uint8_t> bytes, int32_t* length) {
   gBytes = std::move(bytes);
-  *length = static_cast<int32_t>(gBytes.size());
-  return gBytes.data();
+  return lastBytes(length);
 }
 
 Json parseJson(const char* text, const char* what) {
@@ -383,10 +393,7 @@ EMSCRIPTEN_KEEPALIVE const char* glint_tensor_to_string(int32_t id) {
 
 extern "C" {
 /// The bytes a call left behind (e.g. a model's weights after glint_model_to_artifacts).
-EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length) {
-  *length = static_cast<int32_t>(gBytes.size());
-  return gBytes.data();
-}
+EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length) { return lastBytes(length); }
 }  // extern "C"
 
 extern "C" {

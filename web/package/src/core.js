@@ -147,7 +147,10 @@ export function lastError() {
 
 /** The engine's last error as a GlintError. */
 export function engineError() {
-  return new GlintError(lastError(), {deviceLost: module()._glint_last_error_device_lost() === 1});
+  // Never an empty message: a call that failed without recording why says so.
+  const message = lastError() ||
+      '[glint] an engine call failed without a message (a bug: please report it)';
+  return new GlintError(message, {deviceLost: module()._glint_last_error_device_lost() === 1});
 }
 
 export function callInt(fn) {

@@ -248,3 +248,23 @@ test('14: the WebGPU self-test records a lost sign of zero and flushed denormals
   assert.equal(badSum.usable, false);
   assert.match(badSum.why, /a sum of 1\.\.1000 gave 500499/);
 });
+
+test('5: a 60 MiB model.json (under the size limit) of tiny values fails cleanly, file or handler', async () => {
+  // 31 million values: parsed, they passed the 2 GB wasm memory may grow to,
+  // and the module aborted ("Aborted()", then "Maximum call stack size exceeded").
+  const dir = tmpDir();
+  const n = Math.floor(60 * 2 ** 20 / 2);
+  const text = '{"modelTopology":{"class_name":"Sequential","config":{"layers":[]},"junk":[' +
+      '1,'.repeat(n - 1) + '1]}}';
+  fs.writeFileSync(path.join(dir, 'model.json'), text);
+  await assert.rejects(glint.loadLayersModel('file://' + dir),
+                       /model\.json holds more than 4000000 JSON values .*more than WebAssembly memory can parse/);
+  await assert.rejects(glint.io.fileSystem(dir).load(), /holds more than 4000000 JSON values/);
+  const artifacts = smallModel().toArtifacts();
+  const junk = new Array(5e6).fill(1);
+  await assert.rejects(glint.loadLayersModel({load: async () => ({...artifacts,
+                                                                  userDefinedMetadata: {junk}})}),
+                       /model artifacts holds more than 4000000 JSON values/);
+  const m = smallModel();
+  assert.deepEqual(Array.from(m.predict(glint.ones([2, 3])).dataSync()).length, 4);
+});

@@ -10,6 +10,7 @@
 
 #include "glint/io.h"
 #include "web/bindings/handles.h"
+#include "web/bindings/json_limits.h"
 
 namespace glint::web {
 namespace {
@@ -49,8 +50,17 @@ io::ModelArtifacts artifactsFromFiles(const char* modelJsonText, const char* sou
   io::LoadOptions options;
   // The parse is dropped as soon as the artifacts are built: for a 60 MiB
   // model.json it is most of the memory a load takes.
+  checkJsonValueCount(modelJsonText, src);
   Json j = io::parseModelJson(modelJsonText ? modelJsonText : "", options, src);
+  // The topology is moved, not copied, into the artifacts (it can be most of
+  // the parse): artifactsFromModelJson sees an empty object in its place.
+  Json topology;
+  if (j.is_object() && j.contains("modelTopology") && j["modelTopology"].is_object()) {
+    topology = std::move(j["modelTopology"]);
+    j["modelTopology"] = Json::object();
+  }
   io::ModelArtifacts a = io::artifactsFromModelJson(j, readShardFromJs, options, src);
+  if (!topology.is_null()) a.modelTopology = std::move(topology);
   j = Json();
   return a;
 }

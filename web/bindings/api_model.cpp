@@ -8,6 +8,7 @@
 #include "glint/autograd.h"
 #include "glint/io.h"
 #include "web/bindings/handles.h"
+#include "web/bindings/json_limits.h"
 
 namespace glint::web {
 namespace {
@@ -94,6 +95,7 @@ io::Quantize quantizeFrom(const std::string& q) {
 /// nesting limits (io::parseModelJson) and manifest checks.
 io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, int32_t length) {
   const std::string source = "model artifacts";
+  checkJsonValueCount(modelJson, source);
   Json j = io::parseModelJson(modelJson ? modelJson : "", {}, source);
   std::vector<uint8_t> data(weights, weights + length);
   auto reader = [&](const std::string&, int64_t maxBytes) {

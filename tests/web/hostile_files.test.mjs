@@ -128,6 +128,19 @@ test('8: sizes are checked before reading: sparse 1.9 GB shard, /dev/zero, huge 
   json.weightsManifest[0].paths = ['zero.bin'];
   writeJson(dir, json);
   await assert.rejects(glint.loadLayersModel('file://' + dir), /outside the model's folder/);
+  // /dev/zero's own device node inside the folder (where mknod is allowed).
+  let device = true;
+  try {
+    execFileSync('mknod', [path.join(dir, 'dev.bin'), 'c', '1', '5'], {stdio: 'ignore'});
+  } catch {
+    device = false;
+  }
+  if (device) {
+    json.weightsManifest[0].paths = ['dev.bin'];
+    writeJson(dir, json);
+    await assert.rejects(glint.loadLayersModel('file://' + dir),
+                         /weight shard file '.*dev\.bin' is a character device, not a regular file/);
+  }
   // A handler's weightData: checked against the specs before it is copied into wasm memory.
   const artifacts = smallModel().toArtifacts();
   const big = new ArrayBuffer(1.5 * 2 ** 30);  // zero pages: not touched unless copied

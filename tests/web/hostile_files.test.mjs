@@ -93,6 +93,10 @@ test('3: save removes only shards it can prove it wrote, and the model loads aft
   assert.ok(fs.existsSync(path.join(dir, theirs)));
   await loadsIn(dir);
   assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.tmp-')), []);
+  // A file where the folder should be: a GlintError naming it, not a bare EEXIST.
+  fs.writeFileSync(path.join(dir, 'plain'), 'x');
+  await assert.rejects(smallModel().save('file://' + path.join(dir, 'plain')),
+                       (e) => e.name === 'GlintError' && /\[io\.save\] cannot create the folder '.*plain': EEXIST/.test(e.message));
 });
 
 test('7: a named pipe as model.json or as a shard is refused at once; a directory is named', async () => {

@@ -237,7 +237,12 @@ function syncDir(fs, dir) {
 export async function saveToFiles(dirOrJson, artifacts, info) {
   const {fs, path} = await nodeModules();
   const {dir, json} = locate(path, dirOrJson);
-  fs.mkdirSync(dir, {recursive: true});
+  try {
+    fs.mkdirSync(dir, {recursive: true});
+  } catch (e) {
+    throw new GlintError(`[io.save] cannot create the folder '${quoteForError(dir)}': ` +
+        `${e.code ?? e.message}`);
+  }
   const {weightData, weightSpecs, ...rest} = artifacts;
   const weightsFile = `weights-${Date.now().toString(36)}-${process.pid}.bin`;
   const modelJson = {...rest, weightsManifest: [{paths: [weightsFile], weights: weightSpecs}]};

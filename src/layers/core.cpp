@@ -227,7 +227,11 @@ class Flatten : public Layer {
     return {Shape{in[0][0], n}};
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
-    return {glint::reshape(in[0], {in[0].dim(0), in[0].size() / std::max<int64_t>(in[0].dim(0), 1)})};
+    // Features from the non-batch dimensions, not size / batch: a batch of
+    // zero samples ([0, 6, 6, 2]) still has 72 features per sample.
+    int64_t features = 1;
+    for (int i = 1; i < in[0].rank(); ++i) features *= in[0].dim(i);
+    return {glint::reshape(in[0], {in[0].dim(0), features})};
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "glint/backend.h"
 #include "glint/gl.h"
+#include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_backend.h"
 #include "web/bindings/handles.h"
 
@@ -59,6 +60,17 @@ void setError(const std::string& message, bool deviceLost) {
   gDeviceLost = deviceLost;
 }
 
+namespace {
+// A pointer for JS even when there are no bytes: an empty vector's data() is
+// null, which JS reads as "the call failed" (and then found no message: a
+// zero-sample tensor's dataSync() threw an empty error).
+const uint8_t* lastBytes(int32_t* length) {
+  static const uint8_t kNoBytes = 0;
+  *length = static_cast<int32_t>(gBytes.size());
+  return gBytes.empty() ? &kNoBytes : gBytes.data();
+}
+}  // namespace
+
 const char* returnString(std::string s) {
   gString = std::move(s);
   return gString.c_str();
@@ -66,8 +78,7 @@ const char* returnString(std::string s) {
 
 const uint8_t* returnBytes(std::vector<uint8_t> bytes, int32_t* length) {
   gBytes = std::move(bytes);
-  *length = static_cast<int32_t>(gBytes.size());
-  return gBytes.data();
+  return lastBytes(length);
 }
 
 Json parseJson(const char* text, const char* what) {
@@ -150,6 +161,20 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_snapshot() {
   return guarded(-1, [&] {
     webgpu::WebGpuBackend* gpu = webgpu::instance();
     return gpu && getBackend() == "webgpu" ? gpu->startSnapshots() : 0;
+  });
+}
+
+/// The precision self-test's classification of n read-back values (and the
+/// GPU's sum of 1..1000), as the backend makes it: for tests without a GPU.
+EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_classify_self_test(const uint32_t* sent,
+                                                                 const uint32_t* back, int32_t n,
+                                                                 double sum) {
+  return guarded<const char*>(nullptr, [&] {
+    webgpu::SelfTestVerdict v = webgpu::classifySelfTest(
+        std::vector<uint32_t>(sent, sent + n), std::vector<uint32_t>(back, back + n),
+        static_cast<float>(sum));
+    Json j = {{"usable", v.usable}, {"why", v.why}, {"deviations", v.deviations}};
+    return returnString(j.dump());
   });
 }
 
@@ -368,10 +393,7 @@ EMSCRIPTEN_KEEPALIVE const char* glint_tensor_to_string(int32_t id) {
 
 extern "C" {
 /// The bytes a call left behind (e.g. a model's weights after glint_model_to_artifacts).
-EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length) {
-  *length = static_cast<int32_t>(gBytes.size());
-  return gBytes.data();
-}
+EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length) { return lastBytes(length); }
 }  // extern "C"
 
 extern "C" {

@@ -8,6 +8,7 @@
 #include "glint/autograd.h"
 #include "glint/io.h"
 #include "web/bindings/handles.h"
+#include "web/bindings/json_limits.h"
 
 namespace glint::web {
 namespace {
@@ -90,26 +91,36 @@ io::Quantize quantizeFrom(const std::string& q) {
 }
 
 /// Artifacts from a model.json object (weightsManifest paths ignored) and the
-/// weight bytes, validated as a loaded model.json would be.
+/// weight bytes, validated as a loaded model.json would be: the same size and
+/// nesting limits (io::parseModelJson) and manifest checks.
 io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, int32_t length) {
-  Json j = parseJson(modelJson, "model.json");
+  const std::string source = "model artifacts";
+  checkJsonValueCount(modelJson, source);
+  Json j = io::parseModelJson(modelJson ? modelJson : "", {}, source);
   std::vector<uint8_t> data(weights, weights + length);
   auto reader = [&](const std::string&, int64_t maxBytes) {
-    check(static_cast<int64_t>(data.size()) <= maxBytes, "loadLayersModel", "weight data is ",
-          data.size(), " bytes, more than allowed (", maxBytes, ")");
+    check(static_cast<int64_t>(data.size()) <= maxBytes, "io.load", source, ": weight data is ",
+          data.size(), " bytes, more than the ", maxBytes, " bytes the weight specs describe");
     return data;
   };
-  if (j.contains("weightsManifest") && j["weightsManifest"].is_array()) {
-    // All weights arrive as one buffer: one group, one path.
+  if (j.is_object() && j.contains("weightsManifest") && j["weightsManifest"].is_array()) {
+    // All weights arrive as one buffer: one group, one path. A group whose
+    // weights are not a list is an error here, not an empty group (which would
+    // blame the weight data's size instead).
     Json weightsList = Json::array();
-    for (const auto& group : j["weightsManifest"]) {
-      if (group.contains("weights") && group["weights"].is_array()) {
-        for (const auto& w : group["weights"]) weightsList.push_back(w);
-      }
+    Json& manifest = j["weightsManifest"];
+    for (size_t g = 0; g < manifest.size(); ++g) {
+      Json& group = manifest[g];
+      check(group.is_object() && group.contains("weights") && group["weights"].is_array(), "io.load",
+            source, ": the manifest's weights (weightSpecs) must be an array of weight entries, got ",
+            quoteForError(group.is_object() && group.contains("weights") ? group["weights"].dump()
+                                                                         : group.dump()));
+      // Moved, not copied: a manifest of 10^6 entries is held once.
+      for (auto& w : group["weights"]) weightsList.push_back(std::move(w));
     }
     j["weightsManifest"] = Json::array({{{"paths", {"weights.bin"}}, {"weights", weightsList}}});
   }
-  return io::artifactsFromModelJson(j, reader, {}, "model artifacts");
+  return io::artifactsFromModelJson(j, reader, {}, source);
 }
 
 }  // namespace

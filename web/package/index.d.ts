@@ -135,6 +135,9 @@ export const webgpu: {
   stats(): {available: boolean, buffers?: number, pooledBuffers?: number, bytes?: number,
             deviceLosses?: number, variablesRestored?: number, variablesMoved?: number};
   loseDevice(): void;
+  /** The precision self-test's verdict on [sent, back] float bits and the GPU's sum of 1..1000. */
+  classifySelfTest(pairs: Array<[number, number]>, sum: number):
+      {usable: boolean, why: string, deviations: string[]};
 };
 
 // ---- Ops (also under glint.ops) --------------------------------------------------------

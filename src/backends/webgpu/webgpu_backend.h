@@ -47,6 +47,8 @@ struct DeviceInfo {
   int maxWorkgroupsPerDimension = 65535;
   int maxInvocationsPerWorkgroup = 256;
   int64_t maxBindingBytes = 128 << 20;
+  /// Allowed differences the precision self-test saw (backendInfo reports them).
+  std::vector<std::string> selfTestDeviations;
 };
 
 class WebGpuBackend : public Backend {

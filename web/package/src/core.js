@@ -23,6 +23,7 @@ export function ready(options = {}) {
       M = m;
       arenaBase = arenaTop = m._malloc(CHUNK);
       m.__glintCall = (fnId, argsPtr, n) => callRegisteredFn(fnId, argsPtr, n);
+      m.__glintReadShard = (path, maxBytes, lengthPtr) => readShardForEngine(path, maxBytes, lengthPtr);
       m.__glintTakeError = () => {
         const e = pendingJsError;
         pendingJsError = '';
@@ -146,7 +147,10 @@ export function lastError() {
 
 /** The engine's last error as a GlintError. */
 export function engineError() {
-  return new GlintError(lastError(), {deviceLost: module()._glint_last_error_device_lost() === 1});
+  // Never an empty message: a call that failed without recording why says so.
+  const message = lastError() ||
+      '[glint] an engine call failed without a message (a bug: please report it)';
+  return new GlintError(message, {deviceLost: module()._glint_last_error_device_lost() === 1});
 }
 
 export function callInt(fn) {
@@ -234,4 +238,57 @@ function callRegisteredFn(fnId, argsPtr, n) {
     pendingJsError = e && e.message ? e.message : String(e);
     return -1;
   }
+}
+
+// ---- Shards read for the engine (node's file loader) ------------------------------
+// The C++ loader calls back synchronously for each shard (already checked by
+// io::checkShardPath) with a byte budget; the reader registered for that call
+// does the file-system checks. A throw becomes the engine's error, message intact.
+
+let shardReader = null;
+
+/** Runs body() with reader(path, maxBytes) -> Uint8Array serving the engine's shard reads. */
+export function withShardReader(reader, body) {
+  const previous = shardReader;
+  shardReader = reader;
+  try {
+    return body();
+  } finally {
+    shardReader = previous;
+  }
+}
+
+function readShardForEngine(path, maxBytes, lengthPtr) {
+  try {
+    if (!shardReader) throw new GlintError(`[io.load] no shard reader for '${path}'`);
+    const data = shardReader(path, maxBytes);
+    if (data.byteLength > maxBytes) {
+      throw new GlintError(`[io.load] the shard reader returned ${data.byteLength} bytes for ` +
+          `'${path}', more than the ${maxBytes} allowed`);
+    }
+    const p = module()._malloc(Math.max(1, data.byteLength));
+    if (!p) throw new GlintError(`[io.load] out of WebAssembly memory for ${data.byteLength} bytes`);
+    heapU8().set(data, p);
+    heapI32()[lengthPtr >> 2] = data.byteLength;
+    return p;
+  } catch (e) {
+    pendingJsError = e && e.message ? e.message : String(e);
+    return 0;
+  }
+}
+
+/**
+ * Untrusted text (a path from a file, a server's reply) made safe for a
+ * message, as C++'s glint::quoteForError: at most maxBytes of it, control
+ * characters written as \xNN, so a message never floods a log or carries a
+ * terminal escape.
+ */
+export function quoteForError(text, maxBytes = 200) {
+  const s = String(text);
+  const bytes = new TextEncoder().encode(s);
+  let cut = s;
+  if (bytes.length > maxBytes) cut = new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, '');
+  // eslint-disable-next-line no-control-regex
+  cut = cut.replace(/[\x00-\x1f\x7f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'));
+  return bytes.length > maxBytes ? `${cut}... (${bytes.length} bytes in all)` : cut;
 }

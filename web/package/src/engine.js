@@ -74,6 +74,15 @@ export const webgpu = {
   loseDevice: () => {
     core.callInt(() => core.module()._glint_webgpu_lose_device());
   },
+  /**
+   * The precision self-test's verdict on read-back float bits, as the backend
+   * makes it: pairs [sent, back] and the GPU's sum of 1..1000 ->
+   * {usable, why, deviations}. A lost sign of zero or a flushed denormal is a
+   * deviation (WGSL allows both); a changed value or a wrong sum is not usable.
+   */
+  classifySelfTest: (pairs, sum) => core.callJson(() => core.module()._glint_webgpu_classify_self_test(
+      core.bytes(Uint32Array.from(pairs, (p) => p[0])), core.bytes(Uint32Array.from(pairs, (p) => p[1])),
+      pairs.length, sum)),
 };
 
 /** The gl backend's counters, and a forced context loss (WEBGL_lose_context) for tests. */

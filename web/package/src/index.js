@@ -19,7 +19,7 @@ export {data} from './data.js';
 export {worker} from './worker_client.js';
 
 import {ops} from './ops.js';
-import {LayersModel, modelFromArtifacts} from './model.js';
+import {LayersModel, Sequential, modelFromArtifacts} from './model.js';
 import {getLoadHandler} from './io.js';
 import {fitDataset} from './data.js';
 
@@ -42,6 +42,11 @@ export const {
  */
 export async function loadLayersModel(pathOrHandler, options = {}) {
   const handler = getLoadHandler(pathOrHandler, options);
+  if (typeof handler._glintModelHandle === 'function') {
+    const id = await handler._glintModelHandle();
+    const m = new LayersModel(id);
+    return m.className === 'Sequential' ? new Sequential(id) : m;
+  }
   const artifacts = await handler.load();
   return modelFromArtifacts(artifacts);
 }

@@ -5,7 +5,8 @@
 //   http(s)://...      load model.json + shards (progress, retries, size checks); save by POST
 //   downloads://name   name.json + name.weights.bin as file downloads
 //   file://dir         node only: dir/model.json + a weights file (atomic switch)
-import {GlintError} from './core.js';
+import {GlintError, quoteForError} from './core.js';
+import {checkJsonTextDepth, weightSpecsBytes} from './artifact_limits.js';
 
 export function artifactsInfo(a) {
   const jsonBytes = (v) => (v == null ? 0 : new TextEncoder().encode(JSON.stringify(v)).length);
@@ -178,8 +179,16 @@ export function browserLocalStorage(name) {
         throw new GlintError(`[localstorage] saving '${name}' failed (the previous model is ` +
             `intact): ${e.message}`);
       }
-      // The switch: one setItem, atomic. Then the old generation goes.
-      ls.setItem(infoKey, JSON.stringify({generation, modelArtifactsInfo: info}));
+      // The switch: one setItem, atomic. Then the old generation goes. A
+      // switch that fails (quota) leaves the previous model, and no debris.
+      try {
+        ls.setItem(infoKey, JSON.stringify({generation, modelArtifactsInfo: info}));
+      } catch (e) {
+        ls.removeItem(key('artifacts'));
+        ls.removeItem(key('weights'));
+        throw new GlintError(`[localstorage] saving '${name}' failed (the previous model is ` +
+            `intact): ${e.message}`);
+      }
       if (prev) {
         const old = JSON.parse(prev).generation;
         ls.removeItem(`${LS_PREFIX}artifacts/${name}/${old}`);
@@ -314,11 +323,43 @@ async function fetchWithRetry(url, init, {retries = 3, backoffMs = 200, fetchFun
   throw last;
 }
 
-function weightBytes(spec) {
-  const perElement = spec.quantization ? {uint8: 1, uint16: 2, float16: 2}[spec.quantization.dtype] :
-      {float32: 4, int32: 4, bool: 1}[spec.dtype];
-  if (!perElement) throw new GlintError(`[http] weight '${spec.name}' has an unknown dtype`);
-  return spec.shape.reduce((a, b) => a * b, 1) * perElement;
+/** io::LoadOptions::maxModelJsonBytes, for model.json fetched over http. */
+const MAX_MODEL_JSON_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A response's body, at most `budget` bytes: a Content-Length over it is
+ * refused before reading, and a body streamed past it (no or a lying
+ * Content-Length) is cancelled as soon as it passes, so a huge or endless
+ * shard never fills memory. `tooBig(n)` words the error.
+ */
+async function readBody(r, budget, tooBig) {
+  const declared = Number(r.headers?.get?.('content-length'));
+  if (Number.isFinite(declared) && declared > budget) throw new GlintError(tooBig(declared));
+  const reader = r.body?.getReader?.();
+  if (!reader) {
+    const b = new Uint8Array(await r.arrayBuffer());
+    if (b.byteLength > budget) throw new GlintError(tooBig(b.byteLength));
+    return b;
+  }
+  const chunks = [];
+  let got = 0;
+  for (;;) {
+    const {done, value} = await reader.read();
+    if (done) break;
+    got += value.byteLength;
+    if (got > budget) {
+      reader.cancel().catch(() => {});
+      throw new GlintError(tooBig(`more than ${got}`));
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(got);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 /**
@@ -331,26 +372,46 @@ export function http(url, options = {}) {
     async load() {
       const init = options.requestInit ?? {};
       const res = await fetchWithRetry(url, init, options);
+      const where = quoteForError(url);
+      const text = await readBody(res, MAX_MODEL_JSON_BYTES, (n) => `[io.load] ${where} is ${n} ` +
+          `bytes, more than LoadOptions.maxModelJsonBytes (${MAX_MODEL_JSON_BYTES})`);
+      const jsonText = new TextDecoder().decode(text);
+      checkJsonTextDepth(jsonText, where);
       let modelJson;
       try {
-        modelJson = await res.json();
+        modelJson = JSON.parse(jsonText);
       } catch (e) {
-        throw new GlintError(`[http] ${url} is not JSON: ${e.message}`);
+        throw new GlintError(`[http] ${where} is not JSON: ${e.message}`);
       }
       const manifest = modelJson.weightsManifest ?? [];
+      if (!Array.isArray(manifest)) {
+        throw new GlintError(`[io.load] ${where}: "weightsManifest" must be an array of groups`);
+      }
       const base = url.slice(0, url.lastIndexOf('/') + 1);
-      const groups = manifest.map((g) => ({
-        paths: g.paths ?? [],
-        expected: (g.weights ?? []).reduce((a, w) => a + weightBytes(w), 0),
-      }));
+      const groups = manifest.map((g, i) => {
+        if (!g || !Array.isArray(g.paths) || !Array.isArray(g.weights)) {
+          throw new GlintError(`[io.load] ${where}: weightsManifest[${i}] needs "paths" and ` +
+              '"weights" arrays');
+        }
+        const expected = weightSpecsBytes(g.weights);
+        if (expected === null) {
+          throw new GlintError(`[io.load] ${where}: weightsManifest[${i}] has a weight entry ` +
+              'without a known dtype and a shape of non-negative integers');
+        }
+        return {paths: g.paths, expected};
+      });
       const totalShards = groups.reduce((a, g) => a + g.paths.length, 0);
       let done = 0;
       const buffers = [];
       for (const g of groups) {
         let got = 0;
         for (const p of g.paths) {
-          const r = await fetchWithRetry(new URL(p, base).href, init, options);
-          const b = await r.arrayBuffer();
+          const shardUrl = new URL(p, base).href;
+          const r = await fetchWithRetry(shardUrl, init, options);
+          const left = g.expected - got;
+          const b = await readBody(r, left, (n) => `[io.load] ${where}: weight shard ` +
+              `'${quoteForError(shardUrl)}' is ${n} bytes, more than the ${left} bytes the ` +
+              'manifest has left for it');
           got += b.byteLength;
           buffers.push(b);
           options.onProgress?.(++done / totalShards);
@@ -360,12 +421,12 @@ export function http(url, options = {}) {
               `describes ${g.expected}: truncated or corrupt download`);
         }
       }
-      const weightSpecs = manifest.flatMap((g) => g.weights ?? []);
+      const weightSpecs = manifest.flatMap((g) => g.weights);
       const total = buffers.reduce((a, b) => a + b.byteLength, 0);
       const weightData = new Uint8Array(total);
       let at = 0;
       for (const b of buffers) {
-        weightData.set(new Uint8Array(b), at);
+        weightData.set(b, at);
         at += b.byteLength;
       }
       const {weightsManifest, ...rest} = modelJson;
@@ -390,67 +451,20 @@ export function http(url, options = {}) {
 // ---- Files (node) ---------------------------------------------------------------------------
 
 export function fileSystem(dir) {
-  const paths = async () => {
-    const path = await import('node:path');
-    const d = dir.endsWith('.json') ? path.dirname(dir) : dir;
-    return {path, dir: d, json: dir.endsWith('.json') ? dir : path.join(d, 'model.json')};
-  };
+  // node_files.js is node-only (node:fs): imported when used, so pages never load it.
   return {
     async save(artifacts) {
-      const fs = await import('node:fs/promises');
-      const {path, dir: d, json} = await paths();
-      await fs.mkdir(d, {recursive: true});
-      const {weightData, weightSpecs, ...rest} = artifacts;
-      // The weights go to a new file; model.json, renamed over the old one
-      // last, switches to it in one step: a crash at any point leaves the
-      // previous model.json and the weights it names intact.
-      const weightsFile = `weights-${Date.now().toString(36)}-${process.pid}.bin`;
-      const modelJson = {...rest, weightsManifest: [{paths: [weightsFile], weights: weightSpecs}]};
-      let previous = [];
-      try {
-        const old = JSON.parse(await fs.readFile(json, 'utf8'));
-        previous = (old.weightsManifest ?? []).flatMap((g) => g.paths ?? []);
-      } catch {
-        // no previous model
-      }
-      const write = async (file, data) => {
-        const tmp = `${file}.tmp-${process.pid}`;
-        const fh = await fs.open(tmp, 'w');
-        try {
-          await fh.writeFile(data);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
-        await fs.rename(tmp, file);
-      };
-      await write(path.join(d, weightsFile), new Uint8Array(weightData));
-      await write(json, JSON.stringify(modelJson));
-      for (const p of previous) {
-        if (p !== weightsFile && !p.includes('/') && !p.includes('\\')) {
-          await fs.rm(path.join(d, p), {force: true});
-        }
-      }
-      return {modelArtifactsInfo: artifactsInfo(artifacts)};
+      const {saveToFiles} = await import('./node_files.js');
+      return saveToFiles(dir, artifacts, artifactsInfo(artifacts));
     },
     async load() {
-      const fs = await import('node:fs/promises');
-      const {path, dir: d, json} = await paths();
-      const modelJson = JSON.parse(await fs.readFile(json, 'utf8'));
-      const manifest = modelJson.weightsManifest ?? [];
-      const buffers = [];
-      for (const g of manifest) {
-        for (const p of g.paths ?? []) buffers.push(await fs.readFile(path.join(d, p)));
-      }
-      const weightData = new Uint8Array(buffers.reduce((a, b) => a + b.length, 0));
-      let at = 0;
-      for (const b of buffers) {
-        weightData.set(b, at);
-        at += b.length;
-      }
-      const {weightsManifest, ...rest} = modelJson;
-      return {...rest, weightSpecs: manifest.flatMap((g) => g.weights ?? []),
-              weightData: weightData.buffer};
+      const {loadFromFiles} = await import('./node_files.js');
+      return loadFromFiles(dir);
+    },
+    // loadLayersModel's shortcut: the model built in C++ from the files.
+    async _glintModelHandle() {
+      const {modelHandleFromFiles} = await import('./node_files.js');
+      return modelHandleFromFiles(dir);
     },
   };
 }

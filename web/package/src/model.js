@@ -8,6 +8,7 @@ import {ops} from './ops.js';
 import {Layer, SymbolicTensor} from './layers.js';
 import {Optimizer} from './train.js';
 import {getSaveHandler, artifactsInfo} from './io.js';
+import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
 import {webgpuRecovered, webgpuSnapshot} from './webgpu.js';
 
 function asList(x) {
@@ -429,6 +430,13 @@ export function artifactsToModelJson(artifacts) {
   if (!artifacts || typeof artifacts !== 'object' || !artifacts.modelTopology) {
     throw new GlintError('[loadLayersModel] the artifacts have no modelTopology');
   }
+  // Limits before serializing and copying into wasm memory (artifact_limits.js).
+  const {weightData: _, ...described} = artifacts;
+  checkJsonDepth(described, 'artifacts');
+  const wd = artifacts.weightData;
+  const weightBytes = wd == null ? 0 : Array.isArray(wd) ?
+      wd.reduce((a, b) => a + (b?.byteLength ?? 0), 0) : (wd.byteLength ?? 0);
+  checkWeightData(artifacts.weightSpecs, weightBytes);
   const json = JSON.stringify({
     modelTopology: artifacts.modelTopology,
     format: artifacts.format ?? 'layers-model',
@@ -438,7 +446,6 @@ export function artifactsToModelJson(artifacts) {
     ...(artifacts.trainingConfig ? {trainingConfig: artifacts.trainingConfig} : {}),
     ...(artifacts.userDefinedMetadata ? {userDefinedMetadata: artifacts.userDefinedMetadata} : {}),
   });
-  const wd = artifacts.weightData;
   const data = wd == null ? new Uint8Array(0) :
       Array.isArray(wd) ? concatBuffers(wd) :
       wd instanceof ArrayBuffer ? new Uint8Array(wd) :

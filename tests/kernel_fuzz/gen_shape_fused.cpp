@@ -89,13 +89,14 @@ const Register shapeOps({
                std::to_string(op == "concat" ? signedAxis : stackAxis);
         if (pieces > 15) call.tags.push_back("manyPieces");
       } else if (op == "unstack") {
-        call.fn = [signedAxis](const std::vector<Tensor>& x) {
-          std::vector<Tensor> parts = unstack(x[0], signedAxis);
+        bool kernel = q & 2;  // the Unpack kernel (rnn_ops' unpack), or the op's slices
+        call.fn = [signedAxis, kernel](const std::vector<Tensor>& x) {
+          std::vector<Tensor> parts = kernel ? unpack(x[0], signedAxis) : unstack(x[0], signedAxis);
           std::vector<Tensor> flats;
           for (const Tensor& t : parts) flats.push_back(flat(t) * static_cast<float>(flats.size() + 1));
           return concat(flats, 0);
         };
-        args = "axis " + std::to_string(signedAxis);
+        args = std::string(kernel ? "unpack" : "unstack") + " axis " + std::to_string(signedAxis);
       } else if (op == "slice" || op == "stridedSlice" || op == "reverse") {
         std::vector<int64_t> begin, end, size, strides, revAxes;
         Rng sr(p);

@@ -81,6 +81,11 @@ struct LoadOptions {
   int64_t maxModelJsonBytes = 64ll << 20;
   /// Nesting of arrays/objects in model.json (Keras configs need ~10).
   int64_t maxJsonDepth = 128;
+  /// JSON values in model.json (array elements and object members), counted
+  /// before parsing: 64 MiB of "1,1,1,..." is ~31 million values, whose
+  /// parse passes what WebAssembly memory can hold. A 10,000-layer model and
+  /// its manifest hold well under a million.
+  int64_t maxJsonValues = 4'000'000;
   /// Layers in the topology, nested models' layers included.
   int64_t maxLayers = 10000;
   /// Any one weight: in the manifest, and each one the topology would create.

@@ -48,6 +48,14 @@ struct Node {
   std::vector<std::weak_ptr<SymbolicTensor>> outputs;
   int index = 0;  // the n-th call of `layer`
   Json kwargs = Json::object();
+
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  /// Releases the producers it alone keeps alive one after another: the
+  /// default would recurse once per layer of a chain (a 10,000-layer model
+  /// overflowed the stack when destroyed under ASan; wasm's stack is smaller).
+  ~Node();
 };
 
 /// Arguments for Layer::call.

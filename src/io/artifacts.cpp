@@ -158,8 +158,9 @@ Json parseModelJson(const std::string& text, const LoadOptions& options, const s
   check(static_cast<int64_t>(text.size()) <= options.maxModelJsonBytes, kOp, source, " is ",
         text.size(), " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes,
         ")");
-  // Nesting depth, outside strings: one linear pass before the parser builds anything.
-  int64_t depth = 0;
+  // Nesting depth and the number of values, outside strings: one linear pass
+  // before the parser builds anything.
+  int64_t depth = 0, values = 1;
   bool inString = false, escaped = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -172,6 +173,13 @@ Json parseModelJson(const std::string& text, const LoadOptions& options, const s
     } else if (c == '[' || c == '{') {
       check(++depth <= options.maxJsonDepth, kOp, source, ": arrays/objects nested deeper than ",
             options.maxJsonDepth, " levels (LoadOptions.maxJsonDepth) at byte ", i);
+      check(++values <= options.maxJsonValues, kOp, source, " holds more than ",
+            options.maxJsonValues, " JSON values (LoadOptions.maxJsonValues) at byte ", i,
+            ": more than a model needs");
+    } else if (c == ',') {
+      check(++values <= options.maxJsonValues, kOp, source, " holds more than ",
+            options.maxJsonValues, " JSON values (LoadOptions.maxJsonValues) at byte ", i,
+            ": more than a model needs");
     } else if (c == ']' || c == '}') {
       --depth;
     }

@@ -53,6 +53,21 @@ Layer::Layer(const Json& args, const std::string& defaultNamePrefix)
 
 Layer::~Layer() = default;
 
+Node::~Node() {
+  std::vector<SymbolicTensorPtr> pending = std::move(inputs);
+  while (!pending.empty()) {
+    SymbolicTensorPtr t = std::move(pending.back());
+    pending.pop_back();
+    // Only what nobody else holds dies here: take its producer's inputs
+    // first, so that producer's destructor finds nothing to recurse into.
+    if (t && t.use_count() == 1 && t->node && t->node.use_count() == 1) {
+      std::shared_ptr<Node> producer = std::move(t->node);
+      for (SymbolicTensorPtr& in : producer->inputs) pending.push_back(std::move(in));
+      producer->inputs.clear();
+    }
+  }
+}
+
 std::string Layer::what() const { return "layer '" + name_ + "'"; }
 
 void Layer::error(const std::string& message) const { fail(className() + " '" + name_ + "'", message); }

@@ -24,6 +24,17 @@
 namespace glint::testing {
 namespace {
 
+// Bounds on work that was quadratic (minutes before the fix, about a second
+// after): generous, and wider where code runs several times slower (ASan,
+// WebAssembly), so they fail on a quadratic regression and not on a busy machine.
+double bound(double seconds) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__EMSCRIPTEN__)
+  return seconds * 6;
+#else
+  return seconds;
+#endif
+}
+
 class TempDir {
  public:
   TempDir() {
@@ -78,6 +89,11 @@ void expectPromptError(const std::string& fifoToRelease, const std::function<voi
 }
 
 TEST(HostileData, NamedPipesDirectoriesAndDevicesAreRefusedByName) {
+#if defined(__EMSCRIPTEN__)
+  // Emscripten's in-memory file system has no named pipes and no /dev/null
+  // device node to stat; the native runs cover this.
+  GTEST_SKIP() << "no named pipes or device nodes in Emscripten's MEMFS";
+#endif
   TempDir dir;
   std::string pipe = dir.fifo("pipe.csv");
   expectPromptError(pipe, [&] { data::loadCsv(pipe); },
@@ -109,6 +125,10 @@ TEST(HostileData, NulBytesAreNamedAtOnce) {
               {"[loadCsv]", "nul.csv", "line 3, column 2", "NUL byte"});
   expectError([&] { data::parseCsv(std::string("a,b\n1,x\0y\n", 10)); },
               {"[loadCsv]", "line 2, column 2", "NUL byte"});
+#if defined(__EMSCRIPTEN__)
+  // MEMFS holds files in memory: 1 GiB of zeros would be allocated for real.
+  return;
+#endif
   // A large file of zero bytes (sparse: no disk) fails at its first byte,
   // without reading it whole first.
   std::string zeros = dir.path("zeros.csv");
@@ -120,7 +140,7 @@ TEST(HostileData, NulBytesAreNamedAtOnce) {
   }
   auto t0 = std::chrono::steady_clock::now();
   expectError([&] { data::loadCsv(zeros); }, {"[loadCsv]", "zeros.csv", "line 1, column 1", "NUL"});
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bound(5.0));
 }
 
 TEST(HostileData, NonFiniteNumbersAreRefusedWithTheirCell) {
@@ -182,7 +202,7 @@ TEST(HostileData, AMillionColumnsLoadInLinearTime) {
   EXPECT_EQ(t.types.back(), "int");
   std::vector<std::string> some(t.names.end() - 1000, t.names.end());
   EXPECT_EQ(t.features(some).shape(), (Shape{1, 1000}));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bound(20.0));
   // Past 2^20 columns the file is refused while its first line is read
   // (10^7 columns held 5.1 GB before).
   std::string wider(size_t{1} << 20, ',');
@@ -214,7 +234,7 @@ TEST(HostileModel, TenThousandLayersBuildInLinearTime) {
   EXPECT_EQ(m->layers().size(), 9999u);
   EXPECT_EQ(m->countParams(), 5000 * 6);
   EXPECT_EQ(m->predict(tensor({1, 2}, {1, 2})).shape(), (Shape{1, 2}));
-  EXPECT_LT(seconds, 10.0);
+  EXPECT_LT(seconds, bound(10.0));
 
   // The same through a saved model.json and its weights.
   TempDir dir;
@@ -225,7 +245,7 @@ TEST(HostileModel, TenThousandLayersBuildInLinearTime) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   EXPECT_EQ(loaded->layers().size(), 9999u);
   EXPECT_EQ(loaded->getWeights()[0].toFloats(), m->getWeights()[0].toFloats());
-  EXPECT_LT(roundTrip, 10.0);
+  EXPECT_LT(roundTrip, bound(20.0));
 }
 
 TEST(HostileModel, AFunctionalConfigListedBackwardsConnectsInLinearTime) {
@@ -246,7 +266,7 @@ TEST(HostileModel, AFunctionalConfigListedBackwardsConnectsInLinearTime) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(m->layers().size(), static_cast<size_t>(n));
   EXPECT_EQ(m->predict(tensor({1, 2}, {1, 2})).shape(), (Shape{1, 2}));
-  EXPECT_LT(seconds, 10.0);
+  EXPECT_LT(seconds, bound(10.0));
 }
 
 }  // namespace

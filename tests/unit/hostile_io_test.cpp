@@ -159,6 +159,11 @@ TEST(Hostile, LinksOutOfTheModelsFolderAreRefused) {
 // ---- Only regular files -------------------------------------------------------------
 
 TEST(Hostile, PipesDevicesAndDirectoriesAreNamedNotReadOrCalledMissing) {
+#if defined(__EMSCRIPTEN__)
+  // Emscripten's in-memory file system has no named pipes and no /dev/zero;
+  // node's own loader is tested with real ones in tests/web/hostile_files.test.mjs.
+  GTEST_SKIP() << "no named pipes or device nodes in Emscripten's MEMFS";
+#endif
   TempDir dir;
   saveArtifacts(smallArtifacts(), dir / "m");
   std::string shard = dir / "m/group1-shard1of1.bin";
@@ -361,6 +366,26 @@ TEST(Hostile, ASaveOfANameThatIsNotUtf8NamesWhereItIs) {
               {"[io.save]", "model.json.modelTopology.config.layers[0].config.name", "d\\xff\\x1b",
                "not valid UTF-8"});
   EXPECT_FALSE(fs::exists(dir / "m"));
+}
+
+}  // namespace
+}  // namespace glint::testing
+
+namespace glint::testing {
+namespace {
+
+TEST(Hostile, TooManyJsonValuesAreRefusedBeforeParsing) {
+  // 64 MiB of "1,1,1,..." is ~31 million values: parsed, more than
+  // WebAssembly's memory holds (the module aborted in node). Native and wasm
+  // share the limit (LoadOptions.maxJsonValues), counted in the depth scan.
+  std::string text = "{\"modelTopology\":{\"junk\":[";
+  for (int i = 0; i < 4'100'000; ++i) text += "1,";
+  text += "1]}}";
+  expectError([&] { io::parseModelJson(text, {}, "big.json"); },
+              {"[io.load]", "big.json", "more than 4000000 JSON values", "maxJsonValues"});
+  io::LoadOptions more;
+  more.maxJsonValues = 5'000'000;
+  EXPECT_EQ(io::parseModelJson(text, more, "big.json")["modelTopology"]["junk"].size(), 4'100'001u);
 }
 
 }  // namespace

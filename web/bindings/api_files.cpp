@@ -10,7 +10,6 @@
 
 #include "glint/io.h"
 #include "web/bindings/handles.h"
-#include "web/bindings/json_limits.h"
 
 namespace glint::web {
 namespace {
@@ -50,7 +49,6 @@ io::ModelArtifacts artifactsFromFiles(const char* modelJsonText, const char* sou
   io::LoadOptions options;
   // The parse is dropped as soon as the artifacts are built: for a 60 MiB
   // model.json it is most of the memory a load takes.
-  checkJsonValueCount(modelJsonText, src);
   Json j = io::parseModelJson(modelJsonText ? modelJsonText : "", options, src);
   // The topology is moved, not copied, into the artifacts (it can be most of
   // the parse): artifactsFromModelJson sees an empty object in its place.

@@ -8,7 +8,6 @@
 #include "glint/autograd.h"
 #include "glint/io.h"
 #include "web/bindings/handles.h"
-#include "web/bindings/json_limits.h"
 
 namespace glint::web {
 namespace {
@@ -73,8 +72,13 @@ std::vector<Variable> variablesFrom(const int32_t* ids, int32_t n, const char* o
 }
 
 std::string logsJson(const Logs& logs) {
+  // JSON has no NaN or infinity (the dump would write null, which JS reads
+  // as an object): those go as the strings logsFrom (model.js) turns back.
   Json j = Json::object();
-  for (const auto& [k, v] : logs) j[k] = v;
+  for (const auto& [k, v] : logs) {
+    if (std::isfinite(v)) j[k] = v;
+    else j[k] = std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  }
   return j.dump();
 }
 
@@ -95,7 +99,6 @@ io::Quantize quantizeFrom(const std::string& q) {
 /// nesting limits (io::parseModelJson) and manifest checks.
 io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, int32_t length) {
   const std::string source = "model artifacts";
-  checkJsonValueCount(modelJson, source);
   Json j = io::parseModelJson(modelJson ? modelJson : "", {}, source);
   std::vector<uint8_t> data(weights, weights + length);
   auto reader = [&](const std::string&, int64_t maxBytes) {
@@ -312,6 +315,18 @@ EMSCRIPTEN_KEEPALIVE const char* glint_layer_info(int32_t id) {
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_get_weights(int32_t id, int32_t* out, int32_t maxOut) {
   return guarded(-1, [&] { return putTensors(layerHandles().get(id, "layer")->getWeights(), out, maxOut); });
+}
+
+/// Views of the layer's weights as they are now, without a copy: a
+/// variable's next assignment swaps its buffer, so these keep today's
+/// values (fit's divergence guard, as the C++ fit loop keeps them).
+EMSCRIPTEN_KEEPALIVE int32_t glint_layer_weight_views(int32_t id, int32_t* out, int32_t maxOut) {
+  return guarded(-1, [&] {
+    std::vector<Tensor> views;
+    for (const Tensor& w : layerHandles().get(id, "layer")->getWeights())
+      views.push_back(reshape(w, w.shape()));
+    return putTensors(views, out, maxOut);
+  });
 }
 
 /// The layer's variables (trainableOnly: the trainable ones), as tensor handles.

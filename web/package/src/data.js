@@ -3,6 +3,7 @@
 import {GlintError} from './core.js';
 import {Tensor, tensor, dispose} from './tensor.js';
 import {ops} from './ops.js';
+import {DivergenceGuard} from './divergence.js';
 
 export class Dataset {
   constructor(makeIterator) {
@@ -145,40 +146,47 @@ export async function fitDataset(model, dataset, options = {}) {
     for (const c of cbs) if (typeof c[name] === 'function') await c[name](...a);
   };
   const xy = (e) => Array.isArray(e) ? {xs: e[0], ys: e[1]} : e;
-  await fire('onTrainBegin', {});
-  for (let epoch = 0; epoch < epochs && !model.stopTraining; ++epoch) {
-    await fire('onEpochBegin', epoch, {});
-    const sums = {};
-    let seen = 0, b = 0;
-    for await (const element of dataset) {
-      const {xs, ys} = xy(element);
-      const size = (Array.isArray(xs) ? xs[0] : xs).shape[0];
-      let logs;
-      try {
-        logs = model.trainOnBatchSync(xs, ys);
-      } finally {
-        dispose(element);
+  const guard = new DivergenceGuard(model, 'fitDataset');
+  try {
+    await fire('onTrainBegin', {});
+    for (let epoch = 0; epoch < epochs && !model.stopTraining; ++epoch) {
+      await fire('onEpochBegin', epoch, {});
+      const sums = {};
+      let seen = 0, b = 0;
+      for await (const element of dataset) {
+        const {xs, ys} = xy(element);
+        const size = (Array.isArray(xs) ? xs[0] : xs).shape[0];
+        let logs;
+        try {
+          guard.beforeStep();
+          logs = model.trainOnBatchSync(xs, ys);
+        } finally {
+          dispose(element);
+        }
+        guard.afterStep(logs, epoch + 1, b + 1);
+        for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
+        seen += size;
+        await fire('onBatchEnd', b, {batch: b, size, ...logs});
+        await new Promise((r) => setTimeout(r, 0));
+        if (++b === batchesPerEpoch || model.stopTraining) break;
       }
-      for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
-      seen += size;
-      await fire('onBatchEnd', b, {batch: b, size, ...logs});
-      await new Promise((r) => setTimeout(r, 0));
-      if (++b === batchesPerEpoch || model.stopTraining) break;
+      const logs = {};
+      for (const [k, v] of Object.entries(sums)) logs[k] = v / Math.max(1, seen);
+      if (validationData) {
+        const v = Array.isArray(validationData) ?
+            model.evaluateLogs(validationData[0], validationData[1]) :
+            await evaluateDataset(model, validationData);
+        for (const [k, value] of Object.entries(v)) logs['val_' + k] = value;
+      }
+      history.epoch.push(epoch);
+      for (const [k, v] of Object.entries(logs)) (history.history[k] ??= []).push(v);
+      if (verbose) console.log(`Epoch ${epoch + 1}/${epochs}`, logs);
+      await fire('onEpochEnd', epoch, logs);
     }
-    const logs = {};
-    for (const [k, v] of Object.entries(sums)) logs[k] = v / Math.max(1, seen);
-    if (validationData) {
-      const v = Array.isArray(validationData) ?
-          model.evaluateLogs(validationData[0], validationData[1]) :
-          await evaluateDataset(model, validationData);
-      for (const [k, value] of Object.entries(v)) logs['val_' + k] = value;
-    }
-    history.epoch.push(epoch);
-    for (const [k, v] of Object.entries(logs)) (history.history[k] ??= []).push(v);
-    if (verbose) console.log(`Epoch ${epoch + 1}/${epochs}`, logs);
-    await fire('onEpochEnd', epoch, logs);
+    await fire('onTrainEnd', {});
+  } finally {
+    guard.release();
   }
-  await fire('onTrainEnd', {});
   return history;
 }
 

@@ -10,6 +10,7 @@ import {Optimizer} from './train.js';
 import {getSaveHandler, artifactsInfo} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
 import {webgpuRecovered, webgpuSnapshot} from './webgpu.js';
+import {DivergenceGuard} from './divergence.js';
 
 function asList(x) {
   return Array.isArray(x) ? x : [x];
@@ -24,8 +25,11 @@ function checkTensors(op, arg, list) {
   });
 }
 
+// Logs from the engine; a loss that is not finite comes as "NaN",
+// "Infinity" or "-Infinity" (JSON has no such numbers) and becomes that number.
 function logsFrom(text) {
-  return JSON.parse(text);
+  return JSON.parse(text, (k, v) => (v === 'NaN' || v === 'Infinity' || v === '-Infinity' ?
+    Number(v) : v));
 }
 
 // A seeded generator for shuffling (mulberry32), or Math.random.
@@ -261,6 +265,7 @@ export class LayersModel extends Layer {
     const history = {epoch: [], history: {}, params: {epochs, batchSize, samples: trainN}};
     const stepsPerEpoch = Math.ceil(trainN / batchSize);
     let lostInARow = 0, deviceLosses = 0;
+    const guard = new DivergenceGuard(this, 'fit');
     this.isTraining = true;
     this.stopTraining = false;
     let lastYield = now();
@@ -303,6 +308,7 @@ export class LayersModel extends Layer {
             batchTensors.push(by);
             const bw = weights ? ops.gather(weights, idx) : undefined;
             if (bw) batchTensors.push(bw);
+            guard.beforeStep();
             logs = this.trainOnBatchSync(bx, by, bw);
             lostInARow = 0;
           } catch (e) {
@@ -315,6 +321,7 @@ export class LayersModel extends Layer {
           } finally {
             dispose(batchTensors);
           }
+          guard.afterStep(logs, epoch + 1, b + 1);
           for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
           seen += size;
           await webgpuSnapshot(core.module());
@@ -339,6 +346,7 @@ export class LayersModel extends Layer {
       await cbs.fire('onTrainEnd', {});
     } finally {
       this.isTraining = false;
+      guard.release();
       dispose(owned);
     }
     history.deviceLosses = deviceLosses;

@@ -53,20 +53,34 @@ void Model::initGraph(const std::vector<SymbolicTensorPtr>& inputs,
     check(outputs[i] != nullptr && outputs[i]->node != nullptr, me, "output ", i, " is null");
 
   // Depth-first from the outputs: post-order puts every node after its inputs.
+  // An explicit stack, not recursion: a chain of 10,000 layers overflowed
+  // the stack (node's, in WebAssembly) one frame per layer.
   std::vector<std::shared_ptr<Node>> postOrder;
   std::unordered_map<const Node*, size_t> position;
   std::unordered_map<const Layer*, size_t> layerIndex;
-  std::function<void(const std::shared_ptr<Node>&)> visit = [&](const std::shared_ptr<Node>& n) {
+  std::vector<std::pair<std::shared_ptr<Node>, size_t>> stack;  // node, next input to visit
+  auto enter = [&](const std::shared_ptr<Node>& n) {
     if (position.count(n.get())) return;
     layerIndex.emplace(n->layer.get(), layerIndex.size());
-    for (const auto& x : n->inputs) {
-      check(x && x->node, me, "layer '", n->layer->name(), "' has a null input");
-      visit(x->node);
-    }
-    position[n.get()] = postOrder.size();
-    postOrder.push_back(n);
+    stack.emplace_back(n, 0);
   };
-  for (const auto& out : outputs) visit(out->node);
+  for (const auto& out : outputs) {
+    enter(out->node);
+    while (!stack.empty()) {
+      std::shared_ptr<Node> n = stack.back().first;
+      size_t next = stack.back().second++;
+      if (next < n->inputs.size()) {
+        const SymbolicTensorPtr& x = n->inputs[next];
+        check(x && x->node, me, "layer '", n->layer->name(), "' has a null input");
+        enter(x->node);
+        continue;
+      }
+      stack.pop_back();
+      if (position.count(n.get())) continue;
+      position[n.get()] = postOrder.size();
+      postOrder.push_back(n);
+    }
+  }
 
   // Depths as Keras assigns them: outputs 0, inputs deepest; a shared layer
   // takes the largest depth of its calls.

@@ -108,6 +108,9 @@ TEST(Hostile, SaveKeepsUserFilesAForeignManifestNames) {
   EXPECT_TRUE(fs::exists(dir / "m/group1-shard1of1.bin"));
   EXPECT_EQ(loadArtifacts(dir / "m").weightData, smallArtifacts().weightData);
 
+#if defined(__EMSCRIPTEN__)
+  return;  // Emscripten's MEMFS has no named pipes; the rest ran above
+#endif
   // Other things in the folder are kept as they are, never followed or read:
   // a FIFO, a link to a folder elsewhere, a folder holding a link.
   ASSERT_EQ(::mkfifo((dir / "m/user.fifo").c_str(), 0644), 0);

@@ -65,13 +65,6 @@ int64_t numElements(const Shape& s) {
   return n;
 }
 
-std::string shapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) out += ',';
-    out += std::to_string(s[i]);
-  }
-  return out + "]";
-}
+std::string shapeText(const Shape& s) { return shapeToString(s); }
 
 }  // namespace glint::kfuzz

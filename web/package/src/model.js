@@ -375,17 +375,7 @@ export class LayersModel extends Layer {
     } finally {
       core.release(m);
     }
-    const artifacts = {
-      modelTopology: modelJson.modelTopology,
-      format: modelJson.format,
-      generatedBy: modelJson.generatedBy,
-      convertedBy: modelJson.convertedBy ?? null,
-      weightSpecs: modelJson.weightsManifest[0].weights,
-      weightData,
-    };
-    if (modelJson.trainingConfig) artifacts.trainingConfig = modelJson.trainingConfig;
-    if (modelJson.userDefinedMetadata) artifacts.userDefinedMetadata = modelJson.userDefinedMetadata;
-    return artifacts;
+    return artifactsFromEngineJson(modelJson, weightData);
   }
 
   /** Frees the weights and optimizer state now (as TF.js's model.dispose()). */
@@ -432,6 +422,21 @@ export function model({inputs, outputs, ...rest}) {
   return new LayersModel(core.callInt(() => core.module()._glint_model(
       core.ints(ins.map((s) => s.id)), ins.length, core.ints(outs.map((s) => s.id)), outs.length,
       core.json(rest))));
+}
+
+/** TF.js ModelArtifacts from a model.json the engine wrote (one manifest group) and its weight bytes. */
+export function artifactsFromEngineJson(modelJson, weightData) {
+  const artifacts = {
+    modelTopology: modelJson.modelTopology,
+    format: modelJson.format,
+    generatedBy: modelJson.generatedBy,
+    convertedBy: modelJson.convertedBy ?? null,
+    weightSpecs: modelJson.weightsManifest?.[0]?.weights ?? [],
+    weightData,
+  };
+  if (modelJson.trainingConfig) artifacts.trainingConfig = modelJson.trainingConfig;
+  if (modelJson.userDefinedMetadata) artifacts.userDefinedMetadata = modelJson.userDefinedMetadata;
+  return artifacts;
 }
 
 export function artifactsToModelJson(artifacts) {

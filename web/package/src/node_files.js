@@ -15,6 +15,7 @@
 // can prove Glint wrote: never model.json, never a user's file.
 import * as core from './core.js';
 import {GlintError, quoteForError} from './core.js';
+import {artifactsFromEngineJson} from './model.js';
 
 /** io::LoadOptions::maxModelJsonBytes: the same limit as a native load. */
 export const MAX_MODEL_JSON_BYTES = 64 * 1024 * 1024;
@@ -165,17 +166,7 @@ export async function loadFromFiles(dirOrJson) {
   } finally {
     core.release(m);
   }
-  const artifacts = {
-    modelTopology: modelJson.modelTopology,
-    format: modelJson.format,
-    generatedBy: modelJson.generatedBy,
-    convertedBy: modelJson.convertedBy ?? null,
-    weightSpecs: modelJson.weightsManifest?.[0]?.weights ?? [],
-    weightData,
-  };
-  if (modelJson.trainingConfig) artifacts.trainingConfig = modelJson.trainingConfig;
-  if (modelJson.userDefinedMetadata) artifacts.userDefinedMetadata = modelJson.userDefinedMetadata;
-  return artifacts;
+  return artifactsFromEngineJson(modelJson, weightData);
 }
 
 /**

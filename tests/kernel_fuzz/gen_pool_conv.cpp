@@ -20,10 +20,10 @@ double maxAbsFinite(const InputData& d) {
 
 /// Accumulating ops draw no large finite values: 1e30 beside 1 cancels
 /// differently in another summation order, which is rounding, not a bug.
-int64_t accumulatingClass(int64_t c) { return c == kSpecials ? kQuarters + 10 : c; }
+int64_t accumulatingClass(int64_t c) { return c == kSpecials ? kSpecialsBounded : c; }
 
 InputData accumulatingFloats(const Shape& shape, int64_t valueClass, uint64_t seed) {
-  if (valueClass != kQuarters + 10) return floats(shape, valueClass, seed);
+  if (valueClass != kSpecialsBounded) return floats(shape, valueClass, seed);
   InputData d = floats(shape, kSpecials, seed);
   for (float& v : d.values)
     if (std::isfinite(v) && std::abs(v) > 2.0f) v = std::copysign(2.0f, v);

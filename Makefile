@@ -159,7 +159,8 @@ web: web-st build/wasm-mt/build.ninja
 	mkdir -p build/web && cd web/package && npm pack --silent --pack-destination ../../build/web >/dev/null
 	@ls build/web/*.tgz
 
-## test-web: the JS API in node (single-thread build), checked against TF.js.
+## test-web: the JS API in node (single-thread build), checked against TF.js; the webgpu
+## backend in node through Dawn (npm webgpu) on SwiftShader's Vulkan driver.
 test-web: web-st
 	node --test tests/web/
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \

@@ -16,6 +16,7 @@ APT_PACKAGES=(
   dataset-fashion-mnist                               # Fashion-MNIST IDX files (gzip; read by glint::data)
   python3-torch libopenblas0-pthread                  # make bench: the PyTorch CPU peer (+ its fast BLAS)
   chromium                                            # make test-browser: headless Chromium (WebGL2 on SwiftShader)
+  libvulkan1                                          # webgpu in node (npm webgpu = Dawn) on chromium's SwiftShader Vulkan
 )
 
 missing=()

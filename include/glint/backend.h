@@ -24,6 +24,10 @@ class Backend {
   virtual void write(void* handle, const void* src, size_t bytes) = 0;
   /// Blocking read of the whole buffer.
   virtual void read(void* handle, void* dst, size_t bytes) = 0;
+  /// (optional) false where read() cannot wait for the device (WebGPU in node
+  /// has no synchronous read): there, values a step needs on the host travel
+  /// with its logs (checkOnDevice) and callers read with startRead-style APIs.
+  virtual bool readsSynchronously() const { return true; }
   virtual void release(void* handle, size_t bytes) = 0;
   /// Bytes this backend holds (pools included).
   virtual int64_t bytesInUse() const = 0;

@@ -45,6 +45,24 @@ void releaseUnusedMemory();
 /// Makes `name` the active backend (creating and probing it on first use).
 /// Throws glint::Error naming the backend and why it is unavailable.
 void setBackend(const std::string& name);
+/// A check on values that are still on the device (a label out of range, say).
+/// `failures` is a scalar, > 0 when the check fails. Where its backend reads
+/// synchronously it is read at once and `op: message` thrown; elsewhere
+/// (WebGPU in node) it is kept until the training step or evaluation that runs
+/// it reads its logs, which then throw (takeDeviceChecks, raiseDeviceChecks).
+void checkOnDevice(const Tensor& failures, const std::string& op, const std::string& message);
+struct DeviceCheck {
+  Tensor failures;
+  std::string op, message;
+};
+/// The pending checks, handed to the caller that reads them with its logs.
+std::vector<DeviceCheck> takeDeviceChecks();
+/// Throws the first check whose value (read back, in order) is > 0 or NaN.
+void raiseDeviceChecks(const std::vector<DeviceCheck>& checks, const float* values);
+
+/// A backend whose probe failed is probed again at its next use (in node, a
+/// WebGPU device acquired after the engine started).
+void probeAgain(const std::string& name);
 /// The active backend; picks the best available by priority on first call.
 std::string getBackend();
 BackendInfo backendInfo();

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "glint/engine.h"
 #include "glint/layers.h"
 
 namespace glint {
@@ -160,6 +161,22 @@ class Model : public Layer {
   /// batch means weighted by batch size.
   Logs evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize = 32);
   Logs evaluate(const Tensor& x, const Tensor& y, int batchSize = 32);
+  /// A step's or an evaluation's logged values, still on the device: one
+  /// float32 vector [loss, ...metrics, ...device checks]. Read it whenever it
+  /// suits (asynchronously where the backend cannot wait: WebGPU in node),
+  /// then finishLogs turns the values into Logs (throwing a failed check).
+  struct PendingLogs {
+    Tensor values;
+    std::vector<DeviceCheck> checks;
+  };
+  /// trainOnBatch without its read (sampleWeights may be undefined).
+  PendingLogs startTrainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                                const Tensor& sampleWeights = Tensor());
+  /// evaluate without its read.
+  PendingLogs startEvaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                            int batchSize = 32);
+  /// The logs from `values` (read from p.values); disposes p.values.
+  Logs finishLogs(PendingLogs& p, const std::vector<float>& values) const;
   /// Outputs for the inputs, computed batchSize samples at a time.
   std::vector<Tensor> predict(const std::vector<Tensor>& xs, int batchSize = 32);
   Tensor predict(const Tensor& x, int batchSize = 32);

@@ -327,6 +327,13 @@ void setBackend(const std::string& name) {
   e.activeWhy = "set by setBackend";
 }
 
+void probeAgain(const std::string& name) {
+  BackendEntry* entry = Engine::get().entry(name);
+  if (!entry || entry->instance) return;
+  entry->tried = false;
+  entry->whyNot.clear();
+}
+
 std::string getBackend() { return Engine::get().active().name(); }
 
 Backend& fallBackFrom(Backend& lost, const std::string& why) {
@@ -387,6 +394,27 @@ void endScope(const std::vector<Tensor>& result) {
       Tensor(impl).dispose();
     }
   }
+}
+
+void checkOnDevice(const Tensor& failures, const std::string& op, const std::string& message) {
+  check(failures.defined() && failures.size() == 1, "checkOnDevice", "failures must be a scalar");
+  if (failures.impl()->storage->backend->readsSynchronously()) {
+    if (!(failures.item() <= 0)) fail(op, message);
+    return;
+  }
+  keep(failures);
+  Engine::get().deviceChecks.push_back(DeviceCheck{failures, op, message});
+}
+
+std::vector<DeviceCheck> takeDeviceChecks() {
+  std::vector<DeviceCheck> out;
+  out.swap(Engine::get().deviceChecks);
+  return out;
+}
+
+void raiseDeviceChecks(const std::vector<DeviceCheck>& checks, const float* values) {
+  for (size_t i = 0; i < checks.size(); ++i)
+    if (!(values[i] <= 0)) fail(checks[i].op, checks[i].message);
 }
 
 void keep(const Tensor& t) {

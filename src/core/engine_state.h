@@ -79,6 +79,8 @@ class Engine {
   int profileRepeat = 1;            // ... its runs of each kernel
   std::map<std::string, KernelProfileRow> profile;  // by kernel, backend and input shapes
   Rng rng;
+  /// checkOnDevice's checks waiting for a read (backends without synchronous reads).
+  std::vector<DeviceCheck> deviceChecks;
 
  private:
   Engine() = default;

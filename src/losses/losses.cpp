@@ -7,6 +7,8 @@
 #include <map>
 
 #include "glint/autograd.h"
+#include "glint/backend.h"
+#include "glint/engine.h"
 #include "glint/fused_ops.h"
 #include "glint/ops.h"
 #include "src/core/name_table.h"
@@ -103,12 +105,22 @@ Tensor sparseCategoricalCrossentropy(const Tensor& yTrue, const Tensor& yPred, b
   int64_t classes = yPred.shape().back();
   Tensor ids = reshape(yTrue, batch);
   if (ids.dtype() == DType::float32) ids = cast(floor(ids), DType::int32);
-  // A cheap host check: an id out of range would silently give a zero loss.
-  std::vector<int32_t> host = ids.data<int32_t>();
-  for (size_t i = 0; i < host.size(); ++i)
-    if (!(host[i] >= 0 && host[i] < classes))
-      fail(op, "yTrue holds class id ", host[i], " at flat index ", i, ", outside [0, ", classes,
-           ") for yPred ", shapeToString(yPred.shape()));
+  // An id out of range would silently give a zero loss. Where values can be
+  // read at once, a host check names the first one; elsewhere (WebGPU in node)
+  // the count of bad ids travels with the step's logs.
+  if (ids.impl()->storage->backend->readsSynchronously()) {
+    std::vector<int32_t> host = ids.data<int32_t>();
+    for (size_t i = 0; i < host.size(); ++i)
+      if (!(host[i] >= 0 && host[i] < classes))
+        fail(op, "yTrue holds class id ", host[i], " at flat index ", i, ", outside [0, ",
+             classes, ") for yPred ", shapeToString(yPred.shape()));
+  } else {
+    Tensor bad = logicalOr(less(ids, scalar(0, DType::int32)),
+                           greaterEqual(ids, scalar(static_cast<float>(classes), DType::int32)));
+    checkOnDevice(sum(cast(bad, DType::float32)), op,
+                  "yTrue holds class ids outside [0, " + std::to_string(classes) +
+                      ") for yPred " + shapeToString(yPred.shape()));
+  }
   return categoricalCrossentropy(oneHot(ids, classes), yPred, fromLogits);
 }
 

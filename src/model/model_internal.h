@@ -65,15 +65,21 @@ struct Model::Training {
                            const std::string& yName);
   /// One optimizer step; logs loss (and per-output losses) and metrics.
   static Logs step(Model& m, const Batch& batch);
-  /// Loss and metrics for one batch in inference mode (batch means).
-  static std::vector<double> testBatch(Model& m, const std::vector<Tensor>& xs,
-                                       const std::vector<Tensor>& ys);
+  /// The same, its logged values left on the device.
+  static PendingLogs startStep(Model& m, const Batch& batch);
+  /// Loss and metrics for one batch in inference mode (batch means), on the device.
+  static Tensor testBatch(Model& m, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);
   static History run(Model& m, const Loop& loop);
   /// Loss and metrics over batches (means weighted by batch size).
   static Logs evaluateBatches(Model& m, const std::function<bool(Batch&)>& next);
+  static PendingLogs startEvaluateBatches(Model& m, const std::function<bool(Batch&)>& next);
   /// Batches of batchSize rows, in order, from already checked data.
   static Logs evaluateAll(Model& m, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
                           int batchSize);
+  static PendingLogs startEvaluateAll(Model& m, const std::vector<Tensor>& xs,
+                                      const std::vector<Tensor>& ys, int batchSize);
+  /// Reads p's values (a blocking read) and finishes them.
+  static Logs read(const Model& m, PendingLogs p);
 };
 
 namespace model_internal {

@@ -236,23 +236,52 @@ int64_t Model::Training::checkData(const Model& m, const std::string& op,
 
 namespace {
 
-/// Reads scalar tensors with one read-back: on a GPU backend every read is a
-/// sync, so a step's loss and metrics are read together, after the update,
-/// not one by one in the middle of the forward pass.
-std::vector<double> readScalars(const std::vector<Tensor>& scalars) {
+/// Scalars as one float32 vector: on a GPU backend every read is a sync, so a
+/// step's loss and metrics are read together, after the update, not one by
+/// one in the middle of the forward pass.
+Tensor gatherScalars(const std::vector<Tensor>& scalars) {
   std::vector<Tensor> parts;
   for (const Tensor& s : scalars)
     parts.push_back(reshape(s.dtype() == DType::float32 ? s : cast(s, DType::float32), {1}));
-  std::vector<float> v = concat(parts, 0).data<float>();
-  return std::vector<double>(v.begin(), v.end());
+  return concat(parts, 0);
+}
+
+/// The logged values with the pending device checks' failures after them.
+Model::PendingLogs withChecks(const Tensor& logged) {
+  Model::PendingLogs p;
+  p.checks = takeDeviceChecks();
+  std::vector<Tensor> parts{logged};
+  for (const DeviceCheck& c : p.checks) parts.push_back(c.failures);
+  p.values = p.checks.empty() ? logged : gatherScalars(parts);
+  keep(p.values);
+  for (const DeviceCheck& c : p.checks) c.failures.dispose();
+  return p;
 }
 
 }  // namespace
 
-Logs Model::Training::step(Model& m, const Batch& b) {
+Logs Model::Training::step(Model& m, const Batch& b) { return read(m, startStep(m, b)); }
+
+Logs Model::Training::read(const Model& m, PendingLogs p) {
+  std::vector<float> values;
+  try {
+    values = p.values.data<float>();
+  } catch (...) {
+    p.values.dispose();
+    throw;
+  }
+  return m.finishLogs(p, values);
+}
+
+Model::PendingLogs Model::Training::startStep(Model& m, const Batch& b) {
   Training& t = *m.training_;
   const size_t nOut = m.outputs_.size();
-  std::vector<double> values;
+  dispose([] {  // checks left by calls outside a step are not this step's
+    std::vector<Tensor> stale;
+    for (DeviceCheck& c : takeDeviceChecks()) stale.push_back(c.failures);
+    return stale;
+  }());
+  PendingLogs pending;
   tidy([&] {
     std::vector<Variable> vars = m.trainableWeights();
     // The logged scalars, kept past the optimizer's scope.
@@ -281,7 +310,7 @@ Logs Model::Training::step(Model& m, const Batch& b) {
     // A fully frozen model still reports its loss; nothing is updated.
     logged[0] = vars.empty() ? totalLoss() : t.optimizer->minimize(totalLoss, vars);
     try {
-      values = readScalars(logged);
+      pending = withChecks(gatherScalars(logged));
     } catch (...) {
       dispose(logged);
       throw;
@@ -289,13 +318,11 @@ Logs Model::Training::step(Model& m, const Batch& b) {
     dispose(logged);
   });
   m.applyConstraints();
-  Logs logs;
-  for (size_t i = 0; i < values.size(); ++i) logs[t.names[i]] = values[i];
-  return logs;
+  return pending;
 }
 
-std::vector<double> Model::Training::testBatch(Model& m, const std::vector<Tensor>& xs,
-                                               const std::vector<Tensor>& ys) {
+Tensor Model::Training::testBatch(Model& m, const std::vector<Tensor>& xs,
+                                  const std::vector<Tensor>& ys) {
   Training& t = *m.training_;
   const size_t nOut = m.outputs_.size();
   return tidy([&] {
@@ -313,33 +340,57 @@ std::vector<double> Model::Training::testBatch(Model& m, const std::vector<Tenso
     t.toProbabilities(preds);
     for (const Metric& metric : t.metrics)
       logged[k++] = mean(metric.fn(ys[metric.output], preds[metric.output]));
-    return readScalars(logged);
+    return gatherScalars(logged);
   });
 }
 
 Logs Model::Training::evaluateBatches(Model& m, const std::function<bool(Batch&)>& next) {
+  return read(m, startEvaluateBatches(m, next));
+}
+
+// Batch means weighted by batch size, summed on the device: one read at the end.
+Model::PendingLogs Model::Training::startEvaluateBatches(Model& m,
+                                                          const std::function<bool(Batch&)>& next) {
   Training& t = *m.training_;
-  std::vector<double> sums(t.names.size(), 0.0);
+  std::vector<DeviceCheck> checks = takeDeviceChecks();
+  dispose([&] {
+    std::vector<Tensor> stale;
+    for (DeviceCheck& c : checks) stale.push_back(c.failures);
+    return stale;
+  }());
+  Tensor sums;
   int64_t seen = 0;
   Batch b;
   while (next(b)) {
     int64_t size = b.xs[0].dim(0);
-    std::vector<double> v = testBatch(m, b.xs, b.ys);
-    for (size_t i = 0; i < v.size(); ++i) sums[i] += v[i] * static_cast<double>(size);
+    Tensor next = tidy([&] {
+      Tensor v = mul(testBatch(m, b.xs, b.ys), scalar(static_cast<float>(size)));
+      return sums.defined() ? add(sums, v) : v;
+    });
+    if (sums.defined()) sums.dispose();
+    sums = next;
     seen += size;
     b = Batch{};
   }
-  Logs logs;
-  for (size_t i = 0; i < sums.size(); ++i)
-    logs[t.names[i]] = seen > 0 ? sums[i] / static_cast<double>(seen) : std::nan("");
-  return logs;
+  Tensor means = seen > 0 ? div(sums, scalar(static_cast<float>(seen)))
+                          : fill({static_cast<int64_t>(t.names.size())}, std::nanf(""));
+  if (sums.defined()) sums.dispose();
+  PendingLogs p = withChecks(means);
+  if (p.values.impl() != means.impl()) means.dispose();
+  return p;
 }
 
 Logs Model::Training::evaluateAll(Model& m, const std::vector<Tensor>& xs,
                                   const std::vector<Tensor>& ys, int batchSize) {
+  return read(m, startEvaluateAll(m, xs, ys, batchSize));
+}
+
+Model::PendingLogs Model::Training::startEvaluateAll(Model& m, const std::vector<Tensor>& xs,
+                                                      const std::vector<Tensor>& ys,
+                                                      int batchSize) {
   const int64_t n = xs[0].dim(0);
   int64_t start = 0;
-  return evaluateBatches(m, [&](Batch& b) {
+  return startEvaluateBatches(m, [&](Batch& b) {
     if (start >= n) return false;
     int64_t size = std::min<int64_t>(batchSize, n - start);
     b.xs = rows(xs, start, size);
@@ -352,32 +403,54 @@ Logs Model::Training::evaluateAll(Model& m, const std::vector<Tensor>& xs,
 // ---- public entry points ---------------------------------------------------------
 
 Logs Model::trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys) {
-  const std::string op = className() + ".trainOnBatch";
-  Training::of(*this, op);
-  Training::checkData(*this, op, xs, &ys, "x", "y");
-  return Training::step(*this, Training::Batch{xs, ys, Tensor()});
+  return Training::read(*this, startTrainOnBatch(xs, ys));
 }
 
 Logs Model::trainOnBatch(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
                          const Tensor& sampleWeights) {
+  check(sampleWeights.defined(), className() + ".trainOnBatch",
+        "sampleWeights is undefined or disposed");
+  return Training::read(*this, startTrainOnBatch(xs, ys, sampleWeights));
+}
+
+Model::PendingLogs Model::startTrainOnBatch(const std::vector<Tensor>& xs,
+                                            const std::vector<Tensor>& ys,
+                                            const Tensor& sampleWeights) {
   const std::string op = className() + ".trainOnBatch";
   Training::of(*this, op);
   int64_t n = Training::checkData(*this, op, xs, &ys, "x", "y");
-  check(sampleWeights.defined() && !sampleWeights.isDisposed(), op,
-        "sampleWeights is undefined or disposed");
-  check(sampleWeights.dtype() == DType::float32 && sampleWeights.shape() == Shape{n}, op,
-        "sampleWeights must be float32 [", n, "] (one weight per sample), got ",
-        dtypeName(sampleWeights.dtype()), " ", shapeToString(sampleWeights.shape()));
-  return Training::step(*this, Training::Batch{xs, ys, sampleWeights});
+  if (sampleWeights.defined()) {
+    check(!sampleWeights.isDisposed(), op, "sampleWeights is undefined or disposed");
+    check(sampleWeights.dtype() == DType::float32 && sampleWeights.shape() == Shape{n}, op,
+          "sampleWeights must be float32 [", n, "] (one weight per sample), got ",
+          dtypeName(sampleWeights.dtype()), " ", shapeToString(sampleWeights.shape()));
+  }
+  return Training::startStep(*this, Training::Batch{xs, ys, sampleWeights});
 }
 
 Logs Model::evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, int batchSize) {
+  return Training::read(*this, startEvaluate(xs, ys, batchSize));
+}
+
+Model::PendingLogs Model::startEvaluate(const std::vector<Tensor>& xs,
+                                        const std::vector<Tensor>& ys, int batchSize) {
   const std::string op = className() + ".evaluate";
   Training::of(*this, op);
   check(batchSize >= 1, op, "batchSize must be >= 1, got ", batchSize);
   int64_t n = Training::checkData(*this, op, xs, &ys, "x", "y");
   check(n > 0, op, "x has no samples");
-  return Training::evaluateAll(*this, xs, ys, batchSize);
+  return Training::startEvaluateAll(*this, xs, ys, batchSize);
+}
+
+Logs Model::finishLogs(PendingLogs& p, const std::vector<float>& values) const {
+  const Training& t = Training::of(*this, className() + ".finishLogs");
+  if (p.values.defined()) p.values.dispose();
+  check(values.size() == t.names.size() + p.checks.size(), className() + ".finishLogs", "got ",
+        values.size(), " values for ", t.names.size(), " logs and ", p.checks.size(), " checks");
+  raiseDeviceChecks(p.checks, values.data() + t.names.size());
+  Logs logs;
+  for (size_t i = 0; i < t.names.size(); ++i) logs[t.names[i]] = values[i];
+  return logs;
 }
 
 Logs Model::evaluate(const Tensor& x, const Tensor& y, int batchSize) {

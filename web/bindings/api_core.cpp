@@ -7,6 +7,7 @@
 #include "glint/gl.h"
 #include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_backend.h"
+#include "src/core/engine_state.h"
 #include "web/bindings/handles.h"
 
 namespace glint::web {
@@ -156,6 +157,16 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_lose_device() {
   });
 }
 
+/// Tests: the GPU forms of the kernels on a software adapter too (1), or the usual choice (0).
+EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_force_gpu_kernels(int32_t on) {
+  return guarded(-1, [&] {
+    webgpu::WebGpuBackend* gpu = webgpu::instance();
+    if (!gpu) throw Error("[webgpu.forceGpuKernels] the webgpu backend is not available");
+    gpu->setForceGpuKernels(on != 0);
+    return 0;
+  });
+}
+
 /// Starts the snapshot reads of variables changed on webgpu; the reads in flight.
 EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_snapshot() {
   return guarded(-1, [&] {
@@ -197,6 +208,19 @@ EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_stats() {
 EMSCRIPTEN_KEEPALIVE int32_t glint_set_backend(const char* name) {
   return guarded(-1, [&] {
     setBackend(name);
+    return 0;
+  });
+}
+
+/// 1 when the active backend's reads can wait for the device (all but WebGPU in node).
+EMSCRIPTEN_KEEPALIVE int32_t glint_backend_reads_sync() {
+  return guarded(-1, [&] { return Engine::get().active().readsSynchronously() ? 1 : 0; });
+}
+
+/// After JS acquired a device for a backend whose probe had failed.
+EMSCRIPTEN_KEEPALIVE int32_t glint_backend_probe_again(const char* name) {
+  return guarded(-1, [&] {
+    probeAgain(name);
     return 0;
   });
 }
@@ -359,6 +383,14 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_read_start(int32_t id) {
       entry->read = gl::readAsync(t);
     }
     return pendingReads().put(entry);
+  });
+}
+
+/// The WebGPU read behind a pending read (0: another backend's), for JS to await.
+EMSCRIPTEN_KEEPALIVE int32_t glint_read_gpu_id(int32_t readId) {
+  return guarded(0, [&] {
+    auto entry = pendingReads().get(readId, "read");
+    return entry->gpu ? entry->gpuRead.id : 0;
   });
 }
 

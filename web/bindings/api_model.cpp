@@ -126,6 +126,17 @@ io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, 
   return io::artifactsFromModelJson(j, reader, {}, source);
 }
 
+HandleTable<Model::PendingLogs>& pendingLogs() {
+  static HandleTable<Model::PendingLogs> table;
+  return table;
+}
+
+/// Puts p under a handle; its values' tensor handle goes to *valuesId.
+int32_t putPending(Model::PendingLogs p, int32_t* valuesId) {
+  *valuesId = tensorHandles().put(p.values);
+  return pendingLogs().put(std::move(p));
+}
+
 }  // namespace
 }  // namespace glint::web
 
@@ -457,22 +468,46 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_model_optimizer(int32_t modelId) {
   });
 }
 
-EMSCRIPTEN_KEEPALIVE const char* glint_model_train_on_batch(int32_t modelId, const int32_t* xs,
-                                                            int32_t nx, const int32_t* ys,
-                                                            int32_t ny) {
-  return guarded<const char*>(nullptr, [&] {
-    return returnString(
-        logsJson(modelFrom(modelId)->trainOnBatch(tensorsFrom(xs, nx), tensorsFrom(ys, ny))));
+// ---- steps and evaluation: start, read the values (sync or async), finish -----
+// A step's logged values stay on the device until JS reads them: with
+// dataSync where the backend can wait, with data() where it cannot (WebGPU in
+// node). The pending logs wait here under a handle until finished or dropped.
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_train_on_batch_start(int32_t modelId, const int32_t* xs,
+                                                              int32_t nx, const int32_t* ys,
+                                                              int32_t ny, int32_t weightsId,
+                                                              int32_t* valuesId) {
+  return guarded(-1, [&] {
+    Tensor w = weightsId > 0 ? tensorHandles().get(weightsId, "tensor") : Tensor();
+    return putPending(modelFrom(modelId)->startTrainOnBatch(tensorsFrom(xs, nx),
+                                                            tensorsFrom(ys, ny), w),
+                      valuesId);
   });
 }
 
-// fit's classWeight: one optimizer step with per-sample loss weights.
-EMSCRIPTEN_KEEPALIVE const char* glint_model_train_on_batch_weighted(
-    int32_t modelId, const int32_t* xs, int32_t nx, const int32_t* ys, int32_t ny,
-    int32_t weightsId) {
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_evaluate_start(int32_t modelId, const int32_t* xs,
+                                                        int32_t nx, const int32_t* ys, int32_t ny,
+                                                        int32_t batchSize, int32_t* valuesId) {
+  return guarded(-1, [&] {
+    return putPending(
+        modelFrom(modelId)->startEvaluate(tensorsFrom(xs, nx), tensorsFrom(ys, ny), batchSize),
+        valuesId);
+  });
+}
+
+/// The logs JSON from the n values read; raises a failed device check. The
+/// pending entry goes either way (values null: dropped unread).
+EMSCRIPTEN_KEEPALIVE const char* glint_model_logs_finish(int32_t modelId, int32_t pendingId,
+                                                         const float* values, int32_t n) {
   return guarded<const char*>(nullptr, [&] {
-    return returnString(logsJson(modelFrom(modelId)->trainOnBatch(
-        tensorsFrom(xs, nx), tensorsFrom(ys, ny), tensorHandles().get(weightsId, "tensor"))));
+    Model::PendingLogs p = pendingLogs().get(pendingId, "pending logs");
+    pendingLogs().erase(pendingId);
+    if (!values) {
+      if (p.values.defined()) p.values.dispose();
+      return returnString("{}");
+    }
+    return returnString(logsJson(modelFrom(modelId)->finishLogs(
+        p, std::vector<float>(values, values + std::max(0, n)))));
   });
 }
 
@@ -484,15 +519,6 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_class_sample_weights(int32_t yId, const int32
     for (int32_t i = 0; i < n; ++i) classWeight[classes[i]] = weights[i];
     return tensorHandles().put(
         classSampleWeights("fit", tensorHandles().get(yId, "tensor"), classWeight));
-  });
-}
-
-EMSCRIPTEN_KEEPALIVE const char* glint_model_evaluate(int32_t modelId, const int32_t* xs, int32_t nx,
-                                                      const int32_t* ys, int32_t ny,
-                                                      int32_t batchSize) {
-  return guarded<const char*>(nullptr, [&] {
-    return returnString(logsJson(
-        modelFrom(modelId)->evaluate(tensorsFrom(xs, nx), tensorsFrom(ys, ny), batchSize)));
   });
 }
 

@@ -16,8 +16,13 @@ export interface ReadyOptions {
   wasmPath?: string;
   print?: (s: string) => void;
   printErr?: (s: string) => void;
-  /** false: no WebGPU device is requested (the webgpu backend stays unavailable). */
-  webgpu?: boolean;
+  /**
+   * false: no WebGPU device is requested (the webgpu backend stays unavailable). A GPU
+   * object (navigator.gpu's kind, e.g. from node's `webgpu` package) is used instead of
+   * navigator.gpu. In node the device is acquired here for true or a GPU object, else at
+   * the first setBackend('webgpu'), from the optional package `webgpu` (Dawn).
+   */
+  webgpu?: boolean | {requestAdapter(options?: object): Promise<any>};
 }
 export function ready(options?: ReadyOptions): Promise<void>;
 export function isReady(): boolean;
@@ -117,7 +122,8 @@ export interface MemoryInfo {
   /** JS handles alive (tensors the page has not disposed). */
   numHandles: number;
 }
-export function setBackend(name: 'webgpu' | 'gl' | 'cpu' | 'reference' | string): boolean;
+/** true; a promise of true where the device is acquired first (webgpu in node). Await either. */
+export function setBackend(name: 'webgpu' | 'gl' | 'cpu' | 'reference' | string): boolean | Promise<boolean>;
 export function getBackend(): string;
 /** URLs this context fetched for Glint (script, modules, wasm): for an offline cache. */
 export function loadedResources(): string[];
@@ -135,6 +141,8 @@ export const webgpu: {
   stats(): {available: boolean, buffers?: number, pooledBuffers?: number, bytes?: number,
             deviceLosses?: number, variablesRestored?: number, variablesMoved?: number};
   loseDevice(): void;
+  /** Tests: the kernels' GPU forms also on a software adapter (SwiftShader). */
+  forceGpuKernels(on?: boolean): void;
   /** The precision self-test's verdict on [sent, back] float bits and the GPU's sum of 1..1000. */
   classifySelfTest(pairs: Array<[number, number]>, sum: number):
       {usable: boolean, why: string, deviations: string[]};
@@ -382,11 +390,15 @@ export class LayersModel extends Layer {
                                          validationData?: any; verbose?: number}): Promise<History>;
   evaluate(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: {batchSize?: number}): Tensor | Tensor[];
   evaluateLogs(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: {batchSize?: number}): Logs;
+  /** evaluateLogs without a blocking read (what webgpu in node needs). */
+  evaluateLogsAsync(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: {batchSize?: number}): Promise<Logs>;
   predict(x: Tensor | Tensor[], args?: {batchSize?: number}): Tensor | Tensor[];
   predictOnBatch(x: Tensor | Tensor[]): Tensor | Tensor[];
   trainOnBatch(x: Tensor | Tensor[], y: Tensor | Tensor[]): Promise<number | number[]>;
   /** sampleWeights: float32 [n], each sample's loss weight. */
   trainOnBatchSync(x: Tensor | Tensor[], y: Tensor | Tensor[], sampleWeights?: Tensor): Logs;
+  /** One step without a blocking read (what webgpu in node needs); resolves to the logs. */
+  trainOnBatchLogs(x: Tensor | Tensor[], y: Tensor | Tensor[], sampleWeights?: Tensor): Promise<Logs>;
   save(handlerOrUrl: IOHandler | string, config?: {includeOptimizer?: boolean;
        quantize?: 'float16' | 'uint8'; userDefinedMetadata?: object}): Promise<SaveResult>;
   toArtifacts(config?: {includeOptimizer?: boolean; quantize?: 'float16' | 'uint8'}): ModelArtifacts;

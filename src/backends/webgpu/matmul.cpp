@@ -37,6 +37,35 @@ std::string activation(const std::string& name, double alpha) {
          expr + "; }\n";
 }
 
+/// Bindings (mA, mB as vec4<u32> arrays when vecA / vecB, mBias when fused
+/// with a bias, mC, u_params), mm_act, mm_bias and the batch index functions
+/// of the kernels that declare their own operand layouts.
+std::string header(KernelArgs& args, bool fused, bool vecA, bool vecB, const Shape& batch) {
+  const Shape& sa = args.inputs[0].shape();
+  const Shape& sb = args.inputs[1].shape();
+  const bool bias = fused && args.inputs.size() > 2;
+  std::string s;
+  int binding = 0;
+  auto declare = [&](const std::string& name, bool vec, bool write) {
+    s += "@group(0) @binding(" + str(binding++) + ") var<storage, " +
+         (write ? "read_write" : "read") + "> " + name + ": array<" + (vec ? "vec4<u32>" : "u32") +
+         ">;\n";
+  };
+  declare("mA", vecA, false);
+  declare("mB", vecB, false);
+  if (bias) declare("mBias", false, false);
+  declare("mC", false, true);
+  declare("u_params", false, false);
+  s += kSpecialValues;
+  s += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+             : "fn mm_act(x: f32) -> f32 { return x; }\n";
+  s += bias ? "fn mm_bias(j: i32) -> f32 { return bitcast<f32>(mBias[j]); }\n"
+            : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
+  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
+  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  return s;
+}
+
 /// The matmul for a software adapter (SwiftShader, lavapipe): no workgroup
 /// memory and no barriers, which such an adapter runs as plain memory and
 /// costly thread switches. Each invocation owns `rows` output rows x 4
@@ -47,11 +76,7 @@ std::string activation(const std::string& name, double alpha) {
 /// [784,64]^T x [64,128] of a dense layer's weight gradient: 44 -> 10 ms.
 void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, int64_t n,
                   int64_t k, bool tA, bool tB) {
-  const Tensor& a = args.inputs[0];
-  const Tensor& b = args.inputs[1];
   Tensor& out = args.outputs[0];
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
   // Rows per invocation: 16 amortise each B load over 16 accumulators; fewer
   // for short matrices (a one-sample predict has 1).
   int rows = 16;
@@ -67,26 +92,7 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
   const int64_t groups = groupsX * groupsY * shapeSize(batch);
   std::string M = str(m), N = str(n), K = str(k);
 
-  const bool bias = fused && args.inputs.size() > 2;
-  std::string s;
-  int binding = 0;
-  auto declare = [&](const std::string& name, bool vec, bool write) {
-    s += "@group(0) @binding(" + str(binding++) + ") var<storage, " +
-         (write ? "read_write" : "read") + "> " + name + ": array<" + (vec ? "vec4<u32>" : "u32") +
-         ">;\n";
-  };
-  declare("mA", vecP || vecI, false);
-  declare("mB", vecB, false);
-  if (bias) declare("mBias", false, false);
-  declare("mC", false, true);
-  declare("u_params", false, false);
-  s += kSpecialValues;
-  s += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
-             : "fn mm_act(x: f32) -> f32 { return x; }\n";
-  s += bias ? "fn mm_bias(j: i32) -> f32 { return bitcast<f32>(mBias[j]); }\n"
-            : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
-  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
-  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  std::string s = header(args, fused, vecP || vecI, vecB, batch);
   // B's row p, columns 4 j4 .. 4 j4 + 3 (zeros past n).
   if (vecB) {
     s += "fn loadB(base: i32, p: i32, j4: i32) -> vec4<f32> {\n"
@@ -161,6 +167,100 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
   runShader(gpuBackend(args), s, args.inputs, {&out}, groups * 64, 64);
 }
 
+/// The matmul for a GPU when the operands load as vec4s: a workgroup of 16x16
+/// invocations owns a (16 per) x (16 per) output tile, each invocation a
+/// per x per register block (per 8: 64 accumulators) whose rows and columns
+/// come in groups of 4 strided 64 apart, so that the vec4 reads of workgroup
+/// memory from neighbouring invocations hit neighbouring words. K is walked
+/// kDeep at a time: the workgroup copies a tile x kDeep slice of A and of B
+/// into workgroup memory, one vec4 per invocation per step, stored [p][i] and
+/// [p][j]; each invocation then does per*per multiply-adds per per/2 vec4
+/// reads. Needs the dimension each operand is read along to be a multiple of
+/// 4 (vecReadable).
+constexpr int kDeep = 8, kSide = 16;
+
+bool vecReadable(int64_t m, int64_t n, int64_t k, bool tA, bool tB) {
+  return (tA ? m % 4 == 0 : k % 4 == 0) && (tB ? k % 4 == 0 : n % 4 == 0);
+}
+
+void vecTileMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, int64_t n,
+                   int64_t k, bool tA, bool tB, int per) {
+  Tensor& out = args.outputs[0];
+  const int tile = kSide * per, groups4 = per / 4, threads = kSide * kSide;
+  const int64_t tilesM = (m + tile - 1) / tile, tilesN = (n + tile - 1) / tile;
+  const int64_t tiles = tilesM * tilesN * shapeSize(batch);
+  const std::string M = str(m), N = str(n), K = str(k), T = str(tile), D = str(kDeep);
+  const std::string T4 = str(tile / 4), D4 = str(kDeep / 4);
+  std::string s = header(args, fused, true, true, batch);
+  s += "var<workgroup> tA_: array<vec4<f32>, " + str(kDeep * tile / 4) + ">;  // [p][i / 4]\n";
+  s += "var<workgroup> tB_: array<vec4<f32>, " + str(kDeep * tile / 4) + ">;  // [p][j / 4]\n";
+  s += "@compute @workgroup_size(" + str(threads) +
+       ") fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+       "    @builtin(local_invocation_index) lid: u32) {\n"
+       "  let g = i32(wid.x + wid.y * nwg.x);\n"
+       "  if (g >= " + str(tiles) + ") { return; }\n"
+       "  let tn = g % " + str(tilesN) + "; let rest = g / " + str(tilesN) + ";\n"
+       "  let row0 = (rest % " + str(tilesM) + ") * " + T + "; let col0 = tn * " + T +
+       "; let bi = rest / " + str(tilesM) + ";\n"
+       "  let aBase = batchA(bi) * " + str(m * k) + "; let bBase = batchB(bi) * " + str(k * n) +
+       ";\n"
+       "  let l = i32(lid); let tx = l % " + str(kSide) + "; let ty = l / " + str(kSide) + ";\n";
+  for (int r = 0; r < per; ++r)
+    for (int h = 0; h < groups4; ++h)
+      s += "  var c" + str(r) + "_" + str(h) + " = vec4<f32>(0.0);\n";
+  s += "  for (var p0 = 0; p0 < " + K + "; p0 += " + D + ") {\n"
+       "    for (var e = l; e < " + str(tile * kDeep / 4) + "; e += " + str(threads) + ") {\n";
+  // A's slice: rows along i, depth along p; read as vec4s along memory.
+  if (tA) {
+    s += "      { let p = e / " + T4 + "; let i4 = e % " + T4 + ";\n"
+         "        var v = vec4<f32>(0.0);\n"
+         "        if (row0 + i4 * 4 < " + M + " && p0 + p < " + K + ") { v = bitcast<vec4<f32>>(mA[(aBase + (p0 + p) * " + M + " + row0) / 4 + i4]); }\n"
+         "        tA_[p * " + T4 + " + i4] = v; }\n";
+  } else {
+    s += "      { let i = e / " + D4 + "; let p4 = e % " + D4 + ";\n"
+         "        var v = vec4<f32>(0.0);\n"
+         "        if (row0 + i < " + M + " && p0 + p4 * 4 < " + K + ") { v = bitcast<vec4<f32>>(mA[(aBase + (row0 + i) * " + K + " + p0) / 4 + p4]); }\n"
+         "        for (var q = 0; q < 4; q++) { tA_[(p4 * 4 + q) * " + T4 + " + i / 4][i % 4] = v[q]; } }\n";
+  }
+  if (tB) {
+    s += "      { let j = e / " + D4 + "; let p4 = e % " + D4 + ";\n"
+         "        var v = vec4<f32>(0.0);\n"
+         "        if (col0 + j < " + N + " && p0 + p4 * 4 < " + K + ") { v = bitcast<vec4<f32>>(mB[(bBase + (col0 + j) * " + K + " + p0) / 4 + p4]); }\n"
+         "        for (var q = 0; q < 4; q++) { tB_[(p4 * 4 + q) * " + T4 + " + j / 4][j % 4] = v[q]; } }\n";
+  } else {
+    s += "      { let p = e / " + T4 + "; let j4 = e % " + T4 + ";\n"
+         "        var v = vec4<f32>(0.0);\n"
+         "        if (col0 + j4 * 4 < " + N + " && p0 + p < " + K + ") { v = bitcast<vec4<f32>>(mB[(bBase + (p0 + p) * " + N + " + col0) / 4 + j4]); }\n"
+         "        tB_[p * " + T4 + " + j4] = v; }\n";
+  }
+  s += "    }\n    workgroupBarrier();\n"
+       "    for (var p = 0; p < " + D + "; p++) {\n";
+  for (int g4 = 0; g4 < groups4; ++g4)
+    s += "      let a" + str(g4) + " = tA_[p * " + T4 + " + " + str(g4 * kSide) + " + ty];\n";
+  for (int h = 0; h < groups4; ++h)
+    s += "      let b" + str(h) + " = tB_[p * " + T4 + " + " + str(h * kSide) + " + tx];\n";
+  for (int g4 = 0; g4 < groups4; ++g4)
+    for (int r = 0; r < 4; ++r)
+      for (int h = 0; h < groups4; ++h)
+        s += "      c" + str(g4 * 4 + r) + "_" + str(h) + " += a" + str(g4) + "[" + str(r) +
+             "] * b" + str(h) + ";\n";
+  s += "    }\n    workgroupBarrier();\n  }\n"
+       "  let outBase = bi * " + str(m * n) + ";\n";
+  for (int g4 = 0; g4 < groups4; ++g4)
+    for (int r = 0; r < 4; ++r) {
+      s += "  { let i = row0 + " + str(g4 * 4 * kSide) + " + ty * 4 + " + str(r) + ";\n"
+           "    if (i < " + M + ") {\n";
+      for (int h = 0; h < groups4; ++h)
+        s += "      for (var c = 0; c < 4; c++) {\n"
+             "        let j = col0 + " + str(h * 4 * kSide) + " + tx * 4 + c;\n"
+             "        if (j < " + N + ") { mC[outBase + i * " + N + " + j] = bitcast<u32>(mm_act(c" +
+             str(g4 * 4 + r) + "_" + str(h) + "[c] + mm_bias(j))); }\n      }\n";
+      s += "    }\n  }\n";
+    }
+  s += "}\n";
+  runShader(gpuBackend(args), s, args.inputs, {&out}, tiles * threads, threads);
+}
+
 /// BatchMatMul, and _FusedMatMul when `fused`: + bias[j] (input 2), then mm_act.
 void matMul(KernelArgs& args, bool fused) {
   const Tensor& a = args.inputs[0];
@@ -178,7 +278,14 @@ void matMul(KernelArgs& args, bool fused) {
     return ((m + t - 1) / t) * ((n + t - 1) / t) * shapeSize(batch);
   };
   WebGpuBackend& gpu = gpuBackend(args);
-  if (gpu.isSoftware()) return directMatMul(args, fused, batch, m, n, k, tA, tB);
+  if (gpu.softwareKernels()) return directMatMul(args, fused, batch, m, n, k, tA, tB);
+  // 128x128 tiles where there are enough of them to fill a large GPU, 64x64
+  // ones where those still give a few dozen workgroups; smaller products
+  // keep the scalar kernel below, whose 16x16 tiles spread further.
+  if (vecReadable(m, n, k, tA, tB)) {
+    if (tilesOf(128) >= 96) return vecTileMatMul(args, fused, batch, m, n, k, tA, tB, 8);
+    if (tilesOf(64) >= 24) return vecTileMatMul(args, fused, batch, m, n, k, tA, tB, 4);
+  }
   const int tile = tilesOf(32) < kFewTiles ? 16 : 32;
   int64_t tilesM = (m + tile - 1) / tile, tilesN = (n + tile - 1) / tile;
   int64_t tiles = tilesOf(tile);

@@ -7,6 +7,8 @@
 // Snapshots: each new value of a variable is read back asynchronously
 // (mapAsync), started at the next blocking read (every training step has one:
 // its loss), collected when the page's event loop has run.
+#include <cstring>
+
 #include "glint/error.h"
 #include "src/backends/webgpu/webgpu_api.h"
 #include "src/backends/webgpu/webgpu_backend.h"
@@ -36,6 +38,7 @@ void WebGpuBackend::snapshotDirty() {
     m.hasDirty = false;
     if (!s || s->backend != this || !static_cast<Buffer*>(s->handle)->id) continue;
     m.pending = startRead(*static_cast<Buffer*>(s->handle));
+    m.pendingOf = s;
   }
 }
 
@@ -55,13 +58,33 @@ void WebGpuBackend::collectSnapshots() {
     if (state == 1) {
       std::vector<uint8_t> bytes(m.pending.bytes);
       // A read can fail after all when the device went in the meantime.
-      if (glint_wgpu_read_take(m.pending.id, bytes.data())) m.snapshot = std::move(bytes);
+      if (glint_wgpu_read_take(m.pending.id, bytes.data())) {
+        m.snapshot = std::move(bytes);
+        m.snapshotOf = m.pendingOf;
+      }
       m.pending.id = 0;
     } else {
       glint_wgpu_read_drop(m.pending.id);
       m.pending.id = 0;
     }
   }
+}
+
+bool WebGpuBackend::readFromHost(const void* handle, void* dst, size_t bytes) {
+  const auto* b = static_cast<const Buffer*>(handle);
+  if (b->host && b->host->size() == bytes) {
+    std::memcpy(dst, b->host->data(), bytes);
+    return true;
+  }
+  collectSnapshots();
+  for (const auto& [key, m] : mirrors_) {
+    std::shared_ptr<Storage> of = m.snapshotOf.lock();
+    if (of && of->handle == handle && m.snapshot.size() == bytes) {
+      std::memcpy(dst, m.snapshot.data(), bytes);
+      return true;
+    }
+  }
+  return false;
 }
 
 void WebGpuBackend::loseDevice() {

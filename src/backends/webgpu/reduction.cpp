@@ -97,7 +97,7 @@ struct Walk {
 /// sums one invocation per output 2 ms).
 Walk walkFor(const WebGpuBackend& gpu, int64_t window, int64_t units, bool contiguous) {
   Walk w;
-  if (gpu.isSoftware()) return w;
+  if (gpu.softwareKernels()) return w;
   bool longWindow = contiguous ? window >= 128 : window >= 1024 && units <= 2048;
   if (longWindow) w.group = window >= 4096 ? 256 : 64;
   return w;
@@ -190,7 +190,7 @@ void reduce(KernelArgs& a, const Fold& f) {
   int per = isBool ? 4 : 1;
   int64_t units = (out.size() + per - 1) / per;
   bool contiguous = window > 0 && !win.stride.empty() && win.stride.back() == 1;
-  bool software = gpu.isSoftware();
+  bool software = gpu.softwareKernels();
   int64_t parts = units < kFewUnits
                       ? std::min<int64_t>(window / (software ? kSoftwarePartLength : kPartLength), 1024)
                       : 1;

@@ -9,6 +9,10 @@ extern "C" {
 int glint_wgpu_init();
 /// JSON of the adapter and limits into dst when it fits; the length it needs.
 int glint_wgpu_info(char* dst, int capacity);
+/// 1 where glint_wgpu_read works (a canvas exists); 0 in node.
+int glint_wgpu_can_read_sync();
+/// The JS-run precision self-test's pairs and sum; returns n (0: none).
+int glint_wgpu_self_test(uint32_t* sent, uint32_t* back, int capacity, float* sum);
 int glint_wgpu_buffer_create(double bytes);
 void glint_wgpu_buffer_destroy(int id);
 void glint_wgpu_write(int id, const void* src, double bytes);

@@ -69,6 +69,7 @@ bool WebGpuBackend::init(std::string& whyNot) {
     whyNot = std::string("the WebGPU adapter info did not parse: ") + e.what();
     return false;
   }
+  syncReads_ = glint_wgpu_can_read_sync() != 0;
   if (info_.maxStorageBuffers < 8) {
     whyNot = "the WebGPU device binds " + std::to_string(info_.maxStorageBuffers) +
              " storage buffers per shader stage; kernels need 8";
@@ -80,6 +81,21 @@ bool WebGpuBackend::init(std::string& whyNot) {
 // Known float32 bits (denormal, NaN, inf, the extremes) through an identity
 // kernel and a sum kernel, read back: bit-exact, and the sum within 1 ulp.
 bool WebGpuBackend::selfTest(std::string& whyNot) {
+  // Run where the device was acquired (web/package/src/webgpu.js), with async
+  // reads: the only kind node has. The blocking run below serves pages that
+  // hand over a device of their own.
+  std::vector<uint32_t> sent(64), got(64);
+  float jsSum = 0;
+  if (int n = glint_wgpu_self_test(sent.data(), got.data(), 64, &jsSum)) {
+    sent.resize(static_cast<size_t>(n));
+    got.resize(static_cast<size_t>(n));
+    return acceptSelfTest(classifySelfTest(sent, got, jsSum), whyNot);
+  }
+  if (!syncReads_) {
+    whyNot = "the WebGPU device came without its precision self-test, and it cannot be run "
+             "here (no blocking reads): acquire the device through glint.ready()";
+    return false;
+  }
   const std::vector<uint32_t> bits = {0x00000000u, 0x80000000u, 0x3f800000u, 0x00000001u,
                                       0x7f7fffffu, 0xff800000u, 0x7fc00000u, 0x3eaaaaabu,
                                       0x40490fdbu, 0xc2c80000u, 0x33d6bf95u, 0x4b800001u};
@@ -111,7 +127,10 @@ bool WebGpuBackend::selfTest(std::string& whyNot) {
   release(r, 4000);
   // A lost sign of zero or a flushed denormal is recorded, not disqualifying
   // (WGSL allows both); a wrong number that matters is (self_test_verdict.h).
-  SelfTestVerdict verdict = classifySelfTest(bits, back, total);
+  return acceptSelfTest(classifySelfTest(bits, back, total), whyNot);
+}
+
+bool WebGpuBackend::acceptSelfTest(const SelfTestVerdict& verdict, std::string& whyNot) {
   info_.selfTestDeviations = verdict.deviations;
   if (!verdict.usable) {
     whyNot = verdict.why;
@@ -188,6 +207,12 @@ void WebGpuBackend::read(void* handle, void* dst, size_t bytes) {
   auto* b = static_cast<Buffer*>(handle);
   if (bytes == 0) return;
   if (!b->id) throw DeviceLostError("[webgpu] read: the buffer was lost with its device");
+  if (!syncReads_) {
+    if (readFromHost(handle, dst, bytes)) return;
+    throw Error("[webgpu] read: a synchronous read (dataSync, arraySync, print, or an op that "
+                "needs values on the host) is not possible here: WebGPU outside a page has no "
+                "blocking read. Use await tensor.data() or await tensor.array()");
+  }
   // Every training step reads its loss: the moment to start the snapshots of
   // the variables it changed (their copies queue behind the step's work).
   snapshotDirty();

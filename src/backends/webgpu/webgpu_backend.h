@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "glint/backend.h"
+#include "src/backends/webgpu/self_test_verdict.h"
 
 namespace glint::webgpu {
 
@@ -62,6 +63,7 @@ class WebGpuBackend : public Backend {
   void* allocate(size_t bytes) override;
   void write(void* handle, const void* src, size_t bytes) override;
   void read(void* handle, void* dst, size_t bytes) override;
+  bool readsSynchronously() const override { return syncReads_; }
   void release(void* handle, size_t bytes) override;
   int64_t bytesInUse() const override { return liveBytes_ + pooledBytes_; }
   std::string description() const override;
@@ -73,6 +75,10 @@ class WebGpuBackend : public Backend {
   void restoreIfLost() override;
 
   const DeviceInfo& info() const { return info_; }
+  /// Kernels choose their software-adapter forms (no workgroup memory) here;
+  /// tests force the GPU forms on SwiftShader so that they run in CI too.
+  bool softwareKernels() const { return info_.software && !forceGpuKernels_; }
+  void setForceGpuKernels(bool on) { forceGpuKernels_ = on; }
   /// Most inputs + outputs one dispatch can bind (one binding holds the parameters).
   int maxBuffers() const { return info_.maxStorageBuffers - 1; }
   /// The pipeline for a complete WGSL source (compiled once, cached by source).
@@ -116,6 +122,7 @@ class WebGpuBackend : public Backend {
   WebGpuBackend() = default;
   bool init(std::string& whyNot);
   bool selfTest(std::string& whyNot);
+  bool acceptSelfTest(const SelfTestVerdict& verdict, std::string& whyNot);
   void destroy(Buffer* b);
   void dropHostCopy(Buffer* b);
   void recover();
@@ -140,8 +147,15 @@ class WebGpuBackend : public Backend {
     std::weak_ptr<Storage> dirty;  // a value not read back yet
     bool hasDirty = false;
     PendingRead pending;
+    std::weak_ptr<Storage> pendingOf, snapshotOf;  // the buffers read and snapshot come from
   };
   std::unordered_map<const TensorImpl*, Mirror> mirrors_;
+  /// Reads that can wait for the GPU (a canvas: a page or a worker), not in node.
+  bool syncReads_ = true;
+  bool forceGpuKernels_ = false;
+  /// Without synchronous reads: the bytes from an upload's host copy or a
+  /// variable's landed snapshot, when one holds this buffer's value.
+  bool readFromHost(const void* handle, void* dst, size_t bytes);
   bool dead_ = false;
   bool awaitingDevice_ = false;  // lost; the page is asking for a new device
   int64_t deviceLosses_ = 0;

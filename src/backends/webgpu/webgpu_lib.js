@@ -14,9 +14,16 @@
 // canvas. A compute pass spreads them 3 per pixel (alpha 255, so an 'opaque'
 // canvas keeps them exact) into a staging buffer, which is copied into the
 // texture of an OffscreenCanvas configured for WebGPU, drawn into a 2D canvas
-// and read with getImageData. Asynchronous reads use mapAsync.
+// and read with getImageData. Asynchronous reads use mapAsync. Outside a
+// page (node through Dawn) there is no canvas: reads are asynchronous only,
+// and the C++ side serves what it can from host copies (webgpu_backend.cpp).
+//
+// Usage flags are the spec's numbers: node's WebGPU bindings install no
+// GPU* globals.
 mergeInto(LibraryManager.library, {
   $GW: {
+    U_MAP_READ: 1, U_COPY_SRC: 4, U_COPY_DST: 8, U_STORAGE: 128, STAGE_COMPUTE: 4, MAP_READ: 1,
+    TEX_COPY_DST: 2,
     device: null, adapter: null, objs: [null], freeIds: [],
     encoder: null, pass: null, slot: 0, paramsBuf: null, paramsHost: null, dummy: null,
     layouts: {}, lost: false, lostWhy: '', reads: {}, nextRead: 1, canvas: null,
@@ -38,7 +45,7 @@ mergeInto(LibraryManager.library, {
       var entries = [];
       for (var k = 0; k < nIn + nOut + 1; ++k) {
         var type = k < nIn || k == nIn + nOut ? 'read-only-storage' : 'storage';
-        entries.push({binding: k, visibility: GPUShaderStage.COMPUTE, buffer: {type: type}});
+        entries.push({binding: k, visibility: GW.STAGE_COMPUTE, buffer: {type: type}});
       }
       var bgl = GW.device.createBindGroupLayout({entries: entries});
       var pl = GW.device.createPipelineLayout({bindGroupLayouts: [bgl]});
@@ -83,12 +90,13 @@ mergeInto(LibraryManager.library, {
       var N = GW.CANVAS;
       var gpuCanvas = new OffscreenCanvas(N, N);
       var ctx = gpuCanvas.getContext('webgpu');
-      var format = navigator.gpu.getPreferredCanvasFormat ? navigator.gpu.getPreferredCanvasFormat() : 'bgra8unorm';
+      var format = typeof navigator !== 'undefined' && navigator.gpu && navigator.gpu.getPreferredCanvasFormat ?
+          navigator.gpu.getPreferredCanvasFormat() : 'bgra8unorm';
       if (format != 'rgba8unorm' && format != 'bgra8unorm') format = 'bgra8unorm';
-      ctx.configure({device: GW.device, format: format, usage: GPUTextureUsage.COPY_DST, alphaMode: 'opaque'});
+      ctx.configure({device: GW.device, format: format, usage: GW.TEX_COPY_DST, alphaMode: 'opaque'});
       var host = new OffscreenCanvas(N, N).getContext('2d', {willReadFrequently: true});
-      var pixels = GW.device.createBuffer({size: N * N * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC});
-      var params = GW.device.createBuffer({size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST});
+      var pixels = GW.device.createBuffer({size: N * N * 4, usage: GW.U_STORAGE | GW.U_COPY_SRC});
+      var params = GW.device.createBuffer({size: 16, usage: GW.U_STORAGE | GW.U_COPY_DST});
       return GW.canvas = {gpuCanvas: gpuCanvas, ctx: ctx, host: host, pixels: pixels, params: params, bgra: format == 'bgra8unorm'};
     },
   },
@@ -121,13 +129,19 @@ mergeInto(LibraryManager.library, {
       Module['glintWebGPULost'] = true;
       GW.lostWhy = (info && info.message) || 'device lost';
     });
-    GW.paramsBuf = device.createBuffer({size: GW.SLOTS * GW.SLOT_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST});
+    GW.paramsBuf = device.createBuffer({size: GW.SLOTS * GW.SLOT_BYTES, usage: GW.U_STORAGE | GW.U_COPY_DST});
     GW.paramsHost = new Float32Array(GW.SLOTS * GW.SLOT_BYTES / 4);
-    GW.dummy = device.createBuffer({size: 16, usage: GPUBufferUsage.STORAGE});
-    GW.dummyOut = device.createBuffer({size: 16, usage: GPUBufferUsage.STORAGE});
+    GW.dummy = device.createBuffer({size: 16, usage: GW.U_STORAGE});
+    GW.dummyOut = device.createBuffer({size: 16, usage: GW.U_STORAGE});
     // For the page: resolves once every read in flight has landed.
     Module['glintWebGPUSettled'] = function() {
       return Promise.all(Object.keys(GW.reads).map(function(k) { return GW.reads[k].done; }));
+    };
+    // For data(): resolves when read `rid` has landed (waiting on mapAsync
+    // itself, not polling, wakes it as soon as the GPU is done).
+    Module['glintWebGPUReadDone'] = function(rid) {
+      var r = GW.reads[rid];
+      return r ? r.done : Promise.resolve();
     };
     return 1;
   },
@@ -154,11 +168,28 @@ mergeInto(LibraryManager.library, {
     return need;
   },
 
+  // 1 where a blocking read can go through a canvas (a page or a worker).
+  glint_wgpu_can_read_sync: function() { return typeof OffscreenCanvas === 'function' ? 1 : 0; },
+
+  // The precision self-test web/package/src/webgpu.js ran on this device when
+  // it acquired it: n (bits sent, bits back) pairs into sent/back and the sum;
+  // returns n, or 0 when the device came without one.
+  glint_wgpu_self_test__deps: ['$GW'],
+  glint_wgpu_self_test: function(sent, back, cap, sumPtr) {
+    var g = Module['glintWebGPU'];
+    var t = g && g.device === GW.device ? g.selfTest : null;
+    if (!t || !t.sent || t.sent.length > cap) return 0;
+    HEAPU32.set(t.sent, sent >> 2);
+    HEAPU32.set(t.back, back >> 2);
+    HEAPF32[sumPtr >> 2] = t.sum;
+    return t.sent.length;
+  },
+
   glint_wgpu_buffer_create__deps: ['$GW'],
   glint_wgpu_buffer_create: function(bytes) {
     try {
       return GW.put(GW.device.createBuffer({size: bytes,
-          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST}));
+          usage: GW.U_STORAGE | GW.U_COPY_SRC | GW.U_COPY_DST}));
     } catch (e) {
       return 0;
     }
@@ -289,14 +320,14 @@ mergeInto(LibraryManager.library, {
   glint_wgpu_read_start__deps: ['$GW'],
   glint_wgpu_read_start: function(id, bytes) {
     var padded = Math.max(4, (bytes + 3) & ~3);
-    var staging = GW.device.createBuffer({size: padded, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST});
+    var staging = GW.device.createBuffer({size: padded, usage: GW.U_MAP_READ | GW.U_COPY_DST});
     if (GW.pass) GW.pass.end();
     GW.pass = null;
     if (!GW.encoder) GW.encoder = GW.device.createCommandEncoder();
     if (bytes) GW.encoder.copyBufferToBuffer(GW.objs[id], 0, staging, 0, padded);
     GW.flush();
     var r = {staging: staging, state: 0, bytes: bytes};
-    r.done = staging.mapAsync(GPUMapMode.READ).then(function() { r.state = 1; }, function() { r.state = -1; });
+    r.done = staging.mapAsync(GW.MAP_READ).then(function() { r.state = 1; }, function() { r.state = -1; });
     var rid = GW.nextRead++;
     GW.reads[rid] = r;
     return rid;

@@ -2,22 +2,8 @@
 // report; the driver asserts on it. References are independent: plain-JS
 // arithmetic, finite differences, and the cpu backend for gl.
 import * as glint from '/web/package/src/index.js';
-
-function randomValues(n, seed) {
-  let s = seed;
-  return Array.from({length: n}, () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648 * 2 - 1;
-  });
-}
-
-function maxRelErr(a, b) {
-  let m = 0;
-  for (let i = 0; i < a.length; ++i) {
-    m = Math.max(m, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
-  }
-  return a.length === b.length ? m : Infinity;
-}
+import {jsMatMul, maxRelErr, opCases, randomValues, standardModel as makeStandardModel} from
+    '/tests/web/shared_cases.mjs';
 
 export function info() {
   return {backendInfo: glint.backendInfo(), crossOriginIsolated: globalThis.crossOriginIsolated};
@@ -27,34 +13,13 @@ export function info() {
 export function ops({backend}) {
   const report = {};
   const a = randomValues(6 * 5, 1), b = randomValues(5 * 4, 2);
-  const jsMatMul = [];
-  for (let i = 0; i < 6; ++i) {
-    for (let j = 0; j < 4; ++j) {
-      let s = 0;
-      for (let k = 0; k < 5; ++k) s += a[i * 5 + k] * b[k * 4 + j];
-      jsMatMul.push(s);
-    }
-  }
   const jsSoftmax = [];
   for (let i = 0; i < 6; ++i) {
     const row = a.slice(i * 5, i * 5 + 5), mx = Math.max(...row);
     const e = row.map((v) => Math.exp(v - mx)), z = e.reduce((x, y) => x + y, 0);
     jsSoftmax.push(...e.map((v) => v / z));
   }
-  const cases = {
-    matMul: (g) => g.matMul(g.tensor(a, [6, 5]), g.tensor(b, [5, 4])),
-    softmax: (g) => g.softmax(g.tensor(a, [6, 5])),
-    sum: (g) => g.sum(g.tensor(a, [6, 5])),
-    conv2d: (g) => g.conv2d(g.tensor(a.slice(0, 24), [1, 4, 3, 2]), g.tensor(b.slice(0, 16), [2, 2, 2, 2]), 1, 'same'),
-    maxPool: (g) => g.maxPool(g.tensor(a.slice(0, 24), [1, 4, 3, 2]), 2, 1, 'same'),
-    meanAxis: (g) => g.mean(g.tensor(a, [6, 5]), 0),
-    broadcast: (g) => g.add(g.tensor(a, [6, 5]), g.tensor(b.slice(0, 5), [5])),
-    relu: (g) => g.relu(g.tensor(a, [30])),
-    transpose: (g) => g.transpose(g.tensor(a, [6, 5])),
-    gather: (g) => g.gather(g.tensor(a, [6, 5]), g.tensor([5, 0, 2], [3], 'int32')),
-    oneHot: (g) => g.oneHot(g.tensor([3, 0, 1], [3], 'int32'), 4),
-    argMax: (g) => g.argMax(g.tensor(a, [6, 5]), 1),
-  };
+  const cases = opCases(a, b);
   const results = {};
   for (const be of ['cpu', backend]) {
     glint.setBackend(be);
@@ -64,7 +29,7 @@ export function ops({backend}) {
     }
   }
   const got = results[backend];
-  report.matMul = maxRelErr(got.matMul, jsMatMul);
+  report.matMul = maxRelErr(got.matMul, jsMatMul(a, b, 6, 5, 4));
   report.softmax = maxRelErr(got.softmax, jsSoftmax);
   report.sum = maxRelErr(got.sum, [a.reduce((x, y) => x + y, 0)]);
   for (const name of Object.keys(cases)) {
@@ -112,23 +77,7 @@ async function loadMnist(perDigit) {
 }
 
 export function standardModel(name) {
-  const L = glint.layers;
-  if (name === 'mlp') {
-    return glint.sequential({layers: [L.dense({units: 128, activation: 'relu', inputShape: [784]}),
-                                      L.dense({units: 10, activation: 'softmax'})]});
-  }
-  if (name === 'cnn') {
-    return glint.sequential({layers: [
-      L.conv2d({filters: 8, kernelSize: 3, activation: 'relu', inputShape: [28, 28, 1]}),
-      L.maxPooling2d({poolSize: 2}),
-      L.conv2d({filters: 16, kernelSize: 3, activation: 'relu'}),
-      L.maxPooling2d({poolSize: 2}), L.flatten(), L.dense({units: 10, activation: 'softmax'})]});
-  }
-  if (name === 'lstm') {
-    return glint.sequential({layers: [L.lstm({units: 128, inputShape: [28, 28]}),
-                                      L.dense({units: 10, activation: 'softmax'})]});
-  }
-  throw new Error('no model ' + name);
+  return makeStandardModel(glint, name);
 }
 
 function inputShape(name, n) {

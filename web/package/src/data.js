@@ -159,7 +159,7 @@ export async function fitDataset(model, dataset, options = {}) {
         let logs;
         try {
           guard.beforeStep();
-          logs = model.trainOnBatchSync(xs, ys);
+          logs = await model.trainOnBatchLogs(xs, ys);
         } finally {
           dispose(element);
         }
@@ -174,7 +174,7 @@ export async function fitDataset(model, dataset, options = {}) {
       for (const [k, v] of Object.entries(sums)) logs[k] = v / Math.max(1, seen);
       if (validationData) {
         const v = Array.isArray(validationData) ?
-            model.evaluateLogs(validationData[0], validationData[1]) :
+            await model.evaluateLogsAsync(validationData[0], validationData[1]) :
             await evaluateDataset(model, validationData);
         for (const [k, value] of Object.entries(v)) logs['val_' + k] = value;
       }
@@ -196,7 +196,7 @@ async function evaluateDataset(model, dataset) {
   for await (const e of dataset) {
     const {xs, ys} = Array.isArray(e) ? {xs: e[0], ys: e[1]} : e;
     const size = (Array.isArray(xs) ? xs[0] : xs).shape[0];
-    const logs = model.evaluateLogs(xs, ys, {batchSize: size});
+    const logs = await model.evaluateLogsAsync(xs, ys, {batchSize: size});
     dispose(e);
     for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
     seen += size;

@@ -1,9 +1,37 @@
 // Backend choice, memory accounting and the random seed.
 import * as core from './core.js';
+import {GlintError} from './core.js';
+import {isNode} from './module.js';
+import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
 
+/**
+ * Makes `name` the active backend. Returns true, or (webgpu in node, its first
+ * time) a promise of true: the device is acquired then. `await` suits both.
+ */
 export function setBackend(name) {
-  core.callInt(() => core.module()._glint_set_backend(core.str(name)));
+  const M = core.module();
+  if (name === 'webgpu' && isNode && !M.glintWebGPU && M.glintWebGPUOption !== false) {
+    return acquireForNode(M).then(() => setBackend(name));
+  }
+  core.callInt(() => M._glint_set_backend(core.str(name)));
   return true;
+}
+
+let acquiring = null;
+function acquireForNode(M) {
+  acquiring ??= (async () => {
+    const got = await acquireWebGPU(await nodeGPU(M.glintWebGPUOption));
+    if (!got) {
+      throw new GlintError('[setBackend] webgpu: no WebGPU adapter in this process (Dawn found ' +
+          'no Vulkan, Metal or D3D12 device; on Linux it needs libvulkan1 and a Vulkan driver)');
+    }
+    M.glintWebGPU = got;
+    watchWebGPU(M);
+    core.callInt(() => M._glint_backend_probe_again(core.str('webgpu')));
+  })().finally(() => {
+    acquiring = null;
+  });
+  return acquiring;
 }
 
 /**
@@ -73,6 +101,13 @@ export const webgpu = {
   stats: () => core.callJson(() => core.module()._glint_webgpu_stats()),
   loseDevice: () => {
     core.callInt(() => core.module()._glint_webgpu_lose_device());
+  },
+  /**
+   * Tests: the kernels' GPU forms (workgroup memory, tiles) also on a software
+   * adapter, which otherwise gets forms suited to a CPU. A real GPU always has them.
+   */
+  forceGpuKernels: (on = true) => {
+    core.callInt(() => core.module()._glint_webgpu_force_gpu_kernels(on ? 1 : 0));
   },
   /**
    * The precision self-test's verdict on read-back float bits, as the backend

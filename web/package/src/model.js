@@ -9,7 +9,7 @@ import {Layer, SymbolicTensor} from './layers.js';
 import {Optimizer} from './train.js';
 import {getSaveHandler, artifactsInfo} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
-import {webgpuRecovered, webgpuSnapshot} from './webgpu.js';
+import {webgpuRecovered, webgpuSettleVariables, webgpuSnapshot} from './webgpu.js';
 import {DivergenceGuard} from './divergence.js';
 
 function asList(x) {
@@ -156,43 +156,132 @@ export class LayersModel extends Layer {
     return logsFrom(core.callString(fn));
   }
 
-  /**
-   * Synchronous one step; returns the logs object ({loss, acc, ...}).
-   * sampleWeights: optional float32 [n], each sample's loss weight.
-   */
-  trainOnBatchSync(x, y, sampleWeights) {
+  // A step or an evaluation runs in the engine and leaves its logged values on
+  // the device; they are read with dataSync where the backend can wait, with
+  // data() where it cannot (WebGPU in node), then finished (which raises a
+  // failed check, such as a label out of range).
+  _startLogs(start) {
+    const m = core.mark();
+    try {
+      const out = core.outInt();
+      const pending = core.callInt(() => start(out));
+      return {pending, values: new Tensor(core.heapI32()[out >> 2])};
+    } finally {
+      core.release(m);
+    }
+  }
+
+  _finishLogs({pending, values}, data) {
+    const M = core.module();
+    values.dispose();
+    if (!data) {
+      M._glint_model_logs_finish(this.id, pending, 0, 0);
+      return null;
+    }
+    return this._logs(() => M._glint_model_logs_finish(this.id, pending, core.bytes(data), data.length));
+  }
+
+  // makeStart allocates its arguments in the call arena and returns the start call.
+  _readLogs(makeStart, read) {
+    const m = core.mark();
+    let p;
+    try {
+      p = this._startLogs(makeStart());
+    } finally {
+      core.release(m);
+    }
+    const finish = (data) => this._finishLogs(p, data);
+    let data;
+    try {
+      data = read(p.values);
+    } catch (e) {
+      finish(null);
+      throw e;
+    }
+    if (!(data instanceof Promise)) return finish(data);
+    return data.then(finish, (e) => {
+      finish(null);
+      throw e;
+    });
+  }
+
+  _logsSync(makeStart) {
+    return this._readLogs(makeStart, (values) => values.dataSync());
+  }
+
+  async _logsAsync(makeStart) {
+    return this._readLogs(makeStart, (values) =>
+        core.module()._glint_backend_reads_sync() === 1 ? values.dataSync() : values.data());
+  }
+
+  _trainStart(x, y, sampleWeights) {
     const xs = asList(x), ys = asList(y);
     checkTensors('trainOnBatch', 'x', xs);
     checkTensors('trainOnBatch', 'y', ys);
+    if (sampleWeights !== undefined) checkTensors('trainOnBatch', 'sampleWeights', [sampleWeights]);
     const m = core.module(), xIds = core.ints(xs.map((t) => t.id)), yIds = core.ints(ys.map((t) => t.id));
-    if (sampleWeights === undefined) {
-      return this._logs(() => m._glint_model_train_on_batch(this.id, xIds, xs.length, yIds, ys.length));
-    }
-    checkTensors('trainOnBatch', 'sampleWeights', [sampleWeights]);
-    return this._logs(() => m._glint_model_train_on_batch_weighted(
-        this.id, xIds, xs.length, yIds, ys.length, sampleWeights.id));
+    return (out) => m._glint_model_train_on_batch_start(this.id, xIds, xs.length, yIds, ys.length,
+                                                        sampleWeights ? sampleWeights.id : 0, out);
+  }
+
+  _evaluateStart(x, y, batchSize) {
+    const xs = asList(x), ys = asList(y);
+    checkTensors('evaluate', 'x', xs);
+    checkTensors('evaluate', 'y', ys);
+    return (out) => core.module()._glint_model_evaluate_start(
+        this.id, core.ints(xs.map((t) => t.id)), xs.length, core.ints(ys.map((t) => t.id)),
+        ys.length, batchSize, out);
+  }
+
+  /**
+   * Synchronous one step; returns the logs object ({loss, acc, ...}).
+   * sampleWeights: optional float32 [n], each sample's loss weight. Where reads
+   * cannot wait (WebGPU in node) use trainOnBatchLogs.
+   */
+  trainOnBatchSync(x, y, sampleWeights) {
+    return this._logsSync(() => this._trainStart(x, y, sampleWeights));
+  }
+
+  /** One step; resolves to the logs object. Never needs a blocking read. */
+  trainOnBatchLogs(x, y, sampleWeights) {
+    return this._logsAsync(() => this._trainStart(x, y, sampleWeights));
   }
 
   /** TF.js: resolves to the loss, or [loss, ...metrics]. */
   async trainOnBatch(x, y) {
-    const logs = this.trainOnBatchSync(x, y);
+    const logs = await this.trainOnBatchLogs(x, y);
     const values = this.metricsNames.map((n) => logs[n]);
     return values.length === 1 ? values[0] : values;
   }
 
   evaluateLogs(x, y, {batchSize = 32} = {}) {
-    const xs = asList(x), ys = asList(y);
-    checkTensors('evaluate', 'x', xs);
-    checkTensors('evaluate', 'y', ys);
-    return this._logs(() => core.module()._glint_model_evaluate(
-        this.id, core.ints(xs.map((t) => t.id)), xs.length, core.ints(ys.map((t) => t.id)),
-        ys.length, batchSize));
+    return this._logsSync(() => this._evaluateStart(x, y, batchSize));
+  }
+
+  /** evaluate's logs without a blocking read (fit's validation, WebGPU in node). */
+  evaluateLogsAsync(x, y, {batchSize = 32} = {}) {
+    return this._logsAsync(() => this._evaluateStart(x, y, batchSize));
   }
 
   /** Scalars: the loss, or [loss, ...metrics], as TF.js returns them. */
   evaluate(x, y, options = {}) {
-    const logs = this.evaluateLogs(x, y, options);
-    const values = this.metricsNames.map((n) => scalar(logs[n]));
+    let values;
+    if (core.module()._glint_backend_reads_sync() === 1) {
+      const logs = this.evaluateLogs(x, y, options);
+      values = this.metricsNames.map((n) => scalar(logs[n]));
+    } else {
+      // No blocking read (WebGPU in node): the scalars stay on the device, as
+      // TF.js returns them; evaluateLogsAsync also runs the label checks.
+      const m = core.mark();
+      let p;
+      try {
+        p = this._startLogs(this._evaluateStart(x, y, options.batchSize ?? 32));
+      } finally {
+        core.release(m);
+      }
+      values = this.metricsNames.map((_, i) => ops.reshape(ops.slice(p.values, [i], [1]), []));
+      this._finishLogs(p, null);
+    }
     return values.length === 1 ? values[0] : values;
   }
 
@@ -309,7 +398,7 @@ export class LayersModel extends Layer {
             const bw = weights ? ops.gather(weights, idx) : undefined;
             if (bw) batchTensors.push(bw);
             guard.beforeStep();
-            logs = this.trainOnBatchSync(bx, by, bw);
+            logs = await this.trainOnBatchLogs(bx, by, bw);
             lostInARow = 0;
           } catch (e) {
             // A lost GPU context: the engine restored the weights; this batch
@@ -331,7 +420,7 @@ export class LayersModel extends Layer {
         const epochLogs = {};
         for (const [k, v] of Object.entries(sums)) epochLogs[k] = v / Math.max(1, seen);
         if (valX) {
-          const v = this.evaluateLogs(valX, valY, {batchSize});
+          const v = await this.evaluateLogsAsync(valX, valY, {batchSize});
           for (const [k, value] of Object.entries(v)) epochLogs['val_' + k] = value;
         }
         history.epoch.push(epoch);
@@ -356,6 +445,7 @@ export class LayersModel extends Layer {
   /** Saves through a handler or URL (indexeddb://, localstorage://, downloads://, http(s)://, file://). */
   async save(handlerOrUrl, config = {}) {
     const handler = getSaveHandler(handlerOrUrl);
+    await webgpuSettleVariables(core.module());  // node's webgpu reads weights from snapshots
     const artifacts = this.toArtifacts(config);
     const result = await handler.save(artifacts);
     return result ?? {modelArtifactsInfo: artifactsInfo(artifacts)};

@@ -2,7 +2,7 @@
 // cross-origin isolated (SharedArrayBuffer works), the single-thread build
 // otherwise and in node. Both builds export the same C ABI (web/bindings).
 
-import {acquireWebGPU, watchWebGPU} from './webgpu.js';
+import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
 
 const isNode = typeof process === 'object' && process.versions != null &&
     process.versions.node != null && typeof window === 'undefined';
@@ -29,8 +29,14 @@ export async function loadModule(options = {}) {
     printErr: options.printErr ?? ((s) => console.warn(s)),
   };
   if (isNode) await prepareNode(dir, name, moduleArgs);
-  // The webgpu backend's device (options.webgpu: false leaves it out).
-  if (options.webgpu !== false && !isNode) moduleArgs.glintWebGPU = await acquireWebGPU();
+  // The webgpu backend's device. options.webgpu: false leaves it out; a GPU
+  // object is used as navigator.gpu would be. In node it is acquired here only
+  // when asked for (true or a GPU object): otherwise at setBackend('webgpu').
+  const gpuWanted = options.webgpu ?? 'auto';
+  if (gpuWanted !== false && (!isNode || gpuWanted !== 'auto')) {
+    const gpu = isNode ? await nodeGPU(gpuWanted) : typeof gpuWanted === 'object' ? gpuWanted : undefined;
+    moduleArgs.glintWebGPU = await acquireWebGPU(gpu);
+  }
   let factory;
   try {
     factory = (await import(/* webpackIgnore: true */ dir + name + '.mjs')).default;
@@ -42,6 +48,7 @@ export async function loadModule(options = {}) {
   const files = [dir + name + '.mjs', dir + name + '.wasm'];
   if (useThreads) files.push(dir + name + '.worker.js');
   M.glintBuild = {name, threads: useThreads, files};
+  M.glintWebGPUOption = gpuWanted;
   watchWebGPU(M);
   return M;
 }

@@ -146,6 +146,8 @@ export class Tensor {
     this._info();
     const M = core.module();
     const readId = core.callInt(() => M._glint_read_start(this.id));
+    const gpuRead = M._glint_read_gpu_id(readId);
+    if (gpuRead > 0 && M.glintWebGPUReadDone) await M.glintWebGPUReadDone(gpuRead);
     for (;;) {
       const r = M._glint_read_poll(readId);
       if (r < 0) throw core.engineError();

@@ -1,0 +1,73 @@
+// What the JS API suites share, in node (tests/web) and in the page
+// (tests/browser/pages/api_suite.js imports it as /tests/web/shared_cases.mjs):
+// deterministic values, the error measure, the op cases compared across
+// backends and the standard models. Pure: each takes the glint module.
+
+/** n values in [-1, 1) from a linear congruential generator. */
+export function randomValues(n, seed) {
+  let s = seed;
+  return Array.from({length: n}, () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648 * 2 - 1;
+  });
+}
+
+/** max |a - b| / max(1, |b|); Infinity when the lengths differ. */
+export function maxRelErr(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; ++i) m = Math.max(m, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+  return m;
+}
+
+/** Ops over a [6, 5] (values a) and b [5, 4] (values b): name -> g => tensor. */
+export function opCases(a, b) {
+  return {
+    matMul: (g) => g.matMul(g.tensor(a, [6, 5]), g.tensor(b, [5, 4])),
+    softmax: (g) => g.softmax(g.tensor(a, [6, 5])),
+    sum: (g) => g.sum(g.tensor(a, [6, 5])),
+    conv2d: (g) => g.conv2d(g.tensor(a.slice(0, 24), [1, 4, 3, 2]), g.tensor(b.slice(0, 16), [2, 2, 2, 2]), 1, 'same'),
+    maxPool: (g) => g.maxPool(g.tensor(a.slice(0, 24), [1, 4, 3, 2]), 2, 1, 'same'),
+    meanAxis: (g) => g.mean(g.tensor(a, [6, 5]), 0),
+    broadcast: (g) => g.add(g.tensor(a, [6, 5]), g.tensor(b.slice(0, 5), [5])),
+    relu: (g) => g.relu(g.tensor(a, [30])),
+    transpose: (g) => g.transpose(g.tensor(a, [6, 5])),
+    gather: (g) => g.gather(g.tensor(a, [6, 5]), g.tensor([5, 0, 2], [3], 'int32')),
+    oneHot: (g) => g.oneHot(g.tensor([3, 0, 1], [3], 'int32'), 4),
+    argMax: (g) => g.argMax(g.tensor(a, [6, 5]), 1),
+  };
+}
+
+/** a [m, k] x b [k, n] in plain JS (row-major). */
+export function jsMatMul(a, b, m, k, n) {
+  const out = [];
+  for (let i = 0; i < m; ++i) {
+    for (let j = 0; j < n; ++j) {
+      let s = 0;
+      for (let p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+      out.push(s);
+    }
+  }
+  return out;
+}
+
+/** The standard benchmark models (../shared/DESIGN.md): mlp, cnn, lstm. */
+export function standardModel(glint, name) {
+  const L = glint.layers;
+  if (name === 'mlp') {
+    return glint.sequential({layers: [L.dense({units: 128, activation: 'relu', inputShape: [784]}),
+                                      L.dense({units: 10, activation: 'softmax'})]});
+  }
+  if (name === 'cnn') {
+    return glint.sequential({layers: [
+      L.conv2d({filters: 8, kernelSize: 3, activation: 'relu', inputShape: [28, 28, 1]}),
+      L.maxPooling2d({poolSize: 2}),
+      L.conv2d({filters: 16, kernelSize: 3, activation: 'relu'}),
+      L.maxPooling2d({poolSize: 2}), L.flatten(), L.dense({units: 10, activation: 'softmax'})]});
+  }
+  if (name === 'lstm') {
+    return glint.sequential({layers: [L.lstm({units: 128, inputShape: [28, 28]}),
+                                      L.dense({units: 10, activation: 'softmax'})]});
+  }
+  throw new Error('no model ' + name);
+}

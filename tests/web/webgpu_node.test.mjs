@@ -89,18 +89,20 @@ test('ops on webgpu match cpu (and plain JS for matMul)', async () => {
 // Forced here, the GPU forms run in CI too (and on the H200 they run anyway).
 test('the GPU kernel forms (forced on a software adapter) match cpu: matmul tiles, reductions', async () => {
   const cases = [];
-  for (const [m, n, k] of [[320, 320, 100], [260, 388, 64], [130, 70, 37], [1, 128, 784], [64, 10, 128]]) {
+  // 768x768: 144 tiles of 64 (the 64x64 vec4 form); 320, 260, 130: the
+  // scalar tiled form (with K not a multiple of 4: 37); 1 row: a predict.
+  for (const [m, n, k] of [[768, 768, 100], [320, 320, 100], [260, 388, 64], [130, 70, 37], [1, 128, 784]]) {
     for (const [tA, tB] of [[false, false], [true, false], [false, true], [true, true]]) {
       cases.push({name: `matMul ${m}x${n}x${k} tA=${tA} tB=${tB}`, f: (g) => g.matMul(
           g.tensor(randomValues(m * k, m + k), tA ? [k, m] : [m, k]),
           g.tensor(randomValues(k * n, n + k + 1), tB ? [n, k] : [k, n]), tA, tB)});
     }
   }
-  // 100 tiles of 128x128: the largest form.
+  // 132 tiles of 128x128: the largest form.
   for (const t of [false, true]) {
-    cases.push({name: `matMul 1280x1216x32 tA=tB=${t}`, f: (g) => g.matMul(
-        g.tensor(randomValues(1280 * 32, 11), t ? [32, 1280] : [1280, 32]),
-        g.tensor(randomValues(32 * 1216, 12), t ? [1216, 32] : [32, 1216]), t, t)});
+    cases.push({name: `matMul 1536x1408x32 tA=tB=${t}`, f: (g) => g.matMul(
+        g.tensor(randomValues(1536 * 32, 11), t ? [32, 1536] : [1536, 32]),
+        g.tensor(randomValues(32 * 1408, 12), t ? [1408, 32] : [32, 1408]), t, t)});
   }
   cases.push({name: 'batched matMul, broadcast batch', f: (g) => g.matMul(
       g.tensor(randomValues(3 * 96 * 64, 5), [3, 96, 64]), g.tensor(randomValues(64 * 128, 6), [64, 128]))});
@@ -266,12 +268,17 @@ test('a forced WebGPU device loss mid-fit: a new device, training goes on, nothi
     return {logs, skipped: h.deviceLosses, batches, backend: glint.getBackend()};
   };
   const reference = await run(0);
+  const before = glint.webgpu.stats();
   const lost = await run(5);
+  const after = glint.webgpu.stats();
   assert.equal(lost.backend, 'webgpu');
-  assert.equal(lost.skipped, 1);
-  assert.equal(lost.batches, reference.batches - 1);
+  assert.equal(after.deviceLosses - before.deviceLosses, 1);
+  assert.ok(after.variablesRestored > before.variablesRestored);
+  // A fast GPU hands over the new device before the next batch (none skipped);
+  // a slow one while it runs (that batch is skipped).
+  assert.ok(lost.skipped === 0 || lost.skipped === 1, JSON.stringify(lost));
+  assert.equal(lost.batches, reference.batches - lost.skipped);
   assert.ok(Math.abs(lost.logs.acc - reference.logs.acc) <= 0.1, JSON.stringify({lost, reference}));
   assert.ok(lost.logs.loss < 1.5 * reference.logs.loss, JSON.stringify({lost, reference}));
-  assert.ok(glint.webgpu.stats().deviceLosses >= 1);
   glint.dispose([x, y]);
 });

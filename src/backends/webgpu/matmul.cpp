@@ -178,6 +178,8 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
 /// reads. Needs the dimension each operand is read along to be a multiple of
 /// 4 (vecReadable).
 constexpr int kDeep = 8, kSide = 16;
+// Workgroups that fill a large GPU: one per multiprocessor of an H200.
+constexpr int64_t kWideGpu = 128;
 
 bool vecReadable(int64_t m, int64_t n, int64_t k, bool tA, bool tB) {
   return (tA ? m % 4 == 0 : k % 4 == 0) && (tB ? k % 4 == 0 : n % 4 == 0);
@@ -279,12 +281,13 @@ void matMul(KernelArgs& args, bool fused) {
   };
   WebGpuBackend& gpu = gpuBackend(args);
   if (gpu.softwareKernels()) return directMatMul(args, fused, batch, m, n, k, tA, tB);
-  // 128x128 tiles where there are enough of them to fill a large GPU, 64x64
-  // ones where those still give a few dozen workgroups; smaller products
-  // keep the scalar kernel below, whose 16x16 tiles spread further.
+  // 128x128 tiles where there are enough of them to give each multiprocessor
+  // of a large GPU (132 on an H200) one, 64x64 where those do; smaller
+  // products keep the kernel below, whose 16x16 tiles spread further (a dense
+  // layer's [784,64]^T x [64,128] gradient: 26 tiles of 64 against 392 of 16).
   if (vecReadable(m, n, k, tA, tB)) {
-    if (tilesOf(128) >= 96) return vecTileMatMul(args, fused, batch, m, n, k, tA, tB, 8);
-    if (tilesOf(64) >= 24) return vecTileMatMul(args, fused, batch, m, n, k, tA, tB, 4);
+    if (tilesOf(128) >= kWideGpu) return vecTileMatMul(args, fused, batch, m, n, k, tA, tB, 8);
+    if (tilesOf(64) >= kWideGpu) return vecTileMatMul(args, fused, batch, m, n, k, tA, tB, 4);
   }
   const int tile = tilesOf(32) < kFewTiles ? 16 : 32;
   int64_t tilesM = (m + tile - 1) / tile, tilesN = (n + tile - 1) / tile;

@@ -27,6 +27,11 @@ mergeInto(LibraryManager.library, {
     device: null, adapter: null, objs: [null], freeIds: [],
     encoder: null, pass: null, slot: 0, paramsBuf: null, paramsHost: null, dummy: null,
     layouts: {}, lost: false, lostWhy: '', reads: {}, nextRead: 1, canvas: null,
+    // Bind groups by layout and buffers (a training step repeats its dispatches
+    // on the same pooled buffers), and which groups each buffer is in, so
+    // that a destroyed buffer takes its groups along. Mappable buffers for
+    // asynchronous reads, by size, reused once read.
+    groups: {}, groupsOf: {}, numGroups: 0, MAX_GROUPS: 8192, staging: {},
     SLOTS: 512, SLOT_BYTES: 256, CANVAS: 256,
     put: function(o) {
       var id = GW.freeIds.length ? GW.freeIds.pop() : GW.objs.length;
@@ -43,13 +48,54 @@ mergeInto(LibraryManager.library, {
       var key = nIn + ',' + nOut;
       if (GW.layouts[key]) return GW.layouts[key];
       var entries = [];
+      // The parameter slot's offset is dynamic: one bind group serves every slot.
       for (var k = 0; k < nIn + nOut + 1; ++k) {
         var type = k < nIn || k == nIn + nOut ? 'read-only-storage' : 'storage';
-        entries.push({binding: k, visibility: GW.STAGE_COMPUTE, buffer: {type: type}});
+        entries.push({binding: k, visibility: GW.STAGE_COMPUTE,
+                      buffer: {type: type, hasDynamicOffset: k == nIn + nOut}});
       }
       var bgl = GW.device.createBindGroupLayout({entries: entries});
       var pl = GW.device.createPipelineLayout({bindGroupLayouts: [bgl]});
-      return GW.layouts[key] = {bgl: bgl, pl: pl};
+      return GW.layouts[key] = {bgl: bgl, pl: pl, key: key};
+    },
+    // The bind group of `layout` over buffer ids (0: the dummies) and the
+    // parameter buffer, made once.
+    group: function(layout, ids, nIn) {
+      var key = layout.key + ':' + ids.join(',');
+      var g = GW.groups[key];
+      if (g) return g;
+      if (GW.numGroups >= GW.MAX_GROUPS) GW.forgetGroups();
+      var entries = [];
+      for (var k = 0; k < ids.length; ++k) {
+        var id = ids[k];
+        // Empty tensors have no buffer: a dummy, one for inputs and one for
+        // outputs (a buffer may not be bound read-only and writable at once).
+        entries.push({binding: k, resource: {buffer: id ? GW.objs[id] : k < nIn ? GW.dummy : GW.dummyOut}});
+      }
+      entries.push({binding: ids.length, resource: {buffer: GW.paramsBuf, offset: 0, size: GW.SLOT_BYTES}});
+      g = GW.groups[key] = GW.device.createBindGroup({layout: layout.bgl, entries: entries});
+      ++GW.numGroups;
+      for (var k = 0; k < ids.length; ++k) {
+        if (!ids[k]) continue;
+        (GW.groupsOf[ids[k]] = GW.groupsOf[ids[k]] || []).push(key);
+      }
+      return g;
+    },
+    forgetGroups: function() {
+      GW.groups = {};
+      GW.groupsOf = {};
+      GW.numGroups = 0;
+    },
+    forgetBuffer: function(id) {
+      var keys = GW.groupsOf[id];
+      if (!keys) return;
+      for (var i = 0; i < keys.length; ++i) {
+        if (GW.groups[keys[i]]) {
+          delete GW.groups[keys[i]];
+          --GW.numGroups;
+        }
+      }
+      delete GW.groupsOf[id];
     },
     ensurePass: function() {
       if (!GW.encoder) GW.encoder = GW.device.createCommandEncoder();
@@ -117,6 +163,8 @@ mergeInto(LibraryManager.library, {
     GW.adapter = g.adapter || null;
     GW.lost = false;
     GW.layouts = {};
+    GW.forgetGroups();
+    GW.staging = {};
     GW.expandPipeline = null;
     GW.canvas = null;
     GW.encoder = null;
@@ -202,6 +250,7 @@ mergeInto(LibraryManager.library, {
     // A buffer still used by recorded work must outlive it: submit first.
     GW.flush();
     b.destroy();
+    GW.forgetBuffer(id);
     GW.drop(id);
   },
 
@@ -245,7 +294,7 @@ mergeInto(LibraryManager.library, {
     }
     var layout = GW.layout(nIn, nOut);
     var pipe = GW.device.createComputePipeline({layout: layout.pl, compute: {module: module, entryPoint: 'main'}});
-    return GW.put({pipe: pipe, bgl: layout.bgl, nIn: nIn, nOut: nOut});
+    return GW.put({pipe: pipe, layout: layout, nIn: nIn, nOut: nOut});
   },
 
   // Records one dispatch: ids = nIn inputs then nOut outputs (0: an empty
@@ -256,20 +305,12 @@ mergeInto(LibraryManager.library, {
     var n = p.nIn + p.nOut;
     if (GW.slot == GW.SLOTS) GW.flush();
     GW.ensurePass();
-    var entries = [];
-    for (var k = 0; k < n; ++k) {
-      var id = HEAP32[(idsPtr >> 2) + k];
-      // Empty tensors have no buffer: a dummy, one for inputs and one for
-      // outputs (a buffer may not be bound read-only and writable at once).
-      entries.push({binding: k, resource: {buffer: id ? GW.objs[id] : k < p.nIn ? GW.dummy : GW.dummyOut}});
-    }
+    var ids = Array.prototype.slice.call(HEAP32.subarray(idsPtr >> 2, (idsPtr >> 2) + n));
     var slot = GW.slot++;
     var words = GW.SLOT_BYTES / 4;
     if (nParams) GW.paramsHost.set(HEAPF32.subarray(paramsPtr >> 2, (paramsPtr >> 2) + nParams), slot * words);
-    entries.push({binding: n, resource: {buffer: GW.paramsBuf, offset: slot * GW.SLOT_BYTES, size: GW.SLOT_BYTES}});
-    var group = GW.device.createBindGroup({layout: p.bgl, entries: entries});
     GW.pass.setPipeline(p.pipe);
-    GW.pass.setBindGroup(0, group);
+    GW.pass.setBindGroup(0, GW.group(p.layout, ids, p.nIn), [slot * GW.SLOT_BYTES]);
     GW.pass.dispatchWorkgroups(x, y, z);
   },
 
@@ -294,7 +335,7 @@ mergeInto(LibraryManager.library, {
       var enc = GW.device.createCommandEncoder();
       var pass = enc.beginComputePass();
       pass.setPipeline(pipe);
-      pass.setBindGroup(0, group);
+      pass.setBindGroup(0, group, [0]);
       var groups = Math.ceil(px / 64);
       pass.dispatchWorkgroups(Math.min(groups, 65535), Math.ceil(groups / 65535));
       pass.end();
@@ -320,13 +361,15 @@ mergeInto(LibraryManager.library, {
   glint_wgpu_read_start__deps: ['$GW'],
   glint_wgpu_read_start: function(id, bytes) {
     var padded = Math.max(4, (bytes + 3) & ~3);
-    var staging = GW.device.createBuffer({size: padded, usage: GW.U_MAP_READ | GW.U_COPY_DST});
+    var spare = GW.staging[padded];
+    var staging = spare && spare.length ? spare.pop() :
+        GW.device.createBuffer({size: padded, usage: GW.U_MAP_READ | GW.U_COPY_DST});
     if (GW.pass) GW.pass.end();
     GW.pass = null;
     if (!GW.encoder) GW.encoder = GW.device.createCommandEncoder();
     if (bytes) GW.encoder.copyBufferToBuffer(GW.objs[id], 0, staging, 0, padded);
     GW.flush();
-    var r = {staging: staging, state: 0, bytes: bytes};
+    var r = {staging: staging, state: 0, bytes: bytes, size: padded, device: GW.device};
     r.done = staging.mapAsync(GW.MAP_READ).then(function() { r.state = 1; }, function() { r.state = -1; });
     var rid = GW.nextRead++;
     GW.reads[rid] = r;
@@ -351,7 +394,10 @@ mergeInto(LibraryManager.library, {
     } catch (e) {
       ok = false;  // the device went away after the map finished
     }
-    r.staging.destroy();
+    // Kept for the next read of this size (a step reads the same few sizes).
+    var spare = GW.staging[r.size] = GW.staging[r.size] || [];
+    if (ok && r.device === GW.device && spare.length < 4) spare.push(r.staging);
+    else r.staging.destroy();
     return ok ? 1 : 0;
   },
 

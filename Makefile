@@ -162,6 +162,7 @@ web: web-st build/wasm-mt/build.ninja
 ## test-web: the JS API in node (single-thread build), checked against TF.js; the webgpu
 ## backend in node through Dawn (npm webgpu) on SwiftShader's Vulkan driver.
 test-web: web-st
+	cmake --build --preset wasm -j $(JOBS) --target glint_optable_async  # the op table on webgpu in node
 	node --test tests/web/
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts

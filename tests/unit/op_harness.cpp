@@ -110,6 +110,16 @@ void expectError(const std::function<void()>& fn, const std::vector<std::string>
 
 std::vector<std::string> testBackends() { return availableBackends(); }
 
+std::vector<OpFamily>& opFamilies() {
+  static std::vector<OpFamily> families;
+  return families;
+}
+
+bool registerOpFamily(const char* name, std::vector<OpCase> cases) {
+  opFamilies().push_back(OpFamily{name, std::move(cases)});
+  return true;
+}
+
 void onEveryBackend(const std::function<void()>& check) {
   BackendScope scope;
   for (const std::string& backend : testBackends()) {

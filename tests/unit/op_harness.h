@@ -85,9 +85,21 @@ std::vector<OpCase> withGradients(const std::vector<OpCase>& cases);
 
 std::string caseName(const ::testing::TestParamInfo<OpCase>& info);
 
+/// Every family's cases, as GLINT_OP_CASES lists them: for runners outside
+/// GoogleTest (tests/optable_async: the table on WebGPU in node, whose reads
+/// are asynchronous).
+struct OpFamily {
+  std::string name;
+  std::vector<OpCase> cases;
+};
+std::vector<OpFamily>& opFamilies();
+bool registerOpFamily(const char* name, std::vector<OpCase> cases);
+
 }  // namespace glint::testing
 
 #define GLINT_OP_CASES(family, cases_expr)                                           \
+  [[maybe_unused]] static const bool family##_registered =                           \
+      ::glint::testing::registerOpFamily(#family, cases_expr);                       \
   INSTANTIATE_TEST_SUITE_P(family, OpTest,                      \
                            ::testing::ValuesIn(cases_expr), caseName); \
   INSTANTIATE_TEST_SUITE_P(family, OpGradTest,                   \

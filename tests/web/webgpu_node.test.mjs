@@ -104,6 +104,18 @@ test('the GPU kernel forms (forced on a software adapter) match cpu: matmul tile
         g.tensor(randomValues(1536 * 32, 11), t ? [32, 1536] : [1536, 32]),
         g.tensor(randomValues(32 * 1408, 12), t ? [1408, 32] : [32, 1408]), t, t)});
   }
+  // Few tiles over a long K: K split into chunks, summed in a second pass.
+  cases.push({name: 'split K: [1792,128]^T x [1792,512]', f: (g) => g.matMul(
+      g.tensor(randomValues(1792 * 128, 13), [1792, 128]), g.tensor(randomValues(1792 * 512, 14), [1792, 512]),
+      true, false)});
+  cases.push({name: 'split K: [64,1280] x [128,1280]^T', f: (g) => g.matMul(
+      g.tensor(randomValues(64 * 1280, 15), [64, 1280]), g.tensor(randomValues(128 * 1280, 16), [128, 1280]),
+      false, true)});
+  cases.push({name: 'split K: dense 1283 -> 10 relu (fused bias; K not a multiple of 16)', f: (g) => {
+    glint.setSeed(4);
+    const layer = g.layers.dense({units: 10, activation: 'relu', inputShape: [1283], biasInitializer: 'ones'});
+    return layer.apply(g.tensor(randomValues(64 * 1283, 17), [64, 1283]));
+  }});
   cases.push({name: 'batched matMul, broadcast batch', f: (g) => g.matMul(
       g.tensor(randomValues(3 * 96 * 64, 5), [3, 96, 64]), g.tensor(randomValues(64 * 128, 6), [64, 128]))});
   cases.push({name: 'dense layer (fused bias + relu)', f: (g) => {

@@ -1,5 +1,6 @@
-// BatchMatMul and _FusedMatMul as one dispatch. On a GPU: tiled, a
-// workgroup of 8x8 invocations owns a 32x32 output tile, each invocation a
+// BatchMatMul and _FusedMatMul. On a GPU, for operands readable as vec4s and
+// enough output tiles: vecTileMatMul (128x128 or 64x64 tiles). Otherwise
+// tiled, a workgroup of 8x8 invocations owns a 32x32 output tile, each invocation a
 // 4x4 register block (16x16 and 2x2 when 32x32 tiles would leave too few
 // workgroups to fill the GPU). K is walked 16 at a time: the workgroup stages
 // a tile x 16 slice of A and a 16 x tile slice of B in workgroup memory (loads
@@ -7,7 +8,7 @@
 // contiguous runs too); each invocation then does 16 (or 4) multiply-adds per
 // 8 (or 4) reads of workgroup memory. On a software adapter: directMatMul
 // below, without workgroup memory. Bias and activation are applied to the
-// registers.
+// registers. Few tiles over a long K split K: chunks summed in a second pass.
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 
@@ -180,6 +181,9 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
 constexpr int kDeep = 8, kSide = 16;
 // Workgroups that fill a large GPU: one per multiprocessor of an H200.
 constexpr int64_t kWideGpu = 128;
+// Split K: at most this many chunks per output tile, aiming at about this
+// many workgroups (four per multiprocessor of an H200).
+constexpr int64_t kMaxSplits = 16, kSplitWorkgroups = 512;
 
 bool vecReadable(int64_t m, int64_t n, int64_t k, bool tA, bool tB) {
   return (tA ? m % 4 == 0 : k % 4 == 0) && (tB ? k % 4 == 0 : n % 4 == 0);
@@ -292,6 +296,17 @@ void matMul(KernelArgs& args, bool fused) {
   const int tile = tilesOf(32) < kFewTiles ? 16 : 32;
   int64_t tilesM = (m + tile - 1) / tile, tilesN = (n + tile - 1) / tile;
   int64_t tiles = tilesOf(tile);
+  // Split K where few tiles walk a long K (a weight gradient: [128, 1792] x
+  // [1792, 512] is 64 tiles of 1792 steps): `splits` workgroups per tile each
+  // sum a chunk into a scratch buffer, and a second pass adds the chunks.
+  // H200, [128, 1792] x [1792, 512]: 0.98 -> 1.8 TFLOP/s with 2 chunks; a
+  // short K ([64, 512] x [512, 128]) lost more to the second pass than it won.
+  int64_t splits = 1;
+  if (tiles < kWideGpu && k >= 1024)
+    splits = std::min<int64_t>({(kSplitWorkgroups + tiles - 1) / tiles, k / 256, kMaxSplits});
+  const int64_t chunk = (k + splits * kSlice - 1) / (splits * kSlice) * kSlice;
+  splits = (k + chunk - 1) / chunk;
+  const int64_t total = m * n * shapeSize(batch);
   std::string M = str(m), N = str(n), K = str(k), T = str(tile), S = str(kSlice);
   // Each invocation's block: per rows of per columns (a vecP each).
   int per = tile / kThreads;
@@ -314,8 +329,9 @@ void matMul(KernelArgs& args, bool fused) {
        ") fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
        "    @builtin(local_invocation_index) lid: u32) {\n"
        // From the workgroup id alone: uniform, so the barriers below are legal.
-       "  let g = i32(wid.x + wid.y * nwg.x);\n"
-       "  if (g >= " + str(tiles) + ") { return; }\n"
+       "  let gAll = i32(wid.x + wid.y * nwg.x);\n"
+       "  if (gAll >= " + str(tiles * splits) + ") { return; }\n"
+       "  let ks = gAll / " + str(tiles) + "; let g = gAll % " + str(tiles) + ";\n"
        "  let tn = g % " + str(tilesN) + "; let rest = g / " + str(tilesN) + ";\n"
        "  let row0 = (rest % " + str(tilesM) + ") * " + T + "; let col0 = tn * " + T +
        "; let bi = rest / " + str(tilesM) + ";\n"
@@ -330,7 +346,8 @@ void matMul(KernelArgs& args, bool fused) {
   std::string loadB = tB ? "let j = e / " + S + "; let p = e % " + S + ";"
                          : "let p = e / " + T + "; let j = e % " + T + ";";
   std::string addrB = tB ? "gj * " + K + " + gp" : "gp * " + N + " + gj";
-  s += "  for (var p0 = 0; p0 < " + K + "; p0 += " + S + ") {\n"
+  s += "  for (var p0 = ks * " + str(chunk) + "; p0 < min(" + K + ", ks * " + str(chunk) + " + " +
+       str(chunk) + "); p0 += " + S + ") {\n"
        "    for (var e = l; e < " + str(tile * kSlice) + "; e += " + str(kThreads * kThreads) + ") {\n"
        "      {\n        " + loadA + "\n        let gi = row0 + i; let gp = p0 + p;\n"
        "        var v = 0.0;\n        if (gi < " + M + " && gp < " + K + ") { v = in0(aBase + " + addrA + "); }\n"
@@ -347,17 +364,48 @@ void matMul(KernelArgs& args, bool fused) {
   for (int r = 0; r < per; ++r)
     s += "      acc" + str(r) + " += mm_a[o + ty * " + P + " + " + str(r) + "] * bv;\n";
   s += "    }\n    workgroupBarrier();\n  }\n"
-       "  let outBase = bi * " + str(m * n) + ";\n";
+       "  let outBase = ks * " + str(total) + " + bi * " + str(m * n) + ";\n";
+  // One chunk of several: its raw sum; the second pass adds bias and activation.
   for (int r = 0; r < per; ++r) {
     std::string row = str(r);
     s += "  {\n    let i = row0 + ty * " + P + " + " + row + ";\n    if (i < " + M + ") {\n"
          "      for (var c = 0; c < " + P + "; c++) {\n        let j = col0 + tx * " + P + " + c;\n"
-         "        if (j < " + N + ") { b_out0[outBase + i * " + N + " + j] = bitcast<u32>(mm_act(acc" + row +
-         "[c] + mm_bias(j))); }\n      }\n    }\n  }\n";
+         "        if (j < " + N + ") { b_out0[outBase + i * " + N + " + j] = bitcast<u32>(" +
+         (splits > 1 ? "acc" + row + "[c]" : "mm_act(acc" + row + "[c] + mm_bias(j))") +
+         "); }\n      }\n    }\n  }\n";
   }
   s += "}\n";
-  runShader(gpu, s, args.inputs, {&out}, tiles * kThreads * kThreads,
-            kThreads * kThreads);
+  if (splits == 1) {
+    runShader(gpu, s, args.inputs, {&out}, tiles * kThreads * kThreads, kThreads * kThreads);
+    return;
+  }
+  const size_t bytes = static_cast<size_t>(total * splits) * 4;
+  Buffer* partial = static_cast<Buffer*>(gpu.allocate(bytes));
+  try {
+    std::vector<const Buffer*> ins{&bufferOf(a), &bufferOf(b)};
+    if (bias) ins.push_back(&bufferOf(args.inputs[2]));
+    runShader(gpu, s, ins, {partial}, tiles * splits * kThreads * kThreads, kThreads * kThreads);
+    std::vector<DType> types{DType::float32};
+    std::vector<const Buffer*> ins2{partial};
+    if (bias) {
+      types.push_back(DType::float32);
+      ins2.push_back(&bufferOf(args.inputs[2]));
+    }
+    std::string s2 = prelude(types);
+    s2 += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+                : "fn mm_act(x: f32) -> f32 { return x; }\n";
+    s2 += bias ? "fn mm_bias(j: i32) -> f32 { return in1(j); }\n"
+               : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
+    s2 += mainHeader() + "  if (idx >= " + str(total) + ") { return; }\n  var acc = 0.0;\n"
+          "  for (var c = 0; c < " + str(splits) + "; c++) { acc += in0(c * " + str(total) +
+          " + idx); }\n"
+          "  b_out0[idx] = bitcast<u32>(mm_act(acc + mm_bias(idx % " + N + ")));\n}\n";
+    runShader(gpu, s2, ins2, {&bufferOf(out)}, total, 64);
+  } catch (...) {
+    gpu.release(partial, bytes);
+    throw;
+  }
+  gpu.release(partial, bytes);
 }
 
 }  // namespace

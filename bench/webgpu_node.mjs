@@ -104,7 +104,16 @@ async function benchModel(runner, api, name, samples, budget, step) {
   const t0 = now();
   for (let s = 0; s < steps; ++s) loss = await step(model, xs[s % BATCHES], ys[s % BATCHES]);
   const seconds = now() - t0;
-  emit({runner, model: name, task: 'train', steps, seconds, steps_per_s: steps / seconds, loss});
+  // Glint: what each step cost the host in WebGPU calls (counted over one more step).
+  let perStep = {};
+  if (runner === 'glint') {
+    const before = api.webgpu.stats();
+    loss = await step(model, xs[0], ys[0]);
+    const after = api.webgpu.stats();
+    for (const k of ['dispatches', 'submits', 'bindGroupsMade', 'pipelinesMade']) perStep[k] = after[k] - before[k];
+  }
+  emit({runner, model: name, task: 'train', steps, seconds, steps_per_s: steps / seconds, loss,
+        ...(runner === 'glint' ? {per_step: perStep} : {})});
 
   const one = api.slice(xs[0], [0, ...inputShapes[name].map(() => 0)], [1, ...inputShapes[name]]);
   const predict = async () => {

@@ -139,7 +139,8 @@ export function kernelTable(): {[kernel: string]: string[]};
 /** The webgpu backend's counters, and a forced device loss for tests. */
 export const webgpu: {
   stats(): {available: boolean, buffers?: number, pooledBuffers?: number, bytes?: number,
-            deviceLosses?: number, variablesRestored?: number, variablesMoved?: number};
+            deviceLosses?: number, variablesRestored?: number, variablesMoved?: number,
+            dispatches?: number, submits?: number, bindGroupsMade?: number, pipelinesMade?: number};
   loseDevice(): void;
   /** Tests: the kernels' GPU forms also on a software adapter (SwiftShader). */
   forceGpuKernels(on?: boolean): void;

@@ -301,11 +301,13 @@ void matMul(KernelArgs& args, bool fused) {
   // sum a chunk into a scratch buffer, and a second pass adds the chunks.
   // H200, [128, 1792] x [1792, 512]: 0.98 -> 1.8 TFLOP/s with 2 chunks; a
   // short K ([64, 512] x [512, 128]) lost more to the second pass than it won.
-  int64_t splits = 1;
-  if (tiles < kWideGpu && k >= 1024)
+  // (K may be 0: one chunk, no steps, zeros.)
+  int64_t splits = 1, chunk = std::max<int64_t>(k, 1);
+  if (tiles < kWideGpu && k >= 1024) {
     splits = std::min<int64_t>({(kSplitWorkgroups + tiles - 1) / tiles, k / 256, kMaxSplits});
-  const int64_t chunk = (k + splits * kSlice - 1) / (splits * kSlice) * kSlice;
-  splits = (k + chunk - 1) / chunk;
+    chunk = (k + splits * kSlice - 1) / (splits * kSlice) * kSlice;
+    splits = (k + chunk - 1) / chunk;
+  }
   const int64_t total = m * n * shapeSize(batch);
   std::string M = str(m), N = str(n), K = str(k), T = str(tile), S = str(kSlice);
   // Each invocation's block: per rows of per columns (a vecP each).

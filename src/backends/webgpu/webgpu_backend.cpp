@@ -40,8 +40,9 @@ WebGpuBackend::~WebGpuBackend() {
 
 bool WebGpuBackend::init(std::string& whyNot) {
   if (!glint_wgpu_init()) {
-    whyNot = "no WebGPU device: the page did not get one from navigator.gpu (the browser lacks "
-             "WebGPU, or it is disabled)";
+    whyNot = "no WebGPU device was handed to the engine (in a page: navigator.gpu is missing or "
+             "disabled; in node: setBackend('webgpu') or glint.ready({webgpu: true}) acquires "
+             "one, with the npm package webgpu)";
     return false;
   }
   int need = glint_wgpu_info(nullptr, 0);

@@ -32,6 +32,8 @@ mergeInto(LibraryManager.library, {
     // that a destroyed buffer takes its groups along. Mappable buffers for
     // asynchronous reads, by size, reused once read.
     groups: {}, groupsOf: {}, numGroups: 0, MAX_GROUPS: 8192, staging: {},
+    // Counters for glint.webgpu.stats(): what a training step costs the host.
+    counts: {dispatches: 0, bindGroupsMade: 0, submits: 0, pipelinesMade: 0},
     SLOTS: 512, SLOT_BYTES: 256, CANVAS: 256,
     put: function(o) {
       var id = GW.freeIds.length ? GW.freeIds.pop() : GW.objs.length;
@@ -75,6 +77,7 @@ mergeInto(LibraryManager.library, {
       entries.push({binding: ids.length, resource: {buffer: GW.paramsBuf, offset: 0, size: GW.SLOT_BYTES}});
       g = GW.groups[key] = GW.device.createBindGroup({layout: layout.bgl, entries: entries});
       ++GW.numGroups;
+      ++GW.counts.bindGroupsMade;
       for (var k = 0; k < ids.length; ++k) {
         if (!ids[k]) continue;
         (GW.groupsOf[ids[k]] = GW.groupsOf[ids[k]] || []).push(key);
@@ -107,6 +110,7 @@ mergeInto(LibraryManager.library, {
       GW.pass = null;
       if (GW.slot) GW.device.queue.writeBuffer(GW.paramsBuf, 0, GW.paramsHost.buffer, 0, GW.slot * GW.SLOT_BYTES);
       GW.device.queue.submit([GW.encoder.finish()]);
+      ++GW.counts.submits;
       GW.encoder = null;
       GW.slot = 0;
     },
@@ -185,6 +189,7 @@ mergeInto(LibraryManager.library, {
     Module['glintWebGPUSettled'] = function() {
       return Promise.all(Object.keys(GW.reads).map(function(k) { return GW.reads[k].done; }));
     };
+    Module['glintWebGPUCounts'] = function() { return Object.assign({}, GW.counts); };
     // For data(): resolves when read `rid` has landed (waiting on mapAsync
     // itself, not polling, wakes it as soon as the GPU is done).
     Module['glintWebGPUReadDone'] = function(rid) {
@@ -293,6 +298,7 @@ mergeInto(LibraryManager.library, {
       });
     }
     var layout = GW.layout(nIn, nOut);
+    ++GW.counts.pipelinesMade;
     var pipe = GW.device.createComputePipeline({layout: layout.pl, compute: {module: module, entryPoint: 'main'}});
     return GW.put({pipe: pipe, layout: layout, nIn: nIn, nOut: nOut});
   },
@@ -312,6 +318,7 @@ mergeInto(LibraryManager.library, {
     GW.pass.setPipeline(p.pipe);
     GW.pass.setBindGroup(0, GW.group(p.layout, ids, p.nIn), [slot * GW.SLOT_BYTES]);
     GW.pass.dispatchWorkgroups(x, y, z);
+    ++GW.counts.dispatches;
   },
 
   glint_wgpu_flush__deps: ['$GW'],

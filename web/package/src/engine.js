@@ -98,7 +98,9 @@ export function kernelTable() {
 
 /** The webgpu backend's counters, and a forced device loss (device.destroy()) for tests. */
 export const webgpu = {
-  stats: () => core.callJson(() => core.module()._glint_webgpu_stats()),
+  /** Buffers and device losses; and, since the module started, dispatches, submits and the bind groups and pipelines made. */
+  stats: () => ({...core.callJson(() => core.module()._glint_webgpu_stats()),
+                 ...(core.module().glintWebGPUCounts?.() ?? {})}),
   loseDevice: () => {
     core.callInt(() => core.module()._glint_webgpu_lose_device());
   },

@@ -33,7 +33,7 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-browser test-browser-web test-apps fuzz-short
+test: test-native test-cli test-interop test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-browser test-browser-web test-bundlers test-apps fuzz-short
 	@echo "make test: all suites passed"
 
 test-native: build
@@ -151,11 +151,14 @@ web-st: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_web
 	mkdir -p $(WEB_DIST)
 	cp build/wasm/web/glint-st.mjs build/wasm/web/glint-st.wasm $(WEB_DIST)/
+	node scripts/embed_wasm.mjs $(WEB_DIST)/glint-st.wasm
 
 web: web-st build/wasm-mt/build.ninja
 	cmake --build --preset wasm-mt -j $(JOBS) --target glint_web
 	cp build/wasm-mt/web/glint-mt.mjs build/wasm-mt/web/glint-mt.wasm $(WEB_DIST)/
-	cp build/wasm-mt/web/glint-mt.worker.js $(WEB_DIST)/ 2>/dev/null || true
+	cp build/wasm-mt/web/glint-mt.worker.js $(WEB_DIST)/
+	node scripts/cdn_bundle.mjs
+	rm -f build/web/glint-ml-*.tgz
 	mkdir -p build/web && cd web/package && npm pack --silent --pack-destination ../../build/web >/dev/null
 	@ls build/web/*.tgz
 
@@ -166,6 +169,13 @@ test-web: web-st
 	node --test tests/web/
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts
+
+## test-bundlers: the packed tarball in a fresh app built by Vite (build and dev server),
+## webpack, esbuild and rollup with the configs users write first, and from a CDN;
+## each served plain and cross-origin isolated, in headless Chromium (docs/BUNDLERS.md).
+.PHONY: test-bundlers
+test-bundlers: web
+	node tests/bundlers/run.mjs  # not $(NODE): playwright-core needs fetch
 
 ## test-browser-web: the JS API in headless Chromium, both builds, wasm and webgl;
 ## then on webgpu (WebGPU on SwiftShader): training, memory, ten forced device losses.

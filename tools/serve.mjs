@@ -53,12 +53,22 @@ export function resolveInRoot(root, urlPath) {
   return real;
 }
 
-function send(res, status, headers, body) {
-  res.writeHead(status, { ...ISOLATION, 'Cache-Control': 'no-store', ...headers });
-  res.end(body);
+// What every answer carries: isolation (COOP/COEP, the default) or none, and
+// for a CDN's role, CORS plus a cross-origin resource policy.
+function baseHeaders({ isolate, cors }) {
+  return {
+    ...(isolate ? ISOLATION : {}),
+    ...(cors ? { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' } : {}),
+    'Cache-Control': 'no-store',
+  };
 }
 
-function handler(root, log) {
+function handler(root, log, options) {
+  const base = baseHeaders(options);
+  const send = (res, status, headers, body) => {
+    res.writeHead(status, { ...base, ...headers });
+    res.end(body);
+  };
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       send(res, 405, { 'Content-Type': 'text/plain', Allow: 'GET, HEAD' }, 'method not allowed\n');
@@ -89,18 +99,19 @@ function handler(root, log) {
         send(res, 200, headers);
         return;
       }
-      res.writeHead(200, { ...ISOLATION, 'Cache-Control': 'no-store', ...headers });
+      res.writeHead(200, { ...base, ...headers });
       fs.createReadStream(file).pipe(res);
     });
   };
 }
 
-/// Starts the server; resolves to {url, port, close()}.
-export function serve({ root, port = 0, host = '127.0.0.1', log = null } = {}) {
+/// Starts the server; resolves to {url, port, close()}. isolate: false sends no
+/// COOP/COEP (a plain page); cors: true lets other origins fetch (a CDN).
+export function serve({ root, port = 0, host = '127.0.0.1', log = null, isolate = true, cors = false } = {}) {
   if (!root) throw new Error('serve: root is required');
   root = path.resolve(root);
   if (!fs.statSync(root).isDirectory()) throw new Error(`serve: ${root} is not a folder`);
-  const server = http.createServer(handler(root, log));
+  const server = http.createServer(handler(root, log, { isolate, cors }));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -113,8 +113,20 @@ export function dispose(container: TensorContainer): void;
 export interface BackendStatus {
   name: string; priority: number; available: boolean; reason: string; software: boolean;
 }
+/** The WebAssembly build in use (backendInfo().build). */
+export interface BuildInfo {
+  name: 'glint-st' | 'glint-mt';
+  threads: boolean;
+  /** Why the threads build was wanted but not used (null when it was not wanted or runs). */
+  fallback: string | null;
+  /** Where the wasm came from: its URL or file, or 'embedded' (the copy in the JS bundle). */
+  wasmFrom: string;
+  /** The build's files as fetched. */
+  files: string[];
+}
+
 export interface BackendInfo {
-  active: string; why: string; backends: BackendStatus[]; build: {name: string; threads: boolean};
+  active: string; why: string; backends: BackendStatus[]; build: BuildInfo;
 }
 export interface MemoryInfo {
   numTensors: number; numDataBuffers: number; numBytes: number; unreliable: boolean;

@@ -21,7 +21,6 @@ export {worker} from './worker_client.js';
 import {ops} from './ops.js';
 import {LayersModel, Sequential, modelFromArtifacts} from './model.js';
 import {getLoadHandler} from './io.js';
-import {fitDataset} from './data.js';
 
 // The ops at the top level, as in TF.js (glint.add, glint.matMul, ...).
 export const {
@@ -50,9 +49,5 @@ export async function loadLayersModel(pathOrHandler, options = {}) {
   const artifacts = await handler.load();
   return modelFromArtifacts(artifacts);
 }
-
-LayersModel.prototype.fitDataset = function(dataset, options) {
-  return fitDataset(this, dataset, options);
-};
 
 export const version = '0.1.0';

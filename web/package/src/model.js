@@ -11,6 +11,7 @@ import {getSaveHandler, artifactsInfo} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
 import {webgpuRecovered, webgpuSettleVariables, webgpuSnapshot} from './webgpu.js';
 import {DivergenceGuard} from './divergence.js';
+import {fitDataset} from './data.js';
 
 function asList(x) {
   return Array.isArray(x) ? x : [x];
@@ -292,6 +293,11 @@ export class LayersModel extends Layer {
    * frameBudgetMs (default 12): with 'auto', at most that much work runs
    * before fit yields for an animation frame. seed makes shuffles repeatable.
    */
+  /** fitDataset(dataset, {epochs, batchesPerEpoch, callbacks, validationData}), as TF.js. */
+  fitDataset(dataset, options) {
+    return fitDataset(this, dataset, options);
+  }
+
   async fit(x, y, options = {}) {
     const {
       batchSize = 32, epochs = 1, shuffle = true, validationSplit = 0, validationData,

@@ -1,18 +1,55 @@
 // Loads the WebAssembly module: the pthreads build where the page is
 // cross-origin isolated (SharedArrayBuffer works), the single-thread build
 // otherwise and in node. Both builds export the same C ABI (web/bindings).
+//
+// Every file of a build is named here literally, relative to import.meta.url,
+// so bundlers see them (docs/BUNDLERS.md): Vite and webpack emit the glue as a
+// chunk and the wasm, the pthreads' worker script and an untouched copy of the
+// threads glue (which each pthread imports) as hashed assets. Bundlers that
+// leave `new URL` alone (esbuild, rollup without an asset plugin) still get a
+// working app: the single-thread wasm also ships as a JS module (base64) that
+// those bundles carry and use when the .wasm beside them is missing.
 
 import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
+import {isNode, nodeModules} from './platform.js';
+import {classicWorkerUrl} from './worker_url.js';
 
-const isNode = typeof process === 'object' && process.versions != null &&
-    process.versions.node != null && typeof window === 'undefined';
+/** A URL, or null where import.meta.url is empty (an IIFE bundle). */
+function here(make) {
+  try {
+    return make();
+  } catch {
+    return null;
+  }
+}
+
+const BUILDS = {
+  'glint-st': {
+    glue: () => import('../dist/glint-st.mjs'),
+    wasm: () => here(() => new URL('../dist/glint-st.wasm', import.meta.url)),
+    embedded: () => import('../dist/glint-st.wasm.mjs'),
+  },
+  'glint-mt': {
+    glue: () => import('../dist/glint-mt.mjs'),
+    wasm: () => here(() => new URL('../dist/glint-mt.wasm', import.meta.url)),
+    // What each pthread's worker runs: Emscripten's worker script, which
+    // imports the glue from its own URL (the bundled chunk has none to give).
+    worker: () => here(() => new URL('../dist/glint-mt.worker.js', import.meta.url)),
+    glueFile: () => here(() => new URL('../dist/glint-mt.mjs', import.meta.url)),
+  },
+};
+
+export {isNode};
 
 export function threadsUsable() {
   return !isNode && typeof SharedArrayBuffer === 'function' &&
       globalThis.crossOriginIsolated === true;
 }
 
-/** Chooses and instantiates a build. options.threads: 'auto' | true | false. */
+/**
+ * Chooses and instantiates a build. options.threads: 'auto' | true | false;
+ * options.wasmPath: a folder holding the dist/ files, overriding the bundled URLs.
+ */
 export async function loadModule(options = {}) {
   const want = options.threads ?? 'auto';
   const useThreads = want === 'auto' ? threadsUsable() : Boolean(want);
@@ -20,50 +57,175 @@ export async function loadModule(options = {}) {
     throw new Error('[glint.ready] threads: true needs a cross-origin-isolated page ' +
         '(COOP: same-origin, COEP: require-corp) with SharedArrayBuffer');
   }
-  const name = useThreads ? 'glint-mt' : 'glint-st';
-  const base = options.wasmPath ?? new URL(`../dist/`, import.meta.url).href;
-  const dir = base.endsWith('/') ? base : base + '/';
-  const moduleArgs = {
-    locateFile: (file) => dir + file,
-    print: options.print ?? ((s) => console.log(s)),
-    printErr: options.printErr ?? ((s) => console.warn(s)),
-  };
-  if (isNode) await prepareNode(dir, name, moduleArgs);
   // The webgpu backend's device. options.webgpu: false leaves it out; a GPU
   // object is used as navigator.gpu would be. In node it is acquired here only
   // when asked for (true or a GPU object): otherwise at setBackend('webgpu').
   const gpuWanted = options.webgpu ?? 'auto';
+  let webgpu = null;
   if (gpuWanted !== false && (!isNode || gpuWanted !== 'auto')) {
     const gpu = isNode ? await nodeGPU(gpuWanted) : typeof gpuWanted === 'object' ? gpuWanted : undefined;
-    moduleArgs.glintWebGPU = await acquireWebGPU(gpu);
+    webgpu = await acquireWebGPU(gpu);
   }
-  let factory;
-  try {
-    factory = (await import(/* webpackIgnore: true */ dir + name + '.mjs')).default;
-  } catch (e) {
-    throw new Error(`[glint.ready] could not load ${dir}${name}.mjs: ${e.message}`);
+  let M = null;
+  let fallback = null;
+  if (useThreads) {
+    try {
+      M = await instantiate('glint-mt', options, webgpu);
+    } catch (e) {
+      // Asked for by name: say why. Chosen automatically: the single-thread
+      // build still works, and backendInfo().build says what happened.
+      if (want === true) throw e;
+      fallback = `the threads build could not start (${e.message}); using the single-thread build`;
+    }
   }
-  const M = await factory(moduleArgs);
-  // The files this build is made of (the pthreads build starts workers from *.worker.js).
-  const files = [dir + name + '.mjs', dir + name + '.wasm'];
-  if (useThreads) files.push(dir + name + '.worker.js');
-  M.glintBuild = {name, threads: useThreads, files};
+  if (!M) M = await instantiate('glint-st', options, webgpu);
+  M.glintBuild.fallback = fallback;
   M.glintWebGPUOption = gpuWanted;
   watchWebGPU(M);
   return M;
 }
 
-// Emscripten 3.1.6's ES-module output reads the wasm file with fetch and
-// uses require/__dirname in node; give it the bytes and those two names.
-async function prepareNode(dir, name, moduleArgs) {
-  const {createRequire} = await import('node:module');
-  const {fileURLToPath} = await import('node:url');
-  const fs = await import('node:fs');
-  const path = await import('node:path');
-  const wasmUrl = new URL(name + '.wasm', dir);
-  globalThis.require ??= createRequire(import.meta.url);
-  globalThis.__dirname ??= path.dirname(fileURLToPath(wasmUrl));
-  moduleArgs.wasmBinary = fs.readFileSync(fileURLToPath(wasmUrl));
+/** How long the threads build may take to start its workers before the single-thread one is used. */
+const THREADS_START_MS = 30000;
+
+async function instantiate(name, options, webgpu) {
+  const build = BUILDS[name];
+  // wasmPath is relative to the page (or, in node, the working directory).
+  const dir = options.wasmPath == null ? null :
+      absolute(options.wasmPath.endsWith('/') ? options.wasmPath : options.wasmPath + '/').href;
+  const threads = name === 'glint-mt';
+  const wasmUrl = dir ? new URL(name + '.wasm', dir) : build.wasm();
+  const {module, from} = await compileWasm(name, build, wasmUrl, options);
+  const files = {wasm: from};
+  const moduleArgs = {
+    print: options.print ?? ((s) => console.log(s)),
+    printErr: options.printErr ?? ((s) => console.warn(s)),
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
+      return {};
+    },
+    glintWebGPU: webgpu,
+  };
+  let factory;
+  if (threads) {
+    const worker = dir ? dir + name + '.worker.js' : build.worker()?.href;
+    const glue = dir ? dir + name + '.mjs' : build.glueFile()?.href;
+    if (!worker || !glue) throw new Error('the bundle gives no URL for the threads build\'s worker files');
+    await checkFetchable([worker, glue]);
+    // From a CDN (another origin) the worker starts through a same-origin blob.
+    const workerStart = await classicWorkerUrl(worker);
+    moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? workerStart : file);
+    moduleArgs.mainScriptUrlOrBlob = glue;
+    files.worker = worker;
+    files.glue = glue;
+  } else {
+    moduleArgs.locateFile = (file) => file;
+  }
+  try {
+    factory = dir ? (await import(/* webpackIgnore: true */ /* @vite-ignore */ dir + name + '.mjs')).default :
+        (await build.glue()).default;
+  } catch (e) {
+    throw new Error(`[glint.ready] could not load the ${name} glue${dir ? ' from ' + dir : ''}: ${e.message}`);
+  }
+  const M = threads ? await withTimeout(factory(moduleArgs), THREADS_START_MS,
+                                        'its workers did not start') :
+      await factory(moduleArgs);
+  // The files this build is made of, as fetched (loadedResources lists them).
+  M.glintBuild = {name, threads, files: Object.values(files).filter((f) => f !== 'embedded'),
+                  wasmFrom: from};
+  return M;
 }
 
-export {isNode};
+function absolute(dir) {
+  if (isNode && dir.startsWith('/')) return new URL('file://' + dir);
+  return new URL(dir, isNode ? 'file://' + process.cwd() + '/' : globalThis.location?.href);
+}
+
+/** {module: WebAssembly.Module, from: where its bytes came from}. */
+async function compileWasm(name, build, url, options) {
+  if (isNode) {
+    const {fs, fileURLToPath} = await nodeModules('the engine');
+    const file = url.protocol === 'file:' ? fileURLToPath(url) : url.href;
+    let bytes;
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (e) {
+      throw new Error(`[glint.ready] could not read ${file}: ${e.message}` +
+          (options.wasmPath ? '' : ' (is the package installed whole? npm install glint-ml)'));
+    }
+    return {module: await WebAssembly.compile(bytes), from: file};
+  }
+  let why;
+  if (!url) {
+    why = 'this bundle has no URL for it (import.meta.url is empty in an IIFE bundle)';
+  } else {
+    try {
+      return {module: await compileFromUrl(url.href), from: url.href};
+    } catch (e) {
+      why = e.message;
+    }
+  }
+  // The .wasm is not where the bundle says (esbuild and rollup copy no assets).
+  if (!options.wasmPath && build.embedded) {
+    const {wasmBase64} = await build.embedded();
+    const module = await WebAssembly.compile(fromBase64(wasmBase64));
+    console.warn(`[glint] ${name}.wasm: ${why}. Using the copy embedded in the JS bundle ` +
+        '(4.5 MB of JS). To load the smaller .wasm instead, copy node_modules/glint-ml/dist/ ' +
+        'beside your bundle and pass glint.ready({wasmPath: \'<that folder>/\'}) ' +
+        '(docs/BUNDLERS.md).');
+    return {module, from: 'embedded'};
+  }
+  throw new Error(`[glint.ready] could not load ${name}.wasm: ${why}. Serve the files of ` +
+      'node_modules/glint-ml/dist/ and pass glint.ready({wasmPath: \'<their URL>/\'}), or use a ' +
+      'bundler that emits `new URL(..., import.meta.url)` assets (Vite, webpack; docs/BUNDLERS.md).');
+}
+
+async function compileFromUrl(href) {
+  const response = await fetch(href, {credentials: 'same-origin'});
+  if (!response.ok) throw new Error(`${href} answered ${response.status} ${response.statusText}`);
+  // Streaming compiles while the bytes arrive; it needs application/wasm.
+  if (typeof WebAssembly.compileStreaming === 'function' &&
+      /^application\/wasm\b/.test(response.headers.get('Content-Type') ?? '')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  // A server that answers every path with its index page (single-page apps) says 200.
+  if (bytes.length < 4 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    throw new Error(`${href} is not WebAssembly (Content-Type ` +
+        `${response.headers.get('Content-Type') ?? 'none'}, ${bytes.length} bytes)`);
+  }
+  return WebAssembly.compile(bytes);
+}
+
+function fromBase64(s) {
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(s);
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; ++i) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** Each URL (but data: ones) answers 200 with a script, or an Error naming the first that does not. */
+async function checkFetchable(urls) {
+  await Promise.all(urls.filter((u) => !u.startsWith('data:')).map(async (u) => {
+    let r;
+    try {
+      r = await fetch(u, {credentials: 'same-origin'});
+    } catch (e) {
+      throw new Error(`${u}: ${e.message}`);
+    }
+    if (!r.ok) throw new Error(`${u} answered ${r.status}`);
+    const type = r.headers.get('Content-Type') ?? '';
+    if (!/javascript|ecmascript/.test(type)) throw new Error(`${u} is ${type || 'untyped'}, not a script`);
+  }));
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(what + ` within ${ms / 1000} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -16,6 +16,7 @@
 import * as core from './core.js';
 import {GlintError, quoteForError} from './core.js';
 import {artifactsFromEngineJson} from './model.js';
+import {nodeModules} from './platform.js';
 
 /** io::LoadOptions::maxModelJsonBytes: the same limit as a native load. */
 export const MAX_MODEL_JSON_BYTES = 64 * 1024 * 1024;
@@ -23,10 +24,6 @@ export const MAX_MODEL_JSON_BYTES = 64 * 1024 * 1024;
 /** What save names its weights file; the only names a later save may remove. */
 const OWN_SHARD = /^weights-[0-9a-z]+-[0-9]+\.bin$/;
 
-async function nodeModules() {
-  const [fs, path] = await Promise.all([import('node:fs'), import('node:path')]);
-  return {fs: fs.default ?? fs, path: path.default ?? path};
-}
 
 function locate(path, dirOrJson) {
   const isJson = dirOrJson.endsWith('.json');
@@ -135,7 +132,7 @@ function shardReader(fs, path, dir, source) {
 
 /** model.json's text, its path and the shard reader for the C++ loader. */
 async function prepare(dirOrJson) {
-  const {fs, path} = await nodeModules();
+  const {fs, path} = await nodeModules('io.fileSystem');
   const {dir, json} = locate(path, dirOrJson);
   const text = readModelJson(fs, json, dirOrJson);
   return {text, json, reader: shardReader(fs, path, dir, json)};
@@ -226,7 +223,7 @@ function syncDir(fs, dir) {
 
 /** Saves artifacts as dir/model.json + one weights file; see the top of this file. */
 export async function saveToFiles(dirOrJson, artifacts, info) {
-  const {fs, path} = await nodeModules();
+  const {fs, path} = await nodeModules('io.fileSystem');
   const {dir, json} = locate(path, dirOrJson);
   try {
     fs.mkdirSync(dir, {recursive: true});

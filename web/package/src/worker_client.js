@@ -6,6 +6,8 @@
 //   await model.compile({optimizer: 'sgd', loss: 'meanSquaredError'});
 //   await model.fit(xs, ys, {epochs: 5, callbacks: {onEpochEnd: (e, logs) => draw(logs)}});
 import {GlintError} from './core.js';
+import {startEngineWorker} from './worker_start.js';
+import {moduleWorker} from './worker_url.js';
 
 class Rpc {
   constructor(w) {
@@ -118,8 +120,7 @@ function remote(rpc, ref, path) {
  */
 export async function worker(options = {}) {
   if (typeof Worker !== 'function') throw new GlintError('[worker] Web Workers are not available');
-  const url = options.url ?? new URL('./worker_main.js', import.meta.url);
-  const w = new Worker(url, {type: 'module'});
+  const w = options.url ? moduleWorker(options.url) : startEngineWorker();
   const rpc = new Rpc(w);
   const api = remote(rpc, null, []);
   await api.ready(options.ready ?? {});

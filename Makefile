@@ -151,12 +151,13 @@ web-st: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_web
 	mkdir -p $(WEB_DIST)
 	cp build/wasm/web/glint-st.mjs build/wasm/web/glint-st.wasm $(WEB_DIST)/
-	node scripts/embed_wasm.mjs $(WEB_DIST)/glint-st.wasm
+	node scripts/embed_file.mjs --base64 wasmBase64 $(WEB_DIST)/glint-st.wasm
 
 web: web-st build/wasm-mt/build.ninja
 	cmake --build --preset wasm-mt -j $(JOBS) --target glint_web
 	cp build/wasm-mt/web/glint-mt.mjs build/wasm-mt/web/glint-mt.wasm $(WEB_DIST)/
 	cp build/wasm-mt/web/glint-mt.worker.js $(WEB_DIST)/
+	node scripts/embed_file.mjs --text workerSource $(WEB_DIST)/glint-mt.worker.js
 	node scripts/cdn_bundle.mjs
 	rm -f build/web/glint-ml-*.tgz
 	mkdir -p build/web && cd web/package && npm pack --silent --pack-destination ../../build/web >/dev/null

@@ -51,7 +51,7 @@ function tarball() {
 function checkTarball(tgz) {
   const list = execFileSync('tar', ['tzf', tgz], {encoding: 'utf8'}).split('\n').filter(Boolean);
   const need = ['dist/glint-st.mjs', 'dist/glint-st.wasm', 'dist/glint-st.wasm.mjs', 'dist/glint-mt.mjs',
-    'dist/glint-mt.wasm', 'dist/glint-mt.worker.js', 'dist/glint.mjs', 'dist/worker_main.js',
+    'dist/glint-mt.wasm', 'dist/glint-mt.worker.js.mjs', 'dist/glint.mjs', 'dist/worker_main.js',
     'index.d.ts', 'worker.d.ts', 'package.json', 'src/index.js', 'src/index.node.js'];
   const missing = need.filter((f) => !list.includes('package/' + f));
   check('tarball: both builds, the CDN bundle, types for every entry', missing.length === 0,
@@ -262,16 +262,42 @@ async function testCdn(context, tgz) {
 async function testViteDev(context, tgz) {
   const dir = freshApp('vite-dev', tgz);
   const {createServer} = await import(path.join(repo, 'node_modules/vite/dist/node/index.js'));
-  const server = await createServer({root: dir, configFile: false, logLevel: 'error',
-                                     server: {port: 0, host: '127.0.0.1', strictPort: false}});
-  await server.listen();
-  try {
-    const url = server.resolvedUrls.local[0];
-    const got = await openApp(context, `${url}index.html`);
-    checkApp('vite dev server', got, {isolated: false, threads: null});
-  } finally {
-    await server.close();
+  for (const isolated of [false, true]) {
+    const headers = isolated ? {'Cross-Origin-Opener-Policy': 'same-origin',
+                                'Cross-Origin-Embedder-Policy': 'require-corp'} : {};
+    const server = await createServer({root: dir, configFile: false, logLevel: 'error',
+                                       cacheDir: path.join(dir, '.vite'),
+                                       server: {port: 0, host: '127.0.0.1', strictPort: false, headers}});
+    await server.listen();
+    try {
+      const url = server.resolvedUrls.local[0];
+      const got = await openApp(context, `${url}index.html`);
+      checkApp(`vite dev server ${isolated ? 'isolated' : 'plain'}`, got,
+               {isolated, threads: isolated ? true : null});
+    } finally {
+      await server.close();
+    }
   }
+}
+
+// A TypeScript app's view: the types reach it through the exports map.
+function checkTypes(tgz) {
+  const dir = freshApp('types', tgz);
+  fs.writeFileSync(path.join(dir, 'app.mts'), `import * as tf from 'glint-ml';
+import 'glint-ml/worker';
+const info: tf.BackendInfo = tf.backendInfo();
+const fallback: string | null = info.build.fallback;
+export const model = tf.sequential({layers: [tf.layers.dense({units: 1, inputShape: [1]})]});
+export {fallback};
+`);
+  for (const resolution of ['bundler', 'node16']) {
+    const args = ['--noEmit', '--strict', '--target', 'es2022', '--moduleResolution', resolution,
+                  '--module', resolution === 'bundler' ? 'es2022' : 'node16', 'app.mts'];
+    const r = spawnSync(path.join(BIN, 'tsc'), args, {cwd: dir, encoding: 'utf8'});
+    check(`types: strict TypeScript finds them (moduleResolution ${resolution})`, r.status === 0,
+          (r.stdout + r.stderr).slice(0, 800));
+  }
+  fs.rmSync(dir, {recursive: true, force: true});
 }
 
 runMain(async () => {
@@ -279,6 +305,7 @@ runMain(async () => {
   fs.mkdirSync(WORK, {recursive: true});
   const tgz = tarball();
   checkTarball(tgz);
+  checkTypes(tgz);
   const browser = await launchChromium();
   try {
     for (const name of o.only) {

@@ -3,16 +3,15 @@
 // otherwise and in node. Both builds export the same C ABI (web/bindings).
 //
 // Every file of a build is named here literally, relative to import.meta.url,
-// so bundlers see them (docs/BUNDLERS.md): Vite and webpack emit the glue as a
-// chunk and the wasm, the pthreads' worker script and an untouched copy of the
-// threads glue (which each pthread imports) as hashed assets. Bundlers that
-// leave `new URL` alone (esbuild, rollup without an asset plugin) still get a
-// working app: the single-thread wasm also ships as a JS module (base64) that
-// those bundles carry and use when the .wasm beside them is missing.
+// so bundlers see them (docs/BUNDLERS.md): Vite and webpack emit the
+// single-thread glue as a chunk, and the wasm files and the threads glue
+// (which the page and each pthread import by URL) as hashed assets. Bundlers
+// that leave `new URL` alone (esbuild, rollup without an asset plugin) still
+// get a working app: the single-thread wasm also ships as a JS module (base64)
+// that those bundles carry and use when the .wasm beside them is missing.
 
 import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
 import {isNode, nodeModules} from './platform.js';
-import {classicWorkerUrl} from './worker_url.js';
 
 /** A URL, or null where import.meta.url is empty (an IIFE bundle). */
 function here(make) {
@@ -30,11 +29,12 @@ const BUILDS = {
     embedded: () => import('../dist/glint-st.wasm.mjs'),
   },
   'glint-mt': {
-    glue: () => import('../dist/glint-mt.mjs'),
     wasm: () => here(() => new URL('../dist/glint-mt.wasm', import.meta.url)),
-    // What each pthread's worker runs: Emscripten's worker script, which
-    // imports the glue from its own URL (the bundled chunk has none to give).
-    worker: () => here(() => new URL('../dist/glint-mt.worker.js', import.meta.url)),
+    // What each pthread's worker runs: Emscripten's worker script, started
+    // from a blob (a dev server would rewrite the file into a module, a CDN
+    // is another origin). It imports the glue by URL, so the page does too:
+    // one untouched file, fetched once, the same on every thread.
+    workerSource: () => import('../dist/glint-mt.worker.js.mjs'),
     glueFile: () => here(() => new URL('../dist/glint-mt.mjs', import.meta.url)),
   },
 };
@@ -97,39 +97,50 @@ async function instantiate(name, options, webgpu) {
   const wasmUrl = dir ? new URL(name + '.wasm', dir) : build.wasm();
   const {module, from} = await compileWasm(name, build, wasmUrl, options);
   const files = {wasm: from};
+  // The start's failures that Emscripten would leave unhandled (the page then
+  // waits forever): instantiation, a pthread's error.
+  let startFailed;
+  const failed = new Promise((_, reject) => {
+    startFailed = reject;
+  });
   const moduleArgs = {
     print: options.print ?? ((s) => console.log(s)),
     printErr: options.printErr ?? ((s) => console.warn(s)),
     instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module),
+          (e) => startFailed(new Error(`instantiating ${name}.wasm failed: ${e.message}`)));
       return {};
     },
     glintWebGPU: webgpu,
   };
   let factory;
+  let glueUrl = dir ? dir + name + '.mjs' : null;
   if (threads) {
-    const worker = dir ? dir + name + '.worker.js' : build.worker()?.href;
-    const glue = dir ? dir + name + '.mjs' : build.glueFile()?.href;
-    if (!worker || !glue) throw new Error('the bundle gives no URL for the threads build\'s worker files');
-    await checkFetchable([worker, glue]);
-    // From a CDN (another origin) the worker starts through a same-origin blob.
-    const workerStart = await classicWorkerUrl(worker);
-    moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? workerStart : file);
+    const glue = glueUrl ??= build.glueFile()?.href;
+    if (!glue) throw new Error('the bundle gives no URL for the threads build\'s glue');
+    await checkFetchable([glue]);
+    const {workerSource} = await build.workerSource();
+    const worker = URL.createObjectURL(new Blob([workerSource], {type: 'text/javascript'}));
+    moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? worker : file);
     moduleArgs.mainScriptUrlOrBlob = glue;
-    files.worker = worker;
+    // A pthread that fails to start says so here: fail at once, not after the timeout.
+    moduleArgs.printErr = (s) => {
+      if (/^worker sent an error!/.test(s)) startFailed(new Error(`a pthread worker failed: ${s}`));
+      (options.printErr ?? console.warn)(s);
+    };
     files.glue = glue;
   } else {
     moduleArgs.locateFile = (file) => file;
   }
   try {
-    factory = dir ? (await import(/* webpackIgnore: true */ /* @vite-ignore */ dir + name + '.mjs')).default :
+    factory = glueUrl ? (await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl)).default :
         (await build.glue()).default;
   } catch (e) {
-    throw new Error(`[glint.ready] could not load the ${name} glue${dir ? ' from ' + dir : ''}: ${e.message}`);
+    throw new Error(`[glint.ready] could not load the ${name} glue${glueUrl ? ' from ' + glueUrl : ''}: ${e.message}`);
   }
-  const M = threads ? await withTimeout(factory(moduleArgs), THREADS_START_MS,
-                                        'its workers did not start') :
-      await factory(moduleArgs);
+  const started = Promise.race([factory(moduleArgs), failed]);
+  const M = threads ? await withTimeout(started, THREADS_START_MS, 'its workers did not start') :
+      await started;
   // The files this build is made of, as fetched (loadedResources lists them).
   M.glintBuild = {name, threads, files: Object.values(files).filter((f) => f !== 'embedded'),
                   wasmFrom: from};

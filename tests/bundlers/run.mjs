@@ -323,6 +323,11 @@ runMain(async () => {
           continue;
         }
         check(`${name}: production build`, true);
+        // Nothing of the machine that built it in what the app ships.
+        const leaked = fs.readdirSync(built.dist, {recursive: true})
+            .filter((f) => !String(f).endsWith('.wasm') && fs.statSync(path.join(built.dist, f)).isFile())
+            .filter((f) => fs.readFileSync(path.join(built.dist, f), 'latin1').includes(dir));
+        check(`${name}: no absolute build path in the output`, leaked.length === 0, leaked.join(', '));
         // Vite and webpack emit `new URL(..., import.meta.url)` assets: every file,
         // threads too. esbuild and rollup copy none: the embedded wasm, one thread.
         const emits = name === 'vite' || name === 'webpack';

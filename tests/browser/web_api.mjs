@@ -120,9 +120,10 @@ runMain(() => withBrowser(async ({base, context}) => {
           /GlintError/.test(cw.error) && /class 2/.test(cw.error),
           `loss ${cw.got} vs ${cw.want}, weights rel err ${cw.weightsErr.toExponential(2)}, ${cw.error}`);
   }
-  const forced = await page.evaluate(() => {
+  // (A page whose WebGL is software asks for the adapter only now: a Promise.)
+  const forced = await page.evaluate(async () => {
     try {
-      window.glint.setBackend('webgpu');
+      await window.glint.setBackend('webgpu');
       return {threw: false};
     } catch (e) {
       return {threw: true, name: e.name, message: e.message, backend: window.glint.getBackend()};

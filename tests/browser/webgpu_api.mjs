@@ -17,13 +17,36 @@ function relClose(a, b, tol) {
       a.every((v, i) => Math.abs(v - b[i]) <= tol * Math.max(1, Math.abs(b[i])));
 }
 
-runMain(() => withBrowser(async ({base, context}) => {
-  const {page} = await openPage(context, `${base}/tests/browser/pages/api.html?threads=1`,
-                                {viewport: null, echoPageErrors: true});
+async function openApi(context, base, query) {
+  const {page, errors} = await openPage(context, `${base}/tests/browser/pages/api.html?${query}`,
+                                        {viewport: null, echoPageErrors: true});
   await page.waitForFunction(() => window.glintReady || window.glintReadyError, null,
                              {timeout: 60000});
   const err = await page.evaluate(() => window.glintReadyError);
   if (err) throw new Error(`glint.ready failed: ${err}`);
+  return {page, errors};
+}
+
+runMain(() => withBrowser(async ({base, context}) => {
+  // 'auto' on a page whose WebGL is software (SwiftShader here): no adapter is
+  // asked for at ready (no "No available adapters." where there is none), and
+  // setBackend('webgpu') asks then.
+  {
+    const {page} = await openApi(context, base, 'threads=0');
+    const before = (await run(page, 'info')).backendInfo.backends.find((b) => b.name === 'webgpu');
+    check('auto, software WebGL: no adapter asked for at ready, and it says why',
+          before && !before.available && /no adapter asked for.*software/.test(before.reason),
+          before && before.reason);
+    const after = await page.evaluate(async () => {
+      await window.glint.setBackend('webgpu');
+      return {active: window.glint.getBackend(),
+              gpu: window.glint.backendInfo().backends.find((b) => b.name === 'webgpu')};
+    });
+    check('then setBackend(\'webgpu\') asks for the adapter and runs on it',
+          after.active === 'webgpu' && after.gpu.available, JSON.stringify(after));
+    await page.close();
+  }
+  const {page} = await openApi(context, base, 'threads=1&webgpu=1');
   const info = await run(page, 'info');
   const gpu = info.backendInfo.backends.find((b) => b.name === 'webgpu');
   check('webgpu backend available, SwiftShader flagged as a software adapter',

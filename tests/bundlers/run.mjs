@@ -212,6 +212,10 @@ function checkApp(label, {result, errors, warnings}, {isolated, threads}) {
   }
   check(`${label}: no errors in the console or the network`, unexplained.length === 0,
         unexplained.slice(0, 4).join(' | '));
+  // This Chromium's WebGL is SwiftShader: no WebGPU adapter is asked for, so
+  // none is missing out loud.
+  check(`${label}: no "No available adapters." from a WebGPU probe`,
+        !warnings.some((w) => /No available adapters/.test(w)));
   return {warnings, wasmFrom: main.wasmFrom};
 }
 

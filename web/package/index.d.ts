@@ -20,9 +20,11 @@ export interface ReadyOptions {
    * false: no WebGPU device is requested (the webgpu backend stays unavailable). A GPU
    * object (navigator.gpu's kind, e.g. from node's `webgpu` package) is used instead of
    * navigator.gpu. In node the device is acquired here for true or a GPU object, else at
-   * the first setBackend('webgpu'), from the optional package `webgpu` (Dawn).
+   * the first setBackend('webgpu'), from the optional package `webgpu` (Dawn). In a page,
+   * 'auto' (default) asks for an adapter unless WebGL's renderer is software (then at
+   * the first setBackend('webgpu')); true always asks.
    */
-  webgpu?: boolean | {requestAdapter(options?: object): Promise<any>};
+  webgpu?: boolean | 'auto' | {requestAdapter(options?: object): Promise<any>};
 }
 export function ready(options?: ReadyOptions): Promise<void>;
 export function isReady(): boolean;

@@ -5,25 +5,31 @@ import {isNode} from './module.js';
 import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
 
 /**
- * Makes `name` the active backend. Returns true, or (webgpu in node, its first
- * time) a promise of true: the device is acquired then. `await` suits both.
+ * Makes `name` the active backend. Returns true, or (webgpu whose adapter was
+ * not asked for at ready: node, or a page whose WebGL is software) a promise
+ * of true: the device is acquired then. `await` suits both, as in TF.js.
  */
 export function setBackend(name) {
   const M = core.module();
-  if (name === 'webgpu' && isNode && !M.glintWebGPU && M.glintWebGPUOption !== false) {
-    return acquireForNode(M).then(() => setBackend(name));
+  if (name === 'webgpu' && !M.glintWebGPU && M.glintWebGPUOption !== false &&
+      (isNode || (M.glintWebGPUDeferred && globalThis.navigator?.gpu))) {
+    return acquireLater(M).then(() => setBackend(name));
   }
   core.callInt(() => M._glint_set_backend(core.str(name)));
   return true;
 }
 
 let acquiring = null;
-function acquireForNode(M) {
+function acquireLater(M) {
   acquiring ??= (async () => {
-    const got = await acquireWebGPU(await nodeGPU(M.glintWebGPUOption));
+    const got = await acquireWebGPU(isNode ? await nodeGPU(M.glintWebGPUOption) : globalThis.navigator.gpu);
+    M.glintWebGPUDeferred = null;  // asked now: a page asks once
     if (!got) {
-      throw new GlintError('[setBackend] webgpu: no WebGPU adapter in this process (Dawn found ' +
-          'no Vulkan, Metal or D3D12 device; on Linux it needs libvulkan1 and a Vulkan driver)');
+      throw new GlintError(isNode ?
+          '[setBackend] webgpu: no WebGPU adapter in this process (Dawn found no Vulkan, Metal or ' +
+          'D3D12 device; on Linux it needs libvulkan1 and a Vulkan driver)' :
+          '[setBackend] webgpu: this browser gave no WebGPU adapter (requestAdapter found none: ' +
+          'WebGPU disabled, unsupported or blocklisted here); the choices: ' + availableNames());
     }
     M.glintWebGPU = got;
     watchWebGPU(M);
@@ -59,9 +65,17 @@ export function getBackend() {
 
 /** Every registered backend: available or why not, software renderer or not. */
 export function backendInfo() {
-  const info = core.callJson(() => core.module()._glint_backend_info());
+  const M = core.module();
+  const info = core.callJson(() => M._glint_backend_info());
+  const webgpu = info.backends.find((b) => b.name === 'webgpu');
+  if (M.glintWebGPUDeferred && webgpu && !webgpu.available) webgpu.reason = M.glintWebGPUDeferred;
   info.build = core.buildInfo();
   return info;
+}
+
+function availableNames() {
+  return core.callJson(() => core.module()._glint_backend_info()).backends
+      .filter((b) => b.available).map((b) => b.name).join(', ');
 }
 
 /**

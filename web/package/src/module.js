@@ -10,7 +10,7 @@
 // get a working app: the single-thread wasm also ships as a JS module (base64)
 // that those bundles carry and use when the .wasm beside them is missing.
 
-import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
+import {acquireWebGPU, nodeGPU, softwareWebGL, watchWebGPU} from './webgpu.js';
 import {isNode, nodeModules} from './platform.js';
 
 /** A URL, or null where import.meta.url is empty (an IIFE bundle). */
@@ -60,11 +60,21 @@ export async function loadModule(options = {}) {
   // The webgpu backend's device. options.webgpu: false leaves it out; a GPU
   // object is used as navigator.gpu would be. In node it is acquired here only
   // when asked for (true or a GPU object): otherwise at setBackend('webgpu').
+  // In a page, 'auto' skips the adapter request where WebGL's renderer is
+  // software: WebGPU there has no adapter (the browser then logs "No available
+  // adapters.") or a software one, which the automatic choice passes over.
   const gpuWanted = options.webgpu ?? 'auto';
   let webgpu = null;
+  let deferred = null;
   if (gpuWanted !== false && (!isNode || gpuWanted !== 'auto')) {
-    const gpu = isNode ? await nodeGPU(gpuWanted) : typeof gpuWanted === 'object' ? gpuWanted : undefined;
-    webgpu = await acquireWebGPU(gpu);
+    const software = !isNode && gpuWanted === 'auto' && globalThis.navigator?.gpu ? softwareWebGL() : null;
+    if (software) {
+      deferred = `no adapter asked for: WebGL's renderer is software (${software}), where WebGPU ` +
+          'has none or a software one; setBackend(\'webgpu\') or ready({webgpu: true}) asks';
+    } else {
+      const gpu = isNode ? await nodeGPU(gpuWanted) : typeof gpuWanted === 'object' ? gpuWanted : undefined;
+      webgpu = await acquireWebGPU(gpu);
+    }
   }
   let M = null;
   let fallback = null;
@@ -81,6 +91,7 @@ export async function loadModule(options = {}) {
   if (!M) M = await instantiate('glint-st', options, webgpu);
   M.glintBuild.fallback = fallback;
   M.glintWebGPUOption = gpuWanted;
+  M.glintWebGPUDeferred = deferred;
   watchWebGPU(M);
   return M;
 }

@@ -87,6 +87,25 @@ export async function nodeGPU(option) {
 }
 
 /**
+ * The page's WebGL renderer when it is a software one (SwiftShader, llvmpipe,
+ * ...), else null (a GPU, or no WebGL to ask). The context is let go at once.
+ */
+export function softwareWebGL() {
+  try {
+    const canvas = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1) :
+        globalThis.document?.createElement('canvas');
+    const gl = canvas?.getContext('webgl2') ?? canvas?.getContext('webgl');
+    if (!gl) return null;
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return /swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer) ? renderer : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * {adapter, device, selfTest}, or null where there is no usable WebGPU.
  * gpu: the GPU object (navigator.gpu in a page).
  */

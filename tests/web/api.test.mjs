@@ -321,3 +321,35 @@ test('debug mode names the kernel that made a NaN; loss scaling skips non-finite
   glint.dispose([x, w]);
   opt.dispose();
 });
+
+// Issue 30: TF.js's dtype rules, run in both libraries on the same inputs:
+// inference from typed arrays, tensor1d(values, dtype), and binary ops on
+// mixed dtypes (upcast, numbers as float32, int32 / int32 as floorDiv).
+test('dtype inference and mixed-dtype binary ops follow TF.js', () => {
+  const cases = [
+    ['int32 + 1.5', (m) => m.tensor([1, 2], undefined, 'int32').add(1.5)],
+    ['int32 + 1', (m) => m.tensor([1, -2], undefined, 'int32').add(1)],
+    ['int32 * float32 scalar', (m) => m.tensor([1, 2], undefined, 'int32').mul(m.scalar(2.5))],
+    ['float32 pow int32 scalar', (m) => m.tensor([1, 2, -3]).pow(m.scalar(3, 'int32'))],
+    ['int32 + bool', (m) => m.tensor([1, 2], undefined, 'int32').add(m.tensor([true, false]))],
+    ['int32 < float32', (m) => m.tensor([1, 2], undefined, 'int32').less(m.scalar(1.5))],
+    ['float32 >= int32', (m) => m.tensor([0.5, 3]).greaterEqual(m.tensor([1, 3], undefined, 'int32'))],
+    ['int32 / int32', (m) => m.tensor([1, 2, -3, 7], undefined, 'int32').div(m.tensor([2, 2, 2, -2], undefined, 'int32'))],
+    ['int32 - float32 tensor', (m) => m.sub(m.tensor([5], undefined, 'int32'), m.tensor([0.25]))],
+    ['maximum int32, float32', (m) => m.maximum(m.tensor([1, 4], undefined, 'int32'), m.tensor([1.5, 2]))],
+    ['tensor1d(values, "int32")', (m) => m.tensor1d([1.7, -2.7, 3], 'int32')],
+    ['tensor(Uint8Array)', (m) => m.tensor(new Uint8Array([0, 7, 255]))],
+    ['tensor(Uint8ClampedArray)', (m) => m.tensor(new Uint8ClampedArray([1, 2]))],
+    ['tensor(Int32Array)', (m) => m.tensor(new Int32Array([1, -2]))],
+    ['tensor(booleans)', (m) => m.tensor([true, false])],
+    ['tensor5d', (m) => m.tensor5d([1, 2, 3, 4], [1, 1, 2, 2, 1])],
+  ];
+  for (const [name, f] of cases) {
+    const want = f(tf), got = f(glint);
+    assert.equal(got.dtype, want.dtype, `${name}: dtype`);
+    assert.deepEqual(got.shape, want.shape, `${name}: shape`);
+    close(Array.from(got.dataSync(), Number), Array.from(want.dataSync(), Number));
+  }
+  assert.throws(() => glint.logicalAnd(glint.tensor([1], undefined, 'int32'), glint.tensor([true])),
+                /logicalAnd/);
+});

@@ -100,6 +100,9 @@ export function tensor1d(values: TensorLike, dtype?: DataType): Tensor;
 export function tensor2d(values: TensorLike, shape?: [number, number], dtype?: DataType): Tensor;
 export function tensor3d(values: TensorLike, shape?: [number, number, number], dtype?: DataType): Tensor;
 export function tensor4d(values: TensorLike, shape?: [number, number, number, number], dtype?: DataType): Tensor;
+export function tensor5d(values: TensorLike, shape?: [number, number, number, number, number], dtype?: DataType): Tensor;
+export function tensor6d(values: TensorLike, shape?: [number, number, number, number, number, number],
+                         dtype?: DataType): Tensor;
 export function variable(initial: Tensor | TensorLike, trainable?: boolean, name?: string): Variable;
 
 export type TensorContainer = void | Tensor | number | string | TensorContainer[] |

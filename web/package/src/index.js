@@ -3,7 +3,7 @@
 //   await glint.ready();
 //   const model = glint.sequential({layers: [glint.layers.dense({units: 10, inputShape: [4]})]});
 export {ready, GlintError, isReady} from './core.js';
-export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, variable,
+export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d, variable,
   tidy, keep, dispose} from './tensor.js';
 export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed, enableDebugMode,
   setFloat16Activations,

@@ -47,9 +47,40 @@ const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'square
   'logicalAnd', 'logicalOr', 'logicalXor'];
 const REDUCE = ['sum', 'mean', 'max', 'min', 'prod', 'logSumExp', 'any', 'all'];
 
+// TF.js's dtype rules for two operands: numbers and arrays are inferred on
+// their own (a number is float32), then the lower dtype is cast up
+// (bool < int32 < float32), so int32 + 1.5 is float32 [.., 2.5], as in TF.js.
+// Arithmetic takes numbers: bool operands count as int32 there. int32 / int32
+// divides as floorDiv, as TF.js's div does. The logical ops stay bool-only.
+const DTYPE_ORDER = ['bool', 'int32', 'float32'];
+const LOGICAL = new Set(['logicalAnd', 'logicalOr', 'logicalXor']);
+const COMPARISON = new Set(['equal', 'notEqual', 'less', 'lessEqual', 'greater', 'greaterEqual']);
+
+function binaryOp(name) {
+  if (LOGICAL.has(name)) return (a, b) => one(name, [a, b]);
+  return (a, b) => {
+    const temps = [];
+    const operand = (x, arg) => {
+      const t = asTensor(x, name, arg);
+      if (t !== x) temps.push(t);
+      return t;
+    };
+    try {
+      let x = operand(a, 'a'), y = operand(b, 'b');
+      let dtype = DTYPE_ORDER[Math.max(DTYPE_ORDER.indexOf(x.dtype), DTYPE_ORDER.indexOf(y.dtype))];
+      if (dtype === 'bool' && !COMPARISON.has(name)) dtype = 'int32';
+      if (x.dtype !== dtype) temps.push(x = one('cast', [x], {dtype}));
+      if (y.dtype !== dtype) temps.push(y = one('cast', [y], {dtype}));
+      return one(name === 'div' && dtype === 'int32' ? 'floorDiv' : name, [x, y]);
+    } finally {
+      dispose(temps);
+    }
+  };
+}
+
 export const ops = {};
 for (const n of UNARY) ops[n] = (x) => one(n, [x]);
-for (const n of BINARY) ops[n] = (a, b) => one(n, [a, b]);
+for (const n of BINARY) ops[n] = binaryOp(n);
 for (const n of REDUCE) ops[n] = (x, axis = null, keepDims = false) => one(n, [x], {axis, keepDims});
 
 Object.assign(ops, {

@@ -275,9 +275,13 @@ function flatten(values, out) {
   return out;
 }
 
+// TF.js's inference: integer typed arrays are int32 (a Uint8Array too: pixels,
+// not booleans), other numbers float32, booleans bool.
 function inferDtype(values) {
-  if (values instanceof Int32Array) return 'int32';
-  if (values instanceof Uint8Array) return 'bool';
+  if (values instanceof Int32Array || values instanceof Uint8Array ||
+      values instanceof Uint8ClampedArray) {
+    return 'int32';
+  }
   let v = values;
   while (Array.isArray(v) && v.length) v = v[0];
   return typeof v === 'boolean' ? 'bool' : 'float32';
@@ -323,6 +327,8 @@ export function scalar(value, dtype) {
 }
 function ranked(rank) {
   return (values, shape, dtype) => {
+    // tensor1d(values, dtype) is TF.js's form: a string there is the dtype.
+    if (typeof shape === 'string') [shape, dtype] = [undefined, shape];
     const t = tensor(values, shape, dtype);
     if (t.rank !== rank) {
       const s = t.shape;
@@ -336,6 +342,8 @@ export const tensor1d = ranked(1);
 export const tensor2d = ranked(2);
 export const tensor3d = ranked(3);
 export const tensor4d = ranked(4);
+export const tensor5d = ranked(5);
+export const tensor6d = ranked(6);
 
 /** A Tensor as is; numbers and arrays become a new tensor (dtype like `like`). */
 export function asTensor(x, op, arg, like) {

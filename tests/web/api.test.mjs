@@ -353,3 +353,50 @@ test('dtype inference and mixed-dtype binary ops follow TF.js', () => {
   assert.throws(() => glint.logicalAnd(glint.tensor([1], undefined, 'int32'), glint.tensor([true])),
                 /logicalAnd/);
 });
+
+// Issue 30: tf.losses as TF.js has them: each of the nine with no weights,
+// per-example weights and per-element weights, under every Reduction, against
+// TF.js in the same run; and the gradient of one through the tape.
+test('tf.losses: the nine functions, weights and reductions as TF.js', () => {
+  const labels01 = randomValues(12, 3).map((v) => (v > 0 ? 1 : 0));
+  const probs = randomValues(12, 4).map((v) => 0.05 + 0.9 * (v + 1) / 2);
+  const logits = randomValues(12, 5).map((v) => 4 * v);
+  const a = randomValues(12, 6), b = randomValues(12, 7);
+  const rowW = [0.5, 0, 2], elemW = randomValues(12, 8).map((v) => (v > 0.5 ? 0 : v + 1));
+  const fns = [
+    ['absoluteDifference', (m, w, r) => m.losses.absoluteDifference(m.tensor(a, [3, 4]), m.tensor(b, [3, 4]), w, r)],
+    ['meanSquaredError', (m, w, r) => m.losses.meanSquaredError(m.tensor(a, [3, 4]), m.tensor(b, [3, 4]), w, r)],
+    ['cosineDistance', (m, w, r) => m.losses.cosineDistance(m.tensor(a, [3, 4]), m.tensor(b, [3, 4]), 1,
+                                                            w && w.rank === 2 && w.shape[1] === 4 ? undefined : w, r)],
+    ['hingeLoss', (m, w, r) => m.losses.hingeLoss(m.tensor(labels01, [3, 4]), m.tensor(a, [3, 4]), w, r)],
+    ['huberLoss', (m, w, r) => m.losses.huberLoss(m.tensor(a, [3, 4]), m.tensor(b.map((v) => 3 * v), [3, 4]), w, 0.7, r)],
+    ['logLoss', (m, w, r) => m.losses.logLoss(m.tensor(labels01, [3, 4]), m.tensor(probs, [3, 4]), w, 1e-7, r)],
+    ['sigmoidCrossEntropy', (m, w, r) => m.losses.sigmoidCrossEntropy(m.tensor(labels01, [3, 4]), m.tensor(logits, [3, 4]), w, 0.1, r)],
+    ['softmaxCrossEntropy', (m, w, r) => m.losses.softmaxCrossEntropy(
+        m.oneHot(m.tensor1d([0, 3, 1], 'int32'), 4).cast('float32'), m.tensor(logits, [3, 4]),
+        w && w.size === 12 ? m.tensor(rowW) : w, 0.2, r)],
+  ];
+  const weightsOf = [(m) => undefined, (m) => m.tensor(rowW, [3, 1]), (m) => m.tensor(elemW, [3, 4])];
+  for (const [name, f] of fns) {
+    for (const r of [undefined, 0, 1, 2, 3]) {
+      for (const w of weightsOf) {
+        const want = f(tf, w(tf), r), got = f(glint, w(glint), r);
+        const what = `${name}, reduction ${r}, weights ${weightsOf.indexOf(w)}`;
+        assert.deepEqual(got.shape, want.shape, `${what}: shape`);
+        try {
+          close(got.dataSync(), want.dataSync(), 1e-4);
+        } catch (e) {
+          throw new Error(`${what}: ${e.message}`);
+        }
+      }
+    }
+  }
+  // computeWeightedLoss alone, and Reduction's names.
+  close(glint.losses.computeWeightedLoss(glint.tensor(a), glint.tensor(elemW), glint.Reduction.MEAN).dataSync(),
+        tf.losses.computeWeightedLoss(tf.tensor(a), tf.tensor(elemW), tf.Reduction.MEAN).dataSync());
+  assert.equal(glint.Reduction[glint.Reduction.SUM], 'SUM');
+  // Its gradient, through the tape, against TF.js's.
+  const gradOf = (m) => m.grad((x) => m.losses.softmaxCrossEntropy(
+      m.tensor([[0, 1, 0, 0], [1, 0, 0, 0]]), x))(m.tensor(logits.slice(0, 8), [2, 4]));
+  close(gradOf(glint).dataSync(), gradOf(tf).dataSync(), 1e-4);
+});

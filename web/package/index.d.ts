@@ -260,7 +260,27 @@ export const fused: {
                 leakyreluAlpha?: number}): Tensor;
 };
 export const ops: {[name: string]: (...args: any[]) => any};
-export const losses: {[name: string]: (yTrue: T, yPred: T) => Tensor};
+/** TF.js's loss reductions (tf.Reduction). */
+export enum Reduction { NONE = 0, MEAN = 1, SUM = 2, SUM_BY_NONZERO_WEIGHTS = 3 }
+type Weights = T | number | undefined;
+/**
+ * tf.losses as TF.js: weighted and reduced (default SUM_BY_NONZERO_WEIGHTS); plus Glint's
+ * Keras-style per-sample losses (categoricalCrossentropy, ...) under their Keras names.
+ */
+export const losses: {
+  absoluteDifference(labels: T, predictions: T, weights?: Weights, reduction?: Reduction): Tensor;
+  computeWeightedLoss(losses: T, weights?: Weights, reduction?: Reduction): Tensor;
+  cosineDistance(labels: T, predictions: T, axis: number, weights?: Weights, reduction?: Reduction): Tensor;
+  hingeLoss(labels: T, predictions: T, weights?: Weights, reduction?: Reduction): Tensor;
+  huberLoss(labels: T, predictions: T, weights?: Weights, delta?: number, reduction?: Reduction): Tensor;
+  logLoss(labels: T, predictions: T, weights?: Weights, epsilon?: number, reduction?: Reduction): Tensor;
+  meanSquaredError(labels: T, predictions: T, weights?: Weights, reduction?: Reduction): Tensor;
+  sigmoidCrossEntropy(multiClassLabels: T, logits: T, weights?: Weights, labelSmoothing?: number,
+                      reduction?: Reduction): Tensor;
+  softmaxCrossEntropy(onehotLabels: T, logits: T, weights?: Weights, labelSmoothing?: number,
+                      reduction?: Reduction): Tensor;
+  [name: string]: (...args: any[]) => Tensor;
+};
 export const metrics: {[name: string]: (yTrue: T, yPred: T) => Tensor};
 
 // ---- Gradients ----------------------------------------------------------------------------

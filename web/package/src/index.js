@@ -9,7 +9,8 @@ export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSee
   setFloat16Activations,
   loadedResources,
   kernelTable, gl, webgpu} from './engine.js';
-export {ops, losses, metrics, runOp} from './ops.js';
+export {ops, metrics, runOp} from './ops.js';
+export {Reduction} from './tf_losses.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
@@ -18,7 +19,11 @@ export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';
 
-import {ops} from './ops.js';
+import {ops, losses as kerasLosses} from './ops.js';
+import {withKerasLosses} from './tf_losses.js';
+
+/** tf.losses: TF.js's nine (reduced, weighted), plus Glint's Keras-style per-sample ones. */
+export const losses = withKerasLosses(kerasLosses);
 import {LayersModel, Sequential, modelFromArtifacts} from './model.js';
 import {getLoadHandler} from './io.js';
 

@@ -400,3 +400,43 @@ test('tf.losses: the nine functions, weights and reductions as TF.js', () => {
       m.tensor([[0, 1, 0, 0], [1, 0, 0, 0]]), x))(m.tensor(logits.slice(0, 8), [2, 4]));
   close(gradOf(glint).dataSync(), gradOf(tf).dataSync(), 1e-4);
 });
+
+// Issue 30: TF.js's numeric and explicit paddings (maxPool, conv2d,
+// depthwiseConv2d), values and gradients against TF.js; inputs all negative,
+// so a padded max that let the padding win would show.
+test('numeric and explicit paddings as TF.js', () => {
+  const v = randomValues(2 * 5 * 6 * 3, 9).map((x) => -1.5 - Math.abs(x));
+  const f = randomValues(2 * 2 * 3 * 2, 10);
+  for (const pad of [0, 1, 2, [[0, 0], [1, 0], [0, 2], [0, 0]]]) {
+    const cases = [
+      ['maxPool', (m, x) => m.maxPool(x, 3, 1, pad)],
+      // (With a numeric pad TF.js sizes the width from the window's height and
+      // the height's stride, and reads past the input where they differ; Glint
+      // sizes each from its own. So numeric pads are compared on square
+      // windows and equal strides, explicit ones on any.)
+      ['maxPool stride 2', (m, x) => m.maxPool(x, typeof pad === 'number' ? 2 : [2, 3], 2, pad)],
+      ['conv2d', (m, x) => m.conv2d(x, m.tensor(f, [2, 2, 3, 2]), 1, pad)],
+      ['depthwiseConv2d', (m, x) => (typeof pad === 'number' ?
+          m.depthwiseConv2d(x, m.tensor(f.slice(0, 12), [2, 2, 3, 1]), 2, pad) :
+          m.depthwiseConv2d(x, m.tensor(f.slice(0, 6), [1, 2, 3, 1]), [1, 2], pad))],
+    ];
+    for (const [name, op] of cases) {
+      const run = (m) => {
+        const x = m.tensor(v, [2, 5, 6, 3]);
+        const y = op(m, x);
+        const g = m.grad((t) => m.sum(m.mul(op(m, t), m.tensor(randomValues(y.size, 11), y.shape))))(x);
+        return {y, g};
+      };
+      const want = run(tf), got = run(glint);
+      const what = `${name}, pad ${JSON.stringify(pad)}`;
+      assert.deepEqual(got.y.shape, want.y.shape, `${what}: shape`);
+      try {
+        close(got.y.dataSync(), want.y.dataSync(), 1e-4);
+        close(got.g.dataSync(), want.g.dataSync(), 1e-4);
+      } catch (e) {
+        throw new Error(`${what}: ${e.message}`);
+      }
+    }
+  }
+  assert.throws(() => glint.maxPool(glint.zeros([1, 4, 4, 1]), 2, 1, -1), /\[maxPool\] pad must be/);
+});

@@ -172,6 +172,8 @@ type T = Tensor | TensorLike;
 type Axis = number | number[] | null;
 type Pair = number | [number, number];
 type Padding = 'valid' | 'same';
+/** TF.js's window paddings: a name, a number (height and width, both sides), or explicit NHWC pairs. */
+type WindowPadding = Padding | number | [[0, 0], [number, number], [number, number], [0, 0]];
 export function neg(x: T): Tensor; export function abs(x: T): Tensor;
 export function exp(x: T): Tensor; export function log(x: T): Tensor;
 export function log1p(x: T): Tensor; export function sqrt(x: T): Tensor;
@@ -217,13 +219,13 @@ export function batchNorm(x: T, mean: T, variance: T, offset?: T, scale?: T,
                           varianceEpsilon?: number): Tensor;
 export function matMul(a: T, b: T, transposeA?: boolean, transposeB?: boolean): Tensor;
 export function dot(a: T, b: T): Tensor;
-export function conv2d(x: T, filter: T, strides?: Pair, pad?: Padding, dataFormat?: 'NHWC',
+export function conv2d(x: T, filter: T, strides?: Pair, pad?: WindowPadding, dataFormat?: 'NHWC',
                        dilations?: Pair): Tensor;
-export function depthwiseConv2d(x: T, filter: T, strides?: Pair, pad?: Padding,
+export function depthwiseConv2d(x: T, filter: T, strides?: Pair, pad?: WindowPadding,
                                 dataFormat?: 'NHWC', dilations?: Pair): Tensor;
 export function conv2dTranspose(x: T, filter: T, outputShape: number[], strides?: Pair,
                                 pad?: Padding): Tensor;
-export function maxPool(x: T, filterSize: Pair, strides?: Pair, pad?: Padding): Tensor;
+export function maxPool(x: T, filterSize: Pair, strides?: Pair, pad?: WindowPadding): Tensor;
 export function avgPool(x: T, filterSize: Pair, strides?: Pair, pad?: Padding): Tensor;
 export function reshape(x: T, shape: number[]): Tensor;
 export function transpose(x: T, perm?: number[]): Tensor;

@@ -112,16 +112,20 @@ Object.assign(ops, {
   dot: (a, b) => one('matMul', [a, b]),
   conv2d: (x, filter, strides = 1, pad = 'valid', dataFormat = 'NHWC', dilations = 1) => {
     nhwc('conv2d', dataFormat);
-    return one('conv2d', [x, filter], {strides, pad, dilations});
+    return explicitPad('conv2d', x, pad, 0, (xp, p) => one('conv2d', [xp, filter], {strides, pad: p, dilations}));
   },
   depthwiseConv2d: (x, filter, strides = 1, pad = 'valid', dataFormat = 'NHWC', dilations = 1) => {
     nhwc('depthwiseConv2d', dataFormat);
-    return one('depthwiseConv2d', [x, filter], {strides, pad, dilations});
+    return explicitPad('depthwiseConv2d', x, pad, 0,
+                       (xp, p) => one('depthwiseConv2d', [xp, filter], {strides, pad: p, dilations}));
   },
   conv2dTranspose: (x, filter, outputShape, strides = 1, pad = 'valid') =>
     one('conv2dTranspose', [x, filter], {outputShape, strides, pad}),
+  // Padding never wins a max: pad with float32's lowest (attributes travel as
+  // JSON, which has no -Infinity), as TF.js's windows skip it.
   maxPool: (x, filterSize, strides, pad = 'valid') =>
-    one('maxPool', [x], {filterSize, strides: strides ?? filterSize, pad}),
+    explicitPad('maxPool', x, pad, -3.4028234663852886e38,
+                (xp, p) => one('maxPool', [xp], {filterSize, strides: strides ?? filterSize, pad: p})),
   avgPool: (x, filterSize, strides, pad = 'valid') =>
     one('avgPool', [x], {filterSize, strides: strides ?? filterSize, pad}),
   reshape: (x, shape) => one('reshape', [x], {shape}),
@@ -178,6 +182,28 @@ ops.fused = {
     one('fused.matMul', bias ? [a, b, bias] : [a, b],
         {transposeA, transposeB, activation, leakyreluAlpha}),
 };
+
+/**
+ * TF.js's numeric and explicit paddings for NHWC windows: a number pads height
+ * and width by it on both sides; [[0,0],[top,bottom],[left,right],[0,0]] pads
+ * each side. Done as a pad op (value `fill`) and a 'valid' window, so every
+ * backend and the tape have it; 'same' and 'valid' go to the op as they are.
+ */
+function explicitPad(op, x, pad, fill, run) {
+  if (typeof pad === 'string') return run(x, pad);
+  let paddings;
+  if (typeof pad === 'number' && Number.isInteger(pad) && pad >= 0) {
+    paddings = [[0, 0], [pad, pad], [pad, pad], [0, 0]];
+  } else if (Array.isArray(pad) && pad.length === 4 && pad.every((p) => Array.isArray(p) && p.length === 2 &&
+             p.every((v) => Number.isInteger(v) && v >= 0)) &&
+             pad[0][0] === 0 && pad[0][1] === 0 && pad[3][0] === 0 && pad[3][1] === 0) {
+    paddings = pad;
+  } else {
+    throw new GlintError(`[${op}] pad must be 'same', 'valid', a non-negative integer or ` +
+        `[[0, 0], [top, bottom], [left, right], [0, 0]]: got ${JSON.stringify(pad)}`);
+  }
+  return tidy(() => run(ops.pad(x, paddings, fill), 'valid'));
+}
 
 function nhwc(op, dataFormat) {
   if (dataFormat !== 'NHWC') {

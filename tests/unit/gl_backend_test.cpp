@@ -123,7 +123,7 @@ TEST(GlBackend, ExtentDependsOnlyOnBytes) {
 }
 
 TEST(GlBackend, BuffersRoundTripBitExactForEveryDtype) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> f = {0.0f, -0.0f, 1.0f / 3, std::numeric_limits<float>::denorm_min(),
@@ -149,7 +149,7 @@ TEST(GlBackend, BuffersRoundTripBitExactForEveryDtype) {
 }
 
 TEST(GlBackend, ViewsShareOneTexture) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   Tensor x = tensor({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 6});
   int64_t buffers = memory().numBuffers;
@@ -160,7 +160,7 @@ TEST(GlBackend, ViewsShareOneTexture) {
 }
 
 TEST(GlBackend, PoolReusesTexturesAndMemoryReturnsToStart) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   auto step = [] {
     tidy([] {
@@ -183,7 +183,7 @@ TEST(GlBackend, PoolReusesTexturesAndMemoryReturnsToStart) {
 }
 
 TEST(GlBackend, ReadAsyncMatchesSyncRead) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   std::vector<float> values(1000);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.25f - 7;
@@ -222,7 +222,7 @@ void expectMatchesReference(const std::function<Tensor()>& make, double rtol, do
 }
 
 TEST(GlBackend, ConcatOfManyInputsTakesSeveralDraws) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   expectMatchesReference(
       [] {
         std::vector<Tensor> parts;
@@ -266,7 +266,7 @@ Tensor pattern(const Shape& shape, int seed) {
 }
 
 TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // Shapes that take the row-block path (M >= 8, N and K multiples of 4): a
   // ragged last block, B transposed, A transposed (first, where M % 4 != 0), batches broadcast,
   // bias and activations, a float16 output.
@@ -304,7 +304,7 @@ TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
 }
 
 TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // The row-block product addresses its operands in 2D where a texture row
   // holds whole matrix rows (W % L == 0) or a matrix row whole texture rows
   // (L % W == 0), else by flat index (blocked_product.h, MatrixTexels). A
@@ -339,7 +339,7 @@ TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
 }
 
 TEST(GlBackend, NarrowMatMulsMatchTheReference) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // N % 4 != 0 with K % 4 == 0, below the padded path's size (a classifier
   // head's three products): A's rows dotted with B^T's rows in whole texels,
   // A^T and B copied into that layout first (matmul.cpp, `narrow`).
@@ -368,7 +368,7 @@ TEST(GlBackend, NarrowMatMulsMatchTheReference) {
 }
 
 TEST(GlBackend, LargeTensorsWrapIntoTwoDimensions) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // 70,001 floats: a 256-wide texture of 69 rows, with a partial last texel.
   expectMatchesReference(
       [] {
@@ -381,7 +381,7 @@ TEST(GlBackend, LargeTensorsWrapIntoTwoDimensions) {
 }
 
 TEST(GlBackend, LongReductionsTakeTwoPasses) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // Windows of 5,000+ reduce through ~sqrt(window) partials first.
   expectMatchesReference(
       [] {
@@ -398,7 +398,7 @@ TEST(GlBackend, LongReductionsTakeTwoPasses) {
 }
 
 TEST(GlBackend, LoopsPastLlvmpipesLimitFailLoudly) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // llvmpipe stops a shader's loops after 65535 iterations: argMax walking
   // 70,001 elements in one fragment must not return a wrong index silently.
   std::vector<float> v(70001);
@@ -442,7 +442,7 @@ struct Float16Scope {
 };
 
 TEST(GlFloat16, OutputsAreHalfTexturesReadBackAsFloat32) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   std::vector<float> v = {0.0f, -0.0f, 1.0f, -2.5f, 3.14159265f, 1e-3f, 1e-6f, 6e-8f,
                           65504.0f, 65519.0f, 70000.0f, -1e5f, 0.1f, 1234.567f, -7.77e-5f};
@@ -479,7 +479,7 @@ TEST(GlFloat16, OutputsAreHalfTexturesReadBackAsFloat32) {
 }
 
 TEST(GlFloat16, LstmCellsOfFourUnitsPerFragmentWriteHalves) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   // Units a multiple of 4 (gl's multi-output path): h, c, and the gradients
   // dz (gathered) and dcPrev, all float16 here.
   auto run = [] {
@@ -501,7 +501,7 @@ TEST(GlFloat16, LstmCellsOfFourUnitsPerFragmentWriteHalves) {
 }
 
 TEST(GlFloat16, KernelsReadHalfInputs) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   Float16Scope f16(true);
   Tensor a = randomNormal({12, 16}, 0, 1, 3), b = randomNormal({16, 8}, 0, 1, 4);
@@ -533,7 +533,7 @@ TEST(GlFloat16, KernelsReadHalfInputs) {
 }
 
 TEST(GlFloat16, TrainsWithLossScalingVariablesStayFloat32MemoryFlat) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   const int64_t n = 256;
   const std::pair<Tensor, Tensor> data = classData(n, 21);  // clang: no lambda capture of bindings

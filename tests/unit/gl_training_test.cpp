@@ -121,7 +121,7 @@ TrainResult trainStandard(const std::string& name, const std::string& backend, i
 // ---- memory ------------------------------------------------------------------
 
 TEST(GlTraining, ThousandStepsLeaveTexturesAndBytesWhereTheyStarted) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   setSeed(3);
   auto m = sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {8}}}),
@@ -164,7 +164,7 @@ TEST(GlTraining, ThousandStepsLeaveTexturesAndBytesWhereTheyStarted) {
 // Unoptimized (ASan) builds skip this: the cpu side alone takes minutes there.
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
 TEST(GlTraining, StandardModelsTrainAsOnCpu) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   struct Case {
     const char* name;
     int64_t samples;
@@ -199,7 +199,7 @@ TEST(GlTraining, StandardModelsTrainAsOnCpu) {
 // ---- context loss ------------------------------------------------------------------------------
 
 TEST(GlContextLoss, UploadsComeBackKernelOutputsAreLost) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   std::vector<float> v = {1, -2, 3.5f, 1e-7f, -0.0f, 42};
   Tensor x = tensor(v, {2, 3});
@@ -235,7 +235,7 @@ TEST(GlContextLoss, UploadsComeBackKernelOutputsAreLost) {
 }
 
 TEST(GlContextLoss, PendingReadAsyncFailsCleanly) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   Tensor x = tensor({1, 2, 3}, {3});
   gl::PendingRead r = gl::readAsync(exp(x));
@@ -257,7 +257,7 @@ TEST(GlContextLoss, PendingReadAsyncFailsCleanly) {
 }
 
 TEST(GlContextLoss, VariablesComeBackFromTheirSnapshot) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   Tensor x = tensor({0.5f, 1, 2}, {3});
   Variable v = variable(exp(x), true, "snap");  // a kernel output: read back asynchronously
@@ -294,7 +294,7 @@ CallbackPtr atBatchEnd(std::function<void(int)> fn) {
 }
 
 TEST(GlContextLoss, FitGoesOnWithNoWeightLost) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   TrainResult plain = trainStandard("mlp", "gl", 512, 2);
   // The same run, with the context lost after the 4th batch of each epoch.
   gl::Stats s0 = gl::stats();
@@ -314,7 +314,7 @@ TEST(GlContextLoss, FitGoesOnWithNoWeightLost) {
 }
 
 TEST(GlContextLoss, WeightsAfterRecoveryEqualTheSnapshot) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   const HostDigits& d = digits();
   setSeed(5);
@@ -340,7 +340,7 @@ TEST(GlContextLoss, WeightsAfterRecoveryEqualTheSnapshot) {
 }
 
 TEST(GlContextLoss, FitSkipsAStepTheLossInterrupts) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   const HostDigits& d = digits();
   setSeed(99);
@@ -375,7 +375,7 @@ TEST(GlContextLoss, FitSkipsAStepTheLossInterrupts) {
 // faults; a loss at a step's end loses no weight (read before and after), and
 // a loss inside a step costs that step only.
 TEST(GlContextLoss, TenRandomLossesDuringTrainingLoseNothing) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   const HostDigits& d = digits();
   constexpr int kSteps = 16;  // 512 samples, batch 64, 2 epochs
   struct Fault {
@@ -434,7 +434,7 @@ TEST(GlContextLoss, TenRandomLossesDuringTrainingLoseNothing) {
 }
 
 TEST(GlContextLoss, VariablesMoveToCpuWhenNoContextCanBeMade) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   std::string saved = getBackend();
   setBackend("gl");
   setSeed(4);
@@ -483,7 +483,7 @@ TEST(GlContextLoss, VariablesMoveToCpuWhenNoContextCanBeMade) {
 }
 
 TEST(GlContextLoss, SnapshotIntervalAndOptionsAreChecked) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   Variable v = variable(tensor({1, 2}, {2}), true, "interval");
   gl::setRecoveryOptions({.snapshotInterval = 3});
@@ -502,7 +502,7 @@ TEST(GlContextLoss, SnapshotIntervalAndOptionsAreChecked) {
 }
 
 TEST(GlContextLoss, MemoryAccountsForLostBuffers) {
-  REQUIRE_GL();
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnBackend on("gl");
   MemoryInfo m0 = memory();
   gl::Stats s0 = gl::stats();

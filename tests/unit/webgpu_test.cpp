@@ -47,7 +47,7 @@ std::string gpuStatus() {
   ASSERT_TRUE(gpuAvailable()) << "webgpu did not start: " << gpuStatus()
 
 TEST(WebGpuBackend, RegisteredAndDescribed) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   std::string reason = gpuStatus();
   EXPECT_NE(reason.find("WebGPU"), std::string::npos) << reason;
   EXPECT_NE(reason.find("storage buffers per stage"), std::string::npos) << reason;
@@ -60,7 +60,7 @@ TEST(WebGpuBackend, RegisteredAndDescribed) {
 }
 
 TEST(WebGpuBackend, BuffersRoundTripBitExactForEveryDtype) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   BackendScope on("webgpu");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> f = {0.0f, -0.0f, 1.0f / 3, std::numeric_limits<float>::infinity(),
@@ -90,7 +90,7 @@ TEST(WebGpuBackend, BuffersRoundTripBitExactForEveryDtype) {
 }
 
 TEST(WebGpuBackend, ViewsShareOneBuffer) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   BackendScope on("webgpu");
   Tensor x = tensor({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 6});
   int64_t buffers = memory().numBuffers;
@@ -100,7 +100,7 @@ TEST(WebGpuBackend, ViewsShareOneBuffer) {
 }
 
 TEST(WebGpuBackend, PoolReusesBuffersAndMemoryReturnsToStart) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   BackendScope on("webgpu");
   auto step = [] {
     tidy([] {
@@ -123,7 +123,7 @@ TEST(WebGpuBackend, PoolReusesBuffersAndMemoryReturnsToStart) {
 }
 
 TEST(WebGpuBackend, KernelErrorsNameTheBackendLimits) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   webgpu::WebGpuBackend* gpu = webgpu::instance();
   ASSERT_NE(gpu, nullptr);
   // More bindings than the device allows: refused before WebGPU sees it.
@@ -159,7 +159,7 @@ Synthetic synthetic(int64_t n, uint32_t seed) {
 // path, transposes, batch broadcasting, partial row blocks and the fused
 // bias + activation, against the reference backend.
 TEST(WebGpuBackend, MatMulLayoutsMatchTheReference) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   struct Case { int64_t batchA, batchB, m, n, k; bool tA, tB; };
   const std::vector<Case> cases = {
       {1, 1, 64, 128, 784, false, false},  // a dense layer's forward: vec4 A along p
@@ -222,7 +222,7 @@ TrainResult trainStandard(const std::string& name, const std::string& backend,
 }
 
 TEST(WebGpuTraining, StandardModelsTrainAsOnCpu) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   Synthetic train = synthetic(640, 1), test = synthetic(256, 2);
   struct Case {
     const char* name;
@@ -248,7 +248,7 @@ TEST(WebGpuTraining, StandardModelsTrainAsOnCpu) {
 }
 
 TEST(WebGpuTraining, FiveHundredStepsLeaveBuffersAndBytesWhereTheyStarted) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   BackendScope on("webgpu");
   setSeed(3);
   auto m = sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {8}}}),
@@ -285,7 +285,7 @@ TEST(WebGpuTraining, FiveHundredStepsLeaveBuffersAndBytesWhereTheyStarted) {
 // The page keeps a spare device (run_tests.html), so a loss forced here is
 // followed by a device the backend can take synchronously.
 TEST(WebGpuDeviceLoss, LostBuffersThrowAndNewWorkRunsOnTheNewDevice) {
-  REQUIRE_WEBGPU();
+  REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   BackendScope on("webgpu");
   webgpu::WebGpuBackend* gpu = webgpu::instance();
   Tensor uploaded = tensor({7, 8, 9}, {3});

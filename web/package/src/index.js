@@ -20,10 +20,13 @@ export {data} from './data.js';
 export {worker} from './worker_client.js';
 
 import {ops, losses as kerasLosses} from './ops.js';
-import {withKerasLosses} from './tf_losses.js';
+import {tfLosses} from './tf_losses.js';
 
-/** tf.losses: TF.js's nine (reduced, weighted), plus Glint's Keras-style per-sample ones. */
-export const losses = withKerasLosses(kerasLosses);
+/**
+ * tf.losses: TF.js's nine (weighted, reduced), plus Glint's Keras-style per-sample
+ * losses under their Keras names; where a name is in both, TF.js's form.
+ */
+export const losses = {...kerasLosses, ...tfLosses};
 import {LayersModel, Sequential, modelFromArtifacts} from './model.js';
 import {getLoadHandler} from './io.js';
 

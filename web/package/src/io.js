@@ -7,6 +7,7 @@
 //   file://dir         node only: dir/model.json + a weights file (atomic switch)
 import {GlintError, quoteForError} from './core.js';
 import {checkJsonTextDepth, weightSpecsBytes} from './artifact_limits.js';
+import {fromBase64, toBase64} from './base64.js';
 
 export function artifactsInfo(a) {
   const jsonBytes = (v) => (v == null ? 0 : new TextEncoder().encode(JSON.stringify(v)).length);
@@ -140,20 +141,6 @@ export function browserIndexedDB(name) {
 
 const LS_PREFIX = 'glint_models/';
 
-function base64(bytes) {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(s);
-}
-function unbase64(text) {
-  const s = atob(text);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; ++i) out[i] = s.charCodeAt(i);
-  return out.buffer;
-}
-
 export function browserLocalStorage(name) {
   const store = () => {
     if (typeof localStorage === 'undefined') {
@@ -172,7 +159,7 @@ export function browserLocalStorage(name) {
       const {weightData, ...rest} = artifacts;
       try {
         ls.setItem(key('artifacts'), JSON.stringify(rest));
-        ls.setItem(key('weights'), base64(new Uint8Array(weightData ?? new ArrayBuffer(0))));
+        ls.setItem(key('weights'), toBase64(new Uint8Array(weightData ?? new ArrayBuffer(0))));
       } catch (e) {
         ls.removeItem(key('artifacts'));
         ls.removeItem(key('weights'));
@@ -206,7 +193,7 @@ export function browserLocalStorage(name) {
       if (a === null || w === null) {
         throw new GlintError(`[localstorage] model '${name}' is incomplete in localStorage`);
       }
-      return {...JSON.parse(a), weightData: unbase64(w)};
+      return {...JSON.parse(a), weightData: fromBase64(w).buffer};
     },
   };
 }

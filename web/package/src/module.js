@@ -12,6 +12,7 @@
 
 import {acquireWebGPU, nodeGPU, softwareWebGL, watchWebGPU} from './webgpu.js';
 import {isNode, nodeModules} from './platform.js';
+import {fromBase64} from './base64.js';
 
 /** A URL, or null where import.meta.url is empty (an IIFE bundle). */
 function here(make) {
@@ -129,7 +130,7 @@ async function instantiate(name, options, webgpu) {
   if (threads) {
     const glue = glueUrl ??= build.glueFile()?.href;
     if (!glue) throw new Error('the bundle gives no URL for the threads build\'s glue');
-    await checkFetchable([glue]);
+    await checkScript(glue);
     const {workerSource} = await build.workerSource();
     const worker = URL.createObjectURL(new Blob([workerSource], {type: 'text/javascript'}));
     moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? worker : file);
@@ -219,27 +220,18 @@ async function compileFromUrl(href) {
   return WebAssembly.compile(bytes);
 }
 
-function fromBase64(s) {
-  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(s);
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; ++i) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-/** Each URL (but data: ones) answers 200 with a script, or an Error naming the first that does not. */
-async function checkFetchable(urls) {
-  await Promise.all(urls.filter((u) => !u.startsWith('data:')).map(async (u) => {
-    let r;
-    try {
-      r = await fetch(u, {credentials: 'same-origin'});
-    } catch (e) {
-      throw new Error(`${u}: ${e.message}`);
-    }
-    if (!r.ok) throw new Error(`${u} answered ${r.status}`);
-    const type = r.headers.get('Content-Type') ?? '';
-    if (!/javascript|ecmascript/.test(type)) throw new Error(`${u} is ${type || 'untyped'}, not a script`);
-  }));
+/** The threads glue answers 200 with a script (a data: URL is taken as it is), or an Error saying what came. */
+async function checkScript(url) {
+  if (url.startsWith('data:')) return;
+  let r;
+  try {
+    r = await fetch(url, {credentials: 'same-origin'});
+  } catch (e) {
+    throw new Error(`${url}: ${e.message}`);
+  }
+  if (!r.ok) throw new Error(`${url} answered ${r.status}`);
+  const type = r.headers.get('Content-Type') ?? '';
+  if (!/javascript|ecmascript/.test(type)) throw new Error(`${url} is ${type || 'untyped'}, not a script`);
 }
 
 function withTimeout(promise, ms, what) {

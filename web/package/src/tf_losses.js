@@ -118,11 +118,3 @@ export function softmaxCrossEntropy(onehotLabels, logits, weights, labelSmoothin
 export const tfLosses = {absoluteDifference, computeWeightedLoss, cosineDistance, hingeLoss,
   huberLoss, logLoss, meanSquaredError, sigmoidCrossEntropy, softmaxCrossEntropy};
 
-/**
- * glint.losses: TF.js's tf.losses, plus the Keras-style per-sample losses
- * (categoricalCrossentropy, ...) under their own names; where a name is in
- * both (meanSquaredError, softmaxCrossEntropy), TF.js's form.
- */
-export function withKerasLosses(keras) {
-  return {...keras, ...tfLosses};
-}

@@ -10,8 +10,7 @@
 #include <emscripten/em_js.h>
 #include <emscripten/html5.h>
 #else
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
+#include <EGL/eglext.h>  // egl.h came through gl_api.h, without prototypes
 #endif
 
 namespace glint::gl {
@@ -201,6 +200,8 @@ bool tryDisplay(EGLDisplay d, std::string& why) {
 }
 
 bool createPlatformContext(std::string& whyNot) {
+  // libEGL / libGLESv2 missing: gl is unavailable with the reason, cpu runs.
+  if (!loadLibraries(whyNot)) return false;
   std::vector<EGLDisplay> displays = candidateDisplays();
   if (displays.empty()) {
     whyNot = "no EGL display";

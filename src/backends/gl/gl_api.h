@@ -1,7 +1,10 @@
 #pragma once
 // OpenGL ES 3.0 natively (EGL), WebGL2 under Emscripten: the same entry points.
+// Natively they are pointers loaded at run time (gl_loader.h).
+#ifndef __EMSCRIPTEN__
+#include "src/backends/gl/gl_loader.h"
+#else
 #include <GLES3/gl3.h>
-#ifdef __EMSCRIPTEN__
 #include <webgl/webgl2.h>  // glGetBufferSubData: WebGL2 has no glMapBufferRange
 
 // WebGL forbids client waits with a timeout (INVALID_OPERATION, which later

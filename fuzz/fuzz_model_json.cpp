@@ -6,6 +6,7 @@
 
 #include "fuzz/fuzz_common.h"
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/model.h"
 #include "glint/ops.h"
 

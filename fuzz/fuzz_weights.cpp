@@ -8,6 +8,7 @@
 
 #include "fuzz/fuzz_common.h"
 #include "glint/io.h"
+#include "glint/json.h"
 
 using namespace glint;
 

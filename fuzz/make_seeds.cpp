@@ -13,6 +13,7 @@
 
 #include "glint/engine.h"
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/ops.h"

@@ -47,7 +47,7 @@ class Backend {
   /// (optional) Called when variable `var`, held on this backend, gets a value
   /// (creation, assign). A backend whose device can vanish (a lost GL context)
   /// keeps a host snapshot to restore it from.
-  virtual void variableChanged(const std::shared_ptr<TensorImpl>& var) {}
+  virtual void variableChanged(const std::shared_ptr<TensorImpl>& /*var*/) {}
   /// (optional) Detects a lost device and restores what it can (which may
   /// give variables new buffers): called before a tensor's buffer is read.
   virtual void restoreIfLost() {}

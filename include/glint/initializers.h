@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
-#include "glint/json.h"
+#include "glint/config.h"
+#include "glint/json_fwd.h"
 #include "glint/tensor.h"
 
 namespace glint {
@@ -66,7 +68,7 @@ std::pair<double, double> computeFans(const Shape& shape);
 Json serialize(const Initializer& initializer);
 /// From {"class_name" | "className": ..., "config": {...}}; keys and string
 /// values may be snake_case or camelCase. Unknown classes throw glint::Error.
-std::shared_ptr<Initializer> fromConfig(const Json& classNameAndConfig);
+std::shared_ptr<Initializer> fromConfig(const Config& classNameAndConfig);
 /// By identifier: "glorotUniform", "glorot_uniform", "GlorotUniform", "zeros", ...
 std::shared_ptr<Initializer> get(const std::string& name);
 

@@ -14,12 +14,15 @@
 //   ModelArtifacts <-> a directory                 saveArtifacts / loadArtifacts (atomic save)
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "glint/json.h"
+#include "glint/config.h"
+#include "glint/error.h"
+#include "glint/json_fwd.h"
 #include "glint/tensor.h"
 
 namespace glint {
@@ -65,12 +68,12 @@ NamedTensors decodeWeights(const std::vector<uint8_t>& data, const std::vector<W
 
 /// Everything a saved model holds, independent of where it is stored.
 struct ModelArtifacts {
-  Json modelTopology;                    // {"class_name", "config", "keras_version", "backend"}
+  Config modelTopology;                  // {"class_name", "config", "keras_version", "backend"}
   std::string format = "layers-model";
   std::string generatedBy;
-  Json convertedBy = nullptr;
-  Json trainingConfig;                   // null unless saved with the optimizer
-  Json userDefinedMetadata;              // null or an object; Glint's own under "glint"
+  Config convertedBy = nullptr;
+  Config trainingConfig;                 // null unless saved with the optimizer
+  Config userDefinedMetadata;            // null or an object; Glint's own under "glint"
   std::vector<WeightSpec> weightSpecs;
   std::vector<uint8_t> weightData;       // all weights, concatenated in spec order
 };
@@ -110,7 +113,7 @@ struct SaveOptions {
   /// TF.js's includeOptimizer does, so training resumes exactly.
   bool includeOptimizer = false;
   /// Merged into userDefinedMetadata (Glint's own entry is "glint").
-  Json userDefinedMetadata = nullptr;
+  Config userDefinedMetadata = nullptr;
 };
 
 /// The model.json object for these artifacts; the weights manifest is one

@@ -1,9 +1,9 @@
 #pragma once
 // The Layers API, after Keras and TensorFlow.js.
 //
-// A layer is built from a JSON argument object that uses the same names as
-// the TF.js API, so C++ and JS read alike and a layer can be rebuilt from
-// the Keras config stored in a model.json:
+// A layer is built from a JSON argument object (glint::Config) that uses the
+// same names as the TF.js API, so C++ and JS read alike and a layer can be
+// rebuilt from the Keras config stored in a model.json:
 //
 //   auto d = layers::dense({{"units", 10}, {"activation", "softmax"}});
 //   Tensor y = d->apply(x);                      // eager
@@ -12,12 +12,15 @@
 // Argument keys may be camelCase (TF.js: "kernelInitializer", "inputShape")
 // or snake_case (Keras configs: "kernel_initializer", "batch_input_shape");
 // getConfig() writes the snake_case Keras form that TF.js reads and writes.
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "glint/json.h"
+#include "glint/config.h"
+#include "glint/json_fwd.h"
 #include "glint/tensor.h"
 
 namespace glint {
@@ -47,7 +50,7 @@ struct Node {
   std::vector<SymbolicTensorPtr> inputs;
   std::vector<std::weak_ptr<SymbolicTensor>> outputs;
   int index = 0;  // the n-th call of `layer`
-  Json kwargs = Json::object();
+  Config kwargs = Config::object();
 
   Node() = default;
   Node(const Node&) = default;
@@ -71,7 +74,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Reads the arguments every layer takes: name, trainable, inputShape /
   /// batchInputShape / batchSize, dtype. Unknown keys are an error (see
   /// LayerArgs in src/layers/layer_args.h).
-  explicit Layer(const Json& args, const std::string& defaultNamePrefix);
+  explicit Layer(const Config& args, const std::string& defaultNamePrefix);
   virtual ~Layer();
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;
@@ -90,16 +93,16 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// glint::Error naming the layer when the inputs are incompatible.
   virtual std::vector<Shape> computeOutputShape(const std::vector<Shape>& inputShapes) const = 0;
   /// The Keras config (snake_case keys), including name, trainable, dtype and
-  /// batch_input_shape when one was given.
+  /// batch_input_shape when one was given. An override needs glint/json.h.
   virtual Json getConfig() const;
 
   /// Eager: validates, builds on first use, calls, applies nothing else.
   Tensor apply(const Tensor& x, bool training = false);
   std::vector<Tensor> apply(const std::vector<Tensor>& xs, bool training = false);
   /// Functional: records a node and returns symbolic outputs.
-  SymbolicTensorPtr apply(const SymbolicTensorPtr& x, const Json& kwargs = Json::object());
+  SymbolicTensorPtr apply(const SymbolicTensorPtr& x, const Config& kwargs = Config::object());
   std::vector<SymbolicTensorPtr> apply(const std::vector<SymbolicTensorPtr>& xs,
-                                       const Json& kwargs = Json::object());
+                                       const Config& kwargs = Config::object());
 
   /// Trainable weights first, then non-trainable (Keras order). A frozen
   /// layer (trainable false) reports all its weights as non-trainable.
@@ -143,7 +146,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// For layers that own other layers (Bidirectional, TimeDistributed, Model).
   virtual std::vector<Variable> ownWeights(bool trainableOnes) const;
   /// The layer's arguments as given (normalized to snake_case keys).
-  const Json& args() const { return args_; }
+  const Json& args() const { return args_.json(); }
   /// Throws "[<ClassName> '<name>'] <message>".
   [[noreturn]] void error(const std::string& message) const;
   std::string what() const;  // "Dense 'dense_1'"
@@ -160,7 +163,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   std::string name_;
   std::string weightNamePrefix_;  // empty: name_
   bool trainable_ = true;
-  Json args_;
+  Config args_;
   std::optional<Shape> batchInputShape_;
   std::vector<WeightEntry> weights_;
   std::vector<std::weak_ptr<Node>> inboundNodes_;
@@ -168,52 +171,52 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
 /// A graph input: `input({{"shape", {28, 28, 1}}})` (shape without the
 /// batch), or "batchShape" with it; optional "name", "dtype".
-SymbolicTensorPtr input(const Json& args);
+SymbolicTensorPtr input(const Config& args);
 
 namespace layers {
 
 // Core.
-LayerPtr inputLayer(const Json& args);
-LayerPtr dense(const Json& args);
-LayerPtr activation(const Json& args);
-LayerPtr dropout(const Json& args);
-LayerPtr flatten(const Json& args = Json::object());
-LayerPtr reshape(const Json& args);
-LayerPtr permute(const Json& args);
-LayerPtr embedding(const Json& args);
+LayerPtr inputLayer(const Config& args);
+LayerPtr dense(const Config& args);
+LayerPtr activation(const Config& args);
+LayerPtr dropout(const Config& args);
+LayerPtr flatten(const Config& args = Config::object());
+LayerPtr reshape(const Config& args);
+LayerPtr permute(const Config& args);
+LayerPtr embedding(const Config& args);
 // Convolution and pooling (NHWC).
-LayerPtr conv2d(const Json& args);
-LayerPtr depthwiseConv2d(const Json& args);
-LayerPtr separableConv2d(const Json& args);
-LayerPtr conv2dTranspose(const Json& args);
-LayerPtr maxPooling2d(const Json& args = Json::object());
-LayerPtr averagePooling2d(const Json& args = Json::object());
-LayerPtr globalAveragePooling2d(const Json& args = Json::object());
-LayerPtr globalMaxPooling2d(const Json& args = Json::object());
-LayerPtr zeroPadding2d(const Json& args = Json::object());
-LayerPtr upSampling2d(const Json& args = Json::object());
+LayerPtr conv2d(const Config& args);
+LayerPtr depthwiseConv2d(const Config& args);
+LayerPtr separableConv2d(const Config& args);
+LayerPtr conv2dTranspose(const Config& args);
+LayerPtr maxPooling2d(const Config& args = Config::object());
+LayerPtr averagePooling2d(const Config& args = Config::object());
+LayerPtr globalAveragePooling2d(const Config& args = Config::object());
+LayerPtr globalMaxPooling2d(const Config& args = Config::object());
+LayerPtr zeroPadding2d(const Config& args = Config::object());
+LayerPtr upSampling2d(const Config& args = Config::object());
 // Normalization.
-LayerPtr batchNormalization(const Json& args = Json::object());
-LayerPtr layerNormalization(const Json& args = Json::object());
+LayerPtr batchNormalization(const Config& args = Config::object());
+LayerPtr layerNormalization(const Config& args = Config::object());
 // Recurrent (returnSequences, returnState, goBackwards; stateful is not supported).
-LayerPtr simpleRNN(const Json& args);
-LayerPtr lstm(const Json& args);
-LayerPtr gru(const Json& args);
-LayerPtr bidirectional(const Json& args);    // {"layer": LayerPtr-config or class/config, "mergeMode": "concat"}
-LayerPtr bidirectional(const LayerPtr& layer, const Json& args = Json::object());
-LayerPtr timeDistributed(const LayerPtr& layer, const Json& args = Json::object());
+LayerPtr simpleRNN(const Config& args);
+LayerPtr lstm(const Config& args);
+LayerPtr gru(const Config& args);
+LayerPtr bidirectional(const Config& args);    // {"layer": LayerPtr-config or class/config, "mergeMode": "concat"}
+LayerPtr bidirectional(const LayerPtr& layer, const Config& args = Config::object());
+LayerPtr timeDistributed(const LayerPtr& layer, const Config& args = Config::object());
 // Merging.
-LayerPtr add(const Json& args = Json::object());
-LayerPtr multiply(const Json& args = Json::object());
-LayerPtr concatenate(const Json& args = Json::object());
-LayerPtr average(const Json& args = Json::object());
+LayerPtr add(const Config& args = Config::object());
+LayerPtr multiply(const Config& args = Config::object());
+LayerPtr concatenate(const Config& args = Config::object());
+LayerPtr average(const Config& args = Config::object());
 
 /// Builds a layer from its Keras class name and config (model.json).
-LayerPtr fromConfig(const std::string& className, const Json& config);
+LayerPtr fromConfig(const std::string& className, const Config& config);
 /// Class names fromConfig knows.
 std::vector<std::string> knownClassNames();
 
-using LayerFactory = std::function<LayerPtr(const Json& config)>;
+using LayerFactory = std::function<LayerPtr(const Config& config)>;
 /// Adds a layer class to fromConfig (each layer family registers its own).
 void registerLayerClass(const std::string& className, LayerFactory factory);
 

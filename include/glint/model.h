@@ -8,6 +8,7 @@
 //   model->compile({.optimizer = "adam", .loss = {"categoricalCrossentropy"}, .metrics = {"accuracy"}});
 //   History h = model->fit(x, y, {.epochs = 5, .batchSize = 64, .validationSplit = 0.2f});
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,7 +17,10 @@
 #include <variant>
 #include <vector>
 
+#include "glint/config.h"
 #include "glint/engine.h"
+#include "glint/error.h"
+#include "glint/json_fwd.h"
 #include "glint/layers.h"
 
 namespace glint {
@@ -35,10 +39,10 @@ class Callback {
   virtual ~Callback() = default;
   virtual void onTrainBegin(const Logs&) {}
   virtual void onTrainEnd(const Logs&) {}
-  virtual void onEpochBegin(int epoch, const Logs&) {}
-  virtual void onEpochEnd(int epoch, const Logs&) {}
-  virtual void onBatchBegin(int batch, const Logs&) {}
-  virtual void onBatchEnd(int batch, const Logs&) {}
+  virtual void onEpochBegin(int /*epoch*/, const Logs&) {}
+  virtual void onEpochEnd(int /*epoch*/, const Logs&) {}
+  virtual void onBatchBegin(int /*batch*/, const Logs&) {}
+  virtual void onBatchEnd(int /*batch*/, const Logs&) {}
   /// Set by fit before onTrainBegin.
   Model* model = nullptr;
 };
@@ -61,9 +65,22 @@ struct EarlyStoppingOptions {
 };
 CallbackPtr earlyStopping(EarlyStoppingOptions options = {});
 
+/// Per-epoch values by log name. Reading one by name (`h.history["val_accuracy"]`)
+/// accepts Keras's names and TF.js's ("accuracy" and "acc", "val_accuracy"
+/// and "val_acc", "mse" and "meanSquaredError") and throws glint::Error
+/// listing the known names for an unknown one, where std::map's operator[]
+/// would add an empty series. at(), find() and iteration are std::map's.
+class HistoryLogs : public std::map<std::string, std::vector<double>> {
+ public:
+  using std::map<std::string, std::vector<double>>::map;
+  const std::vector<double>& operator[](const std::string& name) const;
+};
+
 struct History {
   std::vector<int> epoch;
-  std::map<std::string, std::vector<double>> history;  // per-epoch logs
+  HistoryLogs history;  // "loss", "acc", "val_loss", ... as TF.js logs them
+  /// history[name]: Keras or TF.js names; throws for unknown ones.
+  const std::vector<double>& get(const std::string& name) const { return history[name]; }
 };
 
 /// Loss: a name ("categoricalCrossentropy", "mse", ...) or a function of
@@ -118,7 +135,7 @@ class Model : public Layer {
  public:
   /// A functional model from graph inputs to outputs.
   Model(const std::vector<SymbolicTensorPtr>& inputs, const std::vector<SymbolicTensorPtr>& outputs,
-        const Json& args = Json::object());
+        const Config& args = Config::object());
   std::string className() const override { return "Model"; }
 
   // ---- Graph -----------------------------------------------------------
@@ -191,7 +208,7 @@ class Model : public Layer {
 
  protected:
   /// For Sequential: an empty model whose graph is set later.
-  explicit Model(const Json& args, const std::string& defaultNamePrefix);
+  explicit Model(const Config& args, const std::string& defaultNamePrefix);
   /// listInputLayers false leaves the input layers out of layers() (Sequential's own input).
   void initGraph(const std::vector<SymbolicTensorPtr>& inputs,
                  const std::vector<SymbolicTensorPtr>& outputs, bool listInputLayers = true);
@@ -210,7 +227,7 @@ using ModelPtr = std::shared_ptr<Model>;
 
 class Sequential : public Model {
  public:
-  explicit Sequential(const Json& args = Json::object());
+  explicit Sequential(const Config& args = Config::object());
   std::string className() const override { return "Sequential"; }
   /// Appends a layer; the first needs an input shape (inputShape in its args).
   void add(const LayerPtr& layer);
@@ -232,12 +249,13 @@ class Sequential : public Model {
 };
 using SequentialPtr = std::shared_ptr<Sequential>;
 
-std::shared_ptr<Sequential> sequential(const Json& args = Json::object());
+std::shared_ptr<Sequential> sequential(const Config& args = Config::object());
 std::shared_ptr<Sequential> sequential(const std::vector<LayerPtr>& layers,
-                                       const Json& args = Json::object());
+                                       const Config& args = Config::object());
 ModelPtr model(const std::vector<SymbolicTensorPtr>& inputs,
-               const std::vector<SymbolicTensorPtr>& outputs, const Json& args = Json::object());
+               const std::vector<SymbolicTensorPtr>& outputs,
+               const Config& args = Config::object());
 /// Rebuilds a model from its Keras topology ({"class_name": "Sequential"|"Model", "config": ...}).
-ModelPtr modelFromConfig(const Json& topology);
+ModelPtr modelFromConfig(const Config& topology);
 
 }  // namespace glint

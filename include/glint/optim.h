@@ -16,7 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "glint/json.h"
+#include "glint/config.h"
+#include "glint/json_fwd.h"
 #include "glint/tensor.h"
 
 namespace glint {
@@ -56,7 +57,7 @@ std::shared_ptr<LearningRateSchedule> inverseTimeDecay(float initial, int64_t de
 /// By Keras class name ("ExponentialDecay", "PiecewiseConstantDecay",
 /// "CosineDecay", "PolynomialDecay", "InverseTimeDecay") and its config.
 std::shared_ptr<LearningRateSchedule> scheduleFromConfig(const std::string& className,
-                                                         const Json& config);
+                                                         const Config& config);
 
 // ---- Gradient clipping ------------------------------------------------------
 
@@ -209,6 +210,6 @@ std::unique_ptr<Optimizer> adadelta(float learningRate = 1e-3f, float rho = 0.95
 /// ..., as model.compile accepts) with a config in TF.js (camelCase) or Keras
 /// (snake_case) keys; missing keys take the defaults TF.js's compile uses.
 std::unique_ptr<Optimizer> optimizerFromConfig(const std::string& className,
-                                               const Json& config = Json::object());
+                                               const Config& config = Config::object());
 
 }  // namespace glint

@@ -6,7 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "glint/json.h"
+#include "glint/config.h"
+#include "glint/json_fwd.h"
 #include "glint/tensor.h"
 
 namespace glint {
@@ -27,7 +28,7 @@ std::shared_ptr<Regularizer> l1(double l1 = 0.01);
 std::shared_ptr<Regularizer> l2(double l2 = 0.01);
 Json serialize(const Regularizer& regularizer);
 /// From {"class_name": "L1L2", "config": {...}}; unknown classes throw.
-std::shared_ptr<Regularizer> fromConfig(const Json& classNameAndConfig);
+std::shared_ptr<Regularizer> fromConfig(const Config& classNameAndConfig);
 /// "l1l2" / "L1L2" (defaults 0.01, 0.01), "l1", "l2".
 std::shared_ptr<Regularizer> get(const std::string& name);
 }  // namespace regularizers
@@ -53,7 +54,7 @@ std::shared_ptr<Constraint> minMaxNorm(double minValue = 0.0, double maxValue = 
                                        double rate = 1.0, int axis = 0);
 Json serialize(const Constraint& constraint);
 /// From {"class_name": "MaxNorm", "config": {...}}; keys snake_case or camelCase.
-std::shared_ptr<Constraint> fromConfig(const Json& classNameAndConfig);
+std::shared_ptr<Constraint> fromConfig(const Config& classNameAndConfig);
 /// "maxNorm" / "max_norm" / "MaxNorm", "nonNeg", "unitNorm", "minMaxNorm" with defaults.
 std::shared_ptr<Constraint> get(const std::string& name);
 }  // namespace constraints

@@ -6,6 +6,7 @@
 
 #include "glint/error.h"
 #include "glint/io.h"
+#include "glint/json.h"
 
 namespace glint::io {
 

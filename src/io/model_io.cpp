@@ -153,11 +153,12 @@ std::string structureHash(const Model& model) {
 
 ModelArtifacts modelToArtifacts(const Model& model, const SaveOptions& options) {
   ModelArtifacts a;
-  a.modelTopology = Json::object();
-  a.modelTopology["class_name"] = model.className();
-  a.modelTopology["config"] = model.getConfig();
-  a.modelTopology["keras_version"] = "tfjs-layers 4.22.0";  // the config dialect written
-  a.modelTopology["backend"] = "tensor_flow.js";
+  Json& topology = a.modelTopology.json();
+  topology = Json::object();
+  topology["class_name"] = model.className();
+  topology["config"] = model.getConfig();
+  topology["keras_version"] = "tfjs-layers 4.22.0";  // the config dialect written
+  topology["backend"] = "tensor_flow.js";
   a.generatedBy = kGeneratedBy;
   NamedTensors weights;
   for (const Variable& v : model.weights()) weights.emplace_back(v.name(), v);
@@ -170,10 +171,11 @@ ModelArtifacts modelToArtifacts(const Model& model, const SaveOptions& options) 
   }
   a.weightSpecs = std::move(specs);
   a.weightData = std::move(data);
-  Json meta = options.userDefinedMetadata.is_null() ? Json::object() : options.userDefinedMetadata;
+  Json meta = options.userDefinedMetadata.is_null() ? Json::object()
+                                                    : options.userDefinedMetadata.json();
   check(meta.is_object(), "io.save", "userDefinedMetadata must be a JSON object, got ", jsonForError(meta));
   meta["glint"] = {{"structureHash", structureHash(model)}};
-  a.userDefinedMetadata = meta;
+  a.userDefinedMetadata = std::move(meta);
   return a;
 }
 

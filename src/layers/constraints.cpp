@@ -2,6 +2,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "glint/json.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
 #include "src/ops/op_util.h"
@@ -126,7 +127,8 @@ Json serialize(const Constraint& c) {
   return Json{{"class_name", c.className()}, {"config", c.getConfig()}};
 }
 
-std::shared_ptr<Constraint> fromConfig(const Json& j) {
+std::shared_ptr<Constraint> fromConfig(const Config& config) {
+  const Json& j = config;
   check(j.is_object(), "constraints",
         "fromConfig expects {\"class_name\": ..., \"config\": {...}}, got ", j.dump());
   std::string cls;

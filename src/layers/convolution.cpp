@@ -312,10 +312,10 @@ namespace layers {
 
 void registerPoolingLayers();  // pooling.cpp
 
-LayerPtr conv2d(const Json& args) { return std::make_shared<Conv2D>(args); }
-LayerPtr depthwiseConv2d(const Json& args) { return std::make_shared<DepthwiseConv2D>(args); }
-LayerPtr separableConv2d(const Json& args) { return std::make_shared<SeparableConv2D>(args); }
-LayerPtr conv2dTranspose(const Json& args) { return std::make_shared<Conv2DTranspose>(args); }
+LayerPtr conv2d(const Config& args) { return std::make_shared<Conv2D>(args); }
+LayerPtr depthwiseConv2d(const Config& args) { return std::make_shared<DepthwiseConv2D>(args); }
+LayerPtr separableConv2d(const Config& args) { return std::make_shared<SeparableConv2D>(args); }
+LayerPtr conv2dTranspose(const Config& args) { return std::make_shared<Conv2DTranspose>(args); }
 
 void registerConvolutionLayers() {
   registerLayerClass("Conv2D", conv2d);

@@ -385,7 +385,7 @@ class Embedding : public Layer {
 
 }  // namespace
 
-SymbolicTensorPtr input(const Json& args) {
+SymbolicTensorPtr input(const Config& args) {
   Json a = normalizeArgKeys(args);
   if (a.contains("shape")) {
     Json batchShape = Json::array({nullptr});
@@ -410,14 +410,14 @@ SymbolicTensorPtr input(const Json& args) {
 
 namespace layers {
 
-LayerPtr inputLayer(const Json& args) { return std::make_shared<InputLayer>(args); }
-LayerPtr dense(const Json& args) { return std::make_shared<Dense>(args); }
-LayerPtr activation(const Json& args) { return std::make_shared<Activation>(args); }
-LayerPtr dropout(const Json& args) { return std::make_shared<Dropout>(args); }
-LayerPtr flatten(const Json& args) { return std::make_shared<Flatten>(args); }
-LayerPtr reshape(const Json& args) { return std::make_shared<Reshape>(args); }
-LayerPtr permute(const Json& args) { return std::make_shared<Permute>(args); }
-LayerPtr embedding(const Json& args) { return std::make_shared<Embedding>(args); }
+LayerPtr inputLayer(const Config& args) { return std::make_shared<InputLayer>(args); }
+LayerPtr dense(const Config& args) { return std::make_shared<Dense>(args); }
+LayerPtr activation(const Config& args) { return std::make_shared<Activation>(args); }
+LayerPtr dropout(const Config& args) { return std::make_shared<Dropout>(args); }
+LayerPtr flatten(const Config& args) { return std::make_shared<Flatten>(args); }
+LayerPtr reshape(const Config& args) { return std::make_shared<Reshape>(args); }
+LayerPtr permute(const Config& args) { return std::make_shared<Permute>(args); }
+LayerPtr embedding(const Config& args) { return std::make_shared<Embedding>(args); }
 
 void registerCoreLayers() {
   registerLayerClass("InputLayer", inputLayer);

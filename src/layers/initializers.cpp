@@ -7,6 +7,7 @@
 #include <map>
 
 #include "glint/error.h"
+#include "glint/json.h"
 #include "src/core/name_table.h"
 #include "glint/ops.h"
 
@@ -293,7 +294,8 @@ Json serialize(const Initializer& initializer) {
   return Json{{"class_name", initializer.className()}, {"config", initializer.getConfig()}};
 }
 
-std::shared_ptr<Initializer> fromConfig(const Json& j) {
+std::shared_ptr<Initializer> fromConfig(const Config& config) {
+  const Json& j = config;
   check(j.is_object(), kOp, "fromConfig expects {\"class_name\": ..., \"config\": {...}}, got ",
         j.dump());
   std::string cls;

@@ -1,4 +1,5 @@
 #include <map>
+#include <mutex>
 
 #include "glint/error.h"
 #include "glint/initializers.h"
@@ -14,7 +15,9 @@ namespace {
 
 /// Keras-style unique names: "dense", "dense_1", "dense_2", ...
 std::string uniqueName(const std::string& prefix) {
+  static std::mutex mutex;  // models are built on several threads at once
   static std::map<std::string, int> counters;
+  std::lock_guard<std::mutex> lock(mutex);
   int n = counters[prefix]++;
   return n == 0 ? prefix : prefix + "_" + std::to_string(n);
 }
@@ -40,7 +43,7 @@ bool compatible(const Shape& declared, const Shape& actual) {
 
 }  // namespace
 
-Layer::Layer(const Json& args, const std::string& defaultNamePrefix)
+Layer::Layer(const Config& args, const std::string& defaultNamePrefix)
     : args_(normalizeArgKeys(args)) {
   ArgReader r(args_, defaultNamePrefix);
   name_ = r.string("name", "");
@@ -121,7 +124,7 @@ Tensor Layer::apply(const Tensor& x, bool training) {
 }
 
 std::vector<SymbolicTensorPtr> Layer::apply(const std::vector<SymbolicTensorPtr>& xs,
-                                            const Json& kwargs) {
+                                            const Config& kwargs) {
   std::vector<Shape> shapes;
   for (const auto& x : xs) {
     check(x != nullptr, className() + " '" + name_ + "'", "a symbolic input is null");
@@ -154,7 +157,7 @@ std::vector<SymbolicTensorPtr> Layer::apply(const std::vector<SymbolicTensorPtr>
   return outputs;
 }
 
-SymbolicTensorPtr Layer::apply(const SymbolicTensorPtr& x, const Json& kwargs) {
+SymbolicTensorPtr Layer::apply(const SymbolicTensorPtr& x, const Config& kwargs) {
   std::vector<SymbolicTensorPtr> out = apply(std::vector<SymbolicTensorPtr>{x}, kwargs);
   if (out.size() != 1) error("returns " + std::to_string(out.size()) + " outputs; use the vector form of apply");
   return out[0];
@@ -244,35 +247,45 @@ std::map<std::string, LayerFactory>& registry() {
   static std::map<std::string, LayerFactory> classes;
   return classes;
 }
+// Models are loaded on several threads at once; map nodes never move, so a
+// factory found under the lock stays valid after it.
+std::recursive_mutex& registryMutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
 }  // namespace
 
 void registerBuiltinLayers();  // src/layers/builtin_layers.cpp
 
 static void ensureRegistered() {
-  static bool done = false;
-  if (!done) {
-    done = true;
-    registerBuiltinLayers();
-  }
+  static std::once_flag once;
+  std::call_once(once, registerBuiltinLayers);
 }
 
 void registerLayerClass(const std::string& className, LayerFactory factory) {
+  std::lock_guard<std::recursive_mutex> lock(registryMutex());
   registry()[className] = std::move(factory);
 }
 
-LayerPtr fromConfig(const std::string& className, const Json& config) {
+LayerPtr fromConfig(const std::string& className, const Config& config) {
   ensureRegistered();
-  auto it = registry().find(className);
-  if (it == registry().end()) {
-    std::string known;
-    for (const auto& [name, f] : registry()) known += (known.empty() ? "" : ", ") + name;
-    fail("layers.fromConfig", "unknown layer class '", className, "'; known: ", known);
+  const LayerFactory* factory = nullptr;
+  {
+    std::lock_guard<std::recursive_mutex> lock(registryMutex());
+    auto it = registry().find(className);
+    if (it == registry().end()) {
+      std::string known;
+      for (const auto& [name, f] : registry()) known += (known.empty() ? "" : ", ") + name;
+      fail("layers.fromConfig", "unknown layer class '", className, "'; known: ", known);
+    }
+    factory = &it->second;
   }
-  return it->second(config);
+  return (*factory)(config);
 }
 
 std::vector<std::string> knownClassNames() {
   ensureRegistered();
+  std::lock_guard<std::recursive_mutex> lock(registryMutex());
   std::vector<std::string> names;
   for (const auto& [name, f] : registry()) names.push_back(name);
   return names;

@@ -162,16 +162,16 @@ class Concatenate : public MergeBase {
 
 namespace layers {
 
-LayerPtr add(const Json& args) {
+LayerPtr add(const Config& args) {
   return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::add);
 }
-LayerPtr multiply(const Json& args) {
+LayerPtr multiply(const Config& args) {
   return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::multiply);
 }
-LayerPtr average(const Json& args) {
+LayerPtr average(const Config& args) {
   return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::average);
 }
-LayerPtr concatenate(const Json& args) { return std::make_shared<Concatenate>(args); }
+LayerPtr concatenate(const Config& args) { return std::make_shared<Concatenate>(args); }
 
 void registerMergeLayers() {
   registerLayerClass("Add", add);

@@ -225,8 +225,8 @@ class LayerNormalization : public Layer {
 
 namespace layers {
 
-LayerPtr batchNormalization(const Json& args) { return std::make_shared<BatchNormalization>(args); }
-LayerPtr layerNormalization(const Json& args) { return std::make_shared<LayerNormalization>(args); }
+LayerPtr batchNormalization(const Config& args) { return std::make_shared<BatchNormalization>(args); }
+LayerPtr layerNormalization(const Config& args) { return std::make_shared<LayerNormalization>(args); }
 
 void registerNormalizationLayers() {
   registerLayerClass("BatchNormalization", batchNormalization);

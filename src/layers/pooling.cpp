@@ -182,20 +182,20 @@ class UpSampling2D : public spatial::Layer4D {
 
 namespace layers {
 
-LayerPtr maxPooling2d(const Json& args) {
+LayerPtr maxPooling2d(const Config& args) {
   return std::make_shared<Pooling2D>(args, "max_pooling2d", "MaxPooling2D", true);
 }
-LayerPtr averagePooling2d(const Json& args) {
+LayerPtr averagePooling2d(const Config& args) {
   return std::make_shared<Pooling2D>(args, "average_pooling2d", "AveragePooling2D", false);
 }
-LayerPtr globalAveragePooling2d(const Json& args) {
+LayerPtr globalAveragePooling2d(const Config& args) {
   return std::make_shared<GlobalPooling2D>(args, "global_average_pooling2d", "GlobalAveragePooling2D", false);
 }
-LayerPtr globalMaxPooling2d(const Json& args) {
+LayerPtr globalMaxPooling2d(const Config& args) {
   return std::make_shared<GlobalPooling2D>(args, "global_max_pooling2d", "GlobalMaxPooling2D", true);
 }
-LayerPtr zeroPadding2d(const Json& args) { return std::make_shared<ZeroPadding2D>(args); }
-LayerPtr upSampling2d(const Json& args) { return std::make_shared<UpSampling2D>(args); }
+LayerPtr zeroPadding2d(const Config& args) { return std::make_shared<ZeroPadding2D>(args); }
+LayerPtr upSampling2d(const Config& args) { return std::make_shared<UpSampling2D>(args); }
 
 void registerPoolingLayers() {
   registerLayerClass("MaxPooling2D", maxPooling2d);

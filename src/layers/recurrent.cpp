@@ -395,9 +395,9 @@ namespace layers {
 
 void registerWrapperLayers();  // wrappers.cpp
 
-LayerPtr simpleRNN(const Json& args) { return std::make_shared<SimpleRNN>(args); }
-LayerPtr lstm(const Json& args) { return std::make_shared<LSTM>(args); }
-LayerPtr gru(const Json& args) { return std::make_shared<GRU>(args); }
+LayerPtr simpleRNN(const Config& args) { return std::make_shared<SimpleRNN>(args); }
+LayerPtr lstm(const Config& args) { return std::make_shared<LSTM>(args); }
+LayerPtr gru(const Config& args) { return std::make_shared<GRU>(args); }
 
 void registerRecurrentLayers() {
   registerLayerClass("SimpleRNN", simpleRNN);

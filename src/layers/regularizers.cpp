@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "glint/json.h"
 #include "glint/ops.h"
 #include "src/ops/op_util.h"
 
@@ -59,7 +60,8 @@ Json serialize(const Regularizer& r) {
   return Json{{"class_name", r.className()}, {"config", r.getConfig()}};
 }
 
-std::shared_ptr<Regularizer> fromConfig(const Json& j) {
+std::shared_ptr<Regularizer> fromConfig(const Config& config) {
+  const Json& j = config;
   check(j.is_object(), "regularizers",
         "fromConfig expects {\"class_name\": ..., \"config\": {...}}, got ", j.dump());
   std::string cls;

@@ -228,15 +228,15 @@ class TimeDistributed : public Layer {
 
 namespace layers {
 
-LayerPtr bidirectional(const LayerPtr& layer, const Json& args) {
+LayerPtr bidirectional(const LayerPtr& layer, const Config& args) {
   return std::make_shared<Bidirectional>(layer, args);
 }
-LayerPtr bidirectional(const Json& args) {
+LayerPtr bidirectional(const Config& args) {
   Json a = normalizeArgKeys(args);
   check(a.contains("layer"), "Bidirectional", "argument 'layer' is required");
   return bidirectional(nestedLayer(a["layer"], "Bidirectional"), withoutLayerKey(a));
 }
-LayerPtr timeDistributed(const LayerPtr& layer, const Json& args) {
+LayerPtr timeDistributed(const LayerPtr& layer, const Config& args) {
   return std::make_shared<TimeDistributed>(layer, args);
 }
 

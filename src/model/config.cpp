@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "glint/error.h"
+#include "glint/json.h"
 #include "glint/model.h"
 #include "src/model/model_internal.h"
 
@@ -39,7 +40,7 @@ Json Model::getConfig() const {
       Json nodeData = Json::array();
       for (const auto& x : node->inputs) {
         Json entry = ref(*x);
-        entry.push_back(node->kwargs.is_object() ? node->kwargs : Json::object());
+        entry.push_back(node->kwargs.is_object() ? node->kwargs.json() : Json::object());
         nodeData.push_back(entry);
       }
       inbound.push_back(nodeData);
@@ -255,7 +256,8 @@ ModelPtr functionalFromConfig(const Json& config) {
 
 }  // namespace
 
-ModelPtr modelFromConfig(const Json& topology) {
+ModelPtr modelFromConfig(const Config& topologyConfig) {
+  const Json& topology = topologyConfig;
   check(topology.is_object(), kOp, "expected {\"class_name\": ..., \"config\": ...}, got ",
         brief(topology));
   // Keras's own model.json nests the topology under "model_config".

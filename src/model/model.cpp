@@ -22,13 +22,13 @@ bool isSource(const Node& node) { return node.inputs.empty(); }
 }  // namespace
 
 Model::Model(const std::vector<SymbolicTensorPtr>& inputs,
-             const std::vector<SymbolicTensorPtr>& outputs, const Json& args)
+             const std::vector<SymbolicTensorPtr>& outputs, const Config& args)
     : Layer(args, "model") {
   ArgReader(this->args(), "Model").allowOnly({});
   initGraph(inputs, outputs);
 }
 
-Model::Model(const Json& args, const std::string& defaultNamePrefix)
+Model::Model(const Config& args, const std::string& defaultNamePrefix)
     : Layer(args, defaultNamePrefix) {
   ArgReader(this->args(), defaultNamePrefix).allowOnly({});
 }
@@ -266,15 +266,15 @@ void Model::applyConstraints() {
 // ---- Factories and the class registry -----------------------------------------
 
 ModelPtr model(const std::vector<SymbolicTensorPtr>& inputs,
-               const std::vector<SymbolicTensorPtr>& outputs, const Json& args) {
+               const std::vector<SymbolicTensorPtr>& outputs, const Config& args) {
   return std::make_shared<Model>(inputs, outputs, args);
 }
 
-std::shared_ptr<Sequential> sequential(const Json& args) {
+std::shared_ptr<Sequential> sequential(const Config& args) {
   return std::make_shared<Sequential>(args);
 }
 
-std::shared_ptr<Sequential> sequential(const std::vector<LayerPtr>& layers, const Json& args) {
+std::shared_ptr<Sequential> sequential(const std::vector<LayerPtr>& layers, const Config& args) {
   auto m = std::make_shared<Sequential>(args);
   m->add(layers);
   return m;

@@ -3,11 +3,12 @@
 #include <unordered_set>
 
 #include "glint/error.h"
+#include "glint/json.h"
 #include "glint/model.h"
 
 namespace glint {
 
-Sequential::Sequential(const Json& args) : Model(args, "sequential") {}
+Sequential::Sequential(const Config& args) : Model(args, "sequential") {}
 
 namespace {
 

@@ -7,6 +7,7 @@
 
 #include "glint/engine.h"
 #include "glint/error.h"
+#include "glint/json.h"
 #include "glint/ops.h"
 #include "src/model/model_internal.h"
 
@@ -581,7 +582,8 @@ History Model::Training::run(Model& m, const Loop& loop) {
     if (loop.validate && !cut)
       for (const auto& [k, v] : loop.validate()) epochLogs["val_" + k] = v;
     history.epoch.push_back(epoch);
-    for (const auto& [k, v] : epochLogs) history.history[k].push_back(v);
+    for (const auto& [k, v] : epochLogs)
+      history.history.try_emplace(k).first->second.push_back(v);  // its operator[] only reads
     for (const auto& c : callbacks) c->onEpochEnd(epoch, epochLogs);
     last = epochLogs;
   }

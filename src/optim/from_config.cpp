@@ -8,7 +8,9 @@
 
 namespace glint {
 
-std::unique_ptr<Optimizer> optimizerFromConfig(const std::string& className, const Json& config) {
+std::unique_ptr<Optimizer> optimizerFromConfig(const std::string& className,
+                                               const Config& args) {
+  const Json& config = args;
   const std::string op = "optimizerFromConfig";
   check(config.is_object() || config.is_null(), op, "config for '", className,
         "' must be an object, got ", config.dump());

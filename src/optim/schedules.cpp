@@ -199,7 +199,8 @@ std::shared_ptr<LearningRateSchedule> polynomialDecay(float initial, int64_t dec
 }
 
 std::shared_ptr<LearningRateSchedule> scheduleFromConfig(const std::string& className,
-                                                         const Json& config) {
+                                                         const Config& args) {
+  const Json& config = args;
   const std::string op = "scheduleFromConfig";
   check(config.is_object(), op, "config for '", className, "' must be an object, got ",
         config.dump());

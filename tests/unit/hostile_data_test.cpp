@@ -17,6 +17,7 @@
 #include "glint/data.h"
 #include "glint/glint.h"
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "tests/unit/op_harness.h"

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/ops.h"
@@ -363,7 +364,7 @@ TEST(Hostile, InvalidUtf8InALayerNameIsBlamedOnTheName) {
 TEST(Hostile, ASaveOfANameThatIsNotUtf8NamesWhereItIs) {
   TempDir dir;
   ModelArtifacts a = smallArtifacts();
-  a.modelTopology["config"]["layers"] =
+  a.modelTopology.json()["config"]["layers"] =
       Json::array({{{"class_name", "Dense"}, {"config", {{"name", "d\xff\x1b"}}}}});
   expectError([&] { saveArtifacts(a, dir / "m"); },
               {"[io.save]", "model.json.modelTopology.config.layers[0].config.name", "d\\xff\\x1b",

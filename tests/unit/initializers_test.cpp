@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "glint/initializers.h"
+#include "glint/json.h"
 #include "op_harness.h"
 
 namespace glint::testing {

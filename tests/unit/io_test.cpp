@@ -12,6 +12,7 @@
 
 #include "glint/engine.h"
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/ops.h"
@@ -460,7 +461,7 @@ TEST(Io, TfjsStyleWeightsWithoutHashMatchByName) {
   a.userDefinedMetadata = nullptr;
   a.weightSpecs[0].name = "named_a/cell/kernel";
   ModelPtr other = makeMlp("named2");
-  a.modelTopology["config"] = m->getConfig();
+  a.modelTopology.json()["config"] = m->getConfig();
   ModelPtr back = modelFromArtifacts(a);
   Tensor x = sampleInput();
   EXPECT_EQ(back->predict(x).data<float>(), m->predict(x).data<float>());

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "layer_harness.h"
 #include "op_harness.h"

@@ -3,6 +3,7 @@
 
 #include "glint/glint.h"
 #include "glint/initializers.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "layer_harness.h"
 #include "op_harness.h"

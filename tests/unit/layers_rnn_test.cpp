@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "layer_harness.h"
 #include "op_harness.h"

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "op_harness.h"
 

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/optim.h"
 #include "op_harness.h"
 

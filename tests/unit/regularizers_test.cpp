@@ -1,6 +1,7 @@
 // Regularizers and constraints: hand values, gradients, configs, errors.
 #include <cmath>
 
+#include "glint/json.h"
 #include "glint/regularizers.h"
 #include "op_harness.h"
 

@@ -15,6 +15,7 @@
 #include "glint/data.h"
 #include "glint/engine.h"
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/ops.h"

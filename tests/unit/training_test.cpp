@@ -10,6 +10,7 @@
 
 #include "glint/data.h"
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/optim.h"
@@ -244,6 +245,39 @@ TEST(Training, ValidationSplitHoldsOutTheLastSamples) {
         m->fit(x, y, {.validationX = {vx}, .validationY = {slice(vy, {0, 0}, {4, -1})}});
       },
       {"validationY has 4 samples but validationX has 5"});
+}
+
+TEST(Training, HistoryReadsKerasAndTfjsNames) {
+  setSeed(8);
+  auto [x, y] = classData(20, 9);
+  auto m = classModel();
+  m->compile(
+      {.optimizer = "adam", .loss = {"categoricalCrossentropy"}, .metrics = {"accuracy", "mse"}});
+  History h = m->fit(x, y, {.epochs = 2, .batchSize = 8, .validationSplit = 0.25f});
+  // TF.js's names are the keys; Keras's read the same series.
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : h.history) keys.push_back(k);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"acc", "loss", "mse", "val_acc", "val_loss", "val_mse"}));
+  for (const auto& [keras, tfjs] : std::vector<std::pair<std::string, std::string>>{
+           {"accuracy", "acc"}, {"val_accuracy", "val_acc"}, {"mean_squared_error", "mse"},
+           {"val_meanSquaredError", "val_mse"}, {"loss", "loss"}, {"val_loss", "val_loss"}}) {
+    ASSERT_EQ(h.get(keras).size(), 2u) << keras;
+    EXPECT_EQ(h.get(keras), h.history.at(tfjs)) << keras;
+    EXPECT_EQ(h.history[keras], h.history.at(tfjs)) << keras;
+    EXPECT_EQ(h.get(tfjs), h.history.at(tfjs)) << tfjs;
+  }
+  EXPECT_GE(h.get("val_accuracy").back(), 0.0);
+  // An unknown name throws listing the known ones, and adds nothing.
+  expectError([&] { h.get("val_precision"); },
+              {"[History]", "'val_precision'",
+               "known: acc, loss, mse, val_acc, val_loss, val_mse"});
+  expectError([&] { (void)h.history["accuracy_top"]; }, {"[History]", "'accuracy_top'"});
+  EXPECT_EQ(h.history.size(), 6u);
+  // Without validation data the val_ series do not exist: the message says why.
+  h = m->fit(x, y, {.epochs = 1, .batchSize = 8});
+  expectError([&] { h.get("val_accuracy"); }, {"known: acc, loss, mse", "validationSplit"});
+  EXPECT_EQ(h.get("accuracy").size(), 1u);
 }
 
 TEST(Training, EarlyStoppingStopsAndRestoresTheBestWeights) {

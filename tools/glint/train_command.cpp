@@ -10,6 +10,7 @@
 #include "glint/engine.h"
 #include "glint/error.h"
 #include "glint/io.h"
+#include "glint/json.h"
 #include "glint/losses.h"
 #include "glint/ops.h"
 #include "glint/standard_models.h"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/optim.h"

@@ -69,6 +69,14 @@ BackendInfo backendInfo();
 /// Names of registered backends whose probe passes.
 std::vector<std::string> availableBackends();
 
+/// Threads the cpu backend's kernels use, the calling thread included: one per
+/// hardware thread by default (at most GLINT_NUM_THREADS when set). Takes
+/// effect from the next kernel, on every thread; a kernel already running
+/// keeps its count. In WebAssembly at most the workers the page started (1
+/// without pthreads). Throws for n < 1.
+void setNumThreads(int n);
+int numThreads();
+
 /// Debug mode: after every kernel, its float outputs are read back and checked;
 /// the first kernel whose output holds a NaN or an infinity throws
 /// glint::NumericsError naming the kernel, the output, the first bad element,

@@ -10,10 +10,10 @@
 
 namespace glint {
 
-Tape::Tape() { Engine::get().tapes.push_back(this); }
+Tape::Tape() { threadState().tapes.push_back(this); }
 
 Tape::~Tape() {
-  auto& tapes = Engine::get().tapes;
+  auto& tapes = threadState().tapes;
   tapes.erase(std::remove(tapes.begin(), tapes.end(), this), tapes.end());
   for (auto& node : nodes_) {
     for (auto& t : node.inputs) t.impl()->tapeRefs -= 1;
@@ -70,11 +70,11 @@ std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy
     if (!any) continue;
     GradFn fn = node.customGrad;
     if (!fn) {
-      auto it = Engine::get().gradients.find(node.kernel);
-      if (it == Engine::get().gradients.end())
+      const GradFn* registered = Engine::get().findGradient(node.kernel);
+      if (!registered)
         fail("grad", "kernel ", node.kernel,
              " has no gradient, but the result depends on its inputs through it");
-      fn = it->second;
+      fn = *registered;
     }
     // Only float tensors carry gradients (int indices, bool masks never do).
     auto wanted = [&](const Tensor& input) {

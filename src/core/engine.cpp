@@ -9,13 +9,41 @@
 
 namespace glint {
 
+ThreadState& threadState() {
+  thread_local ThreadState state;
+  return state;
+}
+
 Engine& Engine::get() {
   static Engine* engine = new Engine();
-  if (!engine->initialized_) {
-    engine->initialized_ = true;
-    registerBuiltins();
+  // registerBuiltins registers through get(): on the thread running it, the
+  // half-built engine is returned; other threads wait for it in call_once.
+  thread_local bool registering = false;
+  if (!engine->ready_.load(std::memory_order_acquire) && !registering) {
+    std::call_once(engine->initOnce_, [] {
+      registering = true;
+      struct Done {
+        ~Done() { registering = false; }
+      } done;
+      registerBuiltins();
+      engine->ready_.store(true, std::memory_order_release);
+    });
   }
   return *engine;
+}
+
+const KernelFn* Engine::findKernel(const std::string& kernel, const std::string& backend) {
+  std::shared_lock<std::shared_mutex> lock(registryMutex);
+  auto byBackend = kernels.find(kernel);
+  if (byBackend == kernels.end()) return nullptr;
+  auto fn = byBackend->second.find(backend);
+  return fn == byBackend->second.end() ? nullptr : &fn->second;
+}
+
+const GradFn* Engine::findGradient(const std::string& kernel) {
+  std::shared_lock<std::shared_mutex> lock(registryMutex);
+  auto it = gradients.find(kernel);
+  return it == gradients.end() ? nullptr : &it->second;
 }
 
 BackendEntry* Engine::entry(const std::string& name) {
@@ -25,6 +53,7 @@ BackendEntry* Engine::entry(const std::string& name) {
 }
 
 Backend* Engine::backend(const std::string& name) {
+  std::lock_guard<std::recursive_mutex> lock(backendMutex);
   BackendEntry* e = entry(name);
   if (!e) return nullptr;
   if (!e->tried) {
@@ -40,7 +69,9 @@ Backend* Engine::backend(const std::string& name) {
 }
 
 Backend& Engine::active() {
-  if (activeBackend) return *activeBackend;
+  if (Backend* b = activeBackend.load(std::memory_order_acquire)) return *b;
+  std::lock_guard<std::recursive_mutex> lock(backendMutex);
+  if (Backend* b = activeBackend.load()) return *b;  // another thread chose meanwhile
   // A software renderer (llvmpipe, SwiftShader) behind a GPU API is slower
   // than the CPU backend: the automatic choice takes one only when nothing
   // else works. setBackend still selects it.
@@ -49,8 +80,8 @@ Backend& Engine::active() {
     for (auto& e : backends) {
       Backend* b = backend(e.name);
       if (b && (allowSoftware || !b->isSoftware())) {
-        activeBackend = b;
         activeWhy = "highest-priority backend whose probe passed" + skipped;
+        activeBackend.store(b, std::memory_order_release);
         return *b;
       }
       if (!allowSoftware) {
@@ -76,6 +107,7 @@ void Engine::ensureOn(Backend& target, const Tensor& t) {
 }
 
 void Engine::track(const std::shared_ptr<TensorImpl>& impl) {
+  auto& scopes = threadState().scopes;
   if (!scopes.empty()) scopes.back().push_back(impl);
 }
 
@@ -88,7 +120,8 @@ Tensor Engine::makeTensor(const Shape& shape, DType dtype, std::shared_ptr<Stora
 void Engine::recordOnTapes(const std::string& kernel, const std::vector<Tensor>& inputs,
                            const std::vector<Tensor>& outputs, const Attrs& attrs,
                            GradFn customGrad) {
-  for (Tape* tape : tapes) tape->record(TapeNode{kernel, inputs, outputs, attrs, customGrad});
+  for (Tape* tape : threadState().tapes)
+    tape->record(TapeNode{kernel, inputs, outputs, attrs, customGrad});
 }
 
 // ---- Storage --------------------------------------------------------------
@@ -110,6 +143,7 @@ Storage::~Storage() {
 
 void registerBackend(const std::string& name, int priority, BackendFactory factory) {
   Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
   check(e.entry(name) == nullptr, "registerBackend", "backend '", name,
         "' is already registered");
   e.backends.push_back(BackendEntry{name, priority, std::move(factory), nullptr, false, ""});
@@ -120,20 +154,24 @@ void registerBackend(const std::string& name, int priority, BackendFactory facto
 }
 
 void registerKernel(const std::string& kernel, const std::string& backend, KernelFn fn) {
-  Engine::get().kernels[kernel][backend] = std::move(fn);
+  Engine& e = Engine::get();
+  std::unique_lock<std::shared_mutex> lock(e.registryMutex);
+  e.kernels[kernel][backend] = std::move(fn);
 }
 
 void registerGradient(const std::string& kernel, GradFn fn) {
-  Engine::get().gradients[kernel] = std::move(fn);
+  Engine& e = Engine::get();
+  std::unique_lock<std::shared_mutex> lock(e.registryMutex);
+  e.gradients[kernel] = std::move(fn);
 }
 
-bool hasGradient(const std::string& kernel) {
-  return Engine::get().gradients.count(kernel) > 0;
-}
+bool hasGradient(const std::string& kernel) { return Engine::get().findGradient(kernel) != nullptr; }
 
 std::vector<std::pair<std::string, std::vector<std::string>>> kernelTable() {
   std::vector<std::pair<std::string, std::vector<std::string>>> table;
-  for (const auto& [kernel, byBackend] : Engine::get().kernels) {
+  Engine& e = Engine::get();
+  std::shared_lock<std::shared_mutex> lock(e.registryMutex);
+  for (const auto& [kernel, byBackend] : e.kernels) {
     std::vector<std::string> names;
     for (const auto& [backend, fn] : byBackend) names.push_back(backend);
     table.emplace_back(kernel, names);
@@ -143,7 +181,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> kernelTable() {
 
 std::vector<std::string> registeredBackends() {
   std::vector<std::string> names;
-  for (const auto& e : Engine::get().backends) names.push_back(e.name);
+  Engine& engine = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(engine.backendMutex);
+  for (const auto& e : engine.backends) names.push_back(e.name);
   return names;
 }
 
@@ -203,14 +243,17 @@ bool float16Activations() { return Engine::get().float16Activations; }
 void setKernelProfiling(bool on, int repeat) {
   check(repeat >= 1, "setKernelProfiling", "repeat must be >= 1, got ", repeat);
   Engine& e = Engine::get();
+  std::lock_guard<std::mutex> lock(e.profileMutex);
   if (on && !e.profiling) e.profile.clear();
-  e.profiling = on;
   e.profileRepeat = repeat;
+  e.profiling = on;
 }
 
 std::vector<KernelProfileRow> kernelProfile() {
   std::vector<KernelProfileRow> rows;
-  for (const auto& [key, row] : Engine::get().profile) rows.push_back(row);
+  Engine& e = Engine::get();
+  std::lock_guard<std::mutex> lock(e.profileMutex);
+  for (const auto& [key, row] : e.profile) rows.push_back(row);
   std::sort(rows.begin(), rows.end(),
             [](const KernelProfileRow& a, const KernelProfileRow& b) { return a.seconds > b.seconds; });
   return rows;
@@ -226,11 +269,8 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
       fail(kernel, "input ", i, " (", shapeToString(inputs[i].shape()), ") was disposed");
     e.ensureOn(backend, inputs[i]);
   }
-  auto byBackend = e.kernels.find(kernel);
-  auto fn = byBackend == e.kernels.end() ? decltype(byBackend->second.find(backend.name())){}
-                                         : byBackend->second.find(backend.name());
-  if (byBackend == e.kernels.end() || fn == byBackend->second.end())
-    fail(kernel, "no kernel registered for backend '", backend.name(), "'");
+  const KernelFn* fn = e.findKernel(kernel, backend.name());
+  if (!fn) fail(kernel, "no kernel registered for backend '", backend.name(), "'");
   std::vector<Tensor> outputs;
   outputs.reserve(outputSpecs.size());
   bool anyElements = false;
@@ -248,19 +288,21 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     if (e.profiling) {
       backend.finish();  // earlier kernels' work is not this one's
       auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < e.profileRepeat; ++r) fn->second(args);
+      const int repeat = e.profileRepeat;
+      for (int r = 0; r < repeat; ++r) (*fn)(args);
       backend.finish();
       std::string shapes;
       for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : " ") + shapeToString(t.shape());
+      std::lock_guard<std::mutex> lock(e.profileMutex);
       KernelProfileRow& row = e.profile[kernel + " " + backend.name() + " " + shapes];
       row.kernel = kernel;
       row.backend = backend.name();
       row.shapes = shapes;
       ++row.calls;
       row.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                     e.profileRepeat;
+                     repeat;
     } else {
-      fn->second(args);
+      (*fn)(args);
     }
     if (e.debugMode) checkFinite(kernel, backend, inputs, outputs);
   }
@@ -292,6 +334,7 @@ MemoryInfo memory() {
   info.numTensors = e.numTensors;
   info.numBuffers = e.numBuffers;
   info.numBytes = e.numBytes;
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
   for (auto& entry : e.backends) {
     if (!entry.instance) continue;
     info.bytesPerBackend[entry.name] = entry.instance->bytesInUse();
@@ -303,12 +346,15 @@ MemoryInfo memory() {
 }
 
 void releaseUnusedMemory() {
-  for (auto& entry : Engine::get().backends)
+  Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
+  for (auto& entry : e.backends)
     if (entry.instance) entry.instance->releaseUnused();
 }
 
 void setBackend(const std::string& name) {
   Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
   BackendEntry* entry = e.entry(name);
   if (!entry) {
     std::string known;
@@ -323,12 +369,14 @@ void setBackend(const std::string& name) {
     fail("setBackend", "backend '", name, "' is not available: ", entry->whyNot,
          "; available: ", usable);
   }
-  e.activeBackend = b;
   e.activeWhy = "set by setBackend";
+  e.activeBackend.store(b, std::memory_order_release);
 }
 
 void probeAgain(const std::string& name) {
-  BackendEntry* entry = Engine::get().entry(name);
+  Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
+  BackendEntry* entry = e.entry(name);
   if (!entry || entry->instance) return;
   entry->tried = false;
   entry->whyNot.clear();
@@ -338,12 +386,13 @@ std::string getBackend() { return Engine::get().active().name(); }
 
 Backend& fallBackFrom(Backend& lost, const std::string& why) {
   Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
   if (e.activeBackend != &lost) return e.active();
   for (auto& entry : e.backends) {
     Backend* b = e.backend(entry.name);
     if (!b || b == &lost) continue;
-    e.activeBackend = b;
     e.activeWhy = lost.name() + " fell back to " + b->name() + ": " + why;
+    e.activeBackend.store(b, std::memory_order_release);
     break;
   }
   return e.active();
@@ -351,6 +400,7 @@ Backend& fallBackFrom(Backend& lost, const std::string& why) {
 
 BackendInfo backendInfo() {
   Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
   BackendInfo info;
   info.active = e.active().name();
   info.why = e.activeWhy;
@@ -370,18 +420,20 @@ BackendInfo backendInfo() {
 std::vector<std::string> availableBackends() {
   std::vector<std::string> names;
   Engine& e = Engine::get();
+  std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
   for (auto& entry : e.backends)
     if (e.backend(entry.name)) names.push_back(entry.name);
   return names;
 }
 
-void startScope() { Engine::get().scopes.emplace_back(); }
+void startScope() { threadState().scopes.emplace_back(); }
 
 void endScope(const std::vector<Tensor>& result) {
   Engine& e = Engine::get();
-  check(!e.scopes.empty(), "endScope", "called without a matching startScope");
-  std::vector<std::weak_ptr<TensorImpl>> tracked = std::move(e.scopes.back());
-  e.scopes.pop_back();
+  auto& scopes = threadState().scopes;
+  check(!scopes.empty(), "endScope", "called without a matching startScope");
+  std::vector<std::weak_ptr<TensorImpl>> tracked = std::move(scopes.back());
+  scopes.pop_back();
   std::unordered_set<const TensorImpl*> keepSet;
   for (const Tensor& t : result)
     if (t.defined()) keepSet.insert(t.impl());
@@ -403,12 +455,12 @@ void checkOnDevice(const Tensor& failures, const std::string& op, const std::str
     return;
   }
   keep(failures);
-  Engine::get().deviceChecks.push_back(DeviceCheck{failures, op, message});
+  threadState().deviceChecks.push_back(DeviceCheck{failures, op, message});
 }
 
 std::vector<DeviceCheck> takeDeviceChecks() {
   std::vector<DeviceCheck> out;
-  out.swap(Engine::get().deviceChecks);
+  out.swap(threadState().deviceChecks);
   return out;
 }
 
@@ -426,9 +478,27 @@ void dispose(const std::vector<Tensor>& tensors) {
     if (t.defined()) t.dispose();
 }
 
-void setSeed(uint64_t seed) { Engine::get().rng.seed_(seed); }
-uint64_t randomBits() { return Engine::get().rng.next(); }
-double randomUniform01() { return Engine::get().rng.uniform01(); }
-double randomStandardNormal() { return Engine::get().rng.standardNormal(); }
+// One process-wide stream: seeded programs on one thread repeat exactly; with
+// several threads drawing, who gets which number depends on scheduling.
+void setSeed(uint64_t seed) {
+  Engine& e = Engine::get();
+  std::lock_guard<std::mutex> lock(e.rngMutex);
+  e.rng.seed_(seed);
+}
+uint64_t randomBits() {
+  Engine& e = Engine::get();
+  std::lock_guard<std::mutex> lock(e.rngMutex);
+  return e.rng.next();
+}
+double randomUniform01() {
+  Engine& e = Engine::get();
+  std::lock_guard<std::mutex> lock(e.rngMutex);
+  return e.rng.uniform01();
+}
+double randomStandardNormal() {
+  Engine& e = Engine::get();
+  std::lock_guard<std::mutex> lock(e.rngMutex);
+  return e.rng.standardNormal();
+}
 
 }  // namespace glint

@@ -1,8 +1,16 @@
 #pragma once
 // The engine's internal state: one per process, never destroyed (tensors held
 // in user statics may outlive everything else at exit).
+//
+// Threads (docs/CPP.md, "Threads"): what a computation builds up as it goes
+// (scopes, gradient tapes, pending device checks) belongs to the thread that
+// runs it (ThreadState); what all threads share (registries, backends, the
+// active choice, counters, flags, the generator) is locked or atomic here.
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -43,6 +51,18 @@ struct BackendEntry {
   std::string whyNot;
 };
 
+/// One thread's computation state: tidy() scopes, the tapes recording it.
+struct ThreadState {
+  std::vector<std::vector<std::weak_ptr<TensorImpl>>> scopes;
+  std::vector<Tape*> tapes;
+  int recordingPaused = 0;
+  /// checkOnDevice's checks waiting for a read (backends without synchronous reads).
+  std::vector<DeviceCheck> deviceChecks;
+  bool recording() const { return !tapes.empty() && recordingPaused == 0; }
+};
+/// The calling thread's state.
+ThreadState& threadState();
+
 class Engine {
  public:
   static Engine& get();
@@ -58,39 +78,47 @@ class Engine {
   void recordOnTapes(const std::string& kernel, const std::vector<Tensor>& inputs,
                      const std::vector<Tensor>& outputs, const Attrs& attrs,
                      GradFn customGrad = nullptr);
-  bool recording() const { return !tapes.empty() && recordingPaused == 0; }
+  bool recording() const { return threadState().recording(); }
+  /// The kernel registered for (kernel, backend), or null.
+  const KernelFn* findKernel(const std::string& kernel, const std::string& backend);
+  /// The gradient registered for a kernel, or null.
+  const GradFn* findGradient(const std::string& kernel);
 
+  // Backends: entries, their creation and the active choice, under backendMutex.
+  // activeBackend is also read without it (every kernel call).
+  std::recursive_mutex backendMutex;
   std::vector<BackendEntry> backends;  // sorted by priority, highest first
-  Backend* activeBackend = nullptr;
+  std::atomic<Backend*> activeBackend{nullptr};
   std::string activeWhy;
+  // Registries: written at start-up (and by users' registerKernel), read by
+  // every kernel call; map nodes never move, so a found function stays valid.
+  std::shared_mutex registryMutex;
   std::map<std::string, std::map<std::string, KernelFn>> kernels;
   std::map<std::string, GradFn> gradients;
 
-  int64_t numTensors = 0;
-  int64_t numBuffers = 0;
-  int64_t numBytes = 0;
+  std::atomic<int64_t> numTensors{0};
+  std::atomic<int64_t> numBuffers{0};
+  std::atomic<int64_t> numBytes{0};
 
-  std::vector<std::vector<std::weak_ptr<TensorImpl>>> scopes;
-  std::vector<Tape*> tapes;
-  int recordingPaused = 0;
-  bool debugMode = false;  // enableDebugMode: every kernel's outputs checked for NaN/Inf
-  bool float16Activations = false;  // setFloat16Activations
-  bool profiling = false;           // setKernelProfiling
-  int profileRepeat = 1;            // ... its runs of each kernel
+  std::atomic<bool> debugMode{false};  // enableDebugMode: every kernel's outputs checked for NaN/Inf
+  std::atomic<bool> float16Activations{false};  // setFloat16Activations
+  std::atomic<bool> profiling{false};           // setKernelProfiling
+  std::atomic<int> profileRepeat{1};            // ... its runs of each kernel
+  std::mutex profileMutex;
   std::map<std::string, KernelProfileRow> profile;  // by kernel, backend and input shapes
+  std::mutex rngMutex;
   Rng rng;
-  /// checkOnDevice's checks waiting for a read (backends without synchronous reads).
-  std::vector<DeviceCheck> deviceChecks;
 
  private:
   Engine() = default;
-  bool initialized_ = false;
+  std::once_flag initOnce_;
+  std::atomic<bool> ready_{false};
 };
 
-/// Pauses tape recording for its lifetime (backprop, customGrad internals).
+/// Pauses tape recording on this thread for its lifetime (backprop, customGrad internals).
 struct RecordingPause {
-  RecordingPause() { ++Engine::get().recordingPaused; }
-  ~RecordingPause() { --Engine::get().recordingPaused; }
+  RecordingPause() { ++threadState().recordingPaused; }
+  ~RecordingPause() { --threadState().recordingPaused; }
 };
 
 /// Registers gradients and the backends this build has (src/backends/builtin.cpp).

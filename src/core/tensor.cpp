@@ -132,7 +132,7 @@ const std::string& Variable::name() const { return impl()->name; }
 Variable variable(const Tensor& initial, bool trainable, const std::string& name) {
   check(initial.defined() && !initial.isDisposed(), "variable",
         "the initial value is undefined or disposed");
-  static int64_t counter = 0;
+  static std::atomic<int64_t> counter{0};
   auto impl = std::make_shared<TensorImpl>(initial.shape(), initial.dtype(),
                                            initial.impl()->storage);
   impl->isVariable = true;

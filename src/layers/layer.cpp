@@ -1,4 +1,5 @@
 #include <map>
+#include <mutex>
 
 #include "glint/error.h"
 #include "glint/initializers.h"
@@ -14,7 +15,9 @@ namespace {
 
 /// Keras-style unique names: "dense", "dense_1", "dense_2", ...
 std::string uniqueName(const std::string& prefix) {
+  static std::mutex mutex;  // models are built on several threads at once
   static std::map<std::string, int> counters;
+  std::lock_guard<std::mutex> lock(mutex);
   int n = counters[prefix]++;
   return n == 0 ? prefix : prefix + "_" + std::to_string(n);
 }
@@ -244,35 +247,45 @@ std::map<std::string, LayerFactory>& registry() {
   static std::map<std::string, LayerFactory> classes;
   return classes;
 }
+// Models are loaded on several threads at once; map nodes never move, so a
+// factory found under the lock stays valid after it.
+std::recursive_mutex& registryMutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
 }  // namespace
 
 void registerBuiltinLayers();  // src/layers/builtin_layers.cpp
 
 static void ensureRegistered() {
-  static bool done = false;
-  if (!done) {
-    done = true;
-    registerBuiltinLayers();
-  }
+  static std::once_flag once;
+  std::call_once(once, registerBuiltinLayers);
 }
 
 void registerLayerClass(const std::string& className, LayerFactory factory) {
+  std::lock_guard<std::recursive_mutex> lock(registryMutex());
   registry()[className] = std::move(factory);
 }
 
 LayerPtr fromConfig(const std::string& className, const Json& config) {
   ensureRegistered();
-  auto it = registry().find(className);
-  if (it == registry().end()) {
-    std::string known;
-    for (const auto& [name, f] : registry()) known += (known.empty() ? "" : ", ") + name;
-    fail("layers.fromConfig", "unknown layer class '", className, "'; known: ", known);
+  const LayerFactory* factory = nullptr;
+  {
+    std::lock_guard<std::recursive_mutex> lock(registryMutex());
+    auto it = registry().find(className);
+    if (it == registry().end()) {
+      std::string known;
+      for (const auto& [name, f] : registry()) known += (known.empty() ? "" : ", ") + name;
+      fail("layers.fromConfig", "unknown layer class '", className, "'; known: ", known);
+    }
+    factory = &it->second;
   }
-  return it->second(config);
+  return (*factory)(config);
 }
 
 std::vector<std::string> knownClassNames() {
   ensureRegistered();
+  std::lock_guard<std::recursive_mutex> lock(registryMutex());
   std::vector<std::string> names;
   for (const auto& [name, f] : registry()) names.push_back(name);
   return names;

@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "glint/engine.h"
+#include "glint/error.h"
+
 namespace glint::cpu {
 
 namespace {
@@ -36,6 +39,8 @@ struct ThreadPool::Job {
   int64_t tasks;
   std::atomic<int64_t> next{0};
   std::atomic<int> refs{0};  // workers inside runTasks (changed under mutex_)
+  int maxWorkers = 0;        // workers that may join (setThreads), and
+  int joined = 0;            // ... those that did (under mutex_)
   std::mutex errorMutex;
   std::exception_ptr error;
 };
@@ -45,6 +50,22 @@ ThreadPool::ThreadPool(int workers) {
   workers = 0;  // no threads to start: every job runs inline
 #endif
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { workerLoop(); });
+  limit_ = static_cast<int>(workers_.size()) + 1;
+}
+
+void ThreadPool::setThreads(int n) {
+  if (n < 1) n = 1;
+#if defined(__EMSCRIPTEN__)
+  // Workers come from Emscripten's preallocated pool (pthreads build) or do
+  // not exist (single-threaded build): no more than were started.
+  std::lock_guard<std::mutex> lock(mutex_);
+  limit_ = std::min(n, static_cast<int>(workers_.size()) + 1);
+#else
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (static_cast<int>(workers_.size()) < n - 1 && !stop_)
+    workers_.emplace_back([this] { workerLoop(); });
+  limit_ = n;
+#endif
 }
 
 ThreadPool::~ThreadPool() {
@@ -97,6 +118,8 @@ void ThreadPool::workerLoop() {
     if (stop_) return;
     seen = generation_;
     Job* job = job_;
+    if (job->joined >= job->maxWorkers) continue;  // fewer threads asked for
+    ++job->joined;
     ++job->refs;
     lock.unlock();
     runTasks(*job);
@@ -108,13 +131,15 @@ void ThreadPool::workerLoop() {
 void ThreadPool::parallelFor(int64_t tasks, const std::function<void(int64_t)>& task) {
   if (tasks <= 0) return;
   std::unique_lock<std::mutex> busy(busy_, std::defer_lock);
-  if (tasks == 1 || workers_.empty() || tInsideTask || !busy.try_lock()) {
+  const int maxWorkers = threads() - 1;
+  if (tasks == 1 || maxWorkers <= 0 || tInsideTask || !busy.try_lock()) {
     for (int64_t i = 0; i < tasks; ++i) task(i);
     return;
   }
   Job job;
   job.task = &task;
   job.tasks = tasks;
+  job.maxWorkers = maxWorkers;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &job;
@@ -137,3 +162,14 @@ void ThreadPool::parallelFor(int64_t tasks, const std::function<void(int64_t)>& 
 }
 
 }  // namespace glint::cpu
+
+namespace glint {
+
+void setNumThreads(int n) {
+  check(n >= 1, "setNumThreads", "n must be at least 1, got ", n);
+  cpu::ThreadPool::shared().setThreads(n);
+}
+
+int numThreads() { return cpu::ThreadPool::shared().threads(); }
+
+}  // namespace glint

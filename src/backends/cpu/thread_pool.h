@@ -24,13 +24,18 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  /// The process-wide pool: sharedThreads() threads, the caller included.
+  /// The process-wide pool: sharedThreads() threads, the caller included
+  /// (glint::setNumThreads changes it).
   static ThreadPool& shared();
   /// One per hardware thread, at most GLINT_NUM_THREADS when that is set.
   static int sharedThreads();
 
-  /// Threads that can work on one job: the workers plus the caller.
-  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  /// Threads that can work on one job: the workers in use plus the caller.
+  int threads() const { return limit_.load(std::memory_order_relaxed); }
+  /// Uses `n` threads (the caller included) from the next job on, starting
+  /// workers when there are too few; extra workers stay idle. n >= 1. Safe
+  /// while other threads run jobs: a job keeps the count it started with.
+  void setThreads(int n);
 
   /// Runs task(i) for every i in [0, tasks) and returns when all are done.
   /// Tasks are claimed one at a time by the caller and the workers, so any
@@ -43,7 +48,8 @@ class ThreadPool {
   void workerLoop();
   static void runTasks(Job& job);
 
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> workers_;  // changed under mutex_
+  std::atomic<int> limit_{1};         // threads a job uses, the caller included
   std::mutex mutex_;              // guards job_, stop_ and changes of generation_, Job::refs
   std::condition_variable wake_;  // a job was posted, or stop_
   std::condition_variable done_;  // a worker left a job

@@ -172,6 +172,10 @@ void GlBackend::destroy(Texture* t) {
 }
 
 void GlBackend::releaseUnused() {
+  if (std::this_thread::get_id() != owner_) {  // releaseUnusedMemory() on another thread
+    releasePoolPending_ = true;                // the owner frees the pool at its next call
+    return;
+  }
   for (auto& entry : pool_) destroy(entry.second);
   pool_.clear();
   pooledBytes_ = 0;
@@ -278,6 +282,12 @@ void GlBackend::toFull(Texture& t, bool keepContents) {
 void GlBackend::release(void* handle, size_t) {
   Texture* t = static_cast<Texture*>(handle);
   if (!t) return;
+  if (std::this_thread::get_id() != owner_) {  // a destructor must not throw
+    std::lock_guard<std::mutex> lock(orphansMutex_);
+    orphans_.push_back(t);
+    orphansPending_.store(true, std::memory_order_release);
+    return;
+  }
   live_.erase(t);
   int64_t size = textureBytes(*t);
   if (t->lost || forcedLoss_ || dead_) {  // its memory went with the context

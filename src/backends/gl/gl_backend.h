@@ -3,9 +3,12 @@
 // bytes (16 per texel), so every dtype is bit-exact, reshape views share one
 // texture, and nothing needs EXT_color_buffer_float. Each kernel is one
 // fragment-shader draw per output; shaders reinterpret words by dtype.
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <tuple>
 #include <unordered_set>
 #include <span>
@@ -188,6 +191,11 @@ class GlBackend : public Backend {
   /// Detects a loss and recovers; `duringKernel`: a kernel was under way, so
   /// its outputs are lost: throws DeviceLostError after recovering.
   void ensureContext(bool duringKernel);
+  /// GL contexts are current on one thread: the one that created the backend
+  /// owns it; any other is refused with an error (docs/CPP.md, "Threads").
+  void checkThread() const;
+  /// Frees the textures other threads released (their tensors died there).
+  void releaseOrphans();
   void recover();
   void failLost(const char* what) const;
   /// Starts the reads of values not read back yet (at a blocking read, when
@@ -237,6 +245,11 @@ class GlBackend : public Backend {
   std::unordered_set<Texture*> live_;  // every texture handed out and not yet released
   std::unordered_map<const TensorImpl*, Mirror> mirrors_;
   bool forcedLoss_ = false;
+  std::thread::id owner_ = std::this_thread::get_id();
+  std::mutex orphansMutex_;
+  std::vector<Texture*> orphans_;  // released on other threads, freed on owner_
+  std::atomic<bool> orphansPending_{false};      // orphans_ is not empty
+  std::atomic<bool> releasePoolPending_{false};  // releaseUnused() asked on another thread
   bool dead_ = false;        // no new context could be made: calls retry, then throw
   int failRecoveries_ = 0;
   std::string deadWhy_;

@@ -38,7 +38,28 @@ void GlBackend::failLost(const char* what) const {
                         "from them");
 }
 
+void GlBackend::checkThread() const {
+  if (std::this_thread::get_id() == owner_) return;
+  fail("gl", "the gl backend's GL context belongs to the thread that created it, and "
+       "this call came from another thread; for work on several threads use the cpu "
+       "backend (setBackend(\"cpu\")), or keep gl work on one thread (docs/CPP.md, Threads)");
+}
+
+void GlBackend::releaseOrphans() {
+  if (!orphansPending_.load(std::memory_order_acquire) && !releasePoolPending_) return;
+  std::vector<Texture*> orphans;
+  {
+    orphansPending_ = false;
+    std::lock_guard<std::mutex> lock(orphansMutex_);
+    orphans.swap(orphans_);
+  }
+  for (Texture* t : orphans) release(t, t->bytes);
+  if (releasePoolPending_.exchange(false)) releaseUnused();
+}
+
 void GlBackend::ensureContext(bool duringKernel) {
+  checkThread();
+  releaseOrphans();
   if (!dead_ && !contextLost()) return;
   recover();  // throws when no new context could be made
   if (duringKernel)

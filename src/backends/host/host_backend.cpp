@@ -41,6 +41,7 @@ HostBackend::~HostBackend() { releaseUnused(); }
 void* HostBackend::allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t size = sizeClass(bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = free_.find(size);
   if (it != free_.end() && !it->second.empty()) {
     void* p = it->second.back();
@@ -52,7 +53,7 @@ void* HostBackend::allocate(size_t bytes) {
   }
   void* p = std::aligned_alloc(kAlignment, size);
   if (!p && pooledBytes_ > 0) {  // memory pressure: give the pool back, then retry
-    releaseUnused();
+    releaseUnusedLocked();
     p = std::aligned_alloc(kAlignment, size);
   }
   if (!p) throw std::bad_alloc();
@@ -72,6 +73,7 @@ void HostBackend::read(void* handle, void* dst, size_t bytes) {
 void HostBackend::release(void* handle, size_t bytes) {
   if (!handle) return;
   const size_t size = sizeClass(bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
   if (pooledBytes_ + static_cast<int64_t>(size) > poolCap_) {
     std::free(handle);
     bytesHeld_ -= static_cast<int64_t>(size);
@@ -89,6 +91,11 @@ void HostBackend::release(void* handle, size_t bytes) {
 }
 
 void HostBackend::releaseUnused() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  releaseUnusedLocked();
+}
+
+void HostBackend::releaseUnusedLocked() {
   for (auto& [size, buffers] : free_) {
     for (void* p : buffers) {
       GLINT_UNPOISON(p, size);
@@ -101,8 +108,9 @@ void HostBackend::releaseUnused() {
 }
 
 void HostBackend::setPoolCap(int64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
   poolCap_ = bytes < 0 ? 0 : bytes;
-  if (pooledBytes_ > poolCap_) releaseUnused();
+  if (pooledBytes_ > poolCap_) releaseUnusedLocked();
 }
 
 }  // namespace glint

@@ -8,8 +8,12 @@
 // four per power of two (at most 25% slack). The pool holds at most
 // kDefaultPoolCap bytes (a release beyond that frees), and gives everything
 // back on releaseUnused(), on a failed system allocation, and at destruction.
+// Threads allocate and release at once (docs/CPP.md, "Threads"): the pool is
+// locked, the counters atomic.
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,12 +52,15 @@ class HostBackend : public Backend {
  private:
   std::string name_;
   std::string description_;
+  void releaseUnusedLocked();
+
+  std::mutex mutex_;  // guards free_ and poolCap_
   std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> free buffers
   int64_t poolCap_ = kDefaultPoolCap;
-  int64_t bytesHeld_ = 0;
-  int64_t pooledBytes_ = 0;
-  int64_t numAllocations_ = 0;
-  int64_t numPoolHits_ = 0;
+  std::atomic<int64_t> bytesHeld_{0};
+  std::atomic<int64_t> pooledBytes_{0};
+  std::atomic<int64_t> numAllocations_{0};
+  std::atomic<int64_t> numPoolHits_{0};
 };
 
 }  // namespace glint

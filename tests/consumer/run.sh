@@ -1,5 +1,6 @@
 #!/bin/sh
 # Glint as a C++ project uses it (make test-install; docs/CPP.md):
+#  0. the programs README.md and docs/CPP.md show are examples/*.cpp verbatim;
 #  1. installed (static) into a temporary prefix; a CMake project finds it with
 #     find_package(Glint) and builds docs/CPP.md's three examples; they run;
 #  2. the same examples linked through pkg-config;
@@ -33,6 +34,9 @@ run_examples() {
   [ "$(grep '^thread ' "$out/threads.txt" | cut -d: -f2 | sort -u | wc -l)" = 1 ] ||
     fail "save_load_threads: threads disagree: $(cat "$out/threads.txt")"
 }
+
+step "0. README.md and docs/CPP.md quote examples/*.cpp as they are"
+python3 scripts/embed_examples.py --check || fail "run scripts/embed_examples.py"
 
 step "1. cmake --install $release, find_package(Glint)"
 cmake --install "$release" --prefix "$out/static" > /dev/null

@@ -1,6 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: fuzz-kernels test-kernel-fuzz all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop bench bench-browser clean fuzz fuzz-short fuzz-build soak
+.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop bench bench-browser clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -15,6 +15,8 @@ build/release/build.ninja: | bootstrap
 	cmake --preset release >/dev/null
 build/asan/build.ninja: | bootstrap
 	cmake --preset asan >/dev/null
+build/tsan/build.ninja: | bootstrap
+	cmake --preset tsan >/dev/null
 build/wasm/build.ninja: | bootstrap
 	cmake --preset wasm >/dev/null
 
@@ -33,8 +35,29 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-browser test-browser-web test-bundlers test-apps fuzz-short
+test: test-native test-cli test-interop test-headers test-install test-tsan test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-browser test-browser-web test-bundlers test-apps fuzz-short
 	@echo "make test: all suites passed"
+
+## install: the library, headers, CMake package (find_package(Glint)) and
+## glint.pc under PREFIX (docs/CPP.md).
+PREFIX ?= /usr/local
+install: build
+	cmake --install build/release --prefix $(PREFIX)
+
+## test-install: Glint as a C++ project uses it: installed and found with
+## find_package and pkg-config, static and shared, without EGL/GLES, and
+## through add_subdirectory (tests/consumer/run.sh).
+test-install: build
+	tests/consumer/run.sh build/release
+
+## test-headers: each public header compiles alone (C++17 and C++20, -Werror).
+test-headers: bootstrap
+	scripts/check_headers.sh
+
+## test-tsan: the threading tests under ThreadSanitizer.
+test-tsan: bootstrap build/tsan/build.ninja
+	cmake --build --preset tsan -j $(JOBS) --target glint_threads_tests
+	GLINT_GL=0 TSAN_OPTIONS=halt_on_error=1 ./build/tsan/glint_threads_tests --gtest_brief=1
 
 test-native: build
 	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*

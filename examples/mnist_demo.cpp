@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "glint/glint.h"
-#include "src/core/random.h"
 
 using namespace glint;
 
@@ -96,8 +95,8 @@ int main(int argc, char** argv) {
     size_t n = digits.labels.size();
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    Rng rng(7);
-    for (size_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng.next() % (i + 1)]);
+    setSeed(7);
+    for (size_t i = n - 1; i > 0; --i) std::swap(order[i], order[randomBits() % (i + 1)]);
     size_t nTest = n / 5, nTrain = n - nTest;
     std::vector<size_t> trainIdx(order.begin(), order.begin() + nTrain);
     std::vector<size_t> testIdx(order.begin() + nTrain, order.end());

@@ -194,7 +194,9 @@ class Model : public Layer {
                             int batchSize = 32);
   /// The logs from `values` (read from p.values); disposes p.values.
   Logs finishLogs(PendingLogs& p, const std::vector<float>& values) const;
-  /// Outputs for the inputs, computed batchSize samples at a time.
+  /// Outputs for the inputs, computed batchSize samples at a time. Safe from
+  /// several threads at once (they take turns); while fit runs on another
+  /// thread it throws instead of waiting for the training to end.
   std::vector<Tensor> predict(const std::vector<Tensor>& xs, int batchSize = 32);
   Tensor predict(const Tensor& x, int batchSize = 32);
   /// Set from a callback (or another thread) to end fit after the current batch.
@@ -218,6 +220,12 @@ class Model : public Layer {
 
  private:
   struct Training;  // compiled state: optimizer, losses, metrics
+  /// Calls from several threads on one model (docs/CPP.md, "Threads"): fit
+  /// and trainOnBatch run alone, predict and evaluate one at a time.
+  struct CallGuard;
+  friend class ModelCall;
+  static std::shared_ptr<CallGuard> newCallGuard();
+  std::shared_ptr<CallGuard> callGuard_ = newCallGuard();
   std::vector<SymbolicTensorPtr> inputs_, outputs_;
   std::vector<LayerPtr> layers_;
   std::vector<std::shared_ptr<Node>> nodes_;  // topological order

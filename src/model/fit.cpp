@@ -62,6 +62,7 @@ History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) 
 History Model::fit(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
                    const FitOptions& options) {
   const std::string op = className() + ".fit";
+  ModelCall guard(*callGuard_, op, name(), ModelCall::kTrain);
   Training::of(*this, op);
   check(options.batchSize >= 1, op, "batchSize must be >= 1, got ", options.batchSize);
   check(options.epochs >= 0, op, "epochs must be >= 0, got ", options.epochs);
@@ -150,6 +151,7 @@ History Model::fit(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
 
 History Model::fitDataset(const data::Dataset& dataset, const FitDatasetOptions& options) {
   const std::string op = className() + ".fitDataset";
+  ModelCall guard(*callGuard_, op, name(), ModelCall::kTrain);
   Training::of(*this, op);
   check(dataset.node() != nullptr, op, "the dataset is empty (default-constructed)");
   check(options.epochs >= 0, op, "epochs must be >= 0, got ", options.epochs);

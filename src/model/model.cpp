@@ -293,3 +293,38 @@ void registerModelClasses() {
 
 }  // namespace layers
 }  // namespace glint
+
+namespace glint {
+
+std::shared_ptr<Model::CallGuard> Model::newCallGuard() { return std::make_shared<CallGuard>(); }
+
+ModelCall::ModelCall(Model::CallGuard& guard, const std::string& op, const std::string& model,
+                     Kind kind)
+    : guard_(guard) {
+  const std::thread::id self = std::this_thread::get_id();
+  if (kind == kTrain) {
+    std::thread::id none{};
+    if (!guard.trainer.compare_exchange_strong(none, self) && none != self)
+      fail(op, "model '", model, "' is being trained on another thread; one model trains on "
+           "one thread at a time (docs/CPP.md, Threads)");
+    ownsTrainer_ = none != self;  // false when nested in this thread's own fit
+  } else {
+    std::thread::id trainer = guard.trainer.load();
+    if (trainer != std::thread::id{} && trainer != self)
+      fail(op, "model '", model, "' is being trained on another thread (fit); call it once "
+           "training ends, or on a copy of the model (docs/CPP.md, Threads)");
+  }
+  try {
+    guard.mutex.lock();
+  } catch (...) {
+    if (ownsTrainer_) guard.trainer.store(std::thread::id{});
+    throw;
+  }
+}
+
+ModelCall::~ModelCall() {
+  guard_.mutex.unlock();
+  if (ownsTrainer_) guard_.trainer.store(std::thread::id{});
+}
+
+}  // namespace glint

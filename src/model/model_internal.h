@@ -1,6 +1,9 @@
 #pragma once
 // Internal to src/model: the compiled training state and shared helpers.
+#include <atomic>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -12,6 +15,29 @@
 #include "glint/optim.h"
 
 namespace glint {
+
+/// Model::CallGuard: one model used from several threads. Training (fit,
+/// fitDataset, trainOnBatch) is exclusive and refuses a second trainer; predict
+/// and evaluate wait their turn but refuse to wait out another thread's fit.
+/// The same thread may nest calls (a callback's predict inside fit).
+struct Model::CallGuard {
+  std::recursive_mutex mutex;
+  std::atomic<std::thread::id> trainer{};  // the thread inside fit / trainOnBatch
+};
+
+/// Holds a model's CallGuard for one public call.
+class ModelCall {
+ public:
+  enum Kind { kTrain, kUse };
+  ModelCall(Model::CallGuard& guard, const std::string& op, const std::string& model, Kind kind);
+  ~ModelCall();
+  ModelCall(const ModelCall&) = delete;
+  ModelCall& operator=(const ModelCall&) = delete;
+
+ private:
+  Model::CallGuard& guard_;
+  bool ownsTrainer_ = false;
+};
 
 /// What compile() sets up. Its static functions are the training machinery
 /// (a nested class, so they may use the model's graph).

@@ -418,6 +418,7 @@ Model::PendingLogs Model::startTrainOnBatch(const std::vector<Tensor>& xs,
                                             const std::vector<Tensor>& ys,
                                             const Tensor& sampleWeights) {
   const std::string op = className() + ".trainOnBatch";
+  ModelCall guard(*callGuard_, op, name(), ModelCall::kTrain);
   Training::of(*this, op);
   int64_t n = Training::checkData(*this, op, xs, &ys, "x", "y");
   if (sampleWeights.defined()) {
@@ -436,6 +437,7 @@ Logs Model::evaluate(const std::vector<Tensor>& xs, const std::vector<Tensor>& y
 Model::PendingLogs Model::startEvaluate(const std::vector<Tensor>& xs,
                                         const std::vector<Tensor>& ys, int batchSize) {
   const std::string op = className() + ".evaluate";
+  ModelCall guard(*callGuard_, op, name(), ModelCall::kUse);
   Training::of(*this, op);
   check(batchSize >= 1, op, "batchSize must be >= 1, got ", batchSize);
   int64_t n = Training::checkData(*this, op, xs, &ys, "x", "y");
@@ -460,6 +462,7 @@ Logs Model::evaluate(const Tensor& x, const Tensor& y, int batchSize) {
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& xs, int batchSize) {
   const std::string op = className() + ".predict";
+  ModelCall guard(*callGuard_, op, name(), ModelCall::kUse);
   check(batchSize >= 1, op, "batchSize must be >= 1, got ", batchSize);
   const int64_t n = Training::checkData(*this, op, xs, nullptr, "x", "");
   if (n == 0) return call(xs, CallArgs{false});

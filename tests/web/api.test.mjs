@@ -440,3 +440,15 @@ test('numeric and explicit paddings as TF.js', () => {
   }
   assert.throws(() => glint.maxPool(glint.zeros([1, 4, 4, 1]), 2, 1, -1), /\[maxPool\] pad must be/);
 });
+
+test('setNumThreads: the single-thread build keeps one; bad counts are refused', () => {
+  const info = glint.backendInfo();
+  glint.setNumThreads(4);
+  const n = glint.getNumThreads();
+  assert.ok(info.build.threads ? n >= 1 && n <= 4 : n === 1, `getNumThreads() gave ${n}`);
+  assert.throws(() => glint.setNumThreads(0),
+                (e) => e instanceof glint.GlintError && /\[setNumThreads\]/.test(e.message));
+  assert.throws(() => glint.setNumThreads(1.5), /\[setNumThreads\] n must be an integer/);
+  glint.setNumThreads(1);
+  assert.equal(glint.getNumThreads(), 1);
+});

@@ -276,6 +276,17 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_release_unused() {
 
 EMSCRIPTEN_KEEPALIVE void glint_set_seed(double seed) { setSeed(static_cast<uint64_t>(seed)); }
 
+EMSCRIPTEN_KEEPALIVE int32_t glint_set_num_threads(int32_t n) {
+  return guarded(-1, [&] {
+    setNumThreads(n);
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_num_threads() {
+  return guarded(-1, [&] { return numThreads(); });
+}
+
 EMSCRIPTEN_KEEPALIVE const char* glint_kernel_table() {
   return guarded<const char*>(nullptr, [&] {
     Json j = Json::object();

@@ -152,6 +152,9 @@ export function backendInfo(): BackendInfo;
 export function memory(): MemoryInfo;
 export function releaseUnusedMemory(): void;
 export function setSeed(seed: number): void;
+/** Threads the cpu backend's kernels use, the calling one included (at most the workers the pthreads build started; 1 without threads). */
+export function setNumThreads(n: number): void;
+export function getNumThreads(): number;
 export function kernelTable(): {[kernel: string]: string[]};
 /** The webgpu backend's counters, and a forced device loss for tests. */
 export const webgpu: {

@@ -101,6 +101,21 @@ export function releaseUnusedMemory() {
   core.callInt(() => core.module()._glint_release_unused());
 }
 
+/**
+ * Threads the cpu backend's kernels use (the calling one included), from the next kernel on.
+ * The pthreads build has at most the workers it started (navigator.hardwareConcurrency);
+ * the single-threaded build always 1. Throws for n < 1.
+ */
+export function setNumThreads(n) {
+  if (!Number.isInteger(n)) throw new GlintError(`[setNumThreads] n must be an integer, got ${n}`);
+  core.callInt(() => core.module()._glint_set_num_threads(n));
+}
+
+/** Threads the cpu backend's kernels use now. */
+export function getNumThreads() {
+  return core.callInt(() => core.module()._glint_num_threads());
+}
+
 export function setSeed(seed) {
   core.module()._glint_set_seed(seed);
 }

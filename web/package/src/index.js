@@ -6,6 +6,7 @@ export {ready, GlintError, isReady} from './core.js';
 export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d, variable,
   tidy, keep, dispose} from './tensor.js';
 export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed, enableDebugMode,
+  setNumThreads, getNumThreads,
   setFloat16Activations,
   loadedResources,
   kernelTable, gl, webgpu} from './engine.js';

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     MemoryInfo start = memory();
 
     for (int epoch = 1; epoch <= epochs; ++epoch) {
-      for (size_t i = nTrain - 1; i > 0; --i) std::swap(trainIdx[i], trainIdx[rng.next() % (i + 1)]);
+      for (size_t i = nTrain - 1; i > 0; --i) std::swap(trainIdx[i], trainIdx[randomBits() % (i + 1)]);
       auto t0 = std::chrono::steady_clock::now();
       double lossSum = 0;
       size_t steps = 0;

@@ -34,6 +34,11 @@ int main() {
   // get() knows Keras's and TF.js's names ("val_accuracy", "val_acc") and
   // throws, listing the keys, for a name it does not know.
   std::printf("validation accuracy %.3f\n", history.get("val_accuracy").back());
+  try {
+    history.get("val_acuracy");  // a typo
+  } catch (const Error& e) {    // every misuse is a glint::Error naming what went wrong
+    std::printf("%s\n", e.what());
+  }
 
   const std::string dir = (std::filesystem::temp_directory_path() / "glint_example_model").string();
   io::save(*model, dir);  // model.json + weights.bin, as TF.js's model.save writes

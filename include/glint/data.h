@@ -139,7 +139,7 @@ struct CsvOptions {
   char quote = '"';       // quoted fields may hold delimiters, newlines and "" escapes
   /// Per column: "float", "int" or "string"; empty: infer each column (int if
   /// every value is an integer, float if every value is a number, else string).
-  std::vector<std::string> columnTypes;
+  std::vector<std::string> columnTypes{};
   /// Empty fields in float columns read as NaN; in int columns they are an error.
   bool allowMissing = true;
 };

@@ -35,17 +35,17 @@ namespace io {
 /// How a weight's values are stored (TF.js's "quantization" manifest entry).
 /// uint8/uint16: value = q * scale + min; float16: IEEE half.
 struct Quantization {
-  std::string dtype;  // "uint8", "uint16" or "float16"
+  std::string dtype{};  // "uint8", "uint16" or "float16"
   double min = 0, scale = 1;
 };
 
 /// One weight in the manifest: {"name", "shape", "dtype", "group"?, "quantization"?}.
 struct WeightSpec {
-  std::string name;
-  Shape shape;
+  std::string name{};
+  Shape shape{};
   DType dtype = DType::float32;
-  std::string group;  // "" (model weights) or "optimizer"
-  std::optional<Quantization> quantization;
+  std::string group{};  // "" (model weights) or "optimizer"
+  std::optional<Quantization> quantization{};
 };
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
@@ -68,14 +68,14 @@ NamedTensors decodeWeights(const std::vector<uint8_t>& data, const std::vector<W
 
 /// Everything a saved model holds, independent of where it is stored.
 struct ModelArtifacts {
-  Config modelTopology;                  // {"class_name", "config", "keras_version", "backend"}
+  Config modelTopology{};                  // {"class_name", "config", "keras_version", "backend"}
   std::string format = "layers-model";
-  std::string generatedBy;
+  std::string generatedBy{};
   Config convertedBy = nullptr;
-  Config trainingConfig;                 // null unless saved with the optimizer
-  Config userDefinedMetadata;            // null or an object; Glint's own under "glint"
-  std::vector<WeightSpec> weightSpecs;
-  std::vector<uint8_t> weightData;       // all weights, concatenated in spec order
+  Config trainingConfig{};                 // null unless saved with the optimizer
+  Config userDefinedMetadata{};            // null or an object; Glint's own under "glint"
+  std::vector<WeightSpec> weightSpecs{};
+  std::vector<uint8_t> weightData{};       // all weights, concatenated in spec order
 };
 
 /// Resource limits checked before anything is allocated: a hostile or corrupt

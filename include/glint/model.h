@@ -60,7 +60,7 @@ struct EarlyStoppingOptions {
   double minDelta = 0;
   int patience = 0;
   std::string mode = "auto";  // "min", "max", or from the monitor's name
-  std::optional<double> baseline;
+  std::optional<double> baseline{};
   bool restoreBestWeights = false;
 };
 CallbackPtr earlyStopping(EarlyStoppingOptions options = {});
@@ -91,9 +91,9 @@ struct CompileOptions {
   /// "adam", "sgd", ... with default settings, or an optimizer object.
   std::variant<std::string, std::shared_ptr<Optimizer>> optimizer = std::string("rmsprop");
   /// One per output, or one for all outputs.
-  std::vector<LossSpec> loss;
+  std::vector<LossSpec> loss{};
   /// Metric names ("accuracy", "mae", ...), applied to every output.
-  std::vector<std::string> metrics;
+  std::vector<std::string> metrics{};
 };
 
 struct FitOptions {
@@ -103,15 +103,15 @@ struct FitOptions {
   /// Fraction of the (unshuffled) end of x/y held out for validation.
   float validationSplit = 0;
   /// Explicit validation data: {x..., y...} as for evaluate.
-  std::vector<Tensor> validationX, validationY;
+  std::vector<Tensor> validationX{}, validationY{};
   /// Weights per class index, for single-output classification.
-  std::map<int, float> classWeight;
+  std::map<int, float> classWeight{};
   int initialEpoch = 0;
-  std::vector<CallbackPtr> callbacks;
+  std::vector<CallbackPtr> callbacks{};
   /// 0 silent, 1 a progress bar per epoch on stderr, 2 one line per epoch.
   int verbose = 0;
   /// Seeds the per-epoch shuffles (default: the engine's generator).
-  std::optional<uint64_t> seed;
+  std::optional<uint64_t> seed{};
 };
 
 /// Per-sample weights ([n] float32) from per-class weights, as TF.js's
@@ -124,10 +124,10 @@ Tensor classSampleWeights(const std::string& op, const Tensor& y,
 struct FitDatasetOptions {
   int epochs = 1;
   /// Batches per epoch; default: until the dataset ends.
-  std::optional<int64_t> batchesPerEpoch;
+  std::optional<int64_t> batchesPerEpoch{};
   const data::Dataset* validationData = nullptr;
   int initialEpoch = 0;
-  std::vector<CallbackPtr> callbacks;
+  std::vector<CallbackPtr> callbacks{};
   int verbose = 0;
 };
 

@@ -29,6 +29,9 @@ run_examples() {
   "$dir/sequential_quickstart" | grep -q 'final loss' || fail "$dir/sequential_quickstart"
   "$dir/save_load_threads" > "$out/threads.txt" || fail "$dir/save_load_threads exited $?"
   grep -q 'validation accuracy' "$out/threads.txt" || fail "save_load_threads: no accuracy"
+  # glint::Error caught by type in the program (across libglint.so too).
+  grep -q "no series 'val_acuracy'; known: .*val_acc" "$out/threads.txt" ||
+    fail "save_load_threads: the typo's error was not caught: $(cat "$out/threads.txt")"
   [ "$(grep -c '^thread ' "$out/threads.txt")" = 4 ] || fail "save_load_threads: not 4 threads"
   # Four threads, one model: the same numbers.
   [ "$(grep '^thread ' "$out/threads.txt" | cut -d: -f2 | sort -u | wc -l)" = 1 ] ||
@@ -79,6 +82,9 @@ nm -D --defined-only "$so" | awk '{print $3}' | c++filt > "$out/exports.txt"
 others=$(grep -v 'glint::' "$out/exports.txt" | grep -Ev '^(_init|_fini)$' || true)
 [ -z "$others" ] || fail "libglint.so exports symbols outside namespace glint: $(echo "$others" | head -n 5)"
 [ "$(wc -l < "$out/exports.txt")" -gt 100 ] || fail "libglint.so exports almost nothing"
+for sym in 'typeinfo for glint::Error' 'vtable for glint::Layer' 'glint::matMul('; do
+  grep -q "^$sym" "$out/exports.txt" || fail "libglint.so does not export $sym"
+done
 cmake -S tests/consumer -B "$out/cmake-shared" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$out/shared" -DGLINT_EXAMPLES_DIR="$root/examples" > /dev/null
 cmake --build "$out/cmake-shared" > /dev/null
@@ -88,7 +94,7 @@ run_examples "$out/cmake-shared"
 
 step "5. add_subdirectory(glint)"
 cmake -S tests/consumer/subdir -B "$out/subdir" -G Ninja -DGLINT_SOURCE_DIR="$root" > /dev/null
-command=$(cd "$out/subdir" && ninja -t commands app | grep -- 'quickstart.cpp' | tail -n 1)
+command=$(cd "$out/subdir" && ninja -t commands app | grep -- ' -c .*quickstart.cpp' | tail -n 1)
 echo "$command" | grep -q -- "-I$root/include" || fail "the consumer's compile line lacks include/: $command"
 if echo "$command" | grep -Eq -- "-I$root( |$)"; then
   fail "the consumer's compile line reaches the repository root (src/): $command"

@@ -53,7 +53,8 @@ TEST(GlLoader, DISABLED_MissingEglLeavesGlUnavailable) {
   expectError([] { setBackend("gl"); }, {"gl", kMissingEgl});
   // The engine runs on cpu.
   EXPECT_EQ(getBackend(), "cpu");
-  const BackendStatus* cpu = statusOf(backendInfo(), "cpu");
+  const BackendInfo after = backendInfo();  // statusOf points into it
+  const BackendStatus* cpu = statusOf(after, "cpu");
   ASSERT_NE(cpu, nullptr);
   EXPECT_TRUE(cpu->available) << cpu->reason;
   Tensor y = matMul(tensor({1, 2, 3, 4}, {2, 2}), tensor({1, 0, 0, 1}, {2, 2}));

@@ -131,7 +131,8 @@ TEST(GlLoader, LoadsTheSystemLibraries) {
   EXPECT_NE(glint::eglGetDisplay, nullptr);
   EXPECT_NE(glint::glTexStorage2D, nullptr);
   EXPECT_NE(glint::glClientWaitSync, nullptr);
-  const BackendStatus* gl = statusOf(backendInfo(), "gl");
+  const BackendInfo info = backendInfo();  // statusOf points into it
+  const BackendStatus* gl = statusOf(info, "gl");
   if (!gl) GTEST_SKIP() << "GLINT_GL=0 leaves gl out";
   // Natively gl must start (Mesa llvmpipe at least), as gl_backend_test asserts.
   EXPECT_TRUE(gl->available) << gl->reason;

@@ -36,6 +36,8 @@ const BackendStatus* statusOf(const BackendInfo& info, const std::string& name) 
     if (s.name == name) return &s;
   return nullptr;
 }
+// Not on a temporary: the pointer would dangle.
+const BackendStatus* statusOf(BackendInfo&& info, const std::string& name) = delete;
 
 // Runs only in the child started below, with GLINT_EGL_LIBRARY at a missing file.
 TEST(GlLoader, DISABLED_MissingEglLeavesGlUnavailable) {

@@ -127,6 +127,7 @@ TEST(GlLoader, MissingEglInAChildLeavesGlUnavailableAndCpuRuns) {
 // In the normal environment the libraries load and gl probes as before.
 TEST(GlLoader, LoadsTheSystemLibraries) {
   if (std::getenv("GLINT_EGL_LIBRARY") || std::getenv("GLINT_GLES_LIBRARY"))
+    // Skipped when the caller pointed the loader elsewhere: the system libraries are not what loads.
     GTEST_SKIP() << "GLINT_EGL_LIBRARY / GLINT_GLES_LIBRARY name other libraries";
   std::string why;
   ASSERT_TRUE(gl::loadLibraries(why)) << why;
@@ -135,7 +136,7 @@ TEST(GlLoader, LoadsTheSystemLibraries) {
   EXPECT_NE(glint::glClientWaitSync, nullptr);
   const BackendInfo info = backendInfo();  // statusOf points into it
   const BackendStatus* gl = statusOf(info, "gl");
-  if (!gl) GTEST_SKIP() << "GLINT_GL=0 leaves gl out";
+  if (!gl) GTEST_SKIP() << "GLINT_GL=0 leaves gl out";  // skipped: gl not registered in this run
   // Natively gl must start (Mesa llvmpipe at least), as gl_backend_test asserts.
   EXPECT_TRUE(gl->available) << gl->reason;
 }

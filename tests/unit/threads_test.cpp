@@ -90,7 +90,7 @@ void runAll(int n, const std::function<void(int)>& body) {
 }
 
 TEST_F(Threads, PredictOnEightModelsAtOnce) {
-  GLINT_REQUIRE_THREADS();
+  GLINT_REQUIRE_THREADS();  // skipped in single-thread WebAssembly: it cannot start a thread
   constexpr int kModels = kMaxThreads;  // 8 natively
   std::vector<SequentialPtr> models;
   std::vector<Tensor> xs;
@@ -111,7 +111,7 @@ TEST_F(Threads, PredictOnEightModelsAtOnce) {
 }
 
 TEST_F(Threads, FitTwoModelsAtOnce) {
-  GLINT_REQUIRE_THREADS();
+  GLINT_REQUIRE_THREADS();  // skipped in single-thread WebAssembly: it cannot start a thread
   const Tensor xa = inputs(96, 1), xb = inputs(96, 2), y = labels(96);
   FitOptions options{.epochs = 3, .batchSize = 16, .shuffle = false};
   SequentialPtr a0 = smallModel(7), b0 = smallModel(8);
@@ -134,7 +134,7 @@ TEST_F(Threads, FitTwoModelsAtOnce) {
 }
 
 TEST_F(Threads, OneModelPredictFromFourThreads) {
-  GLINT_REQUIRE_THREADS();
+  GLINT_REQUIRE_THREADS();  // skipped in single-thread WebAssembly: it cannot start a thread
   SequentialPtr m = smallModel(3);
   const Tensor x = inputs(40, 4);
   const std::vector<float> alone = m->predict(x).toFloats();
@@ -149,7 +149,7 @@ TEST_F(Threads, OneModelPredictFromFourThreads) {
 }
 
 TEST_F(Threads, PredictAndSecondFitDuringFitAreRefused) {
-  GLINT_REQUIRE_THREADS();
+  GLINT_REQUIRE_THREADS();  // skipped in single-thread WebAssembly: it cannot start a thread
   SequentialPtr m = smallModel(5);
   const Tensor x = inputs(64, 6), y = labels(64);
   std::mutex mu;
@@ -234,7 +234,7 @@ TEST_F(Threads, SetNumThreadsAnyTime) {
     EXPECT_NEAR(many[i], ref[i], tol) << i;
   }
   // Changed while other threads compute: each kernel keeps the count it began with.
-  GLINT_REQUIRE_THREADS();
+  GLINT_REQUIRE_THREADS();  // skipped in single-thread WebAssembly: it cannot start a thread
   std::atomic<bool> stop{false};
   std::thread changer([&] {
     for (int n = 1; !stop; n = n % 4 + 1) setNumThreads(n);
@@ -253,9 +253,11 @@ TEST_F(Threads, SetNumThreadsAnyTime) {
 }
 
 TEST_F(Threads, GlRefusesOtherThreads) {
-  GLINT_REQUIRE_THREADS();
+  GLINT_REQUIRE_THREADS();  // skipped in single-thread WebAssembly: it cannot start a thread
   std::vector<std::string> usable = availableBackends();
   if (std::find(usable.begin(), usable.end(), "gl") == usable.end())
+    // Skipped where gl is absent: GLINT_GL=0 (the TSan run, where Mesa's own
+    // threads would be reported), no EGL/GLES, or WebAssembly in node.
     GTEST_SKIP() << "no gl backend here (EGL/GLES missing, or GLINT_GL=0)";
   setBackend("gl");
   Tensor onGl = tensor({1, 2, 3, 4}, {2, 2});

@@ -216,7 +216,14 @@ test-digits: web
 
 ## test-apps: the three apps (doctor, digits, sequence) in headless Chromium.
 .PHONY: test-apps
-test-apps: test-doctor test-digits test-sequence
+test-apps: test-doctor test-digits test-sequence test-a11y
+
+## test-a11y: the apps for users without a pointer or sight: axe-core (WCAG 2.1 A/AA) in light
+## and dark at desktop, phone and 320 px, keyboard-only use, live regions, charts in words.
+.PHONY: test-a11y
+test-a11y: web
+	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
+	node tests/browser/a11y_digits.mjs  # not $(NODE): playwright-core needs fetch
 
 ## test-doctor: the doctor page (web/apps/doctor) in headless Chromium: every backend
 ## listed, kernels complete on cpu and gl, precision, speed, quota; screenshots in build/screenshots.

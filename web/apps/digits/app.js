@@ -54,7 +54,38 @@ const pad = new Pad($('pad'));
 function status(kind, html) {
   const s = $('status');
   s.className = `summary ${kind}`;
-  s.replaceChildren(...html);
+  // The line is a live region: re-rendering the same words would say them again.
+  const text = html.map((h) => (typeof h === 'string' ? h : h.textContent)).join('');
+  if (s.textContent !== text) s.replaceChildren(...html);
+}
+
+// ---- controls that stay in the tab order --------------------------------------------
+// A busy control is aria-disabled, not disabled: a disabled control drops out of
+// the tab order under the keyboard user who just pressed it, and focus falls to
+// the page. Its handler is guarded instead.
+
+const enabled = (e) => e.getAttribute('aria-disabled') !== 'true';
+function enable(e, on) {
+  e.setAttribute('aria-disabled', String(!on));
+}
+/** A button's click handler that does nothing while the button is aria-disabled. */
+function onPress(e, fn) {
+  e.addEventListener('click', (ev) => {
+    if (enabled(e)) fn(ev);
+  });
+}
+/** A select's change handler; while aria-disabled the choice snaps back. */
+function onChoose(e, fn) {
+  let last = e.value;
+  e.addEventListener('focus', () => { last = e.value; });   // the page may set it meanwhile
+  e.addEventListener('change', (ev) => {
+    if (!enabled(e)) {
+      e.value = last;
+      return;
+    }
+    last = e.value;
+    fn(ev);
+  });
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -99,10 +130,30 @@ for (let d = 0; d < 10; ++d) {
   const row = el('li', {}, el('span', {class: 'digit'}, String(d)), el('span', {class: 'track'}, fill), value);
   $('bars').append(row);
   bars.push({row, fill, value});
-  $('teach').append(el('button', {class: 'digit-button', 'data-digit': String(d), disabled: '',
-                                  'aria-label': `It is a ${d}: teach the model`,
-                                  onclick: () => teach(d)}, String(d)));
+  const button = el('button', {class: 'digit-button', 'data-digit': String(d), 'aria-disabled': 'true',
+                               'aria-label': `It is a ${d}: teach the model`}, String(d));
+  onPress(button, () => teach(d));
+  $('teach').append(button);
 }
+
+// What a screen reader hears about the prediction: "7, 94% sure", once the
+// drawing and the model have settled, and only when it says something new.
+const SETTLE_MS = 700;
+let sayTimer = null, said = {text: '', version: -1};
+function sayPrediction() {
+  clearTimeout(sayTimer);
+  sayTimer = setTimeout(() => {
+    const p = app.lastPrediction;
+    if (!p?.probs || p.version !== pad.version || pad.pointerId !== null || pad.penDown) return;
+    // While training, the reading drifts with the model: only a new drawing is worth saying.
+    if (app.state === 'training' && p.version === said.version) return;
+    const text = predictionWords(p.probs);
+    if (text === said.text && p.version === said.version) return;
+    said = {text, version: p.version};
+    $('said').textContent = text;
+  }, SETTLE_MS);
+}
+const predictionWords = (probs) => `${argmax(probs)}, ${Math.round(100 * probs[argmax(probs)])}% sure`;
 
 function renderProbs(probs) {
   const best = probs ? argmax(probs) : -1;
@@ -115,6 +166,7 @@ function renderProbs(probs) {
   $('guess').textContent = probs ? String(best) : '–';
   $('mini-guess').textContent = probs ? `reads ${best} · ${(100 * probs[best]).toFixed(0)}%` : '';
   $('confidence').textContent = probs ? `${(100 * probs[best]).toFixed(1)}% sure` : 'draw a digit';
+  if (probs) sayPrediction();
 }
 
 const preview = $('input28').getContext('2d');
@@ -131,8 +183,9 @@ let current = null;           // {version, pixels} of the drawing on the pad
 function input() {
   if (pad.empty) return null;
   if (!current || current.version !== pad.version) {
-    const r = mnistify(pad.ink(), RASTER, RASTER);
-    current = {version: pad.version, pixels: r.pixels};
+    // A picture on the pad is in the model's form already; strokes are preprocessed as MNIST was.
+    const pixels = pad.picture ? pad.picture.pixels : mnistify(pad.ink(), RASTER, RASTER).pixels;
+    current = {version: pad.version, pixels};
   }
   return current;
 }
@@ -195,12 +248,25 @@ async function predictNow() {
 
 pad.addEventListener('change', () => {
   $('pad-hint').hidden = !pad.empty;
-  $('undo').disabled = $('clear').disabled = pad.empty;
   setControls();
   schedulePredict();
 });
-$('undo').addEventListener('click', () => pad.undo());
-$('clear').addEventListener('click', () => pad.clear());
+// Emptying the pad leaves its buttons with nothing to do: the pad takes focus, ready to draw.
+onPress($('undo'), () => {
+  pad.undo();
+  if (pad.empty) pad.canvas.focus();
+});
+onPress($('clear'), () => {
+  pad.clear();
+  pad.canvas.focus();
+});
+// A held-out MNIST digit on the pad: predicting and teaching without drawing.
+onPress($('example'), () => {
+  const k = mnist.test[Math.floor(Math.random() * mnist.test.length)];
+  const pixels = Float32Array.from(mnist.pixels.subarray(k * PIXELS, (k + 1) * PIXELS), (v) => v / 255);
+  pad.setPicture(pixels, mnist.labels[k]);
+  $('teach-result').textContent = `A held-out ${mnist.labels[k]} from MNIST is on the pad.`;
+});
 document.addEventListener('keydown', (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key === 'z' && !e.target.closest('input, select, textarea')) {
     e.preventDefault();
@@ -212,16 +278,20 @@ document.addEventListener('keydown', (e) => {
 
 function setControls() {
   const idle = app.state === 'ready' && !busy;
-  for (const b of document.querySelectorAll('.digit-button')) b.disabled = !idle || pad.empty;
-  $('reset').disabled = !idle || engine?.source === 'shipped';
-  $('download-model').disabled = !idle;
-  $('backend').disabled = !idle;
-  $('train').disabled = !idle;
-  $('stop').disabled = app.state !== 'training';
-  $('epochs').disabled = app.state === 'training';
+  for (const b of document.querySelectorAll('.digit-button')) enable(b, idle && !pad.empty);
+  enable($('undo'), !pad.empty);
+  enable($('clear'), !pad.empty);
+  enable($('example'), Boolean(mnist));
+  enable($('reset'), idle && engine?.source !== 'shipped');
+  enable($('download-model'), idle);
+  enable($('backend'), idle);
+  enable($('train'), idle);
+  enable($('stop'), app.state === 'training');
+  enable($('epochs'), app.state !== 'training');
   const none = app.samples.length === 0;
-  $('export-json').disabled = $('export-csv').disabled = none;
-  $('clear-samples').disabled = none || app.state === 'training';
+  enable($('export-json'), !none);
+  enable($('export-csv'), !none);
+  enable($('clear-samples'), !none && app.state !== 'training');
 }
 
 /** The batch the model fine-tunes on: personal samples (the new one weighted) + replayed originals. */
@@ -269,8 +339,10 @@ async function teach(label) {
     app.lastTeach = {label, ms, steps: r.steps, probs: r.probs, before, saved: false};
     renderSamples();
     const right = argmax(r.probs) === label;
+    // The teach message says the new reading: the prediction announcer need not repeat it.
+    said = {text: predictionWords(r.probs), version: x.version};
     $('teach-result').textContent = right ?
-        `Learned: it reads ${label} now (${r.steps} steps, ${Math.round(ms)} ms).` :
+        `Learned: it reads ${said.text} now (${r.steps} steps, ${Math.round(ms)} ms).` :
         `Nudged towards ${label} (${r.steps} steps, ${Math.round(ms)} ms): ` +
         'teach it another example or two.';
     // Persist after the answer is on screen: model and sample survive a reload.
@@ -301,16 +373,19 @@ function renderSamples() {
     ctx.putImageData(img, 0, 0);
     return el('li', {'data-label': String(s.label)}, c, el('span', {class: 'label'}, String(s.label)),
               el('button', {class: 'remove', 'aria-label': `Remove sample ${i + 1} (a ${s.label})`,
-                            title: 'Remove', onclick: () => removeSample(s)}, '×'));
+                            title: 'Remove', onclick: () => removeSample(s, i)}, '×'));
   }));
   $('sample-count').textContent = String(app.samples.length);
   $('samples-empty').hidden = app.samples.length > 0;
   setControls();
 }
 
-async function removeSample(s) {
+async function removeSample(s, at) {
   app.samples = app.samples.filter((x) => x !== s);
   renderSamples();
+  // The pressed button is gone: focus moves to the sample now in its place, else the list.
+  const next = $('samples').querySelectorAll('.remove');
+  (next[Math.min(at, next.length - 1)] ?? $('samples')).focus();
   try {
     if (s.id !== null) await samples.remove(s.id);
     $('teach-result').textContent = 'Sample removed: the next fine-tuning leaves it out ' +
@@ -321,7 +396,7 @@ async function removeSample(s) {
 }
 
 let confirmClear = null;
-$('clear-samples').addEventListener('click', async () => {
+onPress($('clear-samples'), async () => {
   const btn = $('clear-samples');
   if (!confirmClear) {
     btn.textContent = `Delete ${app.samples.length}? Click again`;
@@ -349,14 +424,14 @@ function download(name, text, type) {
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
-$('export-json').addEventListener('click', () =>
+onPress($('export-json'), () =>
   download('glint-digits-samples.json', exportJson(app.samples), 'application/json'));
-$('export-csv').addEventListener('click', () =>
+onPress($('export-csv'), () =>
   download('glint-digits-samples.csv', exportCsv(app.samples), 'text/csv'));
 
 // ---- model: backend, download, reset ----------------------------------------------------
 
-$('download-model').addEventListener('click', async () => {
+onPress($('download-model'), async () => {
   try {
     await browserDownloads('glint-digits').save(await engine.artifacts());
   } catch (e) {
@@ -364,7 +439,7 @@ $('download-model').addEventListener('click', async () => {
   }
 });
 
-$('reset').addEventListener('click', async () => {
+onPress($('reset'), async () => {
   busy = true;
   setControls();
   try {
@@ -399,7 +474,7 @@ async function showBackend(info) {
                                                     'SIMD, one thread'}), in a Web Worker`;
 }
 
-$('backend').addEventListener('change', async (e) => {
+onChoose($('backend'), async (e) => {
   busy = true;
   setControls();
   try {
@@ -452,11 +527,29 @@ function redrawChart() {
   });
 }
 
+// The chart in words, for those who cannot see it: a summary as its label and
+// one table row per finished epoch (the figures the chart plots at its end).
+const pct = (v) => `${(100 * v).toFixed(1)}%`;
+function describeChart() {
+  const rows = app.training?.epochRows ?? [];
+  const n = series.loss.length;
+  const label = n === 0 ? 'Training chart: no training yet.' :
+      `Training chart: smoothed loss from ${series.loss[0].toFixed(3)} to ${series.loss[n - 1].toFixed(3)} ` +
+      `over ${n} batches, accuracy ${pct(series.acc[n - 1])}` +
+      (rows.length ? `; held-out accuracy ${rows.map((r) => pct(r.valAcc)).join(', then ')} ` +
+                     `after ${rows.length === 1 ? 'epoch 1' : `epochs 1 to ${rows.length}`}.` : '.');
+  $('chart').setAttribute('aria-label', label);
+  $('chart-table').querySelector('tbody').replaceChildren(...rows.map((r) => el('tr', {},
+      el('th', {scope: 'row'}, String(r.epoch)), el('td', {}, r.loss.toFixed(3)), el('td', {}, pct(r.acc)),
+      el('td', {}, pct(r.valAcc)))));
+  $('chart-data').hidden = rows.length === 0;
+}
+
 new ResizeObserver(() => {
   if (chart) chart.setSize({width: Math.max(260, $('chart').clientWidth), height: 220});
 }).observe($('chart'));
 
-$('train').addEventListener('click', async () => {
+onPress($('train'), async () => {
   const epochs = Number($('epochs').value);
   app.state = 'training';
   setControls();
@@ -464,7 +557,12 @@ $('train').addEventListener('click', async () => {
   makeChart();
   const steps = Math.ceil(mnist.train.length / 64);
   let smoothLoss = null, smoothAcc = null, epochNow = 0;
-  app.training = {epochs, batches: 0, history: null, valAcc: [], firstLoss: null, lastLoss: null};
+  app.training = {epochs, batches: 0, history: null, valAcc: [], firstLoss: null, lastLoss: null,
+                  epochRows: []};
+  describeChart();
+  // #train-status shows every batch; #train-said, a status region, says what a person can
+  // follow: the start, each finished epoch, the end.
+  $('train-said').textContent = `Training started: ${epochs} epoch${epochs > 1 ? 's' : ''} on 8,000 digits.`;
   $('train-status').textContent = 'preparing 8,000 digits…';
   $('teach-result').textContent = '';
   $('chart-empty').hidden = true;
@@ -499,7 +597,12 @@ $('train').addEventListener('click', async () => {
         const v = logs.val_acc ?? logs.val_accuracy;
         series.valAcc[series.valAcc.length - 1] = v;
         app.training.valAcc.push(v);
+        app.training.epochRows.push({epoch: epochNow, loss: smoothLoss, acc: smoothAcc, valAcc: v});
         redrawChart();
+        describeChart();
+        if (epochNow < epochs) {
+          $('train-said').textContent = `Epoch ${epochNow} of ${epochs} done: ${pct(v)} on the held-out digits.`;
+        }
       },
     });
     app.training.history = history.history;
@@ -508,6 +611,7 @@ $('train').addEventListener('click', async () => {
         `done: ${(100 * last).toFixed(1)}% on the 2,000 held-out digits after ` +
         `${app.training.valAcc.length} epoch${app.training.valAcc.length > 1 ? 's' : ''}. Saved in this browser.`;
     await engine.save('trained here');
+    $('train-said').textContent = `Training ${$('train-status').textContent}`;
   } catch (e) {
     fail(e);
   } finally {
@@ -516,13 +620,16 @@ $('train').addEventListener('click', async () => {
     ++generation;
     showSource();
     setControls();
+    // Stop has nothing left to stop: the keyboard user lands on Start again.
+    if (document.activeElement === $('stop')) $('train').focus();
     if (!app.error) readyStatus();
     schedulePredict();
   }
 });
-$('stop').addEventListener('click', () => {
+onPress($('stop'), () => {
   engine.stop();
   $('train-status').textContent = 'stopping after this batch…';
+  $('train-said').textContent = 'Stopping after this batch.';
 });
 
 // ?threads=0: the single-thread build even where threads would work.
@@ -556,6 +663,7 @@ async function start() {
   renderSamples();
   showSource();
   makeChart();
+  describeChart();
   app.state = 'ready';
   setControls();
   readyStatus();

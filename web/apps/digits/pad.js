@@ -1,10 +1,15 @@
 // The drawing pad: strokes from mouse, touch and pen (Pointer Events), kept as
 // point lists in [0, 1] pad coordinates so that the screen (any size, any
 // pixel ratio) and the model's raster draw exactly the same shapes.
-// Fires 'change' (a stroke grew, ended, was undone or cleared).
+// Without a pointer the pad is drawn from the keyboard: arrow keys move a pen
+// (Shift: finer steps), Space puts it down or lifts it, Escape lifts it. It can
+// also hold a picture instead of strokes (a held-out MNIST digit, already in
+// the model's 28x28 form), so that predicting and teaching need no drawing.
+// Fires 'change' (a stroke grew, ended, was undone or cleared; a picture came or went).
 
 export const LINE_WIDTH = 0.08;   // of the pad's side: MNIST-like strokes for a digit filling the pad
 export const RASTER = 280;        // side of the raster the model's input is cut from
+const KEY_STEP = 0.04, FINE_STEP = 0.01;   // pen moves per arrow key, of the pad's side
 
 export class Pad extends EventTarget {
   constructor(canvas) {
@@ -15,6 +20,9 @@ export class Pad extends EventTarget {
     this.current = null;      // the stroke being drawn
     this.pointerId = null;
     this.version = 0;         // bumps on every change: what a prediction was made for
+    this.picture = null;      // {pixels: Float32Array(784) in [0, 1], label} instead of strokes
+    this.pen = [0.5, 0.5];    // the keyboard's pen, in pad coordinates
+    this.penDown = false;
     this.raster = document.createElement('canvas');
     this.raster.width = this.raster.height = RASTER;
     this.rasterCtx = this.raster.getContext('2d', {willReadFrequently: true});
@@ -24,7 +32,17 @@ export class Pad extends EventTarget {
   }
 
   get empty() {
-    return this.strokes.length === 0;
+    return this.strokes.length === 0 && !this.picture;
+  }
+
+  /** Puts a 28x28 picture (levels in [0, 1]) on the pad in place of any drawing. */
+  setPicture(pixels, label) {
+    this.strokes = [];
+    this.current = null;
+    this.pointerId = null;
+    this.penDown = false;
+    this.picture = {pixels, label};
+    this.changed();
   }
 
   listen() {
@@ -33,6 +51,7 @@ export class Pad extends EventTarget {
       if (this.pointerId !== null || (e.pointerType === 'mouse' && e.button !== 0)) return;
       e.preventDefault();
       c.setPointerCapture(e.pointerId);
+      this.picture = null;      // drawing starts over a picture: the picture goes
       this.pointerId = e.pointerId;
       this.current = [this.point(e)];
       this.strokes.push(this.current);
@@ -53,6 +72,49 @@ export class Pad extends EventTarget {
     };
     c.addEventListener('pointerup', end);
     c.addEventListener('pointercancel', end);
+    c.addEventListener('keydown', (e) => this.key(e));
+    c.addEventListener('focus', () => this.draw());
+    c.addEventListener('blur', () => {
+      if (this.penDown) this.lift();
+      this.draw();
+    });
+  }
+
+  key(e) {
+    const step = e.shiftKey ? FINE_STEP : KEY_STEP;
+    const moves = {ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step]};
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (moves[e.key]) {
+      const [dx, dy] = moves[e.key];
+      this.pen = [Math.min(1, Math.max(0, this.pen[0] + dx)), Math.min(1, Math.max(0, this.pen[1] + dy))];
+      if (this.penDown) {
+        this.current.push([...this.pen]);
+        this.changed();
+      } else {
+        this.draw();
+      }
+    } else if (e.key === ' ') {
+      if (this.penDown) {
+        this.lift();
+      } else {
+        this.picture = null;
+        this.penDown = true;
+        this.current = [[...this.pen]];
+        this.strokes.push(this.current);
+        this.changed();
+      }
+    } else if (e.key === 'Escape' && this.penDown) {
+      this.lift();
+    } else {
+      return;
+    }
+    e.preventDefault();   // arrows and Space would scroll the page
+  }
+
+  lift() {
+    this.penDown = false;
+    this.current = null;
+    this.changed();
   }
 
   point(e) {
@@ -62,18 +124,22 @@ export class Pad extends EventTarget {
   }
 
   undo() {
-    if (!this.strokes.length) return;
-    this.strokes.pop();
+    if (this.empty) return;
+    if (this.picture) this.picture = null;
+    else this.strokes.pop();
     this.pointerId = null;
     this.current = null;
+    this.penDown = false;
     this.changed();
   }
 
   clear() {
-    if (!this.strokes.length) return;
+    if (this.empty) return;
     this.strokes = [];
+    this.picture = null;
     this.pointerId = null;
     this.current = null;
+    this.penDown = false;
     this.changed();
   }
 
@@ -95,8 +161,22 @@ export class Pad extends EventTarget {
   draw() {
     const {ctx, canvas} = this;
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    ctx.strokeStyle = ctx.fillStyle = getComputedStyle(canvas).color || '#111';
+    const ink = getComputedStyle(canvas).color || '#111';
+    ctx.strokeStyle = ctx.fillStyle = ink;
+    if (this.picture) paintPicture(ctx, this.picture.pixels, canvas.width);
     paint(ctx, this.strokes, canvas.width);
+    // The keyboard's pen, while the pad has keyboard focus: a ring, filled when down.
+    if (document.activeElement === canvas && canvas.matches(':focus-visible')) {
+      const [x, y] = this.pen.map((v) => v * canvas.width);
+      const r = (LINE_WIDTH / 2 + 0.012) * canvas.width;
+      ctx.save();
+      ctx.lineWidth = Math.max(2, 0.008 * canvas.width);
+      ctx.strokeStyle = getComputedStyle(canvas).getPropertyValue('--pen').trim() || ink;
+      ctx.beginPath();
+      ctx.arc(x, y, r, 0, 2 * Math.PI);
+      ctx.stroke();
+      ctx.restore();
+    }
   }
 
   /** The ink as levels in [0, 1], RASTER x RASTER, anti-aliased by the canvas. */
@@ -110,6 +190,18 @@ export class Pad extends EventTarget {
     for (let i = 0; i < out.length; ++i) out[i] = rgba[4 * i + 3] / 255;
     return out;
   }
+}
+
+/** A 28x28 picture (levels in [0, 1]) as ink of the context's fill colour, scaled to side. */
+function paintPicture(ctx, pixels, side) {
+  const cell = side / 28;
+  const alpha = ctx.globalAlpha;
+  for (let i = 0; i < 784; ++i) {
+    if (pixels[i] <= 0) continue;
+    ctx.globalAlpha = pixels[i];
+    ctx.fillRect((i % 28) * cell, Math.floor(i / 28) * cell, Math.ceil(cell), Math.ceil(cell));
+  }
+  ctx.globalAlpha = alpha;
 }
 
 /** Strokes as round-capped paths, smoothed through segment midpoints. */

@@ -131,7 +131,8 @@ runMain(() => withBrowser(async ({base, context, stopServer}) => {
         hot.path.some((c, i) => c !== argmax(hot.dists[i])),
         hot.values.slice(0, 8).join(' ') + ' …');
   await page.click('#sample');
-  await page.waitForFunction(() => !document.getElementById('sample').disabled);
+  // Sampling marks the button busy (aria-disabled, so it keeps the focus) until it is done.
+  await page.waitForFunction(() => document.getElementById('sample').getAttribute('aria-disabled') !== 'true');
   const drawn = await page.$$eval('#forecast-chart canvas', (c) => c.length);
   check('forecast chart drawn', drawn > 0);
 

@@ -4,7 +4,7 @@
 import {parseCsv, detectHeader, toTable} from './csv.js';
 import * as prep from './prep.js';
 import {Engine} from './engine.js';
-import {seriesChart, lossChart, forecastChart, renderBars} from './charts.js';
+import {seriesChart, lossChart, forecastChart, renderBars, fillTable, fmt, shares, range} from './charts.js';
 import {registerOffline} from '../offline.js';
 
 const $ = (id) => document.getElementById(id);
@@ -34,6 +34,37 @@ function status(text, kind = '') {
   const s = $('status');
   s.className = `summary ${kind}`;
   s.textContent = text;
+}
+
+/**
+ * A control that cannot act now (busy, or nothing to act on) stays focusable:
+ * aria-disabled rather than disabled, so the focus never falls to the page
+ * when the control the user pressed becomes busy; its handler ignores it.
+ */
+function setOff(el, off) {
+  if (off) el.setAttribute('aria-disabled', 'true');
+  else el.removeAttribute('aria-disabled');
+}
+const isOff = (el) => el.getAttribute('aria-disabled') === 'true';
+
+/**
+ * What the training progress says to a screen reader: at most once in 3 s
+ * (the visible #progress line changes per redraw and is not a live region).
+ */
+let announcedAt = -Infinity;
+function announce(text, now = false) {
+  const t = performance.now();
+  if (!now && t - announcedAt < 3000) return;
+  announcedAt = t;
+  $('progress-live').textContent = text;
+}
+
+/** The validation verdict (or a failure), once it is settled: #result is a status region. */
+function showResult(text, kind) {
+  const r = $('result');
+  r.className = `result ${kind}`;
+  r.textContent = text;
+  r.hidden = false;
 }
 
 function badge(id, text, kind) {
@@ -115,7 +146,7 @@ function prepare() {
   state.prepared = null;
   state.preparedKey = key;
   showDataError(null);
-  $('train').disabled = true;
+  setOff($('train'), true);
   $('bins-field').hidden = kind !== 'numeric';
   const column = state.table.columns[Number($('column').value)];
   try {
@@ -132,7 +163,7 @@ function prepare() {
         `${windows.train.count} training / ${windows.val.count} validation windows`;
     badge('data-badge', `${series.length} values`, 'ok');
     drawSeries();
-    $('train').disabled = state.phase === 'training' || !state.engine;
+    setOff($('train'), state.phase === 'training' || !state.engine);
   } catch (e) {
     if (!(e instanceof prep.DataError)) throw e;
     badge('data-badge', 'needs a fix', 'warn');
@@ -151,6 +182,18 @@ function drawSeries() {
   // The two parts share the split point so the line is unbroken.
   seriesPlot.update([x, y.map((v, i) => (i <= split ? v : null)),
                      y.map((v, i) => (i >= split ? v : null))]);
+  // The same as text: a summary, and the last values as a table.
+  const n = series.length, {column} = state.prepared;
+  const summary = `${n} values of ${column} (${split} for training, ${n - split} for validation), ` +
+      (classes ? shares(series) : range(series));
+  $('series-chart').setAttribute('aria-label', `Series: ${summary}`);
+  const shown = Math.min(n, 50);
+  $('series-note').textContent = `${summary}.`;
+  $('series-table').caption.textContent = `The last ${shown} of ${n} values`;
+  fillTable($('series-table'), series.slice(n - shown).map((v, i) => {
+    const t = n - shown + i;
+    return [String(t + 1), fmt(v), t < split ? 'training' : 'validation'];
+  }));
 }
 
 async function loadSample(key) {
@@ -191,9 +234,22 @@ function drawLoss(now = false) {
   setTimeout(() => requestAnimationFrame(() => {
     drawPending = false;
     lossPlot.update([curve.x, curve.train, curve.val]);
+    describeLoss();
     $('progress').textContent = progressText;
     $('bar').value = progressValue;
   }), now ? 0 : 500);
+}
+
+/** The loss curve as text: its label sums it up, its table has every epoch. */
+function describeLoss() {
+  const n = curve.x.length, f = (v) => (Number.isFinite(v) ? v.toFixed(3) : 'none');
+  $('loss-chart').setAttribute('aria-label', n === 0 ?
+      'Training loss by epoch: no epochs yet' :
+      `Training loss by epoch: ${f(curve.train[0])} at epoch 1` +
+      (n > 1 ? ` to ${f(curve.train[n - 1])} at epoch ${n}` : '') +
+      `; validation ${f(curve.val[0])} at epoch 1` + (n > 1 ? ` to ${f(curve.val[n - 1])} at epoch ${n}` : ''));
+  const g = (v) => (Number.isFinite(v) ? v.toFixed(4) : '–');
+  fillTable($('loss-table'), curve.x.map((e, i) => [String(e), g(curve.train[i]), g(curve.val[i])]));
 }
 
 const idleWaiters = [];
@@ -201,34 +257,37 @@ const idleWaiters = [];
 function setBusy(training) {
   state.phase = training ? 'training' : state.trained ? 'trained' : 'idle';
   if (!training) idleWaiters.splice(0).forEach((resolve) => resolve(state.phase));
-  for (const id of ['train', 'column', 'kind', 'header', 'use-paste', 'file', 'save', 'forget', 'sample']) {
-    $(id).disabled = training;
-  }
-  for (const b of document.querySelectorAll('[data-sample], .params input')) b.disabled = training;
-  $('stop').disabled = !training;
+  // Fields cannot be edited while training; the controls that act stay focusable.
+  for (const id of ['column', 'kind', 'header']) $(id).disabled = training;
+  for (const b of document.querySelectorAll('.params input')) b.disabled = training;
+  for (const id of ['train', 'use-paste', 'file', 'save', 'forget', 'sample']) setOff($(id), training);
+  for (const b of document.querySelectorAll('[data-sample]')) setOff(b, training);
+  setOff($('stop'), !training);
   if (!training) {
-    $('train').disabled = !state.prepared;
-    $('save').disabled = !state.trained;
-    $('sample').disabled = !state.trained;
-    $('forget').disabled = !localStorage.getItem(SETTINGS_KEY);
+    setOff($('train'), !state.prepared);
+    setOff($('save'), !state.trained);
+    setOff($('sample'), !state.trained);
+    setOff($('forget'), !localStorage.getItem(SETTINGS_KEY));
+    // Stop has nothing left to do: the focus moves on to Train.
+    if (document.activeElement === $('stop') && !isOff($('train'))) $('train').focus();
   }
 }
 
 async function train() {
+  if (isOff($('train')) || state.phase === 'training') return;
   prepare();  // the form may have changed without a change event (typed, then Train)
   if (!state.prepared) return;
   let s;
   try {
     s = settingsFromForm();
   } catch (e) {
-    $('result').textContent = e.message;
-    $('result').className = 'result fail';
+    showResult(e.message, 'fail');
     return;
   }
   const {series, enc, windows} = state.prepared;
   setBusy(true);
-  $('result').textContent = '';
-  $('result').className = 'result';
+  // The last verdict goes (hidden, not emptied: the status region speaks once, with the new one).
+  $('result').hidden = true;
   curve.x.length = curve.train.length = curve.val.length = 0;
   progressValue = 0;
   drawLoss(true);
@@ -244,6 +303,7 @@ async function train() {
                                              learningRate: s.lr});
     progressText = `${params.toLocaleString()} weights · epoch 1/${s.epochs}…`;
     $('progress').textContent = progressText;
+    announce(`Training ${params.toLocaleString()} weights for ${s.epochs} epoch${s.epochs > 1 ? 's' : ''}`, true);
     await state.engine.train(windows, {
       epochs: s.epochs, batchSize: s.batch,
       onEpoch: (e, logs) => {
@@ -254,6 +314,8 @@ async function train() {
         progressValue = (e + 1) / s.epochs;
         progressText = `epoch ${e + 1}/${s.epochs} · loss ${logs.loss.toFixed(3)} · ` +
             `validation ${logs.val_loss.toFixed(3)}`;
+        announce(`Epoch ${e + 1} of ${s.epochs}: loss ${logs.loss.toFixed(3)}, ` +
+                 `validation ${logs.val_loss.toFixed(3)}`);
         drawLoss();
       },
     });
@@ -275,8 +337,7 @@ async function train() {
   } catch (e) {
     badge('model-badge', 'failed', 'fail');
     badge('forecast-badge', 'train first', 'pending');
-    $('result').className = 'result fail';
-    $('result').textContent = `Training failed: ${e.message}`;
+    showResult(`Training failed: ${e.message}`, 'fail');
     setBusy(false);
   }
 }
@@ -300,16 +361,15 @@ function showMetrics() {
   const m = state.trained.metrics;
   const better = m.nll < m.priorNll;
   badge('model-badge', better ? 'beats the baseline' : 'no better than the baseline', better ? 'ok' : 'warn');
-  $('result').className = `result ${better ? 'ok' : 'warn'}`;
-  $('result').textContent = `Validation (${m.count} windows): loss ${m.nll.toFixed(3)} vs ` +
+  showResult(`Validation (${m.count} windows): loss ${m.nll.toFixed(3)} vs ` +
       `${m.priorNll.toFixed(3)} for the class frequencies alone; the most likely value is right ` +
       `${(100 * m.accuracy).toFixed(1)}% of the time (baseline ${(100 * m.priorAccuracy).toFixed(1)}%).` +
-      (better ? '' : ' Try more epochs, a longer window or more units.');
+      (better ? '' : ' Try more epochs, a longer window or more units.'), better ? 'ok' : 'warn');
 }
 
 // ---- forecasting ----------------------------------------------------------------------
 
-let forecastPlot = null, forecastClasses;
+let forecastPlot = null, forecastClasses, lastForecast = null;
 
 async function nextDistribution(history = state.trained.series) {
   const {enc, window} = state.trained;
@@ -342,16 +402,21 @@ async function showForecast() {
       'The probability of each category after the last value.';
   const p = await nextDistribution();
   renderBars($('bars'), enc.classes, p);
+  const order = Array.from(p, (_, k) => k).sort((a, b) => p[b] - p[a]);
+  const pct = (k) => `${enc.classes[k]} (${(100 * p[k]).toFixed(1)}%)`;
+  $('next-summary').textContent = `Next value: most likely ${pct(order[0])}` +
+      (order.length > 1 ? `, then ${order.slice(1, 3).map(pct).join(', ')}.` : '.');
   await sampleForecast();
 }
 
 async function sampleForecast() {
   const steps = Math.min(500, Math.max(1, Math.round(Number($('steps').value)) || 60));
   $('steps').value = String(steps);
-  $('sample').disabled = true;
+  setOff($('sample'), true);
   try {
     const {enc, series} = state.trained;
-    const {values} = await forecast(steps, Number($('temp').value));
+    const temperature = Number($('temp').value);
+    const {values} = await forecast(steps, temperature);
     const categorical = enc.kind === 'categorical';
     const classes = categorical ? enc.classes : null;
     if (!forecastPlot || forecastClasses !== classes) {
@@ -370,15 +435,25 @@ async function sampleForecast() {
       ahead.push(t === n - 1 && !categorical ? y(series[t]) : t >= n ? y(values[t - n]) : null);
     }
     forecastPlot.update([x, hist, ahead]);
+    // The forecast as text: the chart's label, a status line (said once) and every step in a table.
+    lastForecast = {id: (lastForecast?.id ?? 0) + 1, steps, temperature, values: values.slice()};
+    const what = categorical ? shares(values) : range(values);
+    $('forecast-chart').setAttribute('aria-label', `Forecast of ${steps} step${steps > 1 ? 's' : ''} after ` +
+        `${n} values (history in the first part, then the sampled forecast): ${what}`);
+    $('forecast-summary').textContent = `Sampled forecast of ${steps} step${steps > 1 ? 's' : ''} at ` +
+        `temperature ${temperature.toFixed(2)}: ${what}. First values: ` +
+        `${values.slice(0, 5).map(fmt).join(', ')}${steps > 5 ? ', …' : ''}`;
+    fillTable($('forecast-table'), values.map((v, i) => [String(i + 1), fmt(v)]));
   } finally {
-    $('sample').disabled = false;
+    setOff($('sample'), false);
   }
 }
 
 // ---- save / restore ---------------------------------------------------------------------
 
 async function save() {
-  $('save').disabled = true;
+  if (isOff($('save')) || !state.trained) return;
+  setOff($('save'), true);
   $('save-status').textContent = 'saving…';
   try {
     await state.engine.save(MODEL_URL);
@@ -399,6 +474,8 @@ async function save() {
 }
 
 async function forget() {
+  if (isOff($('forget'))) return;
+  setOff($('forget'), true);
   localStorage.removeItem(SETTINGS_KEY);
   try {
     await state.engine.remove(MODEL_URL);
@@ -407,6 +484,8 @@ async function forget() {
     $('save-status').textContent = `no saved model to delete (${e.message})`;
   }
   setBusy(false);
+  // Nothing is left to delete: the focus moves on to Save (or Train).
+  if (document.activeElement === $('forget')) (isOff($('save')) ? $('train') : $('save')).focus();
 }
 
 /** The saved model and its preprocessing, if this browser has them. */
@@ -433,6 +512,8 @@ async function restore() {
   $('kind').value = saved.enc.kind;
   prepare();
   if (saved.metrics) showMetrics();
+  $('loss-chart').setAttribute('aria-label', 'Training loss by epoch: no epochs in this session ' +
+      '(the model was restored from this browser; train to see its curve)');
   $('save-status').textContent = `restored the model saved at ${new Date(saved.savedAt).toLocaleString()}`;
   return true;
 }
@@ -441,8 +522,11 @@ async function restore() {
 
 function wire() {
   document.querySelectorAll('[data-sample]').forEach((b) => b.addEventListener('click', () => {
+    if (isOff(b)) return;
     loadSample(b.dataset.sample).catch((e) => showDataError(`Could not load the sample: ${e.message}`));
   }));
+  // A busy file field keeps its place in the tab order but opens no picker.
+  $('file').addEventListener('click', (e) => { if (isOff($('file'))) e.preventDefault(); });
   $('file').addEventListener('change', () => $('file').files[0] && readFile($('file').files[0]));
   // A file dropped anywhere is read (rather than opened by the browser in place of the app).
   const drop = $('drop');
@@ -458,6 +542,7 @@ function wire() {
     if (file && state.phase !== 'training') readFile(file);
   });
   $('use-paste').addEventListener('click', () => {
+    if (isOff($('use-paste'))) return;
     const text = $('paste').value;
     if (!text.trim()) showDataError('The text box is empty: paste CSV text first.');
     else ingest('pasted text', text);
@@ -468,18 +553,22 @@ function wire() {
   for (const id of ['window', 'bins', 'val']) $(id).addEventListener('change', prepare);
   $('train').addEventListener('click', train);
   $('stop').addEventListener('click', () => {
+    if (isOff($('stop')) || state.phase !== 'training') return;
     state.engine.stop();
     progressText = 'stopping after this batch…';
+    announce('Stopping after this batch');
     drawLoss(true);
   });
   $('save').addEventListener('click', save);
   $('forget').addEventListener('click', forget);
   $('temp').addEventListener('input', () => { $('temp-out').value = Number($('temp').value).toFixed(2); });
-  $('sample').addEventListener('click', () => sampleForecast());
+  $('sample').addEventListener('click', () => {
+    if (!isOff($('sample')) && state.trained && state.phase !== 'training') sampleForecast();
+  });
   // A new temperature or horizon: sample again at once.
   for (const id of ['temp', 'steps']) {
     $(id).addEventListener('change', () => {
-      if (state.trained && state.phase !== 'training' && !$('sample').disabled) sampleForecast();
+      if (state.trained && state.phase !== 'training' && !isOff($('sample'))) sampleForecast();
     });
   }
 }
@@ -494,6 +583,8 @@ window.seqApp = {
                  valFraction: t.enc.valFraction, savedAt: t.savedAt, length: t.series.length};
   },
   get validation() { return state.lastValidation; },
+  /** The last sampled forecast shown: {id, steps, temperature, values}. */
+  get lastForecast() { return lastForecast; },
   /** performance.now() at the start and the end of the last fit. */
   get lastTraining() { return state.lastTraining; },
   /** Resolves when no training runs (no polling: the test must not load the main thread). */

@@ -1,5 +1,6 @@
 // uPlot charts that follow their container's width, plus DOM bars for the
-// next-value distribution.
+// next-value distribution, and the text that stands in for each chart (its
+// label and its table).
 import uPlot from '../../../node_modules/uplot/dist/uPlot.esm.js';
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -80,6 +81,7 @@ export function renderBars(el, classes, probs) {
   el.replaceChildren(...classes.map((name, k) => {
     const row = document.createElement('div');
     row.className = 'bar' + (k === best ? ' best' : '');
+    row.setAttribute('role', 'listitem');
     const label = document.createElement('span');
     label.className = 'label';
     label.textContent = name;
@@ -95,4 +97,41 @@ export function renderBars(el, classes, probs) {
     row.append(label, track, pct);
     return row;
   }));
+}
+
+/** A number short enough to read out: 4 significant digits at most. */
+export const fmt = (v) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : String(v));
+
+/** The table's body rows, one per entry of `rows` (arrays of cell texts). */
+export function fillTable(table, rows) {
+  const body = table.tBodies[0];
+  body.replaceChildren(...rows.map((cells) => {
+    const tr = document.createElement('tr');
+    for (const c of cells) {
+      const td = document.createElement('td');
+      td.textContent = c;
+      tr.append(td);
+    }
+    return tr;
+  }));
+}
+
+/** "sunny 40%, rain 31%, …": the most frequent values of `values`, with their shares. */
+export function shares(values, most = 6) {
+  const counts = new Map();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const top = [...counts].sort((a, b) => b[1] - a[1]);
+  const text = top.slice(0, most).map(([v, c]) => `${v} ${Math.round((100 * c) / values.length)}%`);
+  if (top.length > most) text.push(`${top.length - most} more`);
+  return text.join(', ');
+}
+
+/** "from 1 to 9, last 4": the range and the last of numbers. */
+export function range(values) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) {
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
+  return `from ${fmt(lo)} to ${fmt(hi)}, last ${fmt(values[values.length - 1])}`;
 }

@@ -225,6 +225,7 @@ test-a11y: web
 	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
 	node tests/browser/a11y_digits.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/a11y_sequence.mjs
+	node tests/browser/a11y_doctor.mjs
 
 ## test-doctor: the doctor page (web/apps/doctor) in headless Chromium: every backend
 ## listed, kernels complete on cpu and gl, precision, speed, quota; screenshots in build/screenshots.

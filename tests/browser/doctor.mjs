@@ -4,7 +4,9 @@
 // available, gl available on WebGL2 and flagged as a software renderer
 // (SwiftShader), no check left pending, kernel coverage complete on cpu and gl,
 // precision within 1e-4 on each backend, speed figures above zero, a storage
-// quota. Then screenshots at desktop and phone widths (build/screenshots/).
+// quota; the summary opens with a verdict sentence whose training-step time is the
+// measured one; the page shows no "null"/"undefined"/"NaN" nor stale webgpu text.
+// Then screenshots at desktop and phone widths (build/screenshots/).
 // Usage: node tests/browser/doctor.mjs [--seconds S] (speed test per backend; default 1)
 // Needs the web package's builds (make web). Last line: "N passed, N failed".
 import {check, checkNoErrors, openPage, runMain, screenshots, withBrowser} from './harness.mjs';
@@ -37,8 +39,10 @@ runMain(() => withBrowser(async ({base, context}) => {
         r.webgl?.version === 2 && r.webgl.floatRenderTargets && r.webgl.highpFloat &&
         r.webgl.maxTextureSize >= 2048 && r.webgl.software === true && /swiftshader/i.test(r.webgl.renderer),
         r.webgl && `${r.webgl.renderer}, max texture ${r.webgl.maxTextureSize}`);
-  check('WebGPU reported (present or not, adapter or why not)',
-        r.webgpu && typeof r.webgpu.present === 'boolean' && r.webgpu.glintBackend === false &&
+  // glintBackend: whether Glint has a webgpu backend, as its own backend list says.
+  check('WebGPU reported (present or not, adapter or why not; Glint\'s webgpu backend as listed)',
+        r.webgpu && typeof r.webgpu.present === 'boolean' && r.webgpu.glintBackend === Boolean(by.webgpu) &&
+        r.webgpu.glintBackendAvailable === (by.webgpu?.available === true) &&
         (r.webgpu.adapter || r.webgpu.adapterError || !r.webgpu.present),
         r.webgpu && (r.webgpu.adapter ? JSON.stringify(r.webgpu.adapter) : r.webgpu.adapterError ?? 'absent'));
   check('wasm: SIMD, threads, cross-origin isolated, threads build loaded',
@@ -60,6 +64,15 @@ runMain(() => withBrowser(async ({base, context}) => {
                                         `${s.predictMsMedian.toFixed(3)} ms`));
   }
   check('storage quota reported', r.storage?.quota > 0, r.storage && `${r.storage.quota} bytes`);
+  const page_ = await page.evaluate(() => ({summary: document.getElementById('summary').textContent.trim(),
+                                             text: document.body.textContent.replace(/\s+/g, ' ')}));
+  const stepMs = 1000 / r.speed?.[r.glint?.active]?.stepsPerSecond;
+  check('the summary opens with a plain-language verdict with the measured training-step time',
+        /^Glint will use your (CPU|GPU) \(/.test(page_.summary) && r.verdict && page_.summary.startsWith(r.verdict) &&
+        Number.isFinite(stepMs) && r.verdict.includes(`about ${stepMs.toFixed(stepMs >= 10 ? 0 : stepMs >= 1 ? 1 : 2)} ms`),
+        page_.summary.slice(0, 240));
+  const stray = page_.text.match(/.{0,40}(\b(null|undefined|NaN)\b|no webgpu backend yet).{0,10}/i);
+  check('the page shows no "null", "undefined", "NaN" nor "no webgpu backend yet"', !stray, stray?.[0]);
   const pending = await page.evaluate(() => [...document.querySelectorAll('.badge.pending')]
       .map((e) => e.closest('.card')?.id ?? e.textContent));
   check('no check left pending on the page', pending.length === 0 &&

@@ -43,9 +43,36 @@ function fill(sectionId, status, rows, ...extra) {
   body.replaceChildren();
   if (rows.length) {
     body.append(el('dl', {}, rows.map(([k, v]) => [el('dt', {}, k),
-                                                   el('dd', {}, v instanceof Node ? v : String(v))])));
+                                                   el('dd', {}, v instanceof Node ? v : shown(v))])));
   }
-  body.append(...extra);
+  body.append(...extra.filter((x) => x !== null && x !== undefined));
+}
+
+/** A value as the page shows it: never "null", "undefined" or "NaN". */
+const shown = (v) => (v === null || v === undefined || Number.isNaN(v) ? 'unknown' : String(v));
+
+/**
+ * A box that may scroll sideways (a table, a long listing). Only while it does
+ * scroll is it a tab stop, and then a named region (WCAG 2.1.1, 4.1.2).
+ */
+function scroller(label, ...children) {
+  const box = el('div', {class: 'scroll'}, children);
+  const update = () => {
+    const scrolls = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+    if (scrolls) {
+      box.setAttribute('tabindex', '0');
+      box.setAttribute('role', 'region');
+      box.setAttribute('aria-label', label);
+    } else if (document.activeElement !== box) {  // never taken away from under the user
+      box.removeAttribute('tabindex');
+      box.removeAttribute('role');
+      box.removeAttribute('aria-label');
+    }
+  };
+  const watch = new ResizeObserver(update);
+  watch.observe(box);
+  for (const c of box.children) watch.observe(c);
+  return box;
 }
 
 /** short: what the summary line says (default: detail). */
@@ -55,8 +82,9 @@ function check(name, status, detail, short) {
 }
 const checkShort = new Map();
 
-const fmt = (v, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
-const exp2 = (v) => (Number.isFinite(v) ? v.toExponential(1) : String(v));
+const notFinite = (v) => (v === Infinity ? '∞' : v === -Infinity ? '−∞' : 'unknown');
+const fmt = (v, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : notFinite(v));
+const exp2 = (v) => (Number.isFinite(v) ? v.toExponential(1) : notFinite(v));
 const bytes = (n) => {
   if (!Number.isFinite(n)) return 'unknown';
   const u = ['B', 'KB', 'MB', 'GB', 'TB'];
@@ -97,10 +125,14 @@ function webglFacts() {
   return facts;
 }
 
-async function webgpuFacts() {
+async function webgpuFacts(info) {
+  // What Glint's own webgpu backend says (its probe ran in glint.ready()).
+  const backend = info.backends.find((b) => b.name === 'webgpu');
   const out = {present: typeof navigator.gpu === 'object' && navigator.gpu !== null,
-               glintBackend: false,
-               note: 'Glint has no webgpu backend yet: it runs on gl (WebGL2) or cpu (wasm)'};
+               glintBackend: Boolean(backend), glintBackendAvailable: backend?.available === true,
+               note: !backend ? 'This Glint build has no webgpu backend: it runs on gl (WebGL2) or cpu (wasm)'
+                 : backend.available ? 'Glint\'s webgpu backend runs on this adapter'
+                 : 'Glint\'s webgpu backend is not in use here (see Backends for why)'};
   if (!out.present) return out;
   try {
     const adapter = await Promise.race([navigator.gpu.requestAdapter(),
@@ -112,7 +144,7 @@ async function webgpuFacts() {
     }
     if (!adapter) {
       out.adapter = null;
-      out.adapterError = 'requestAdapter resolved to null (no adapter: WebGPU disabled or unsupported)';
+      out.adapterError = 'requestAdapter found no adapter (WebGPU is disabled or unsupported)';
       return out;
     }
     const info = adapter.info ?? (adapter.requestAdapterInfo ? await adapter.requestAdapterInfo() : {});
@@ -294,12 +326,20 @@ async function speedTest(backend, seconds, onProgress) {
 
 // ---- the run -------------------------------------------------------------------------------
 
+// The visible progress line changes often (every training slice); screen
+// readers hear only the start of each section (#announce, a polite live
+// region) and then the verdict (#summary, role=status): a handful in a run.
 function progress(text) {
   $('progress').textContent = text;
 }
 
+function section(text) {
+  progress(`${text}…`);
+  $('announce').textContent = `Checking: ${text}`;
+}
+
 async function run() {
-  progress('loading Glint…');
+  section('loading Glint');
   const t0 = performance.now();
   await glint.ready();
   report.loadMs = performance.now() - t0;
@@ -340,6 +380,11 @@ async function run() {
 
   // WebAssembly.
   const wasm = wasmFacts(info.build);
+  try {
+    wasm.cpuThreads = glint.getNumThreads();
+  } catch {
+    wasm.cpuThreads = null;
+  }
   report.wasm = wasm;
   check('wasm', wasm.simd ? 'ok' : 'fail',
         `SIMD ${wasm.simd ? 'yes' : 'no'}, threads ${wasm.threads ? 'yes' : 'no'}`);
@@ -349,11 +394,13 @@ async function run() {
     ['Cross-origin isolated', wasm.crossOriginIsolated ? 'yes' : 'no (serve with COOP/COEP)'],
     ['SharedArrayBuffer', wasm.sharedArrayBuffer ? 'yes' : 'no'],
     ['CPU cores (reported)', wasm.hardwareConcurrency ?? 'unknown'],
+    ['Threads Glint uses', wasm.cpuThreads ?? 'unknown'],
     ['Glint build loaded', `${info.build.name}${info.build.threads ? ' (SIMD + threads)' :
                                                   ' (SIMD, single thread)'}`],
   ]);
 
   // Storage.
+  section('storage and WebGPU');
   progress('asking for the storage quota…');
   let storage;
   try {
@@ -374,7 +421,7 @@ async function run() {
 
   // WebGPU (may take a moment: the adapter request).
   progress('asking for a WebGPU adapter…');
-  const webgpu = await webgpuFacts();
+  const webgpu = await webgpuFacts(info);
   report.webgpu = webgpu;
   check('webgpu', 'info', webgpu.adapter ? `adapter ${webgpu.adapter.vendor} ${webgpu.adapter.architecture}`
                                          : webgpu.present ? 'no adapter' : 'navigator.gpu absent');
@@ -391,8 +438,9 @@ async function run() {
                              ? 'yes' : 'no'],
                           ...keyLimits.filter((k) => k in webgpu.limits)
                               .map((k) => [k, webgpu.limits[k].toLocaleString('en')])] : []),
-  ], el('p', {class: 'hint'}, webgpu.note + '.'), webgpu.limits ? el('details', {}, el('summary', {}, `all ${Object.keys(webgpu.limits).length} limits`),
-                        el('pre', {}, JSON.stringify(webgpu.limits, null, 1))) : null);
+  ], el('p', {class: 'hint'}, webgpu.note + '.'), webgpu.limits ? el('details', {},
+    el('summary', {}, `all ${Object.keys(webgpu.limits).length} limits`),
+    scroller('All WebGPU limits', el('pre', {}, JSON.stringify(webgpu.limits, null, 1)))) : null);
 
   // Kernel coverage.
   const names = info.backends.map((b) => b.name);
@@ -402,16 +450,16 @@ async function run() {
   check('kernels', complete ? 'ok' : 'fail', names.map((b) =>
     `${b} ${kernels.perBackend[b].implemented}/${kernels.total}`).join(', '));
   fill('kernels', complete ? 'ok' : 'fail', [['Kernels registered', kernels.total]],
-       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'backend'), el('th', {}, 'implemented'),
+       scroller('Kernel coverage table', el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'backend'), el('th', {}, 'implemented'),
                                            el('th', {}, 'missing'))),
           el('tbody', {}, names.map((b) => {
             const c = kernels.perBackend[b];
             return el('tr', {}, el('td', {}, b), el('td', {}, `${c.implemented} / ${kernels.total}`),
                       el('td', {}, c.missing.length ? badge('fail', c.missing.join(', ')) : badge('ok', 'none')));
-          }))));
+          })))));
 
   // Precision per available backend.
-  progress('precision tests…');
+  section('precision tests');
   await nextTask();
   report.precision = {};
   for (const b of available) {
@@ -430,13 +478,13 @@ async function run() {
   fill('precision', precOk ? 'ok' : 'fail', [],
        el('p', {class: 'hint'}, 'matMul 17×33×9, exp of 257 values in [−6, 4), sum of 1000: float32 ' +
           'results against float64 in JavaScript. Relative error = |got − want| / max(1, |want|).'),
-       el('table', {}, el('thead', {}, el('tr', {}, ['backend', 'max abs', 'max rel', 'matMul', 'exp', 'sum']
+       scroller('Precision table', el('table', {}, el('thead', {}, el('tr', {}, ['backend', 'max abs', 'max rel', 'matMul', 'exp', 'sum']
                                                    .map((h) => el('th', h === 'max abs' ? {class: 'opt'} : {}, h)))),
           el('tbody', {}, Object.entries(report.precision).map(([b, p]) => p.error
             ? el('tr', {}, el('td', {}, b), el('td', {colspan: '5'}, badge('fail', p.error)))
             : el('tr', {}, el('td', {}, b), el('td', {class: 'opt'}, exp2(p.maxAbs)),
                  el('td', {}, badge(p.ok ? 'ok' : 'fail', exp2(p.maxRel))),
-                 ['matMul', 'exp', 'sum'].map((o) => el('td', {}, exp2(p.ops[o].maxRel))))))));
+                 ['matMul', 'exp', 'sum'].map((o) => el('td', {}, exp2(p.ops[o].maxRel)))))))));
 
   // Speed per available backend.
   report.speed = {};
@@ -444,13 +492,14 @@ async function run() {
   fill('speed', 'info', [], el('p', {class: 'hint'},
     `mlp 784→128→10, Adam, batch 64 on random data: ${fmt(SPEED_SECONDS * 0.75, 2)} s of training ` +
     `steps, then ${fmt(SPEED_SECONDS * 0.25, 2)} s of one-sample predictions, per backend.`),
-  el('table', {}, el('thead', {}, el('tr', {}, ['backend', 'train steps/s', 'samples/s', 'predict (median)',
-                                              'warm-up'].map((h) => el('th', ['samples/s', 'warm-up'].includes(h) ? {class: 'opt'} : {}, h)))),
-     speedRows));
+  scroller('Speed table', el('table', {}, el('thead', {}, el('tr', {}, ['backend', 'train steps/s', 'samples/s',
+                                                                      'predict (median)', 'warm-up']
+      .map((h) => el('th', ['samples/s', 'warm-up'].includes(h) ? {class: 'opt'} : {}, h)))),
+     speedRows)));
   for (const b of available) {
     // The scalar reference backend is the test oracle, not a runtime: a short look suffices.
     const seconds = b === 'reference' ? Math.min(SPEED_SECONDS, 1) : SPEED_SECONDS;
-    progress(`speed test on ${b}…`);
+    section(`speed test on ${b}`);
     let s;
     try {
       s = await speedTest(b, seconds, progress);
@@ -479,17 +528,73 @@ async function run() {
   summarize();
 }
 
+const BACKEND_WORDS = {cpu: 'the CPU', reference: 'the CPU', gl: 'the GPU', webgpu: 'the GPU'};
+
+/** ms with the digits that mean something: 412, 37, 2.1, 0.43. */
+const msText = (ms) => ms.toFixed(ms >= 10 ? 0 : ms >= 1 ? 1 : 2);
+
+/**
+ * The plain-language verdict that opens the summary: the backend Glint will
+ * use, what the GPU gives, and how long a training step takes, all from this
+ * report's own measurements.
+ */
+function verdict() {
+  const g = report.glint;
+  if (!g) return `Glint could not start in this browser${report.error ? `: ${report.error}` : ''}.`;
+  const active = g.active;
+  const by = Object.fromEntries(g.backends.map((b) => [b.name, b]));
+  const speed = report.speed ?? {};
+  const sps = (b) => (speed[b] && !speed[b].error && speed[b].stepsPerSecond > 0 ? speed[b].stepsPerSecond : NaN);
+  const wasm = report.wasm ?? {};
+  const cpu = `WebAssembly${wasm.simd ? ', SIMD' : ' without SIMD'}` +
+      (wasm.threads ? ` + ${wasm.cpuThreads > 1 ? `${wasm.cpuThreads} threads` : 'threads'}` : ', one thread');
+  const gpuName = (text) => text?.match(SOFTWARE)?.[0];
+  const where = {
+    cpu: `your CPU (${cpu})`,
+    reference: 'your CPU (the scalar reference backend, the slowest one)',
+    gl: `your GPU (WebGL2${report.webgl?.software ? `, emulated by ${gpuName(report.webgl.renderer)}` : ''})`,
+    webgpu: 'your GPU (WebGPU)',
+  }[active] ?? `its ${active} backend`;
+  const parts = [`Glint will use ${where}`];
+  if (active !== 'gl' && active !== 'webgpu') {
+    // What the GPU would give, measured against the backend in use.
+    const compared = () => {
+      const ratio = sps(active) / sps('gl');
+      if (!Number.isFinite(ratio)) return '';
+      const than = BACKEND_WORDS[active] ?? active;
+      return ratio > 1.1 ? `, slower than ${than}` : ratio < 0.9 ? `, faster than ${than} in this test`
+                                                   : `, about as fast as ${than}`;
+    };
+    if (by.gl?.available && report.webgl?.software) {
+      parts.push(`your GPU is emulated here (${gpuName(report.webgl.renderer) ?? 'a software renderer'})${compared()}`);
+    } else if (by.gl?.available) {
+      parts.push(`WebGL on your GPU works${compared()}`);
+    } else {
+      parts.push('WebGL on your GPU is not usable here');
+    }
+  }
+  const ms = 1000 / sps(active);
+  parts.push(Number.isFinite(ms)
+    ? `a training step of a digits-sized model (784→128→10, batch of 64) takes about ${msText(ms)} ms`
+    : `the speed test did not run on ${active}`);
+  return `${parts.join('; ')}.`;
+}
+
 function summarize() {
   const fails = report.checks.filter((c) => c.status === 'fail');
   const warns = report.checks.filter((c) => c.status === 'warn');
   const s = $('summary');
   s.className = `summary ${fails.length ? 'fail' : warns.length ? 'warn' : 'ok'}`;
+  report.verdict = verdict();
+  // One change of the status region: announced once, when the report is complete.
   s.replaceChildren(
-    el('strong', {}, fails.length ? `${fails.length} problem${fails.length > 1 ? 's' : ''} found`
-                                  : 'Ready: Glint runs here'),
-    ` — running on ${report.glint?.active ?? '?'}`,
-    warns.length ? ` · notes: ${warns.map((w) => `${w.name} (${checkShort.get(w.name)})`).join('; ')}` : '',
-    fails.length ? ` · problems: ${fails.map((f) => `${f.name} (${f.detail})`).join('; ')}` : '');
+    el('p', {class: 'verdict'}, el('strong', {}, report.verdict)),
+    el('p', {class: 'details'},
+       fails.length ? `${fails.length} problem${fails.length > 1 ? 's' : ''} found` : 'Ready: Glint runs here',
+       ` — running on ${report.glint?.active ?? 'no backend'}`,
+       warns.length ? ` · notes: ${warns.map((w) => `${w.name} (${checkShort.get(w.name)})`).join('; ')}` : '',
+       fails.length ? ` · problems: ${fails.map((f) => `${f.name} (${f.detail})`).join('; ')}` : '',
+       '. Details below.'));
   progress(`done in ${fmt((report.totalMs ?? 0) / 1000, 1)} s`);
   $('copy').disabled = false;
   window.doctorReport = report;
@@ -497,16 +602,28 @@ function summarize() {
 
 // ---- Copy as JSON ----------------------------------------------------------------------
 
+/** The note beside the button, in a live region: said again on a second press. */
+function note(text) {
+  const c = $('copied');
+  if (c.textContent !== text) {
+    c.textContent = text;
+    return;
+  }
+  c.textContent = '';
+  setTimeout(() => { c.textContent = text; }, 100);
+}
+
+// Focus stays on the button throughout: nothing here disables or hides it.
 $('copy').addEventListener('click', async () => {
   const text = JSON.stringify(report, null, 2);
   const pre = $('json');
   try {
     await navigator.clipboard.writeText(text);
-    $('copied').textContent = 'copied to the clipboard';
+    note('Copied to the clipboard.');
     pre.hidden = true;
   } catch {
     // No clipboard (permissions, insecure context): show it to copy by hand.
-    $('copied').textContent = 'the clipboard is not available: select the text below';
+    note('The clipboard is not available: the report is shown below as JSON, selected, to copy by hand.');
     pre.textContent = text;
     pre.hidden = false;
     const range = document.createRange();

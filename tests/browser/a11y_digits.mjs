@@ -19,16 +19,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {checkEveryLook, checkReducedMotion, countLiveRegions, focused, liveCounts} from './a11y.mjs';
+import {argmax, waitReady} from './digits_common.mjs';
 import {check, checkNoErrors, openPage, repo, runMain, withBrowser} from './harness.mjs';
 
-const argmax = (p) => p.reduce((best, v, i) => (v > p[best] ? i : best), 0);
 const words = (p) => `${argmax(p)}, ${Math.round(100 * p[argmax(p)])}% sure`;
-
-async function waitReady(page) {
-  await page.waitForFunction(() => ['ready', 'error'].includes(window.digitsApp?.state), null, {timeout: 90000});
-  const s = await page.evaluate(() => ({state: digitsApp.state, error: digitsApp.error}));
-  if (s.state !== 'ready') throw new Error(`the app did not start: ${s.error}`);
-}
 
 /** Presses Tab (or Shift+Tab) until `target` (as focused() names it) has focus; false after 40 presses. */
 async function tabTo(page, target, back = false) {

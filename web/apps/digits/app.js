@@ -15,6 +15,9 @@ const BACKEND_KEY = 'glint-digits/backend';
 const REPLAY = 32;          // original digits mixed into each fine-tuning batch
 const PERSONAL_MAX = 32;    // most recent personal samples in that batch
 const NEW_COPIES = 4;       // the sample just taught counts this many times
+const REPAIR_ROUNDS = 3;    // fine-tunes on samples a correction broke, before saying so
+const SAMPLE_SHARE = 0.05;  // training from scratch: the user's samples are this share of the digits
+const MAX_COPIES = 100;     // ... each counted at most this many times
 
 const app = window.digitsApp = {
   state: 'loading',         // 'loading' | 'ready' | 'training' | 'error'
@@ -341,11 +344,28 @@ async function teach(label) {
     const right = argmax(r.probs) === label;
     // The teach message says the new reading: the prediction announcer need not repeat it.
     said = {text: predictionWords(r.probs), version: x.version};
-    $('teach-result').textContent = right ?
+    const learned = right ?
         `Learned: it reads ${said.text} now (${r.steps} steps, ${Math.round(ms)} ms).` :
         `Nudged towards ${label} (${r.steps} steps, ${Math.round(ms)} ms): ` +
         'teach it another example or two.';
-    // Persist after the answer is on screen: model and sample survive a reload.
+    $('teach-result').textContent = learned;
+    // After the answer is on screen: did the correction break a sample the model read right?
+    const guard = await guardEarlierSamples(sample);
+    app.lastTeach.guard = guard;
+    let changed = '';
+    if (guard.repaired || guard.broken.length) {
+      const probs = await engine.predict(x.pixels);
+      ++generation;
+      renderProbs(probs);
+      app.lastPrediction = {version: x.version, generation, probs, label: argmax(probs), input: Array.from(x.pixels)};
+      app.lastTeach.probs = probs;
+      if (argmax(probs) !== argmax(r.probs)) {
+        changed = ` Re-learning your earlier samples changed that: it reads ${predictionWords(probs)} now.`;
+      }
+      said = {text: predictionWords(probs), version: x.version};
+    }
+    $('teach-result').textContent = `${learned}${changed} ${checkWords(guard)}`;
+    // Persist: model and sample survive a reload.
     await stored;
     await engine.save('fine-tuned');
     app.lastTeach.saved = true;
@@ -356,6 +376,59 @@ async function teach(label) {
   } finally {
     settle();
   }
+}
+
+// ---- forgetting: the user's samples re-checked after every change of the model ----------
+
+/** The personal samples as model input [n*784] in [0, 1]. */
+function samplePixels(list) {
+  const x = new Float32Array(list.length * PIXELS);
+  list.forEach((s, i) => {
+    for (let p = 0; p < PIXELS; ++p) x[i * PIXELS + p] = s.pixels[p] / 255;
+  });
+  return x;
+}
+
+/** Reads every personal sample with the current model: s.reads and s.right; the list re-rendered. */
+async function checkSamples() {
+  const list = app.samples;
+  const probs = await engine.predictMany(samplePixels(list), list.length);
+  list.forEach((s, i) => {
+    s.reads = argmax(probs[i]);
+    s.right = s.reads === s.label;
+  });
+  renderSamples();
+  return list;
+}
+
+/**
+ * After a correction: samples the model read right before and misreads now
+ * are fine-tuned on (weighted) for up to REPAIR_ROUNDS rounds; whatever is
+ * still misread is named. {right, total, repaired, broken: [samples]}.
+ */
+async function guardEarlierSamples(taught) {
+  const wasRight = new Set(app.samples.filter((s) => s !== taught && s.right === true));
+  await checkSamples();
+  if (taught.right) wasRight.add(taught);   // learned now: it must stay learned through the repair
+  let broken = app.samples.filter((s) => wasRight.has(s) && !s.right);
+  const repaired = broken.length;
+  for (let round = 0; round < REPAIR_ROUNDS && broken.length; ++round) {
+    const weighted = [...broken.flatMap((s) => Array(NEW_COPIES).fill(s)), taught];
+    const batch = teachBatch([...app.samples, ...weighted], taught.pixels, taught.label);
+    await engine.fineTune({...batch, target: samplePixels([broken[0]]), label: broken[0].label});
+    await checkSamples();
+    broken = app.samples.filter((s) => wasRight.has(s) && !s.right);
+  }
+  const right = app.samples.filter((s) => s.right).length;
+  return {right, total: app.samples.length, repaired: repaired - broken.length, broken};
+}
+
+function checkWords({right, total, repaired, broken}) {
+  const named = broken.map((s) => `sample ${app.samples.indexOf(s) + 1} (a ${s.label}) now reads ${s.reads}`);
+  return `Still right: ${right} of your ${total} sample${total === 1 ? '' : 's'}.` +
+      (repaired ? ` ${repaired} that this correction had broken ${repaired === 1 ? 'was' : 'were'} re-learned.` : '') +
+      (named.length ? ` Not fixed: ${named.join('; ')}. Teach ${named.length === 1 ? 'it' : 'them'} again, ` +
+                      'or remove what you did not mean.' : '');
 }
 
 // ---- personal samples --------------------------------------------------------------
@@ -371,10 +444,17 @@ function renderSamples() {
       img.data.set([v, v, v, 255], 4 * p);
     }
     ctx.putImageData(img, 0, 0);
-    return el('li', {'data-label': String(s.label)}, c, el('span', {class: 'label'}, String(s.label)),
-              el('button', {class: 'remove', 'aria-label': `Remove sample ${i + 1} (a ${s.label})`,
+    const misread = s.right === false;
+    return el('li', {'data-label': String(s.label), class: misread ? 'misread' : ''}, c,
+              el('span', {class: 'label'}, String(s.label)),
+              misread ? el('span', {class: 'reads'}, `reads ${s.reads}`) : null,
+              el('button', {class: 'remove', 'aria-label': `Remove sample ${i + 1} (a ${s.label}` +
+                                                        `${misread ? `, now read as ${s.reads}` : ''})`,
                             title: 'Remove', onclick: () => removeSample(s, i)}, '×'));
   }));
+  const checked = app.samples.filter((s) => s.right !== undefined);
+  $('samples-check').textContent = checked.length ?
+      `Still right: ${checked.filter((s) => s.right).length} of ${checked.length}.` : '';
   $('sample-count').textContent = String(app.samples.length);
   $('samples-empty').hidden = app.samples.length > 0;
   setControls();
@@ -446,6 +526,7 @@ onPress($('reset'), async () => {
     await engine.reset();
     ++generation;
     showSource();
+    await checkSamples();
     const n = app.samples.length;
     $('teach-result').textContent = 'Back to the shipped model.' + (n === 0 ? '' : n === 1 ?
         ' Your sample is kept: it joins the next fine-tuning.' :
@@ -555,22 +636,42 @@ onPress($('train'), async () => {
   setControls();
   for (const k of Object.keys(series)) series[k].length = 0;
   makeChart();
-  const steps = Math.ceil(mnist.train.length / 64);
-  let smoothLoss = null, smoothAcc = null, epochNow = 0;
-  app.training = {epochs, batches: 0, history: null, valAcc: [], firstLoss: null, lastLoss: null,
+  hideStopChoice();
+  // The user's samples join the MNIST digits, each counted `copies` times (together about
+  // SAMPLE_SHARE of the set), so that the styles they taught survive a fresh start.
+  const mine = app.samples;
+  const copies = mine.length ? Math.max(1, Math.min(MAX_COPIES, Math.round(SAMPLE_SHARE * mnist.train.length /
+                                                                            mine.length))) : 0;
+  const n = mnist.train.length + copies * mine.length;
+  const steps = Math.ceil(n / 64);
+  let smoothLoss = null, smoothAcc = null, epochNow = 0, batchNow = 0;
+  app.training = {epochs, n, copies, steps, batches: 0, history: null, valAcc: [], firstLoss: null, lastLoss: null,
                   epochRows: []};
   describeChart();
+  const what = `8,000 digits` + (mine.length ? ` and your ${mine.length} sample${mine.length > 1 ? 's' : ''} ` +
+                                             `(each counted ${copies} times)` : '');
   // #train-status shows every batch; #train-said, a status region, says what a person can
   // follow: the start, each finished epoch, the end.
-  $('train-said').textContent = `Training started: ${epochs} epoch${epochs > 1 ? 's' : ''} on 8,000 digits.`;
-  $('train-status').textContent = 'preparing 8,000 digits…';
+  $('train-said').textContent = `Training started: ${epochs} epoch${epochs > 1 ? 's' : ''} on ${what}.`;
+  $('train-status').textContent = `preparing ${what}…`;
   $('teach-result').textContent = '';
   $('chart-empty').hidden = true;
   try {
     const train = gatherMnist(mnist, mnist.train), test = gatherMnist(mnist, mnist.test);
+    const x = new Float32Array(n * PIXELS), y = new Float32Array(n * 10);
+    x.set(train.x);
+    y.set(train.y);
+    const minePixels = samplePixels(mine);
+    for (let c = 0, row = mnist.train.length; c < copies; ++c) {
+      mine.forEach((s, i) => {
+        x.set(minePixels.subarray(i * PIXELS, (i + 1) * PIXELS), row * PIXELS);
+        y[row * 10 + s.label] = 1;
+        ++row;
+      });
+    }
     ++generation;
-    const history = await engine.trainFromScratch({
-      x: train.x, y: train.y, n: mnist.train.length, xv: test.x, yv: test.y, nv: mnist.test.length,
+    const {history, stopped} = await engine.trainFromScratch({
+      x, y, n, xv: test.x, yv: test.y, nv: mnist.test.length,
       epochs,
       onBatch: (b, logs) => {
         // Exponential smoothing: single batches are noisy.
@@ -582,6 +683,7 @@ onPress($('train'), async () => {
         series.acc.push(smoothAcc);
         series.valAcc.push(null);
         app.training.batches++;
+        batchNow = b + 1;
         app.training.firstLoss ??= logs.loss;
         app.training.lastLoss = smoothLoss;
         $('train-status').textContent = `epoch ${epochNow + 1}/${epochs} · batch ${b + 1}/${steps} · ` +
@@ -593,8 +695,13 @@ onPress($('train'), async () => {
         }
       },
       onEpoch: (epoch, logs) => {
-        epochNow = epoch + 1;
         const v = logs.val_acc ?? logs.val_accuracy;
+        // A Stop ends the epoch early and fit still reports it: that one is not a finished epoch.
+        if (batchNow < steps) {
+          app.training.partial = {epoch: epoch + 1, batch: batchNow, valAcc: v};
+          return;
+        }
+        epochNow = epoch + 1;
         series.valAcc[series.valAcc.length - 1] = v;
         app.training.valAcc.push(v);
         app.training.epochRows.push({epoch: epochNow, loss: smoothLoss, acc: smoothAcc, valAcc: v});
@@ -606,11 +713,29 @@ onPress($('train'), async () => {
       },
     });
     app.training.history = history.history;
-    const last = app.training.valAcc.at(-1);
-    $('train-status').textContent = last === undefined ? 'stopped before the first epoch ended' :
-        `done: ${(100 * last).toFixed(1)}% on the 2,000 held-out digits after ` +
-        `${app.training.valAcc.length} epoch${app.training.valAcc.length > 1 ? 's' : ''}. Saved in this browser.`;
-    await engine.save('trained here');
+    app.training.stopped = stopped;
+    if (stopped) {
+      // Stopped inside an epoch, or between two (after the last batch of epochNow).
+      const inEpoch = batchNow === steps ? Math.max(1, epochNow) : epochNow + 1;
+      app.training.stoppedAt = {batch: batchNow, epoch: inEpoch};
+      $('train-status').textContent = `stopped at batch ${batchNow} of ${steps} in epoch ${inEpoch} of ${epochs}.`;
+      if (engine.candidate) {
+        await offerStoppedModel(test, mnist.test.length);
+      } else {   // there was no model before it to keep
+        await engine.save('trained here');
+        $('train-status').textContent += ' Saved in this browser.';
+      }
+    } else {
+      const last = app.training.valAcc.at(-1);
+      await engine.save('trained here');
+      $('train-status').textContent = `done: ${pct(last)} on the 2,000 held-out digits after ` +
+          `${epochs} epoch${epochs > 1 ? 's' : ''}. Saved in this browser.`;
+      if (mine.length) {
+        await checkSamples();
+        $('train-status').textContent += ` ${checkWords({right: mine.filter((s) => s.right).length,
+                                                          total: mine.length, repaired: 0, broken: []})}`;
+      }
+    }
     $('train-said').textContent = `Training ${$('train-status').textContent}`;
   } catch (e) {
     fail(e);
@@ -626,6 +751,46 @@ onPress($('train'), async () => {
     schedulePredict();
   }
 });
+// ---- a stopped run: the user's model stays unless they choose the new one ----------------
+
+/** Measures the stopped model and the kept one on the held-out digits and offers the choice. */
+async function offerStoppedModel(test, nv) {
+  const labels = mnist.labels;
+  const truth = Array.from(mnist.test, (k) => labels[k]);
+  const [mineAcc, newAcc] = [await engine.accuracy(test.x, truth, nv), await engine.accuracy(test.x, truth, nv, {candidate: true})];
+  app.training.compare = {kept: mineAcc, stopped: newAcc};
+  $('stop-choice-text').textContent = `Your model (${SOURCE_TEXT[engine.source]}) is kept: it reads ` +
+      `${pct(mineAcc)} of the 2,000 held-out digits. The stopped one reads ${pct(newAcc)}.`;
+  $('stop-choice').hidden = false;
+}
+function hideStopChoice() {
+  $('stop-choice').hidden = true;
+}
+onPress($('use-stopped'), async () => {
+  hideStopChoice();
+  busy = true;
+  setControls();
+  try {
+    await engine.adoptCandidate();
+    await engine.save('trained here');
+    ++generation;
+    showSource();
+    $('train-status').textContent = 'Using the stopped model. Saved in this browser.';
+    if (app.samples.length) await checkSamples();
+  } catch (e) {
+    fail(e);
+  } finally {
+    settle();
+    $('train').focus();   // the pressed button is hidden now
+  }
+});
+onPress($('keep-mine'), async () => {
+  hideStopChoice();
+  await engine.dropCandidate();
+  $('train-status').textContent = `Kept your model (${SOURCE_TEXT[engine.source]}).`;
+  $('train').focus();
+});
+
 onPress($('stop'), () => {
   engine.stop();
   $('train-status').textContent = 'stopping after this batch…';
@@ -660,7 +825,7 @@ async function start() {
   const first = {pixels: mnist.pixels.subarray(0, PIXELS), label: mnist.labels[0]};
   const warm = teachBatch([...app.samples, first], first.pixels, first.label);
   await engine.warmUp(warm.x, warm.y, warm.n);
-  renderSamples();
+  await checkSamples();
   showSource();
   makeChart();
   describeChart();

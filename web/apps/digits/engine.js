@@ -22,6 +22,8 @@ export class Engine {
     this.model = null;
     this.source = null;     // 'shipped' | 'fine-tuned' | 'trained here'
     this.training = false;
+    this.candidate = null;  // a stopped run's model, kept aside until the user chooses it
+    this.stopRequested = false;
   }
 
   /**
@@ -126,8 +128,20 @@ export class Engine {
     }
   }
 
-  async probs(x) {
-    const y = await this.model.predict(x);
+  /** Probabilities of n pictures (pixels: [n*784] in [0, 1]) by the model (the current one), one array each. */
+  async predictMany(pixels, n, model = this.model) {
+    if (n === 0) return [];
+    const x = await this.g.tensor(pixels, [n, 28, 28, 1]);
+    try {
+      const flat = await this.probs(x, model);
+      return Array.from({length: n}, (_, i) => flat.slice(10 * i, 10 * i + 10));
+    } finally {
+      x.dispose();
+    }
+  }
+
+  async probs(x, model = this.model) {
+    const y = await model.predict(x);
     try {
       return Array.from(await y.data());
     } finally {
@@ -181,28 +195,73 @@ export class Engine {
   /**
    * A fresh model of the shipped architecture (the standard cnn), trained on
    * (x, y) [n] with (xv, yv) [nv] held out. Predictions use it as it learns.
-   * onBatch(batch, logs), onEpoch(epoch, logs). Resolves to the history.
+   * onBatch(batch, logs), onEpoch(epoch, logs). Resolves to {history, stopped}.
+   * The model it replaces is kept until the run ends: a run that finishes
+   * replaces it; a stopped run puts it back and keeps the new one aside as
+   * `candidate` (adoptCandidate / dropCandidate), so a Stop never costs the
+   * user the model they had.
    */
   async trainFromScratch({x, y, n, xv, yv, nv, epochs, batchSize = 64, onBatch, onEpoch}) {
     const g = this.g;
+    await this.dropCandidate();
     const model = await this.architecture();
     const tensors = await Promise.all([g.tensor(x, [n, 28, 28, 1]), g.tensor(y, [n, 10]),
                                        g.tensor(xv, [nv, 28, 28, 1]), g.tensor(yv, [nv, 10])]);
     const [xt, yt, xvt, yvt] = tensors;
-    await this.use(model, 'training', TRAIN_RATE);
-    this.training = true;
+    const previous = {model: this.model, source: this.source};
+    let kept = false;
     try {
-      return await model.fit(xt, yt, {epochs, batchSize, shuffle: true, validationData: [xvt, yvt],
-                                      callbacks: {onBatchEnd: onBatch, onEpochEnd: onEpoch}});
+      await this.compile(model, TRAIN_RATE);
+      this.model = model;
+      this.source = 'training';
+      this.training = true;
+      this.stopRequested = false;
+      const history = await model.fit(xt, yt, {epochs, batchSize, shuffle: true, validationData: [xvt, yvt],
+                                               callbacks: {onBatchEnd: onBatch, onEpochEnd: onEpoch}});
+      await this.compile(model, TEACH_RATE);   // from now on it learns from corrections
+      kept = true;
+      if (this.stopRequested && previous.model) {
+        this.candidate = model;
+        return {history, stopped: true};
+      }
+      if (previous.model) await previous.model.dispose();
+      previous.model = null;
+      return {history, stopped: this.stopRequested};
     } finally {
       this.training = false;
       for (const t of tensors) t.dispose();
-      await this.compile(model, TEACH_RATE);   // from now on it learns from corrections
+      if (previous.model) {
+        this.model = previous.model;
+        this.source = previous.source;
+        if (!kept) await model.dispose();
+      }
     }
   }
 
   stop() {
+    this.stopRequested = true;
     if (this.model) this.model.stopTraining = true;
+  }
+
+  /** The stopped run's model replaces the current one (which is disposed). */
+  async adoptCandidate() {
+    const old = this.model;
+    this.model = this.candidate;
+    this.candidate = null;
+    this.source = 'trained here';
+    if (old) await old.dispose();
+  }
+
+  async dropCandidate() {
+    const c = this.candidate;
+    this.candidate = null;
+    if (c) await c.dispose();
+  }
+
+  /** Accuracy of the current model (or the candidate) on pictures [n*784] with labels [n]. */
+  async accuracy(pixels, labels, n, {candidate = false} = {}) {
+    const probs = await this.predictMany(pixels, n, candidate ? this.candidate : this.model);
+    return probs.filter((p, i) => argmax(p) === labels[i]).length / n;
   }
 
   /** TF.js model artifacts of the current model (weights included). */

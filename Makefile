@@ -239,3 +239,4 @@ test-doctor: web
 .PHONY: test-sequence
 test-sequence: web
 	node tests/browser/sequence.mjs  # not $(NODE): playwright-core needs fetch
+	node tests/browser/sequence_data.mjs

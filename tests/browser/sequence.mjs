@@ -181,6 +181,8 @@ runMain(() => withBrowser(async ({base, context, stopServer}) => {
   await page.click('#paste-box summary');
   await page.fill('#paste', 'day,temp\n1,3.5\n2,4.1\n3,2.2');
   await page.click('#use-paste');
+  // The text is read in the app's CSV worker: wait for its answer.
+  await page.waitForFunction(() => !document.getElementById('data-error').hidden);
   const error = await page.textContent('#data-error');
   check('pasted text too short: a clear error, Train disabled', /at least 20/.test(error) &&
         await page.isDisabled('#train'), error);

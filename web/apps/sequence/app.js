@@ -3,6 +3,7 @@
 // state and the numbers (for the browser test and the curious).
 import {parseCsv, detectHeader, toTable} from './csv.js';
 import * as prep from './prep.js';
+import {plural} from './prep.js';
 import {Engine} from './engine.js';
 import {seriesChart, lossChart, forecastChart, renderBars, fillTable, fmt, shares, range} from './charts.js';
 import {registerOffline} from '../offline.js';
@@ -81,20 +82,103 @@ function showDataError(message) {
 
 // ---- data ---------------------------------------------------------------------------
 
-function ingest(name, text) {
-  const {rows} = parseCsv(text);
-  if (rows.length < 2) {
-    showDataError(`${name}: no rows found (is it a CSV file?)`);
-    return;
+/**
+ * The CSV worker: parsing, and a column's values, happen off the main thread
+ * (a 5 MB file froze the page for most of a second). Requests answer in order.
+ */
+class CsvReader {
+  constructor() {
+    this.w = new Worker(new URL('./csv_worker.js', import.meta.url), {type: 'module'});
+    this.pending = new Map();
+    this.next = 1;
+    this.w.onmessage = ({data}) => {
+      const p = this.pending.get(data.id);
+      this.pending.delete(data.id);
+      if (!p) return;
+      if (data.dataError) p.reject(new prep.DataError(data.error, data.field));
+      else if (data.error) p.reject(Object.assign(new Error(data.error), {notCsv: data.notCsv}));
+      else p.resolve(data.result);
+    };
+    this.w.onerror = (e) => {
+      for (const p of this.pending.values()) p.reject(new Error(e.message ?? 'the CSV reader failed'));
+      this.pending.clear();
+    };
   }
-  state.source = {name, rows};
-  $('header').checked = detectHeader(rows);
-  buildTable();
+  call(msg, transfer = []) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {resolve, reject});
+      this.w.postMessage({...msg, id}, transfer);
+    });
+  }
+}
+let csv = null;
+const reader = () => (csv ??= new CsvReader());
+
+/** Loads and preparations in flight: seqApp.untilLoaded() waits for them. */
+const inFlight = new Set();
+function track(promise) {
+  inFlight.add(promise);
+  promise.finally(() => inFlight.delete(promise)).catch(() => {});
+  return promise;
+}
+async function untilLoaded() {
+  while (inFlight.size) await Promise.allSettled([...inFlight]);
 }
 
-function buildTable(preferred) {
-  const {rows} = state.source;
-  state.table = toTable(rows, $('header').checked);
+let loadToken = 0;
+
+/** Reads `input` ({bytes} or {text}) in the CSV worker; on success it becomes the data card's data. */
+async function ingest(name, input, {header, preferred, auto = true} = {}) {
+  const token = ++loadToken;
+  let result;
+  try {
+    result = await reader().call({op: 'parse', name, ...input, ...(header === undefined ? {} : {header})},
+                                 input.bytes ? [input.bytes] : []);
+  } catch (e) {
+    if (token === loadToken) failLoad(name, e.notCsv ? `${name}: ${e.message}` : `Could not read ${name}: ${e.message}`);
+    return false;
+  }
+  if (token !== loadToken) return false;
+  if (result.total < 2 || result.rows < 1 || result.columns.length === 0) {
+    failLoad(name, `${name}: ${result.total === 1 ? 'only one row (a header?), ' : ''}no data rows found ` +
+             '(is it a CSV file?)');
+    return false;
+  }
+  state.source = {name, summary: result, version: token};
+  state.autoPlan = auto;
+  $('header').checked = result.header;
+  await buildTable(preferred);
+  return true;
+}
+
+/** A load that failed: its message, and nothing left of the data before it. */
+function failLoad(name, message) {
+  state.source = state.table = state.prepared = null;
+  state.preparedKey = null;
+  $('column').replaceChildren();
+  $('data-form').hidden = true;
+  $('data-stats').textContent = '';
+  $('data-warning').hidden = true;
+  seriesPlot?.destroy();
+  seriesPlot = null;
+  $('series-chart').replaceChildren();
+  $('series-chart').setAttribute('aria-label', 'Series: no data yet');
+  $('series-note').textContent = '';
+  $('series-table').caption.textContent = 'The series';
+  fillTable($('series-table'), []);
+  showPlan(null);
+  clearFieldErrors();
+  badge('data-badge', 'none', 'pending');
+  setOff($('train'), true);
+  showDataError(message);
+  status(`${name} could not be used: see the Data card.` +
+         (state.trained ? ' The trained model is still there to forecast with.' : ''), 'warn');
+}
+
+async function buildTable(preferred) {
+  const {summary} = state.source;
+  state.table = {columns: summary.columns, version: state.source.version};
   const cols = state.table.columns;
   const select = $('column');
   select.replaceChildren(...cols.map((c, i) => new Option(
@@ -103,7 +187,17 @@ function buildTable(preferred) {
   select.value = String(pick);
   $('data-form').hidden = false;
   chooseKind();
-  prepare();
+  await prepare();
+}
+
+/** The header box changed: the worker reads the rows again with or without their first. */
+async function rebuildTable() {
+  if (!state.source) return;
+  const token = loadToken;
+  const result = await reader().call({op: 'table', header: $('header').checked});
+  if (token !== loadToken) return;
+  state.source = {...state.source, summary: result, version: state.source.version + 0.5};
+  await buildTable();
 }
 
 /** Numbers with many distinct values are numeric; text or few distinct numbers, categories. */
@@ -113,83 +207,259 @@ function chooseKind() {
   $('kind').querySelector('[value=numeric]').disabled = !c.numeric;
 }
 
+/** The model's settings: [lowest, highest, name, whole numbers only, text meaning "none"]. */
+const FIELDS = {
+  window: [2, 256, 'Window'], units: [2, 256, 'LSTM units'], layers: [1, 3, 'Layers'],
+  epochs: [1, 500, 'Epochs'], batch: [1, 1024, 'Batch size'], lr: [1e-5, 1, 'Learning rate', false],
+  bins: [2, 64, 'Bins'], val: [5, 50, 'Validation %'],
+  'per-epoch': [100, 10000000, 'Windows per epoch', true, 'empty for all'],
+};
+
+/** One field's value; a DataError for that field when it is out of range. */
+function readField(id) {
+  const [lo, hi, label, integer = true, none] = FIELDS[id];
+  const text = $(id).value.trim();
+  if (none && text === '') return 0;
+  const v = Number(text);
+  if (text === '' || !Number.isFinite(v) || v < lo || v > hi || (integer && !Number.isInteger(v))) {
+    throw new prep.DataError(`${label} must be ${integer ? 'a whole number ' : ''}from ${lo} to ${hi}` +
+                             (none ? `, or ${none}` : ''), id);
+  }
+  return v;
+}
+
 function settingsFromForm() {
-  const read = (id, lo, hi, label, integer = true) => {
-    const v = Number($(id).value);
-    if (!Number.isFinite(v) || v < lo || v > hi || (integer && !Number.isInteger(v))) {
-      throw new prep.DataError(`${label} must be ${integer ? 'a whole number ' : ''}from ${lo} to ${hi}`);
-    }
-    return v;
-  };
-  return {
-    window: read('window', 2, 256, 'Window'), units: read('units', 2, 256, 'LSTM units'),
-    layers: read('layers', 1, 3, 'Layers'), epochs: read('epochs', 1, 500, 'Epochs'),
-    batch: read('batch', 1, 1024, 'Batch size'),
-    lr: read('lr', 1e-5, 1, 'Learning rate', false),
-    bins: read('bins', 2, 64, 'Bins'), valFraction: read('val', 5, 50, 'Validation %') / 100,
-  };
+  const v = Object.fromEntries(Object.keys(FIELDS).map((id) => [id, readField(id)]));
+  return {window: v.window, units: v.units, layers: v.layers, epochs: v.epochs, batch: v.batch, lr: v.lr,
+          bins: v.bins, valFraction: v.val / 100, perEpoch: v['per-epoch']};
+}
+
+/** Checks one field as it changes: its error shows beside it, or goes. */
+function checkField(id) {
+  const e = $(`${id}-error`);
+  e.hidden = true;
+  e.textContent = '';
+  $(id).removeAttribute('aria-invalid');
+  try {
+    readField(id);
+  } catch (err) {
+    showFieldError(id, `${err.message}.`);
+  }
 }
 
 function setForm(params) {
   for (const [k, v] of Object.entries(params)) if ($(k)) $(k).value = String(v);
 }
 
-let seriesPlot = null;
+// ---- errors beside their field ---------------------------------------------------------
 
-/** From the data card's choices to windows; errors go to the card, not the console. */
-function prepare() {
-  if (!state.table) return;
-  const kind = $('kind').value;
-  // Nothing changed since the last call: keep the windows (and the chart).
-  const key = [state.table, $('column').value, kind, $('window').value, $('bins').value, $('val').value];
-  if (state.prepared && state.preparedKey.every((v, i) => v === key[i])) return;
-  state.prepared = null;
-  state.preparedKey = key;
-  showDataError(null);
-  setOff($('train'), true);
-  $('bins-field').hidden = kind !== 'numeric';
-  const column = state.table.columns[Number($('column').value)];
-  try {
-    const s = settingsFromForm();
-    const {series, dropped} = prep.cleanSeries(column.values, kind);
-    if (series.length < 20) throw new prep.DataError(`the column has ${series.length} values: at least 20 are needed`);
-    const enc = prep.fitEncoding(series, kind, {valFraction: s.valFraction, bins: s.bins});
-    const windows = prep.makeWindows(enc, series, s.window);
-    state.prepared = {series, enc, windows, column: column.name, kind};
-    const what = kind === 'numeric' ? `${enc.classes.length} bins` :
-        `${enc.classes.length} categories${enc.other ? ' (rare ones as “other”)' : ''}`;
-    $('data-stats').textContent = `${state.source.name} · ${column.name}: ${series.length} values` +
-        `${dropped ? ` (${dropped} empty skipped)` : ''} · ${what} · ` +
-        `${windows.train.count} training / ${windows.val.count} validation windows`;
-    badge('data-badge', `${series.length} values`, 'ok');
-    drawSeries();
-    setOff($('train'), state.phase === 'training' || !state.engine);
-  } catch (e) {
-    if (!(e instanceof prep.DataError)) throw e;
-    badge('data-badge', 'needs a fix', 'warn');
-    showDataError(`Cannot use this column: ${e.message}.`);
+function clearFieldErrors() {
+  for (const e of document.querySelectorAll('.field-error')) {
+    e.hidden = true;
+    e.textContent = '';
+    const input = $(e.id.replace(/-error$/, ''));
+    input?.removeAttribute('aria-invalid');
   }
 }
 
-function drawSeries() {
+/** The message goes under the field (aria-describedby: read with the field; aria-invalid). */
+function showFieldError(field, message) {
+  const e = $(`${field}-error`), input = $(field);
+  if (!e || !input || input.closest('[hidden]')) return false;
+  e.textContent = message;
+  e.hidden = false;
+  input.setAttribute('aria-invalid', 'true');
+  const ids = new Set((input.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean));
+  ids.add(e.id);
+  input.setAttribute('aria-describedby', [...ids].join(' '));
+  return true;
+}
+
+// ---- the training plan for long series ---------------------------------------------------
+
+const LONG = 20000;          // training windows from which a larger batch is chosen
+const LONG_BATCH = 256;
+const CAP_FROM = 50000;      // and from which an epoch takes a share of them, in turn
+const CAP = 20000;
+const VAL_CAP = 5000;        // with capped epochs, validation windows scored after each (the verdict uses all)
+
+/**
+ * New data with many windows: a batch of 256 (at 32 an epoch of 120,000
+ * windows is 3,750 steps, and per step the LSTM's fixed costs dominate) and,
+ * past 50,000 windows, epochs of 20,000 windows taken in turn. The user can
+ * change both; small data gets the defaults back.
+ */
+function choosePlan(trainWindows) {
+  if (trainWindows > LONG) {
+    setForm({batch: LONG_BATCH, 'per-epoch': trainWindows > CAP_FROM ? CAP : ''});
+    state.planChosen = true;
+  } else if (state.planChosen) {
+    setForm({batch: 32, 'per-epoch': ''});
+    state.planChosen = false;
+  }
+}
+
+const num = (n) => n.toLocaleString('en-US');
+
+function showPlan(windows) {
+  const note = $('plan-note');
+  if (!windows) {
+    note.hidden = true;
+    note.textContent = '';
+    window.seqApp.plan = null;
+    return;
+  }
+  const n = windows.train.count, batch = Number($('batch').value);
+  const per = Number($('per-epoch').value) || 0;
+  const capped = per > 0 && per < n;
+  window.seqApp.plan = {batch, perEpoch: capped ? per : n, trainWindows: n, chosen: !!state.planChosen};
+  const parts = [];
+  if (state.planChosen) {
+    parts.push(`A long series (${num(n)} training windows): the app chose batch ${batch}` +
+        (capped ? ` and ${num(per)} windows per epoch` : '') + ` so that an epoch takes seconds, not minutes` +
+        ` (batch 32 would be ${num(Math.ceil(n / 32))} steps an epoch).`);
+  } else if (n > LONG || capped) {
+    parts.push(`Training uses batch ${batch}${capped ? ` and ${num(per)} windows per epoch` : ''}.`);
+  }
+  if (capped) {
+    parts.push(`Each epoch takes the next ${num(per)} of the ${num(n)} training windows (shuffled), so ` +
+        `every ${plural(Math.ceil(n / per), 'epoch')} see${Math.ceil(n / per) === 1 ? 's' : ''} them all.`);
+  }
+  if (capped && windows.val.count > VAL_CAP) {
+    parts.push(`The validation loss drawn after each epoch scores ${num(VAL_CAP)} of the ` +
+        `${num(windows.val.count)} validation windows (spread evenly); the verdict at the end scores them all.`);
+  }
+  if (parts.length && (state.planChosen || capped)) parts.push('Change them above (Windows per epoch empty: all).');
+  note.textContent = parts.join(' ');
+  note.hidden = parts.length === 0;
+}
+
+// ---- preparing the windows ------------------------------------------------------------
+
+let seriesPlot = null;
+let prepareToken = 0;
+const pause = () => new Promise((r) => setTimeout(r, 0));
+
+/** The column's series as the page keeps it: numbers, or category names. */
+function seriesOf(r) {
+  return r.kind === 'numeric' ? Array.from(r.values) : Array.from(r.codes, (c) => r.dict[c]);
+}
+
+const quote = (s) => `'${s.length > 40 ? `${s.slice(0, 40)}…` : s}'`;
+
+/** What is said about cells that are not numbers: each by its row (the file's line). */
+function badCellsNote(column, kind) {
+  if (column.badCount === 0 || column.good < 0.5 * column.present) return '';
+  const named = column.bad.map((b) => `row ${b.row}: ${quote(b.text)} is not a number`).join('; ');
+  const more = column.badCount > column.bad.length ? `; and ${column.badCount - column.bad.length} more` : '';
+  if (kind === 'numeric') {
+    return `${plural(column.badCount, 'cell')} of ${column.name} ${column.badCount === 1 ? 'is' : 'are'} ` +
+        `skipped, like empty cells: ${named}${more}. Fix ${column.badCount === 1 ? 'it' : 'them'} in the file ` +
+        'to keep those rows.';
+  }
+  return `${column.name} is read as categories: ${column.badCount} of ${column.present} cells are not ` +
+      `numbers (${named}${more})${column.numeric ? '' : ', too many to skip'}.`;
+}
+
+/** From the data card's choices to windows; errors go beside their field, or to the card. */
+function prepare({quiet = false} = {}) {
+  return track(prepareNow(quiet));
+}
+
+async function prepareNow(quiet) {
+  if (!state.table) return;
+  const kind = $('kind').value;
+  // Nothing changed since the last call: keep the windows (and the chart).
+  const key = [state.table, $('column').value, kind, $('window').value, $('bins').value, $('val').value,
+               $('batch').value, $('per-epoch').value];
+  if (state.prepared && state.preparedKey?.every((v, i) => v === key[i])) return;
+  const token = ++prepareToken;
+  const stale = () => token !== prepareToken;
+  state.prepared = null;
+  state.preparedKey = key;
+  showDataError(null);
+  clearFieldErrors();
+  // Train keeps its state meanwhile: a click on it (whose focus change may be
+  // what started this) waits for these windows, in train().
+  $('bins-field').hidden = kind !== 'numeric';
+  const index = Number($('column').value);
+  const column = state.table.columns[index];
+  const warning = badCellsNote(column, kind);
+  $('data-warning').textContent = warning;
+  $('data-warning').hidden = !warning;
+  try {
+    const s = settingsFromForm();
+    // The CSV worker fits the encoding and cuts the windows (off the main thread).
+    const r = await reader().call({op: 'prepare', index, kind, valFraction: s.valFraction, bins: s.bins,
+                                   window: s.window});
+    if (stale()) return;
+    const {enc, windows, empty, skipped} = r;
+    const series = seriesOf(r.series);
+    if (state.autoPlan) {
+      choosePlan(windows.train.count);
+      state.autoPlan = false;
+      state.preparedKey = [...key.slice(0, 6), $('batch').value, $('per-epoch').value];
+    }
+    settingsFromForm();
+    state.prepared = {series, enc, windows, column: column.name, kind};
+    setOff($('train'), state.phase === 'training' || !state.engine);
+    const what = kind === 'numeric' ? `${plural(enc.classes.length, 'bin')}` :
+        `${plural(enc.classes.length, 'category', 'categories')}${enc.other ? ' (rare ones as “other”)' : ''}`;
+    const skippedText = [empty ? `${empty} empty` : '', skipped ? `${skipped} not numbers` : '']
+        .filter(Boolean).join(', ');
+    $('data-stats').textContent = `${state.source.name} · ${column.name}: ${plural(series.length, 'value')}` +
+        `${skippedText ? ` (${skippedText} skipped)` : ''} · ${what} · ` +
+        `${windows.train.count} training / ${windows.val.count} validation windows` +
+        (/UTF-16|1252/.test(state.source.summary.encoding) ? ` · read as ${state.source.summary.encoding}` : '');
+    badge('data-badge', plural(series.length, 'value'), 'ok');
+    showPlan(windows);
+    await pause();
+    if (stale()) return;
+    await drawSeries(r.chart, stale);
+    if (stale()) return;
+    if (!quiet && state.phase !== 'training' && state.phase !== 'starting') {
+      status(`${state.source.name}: ${column.name} is ready, ${plural(series.length, 'value')} as ` +
+             `${kind === 'numeric' ? 'numbers' : 'categories'}. Press Train` +
+             (state.trained ? ', or keep forecasting with the model you have.' : '.'), 'ok');
+    }
+  } catch (e) {
+    if (!(e instanceof prep.DataError)) throw e;
+    if (stale()) return;
+    setOff($('train'), true);
+    badge('data-badge', 'needs a fix', 'warn');
+    $('data-stats').textContent = '';
+    showPlan(null);
+    if (!(e.field && showFieldError(e.field, `${e.message}.`))) showDataError(`Cannot use this column: ${e.message}.`);
+    if (!quiet && state.phase !== 'training' && state.phase !== 'starting') {
+      status(`${state.source.name}: ${e.field ? `fix the ${$(e.field).labels[0]?.firstChild.textContent.trim()} ` +
+             'field' : 'this column cannot be used as it is'} (the message is beside it).`, 'warn');
+    }
+  }
+}
+
+/**
+ * The series chart and its text. `chart` ({per, data}) comes from the CSV
+ * worker: at most about 4,000 points. The chart is built in one task and
+ * drawn in the next, so that neither is long.
+ */
+async function drawSeries(chart, stale) {
   const {series, enc, windows} = state.prepared;
   const classes = enc.kind === 'categorical' ? enc.classes : null;
   seriesPlot?.destroy();
   seriesPlot = seriesChart($('series-chart'), classes);
-  const y = series.map((v) => (classes ? prep.classOf(enc, v) : v));
-  const x = y.map((_, i) => i);
-  const split = windows.split;
-  // The two parts share the split point so the line is unbroken.
-  seriesPlot.update([x, y.map((v, i) => (i <= split ? v : null)),
-                     y.map((v, i) => (i >= split ? v : null))]);
+  await pause();
+  if (stale()) return;
+  seriesPlot.update(chart.data);
+  const split = windows.split, per = chart.per;
   // The same as text: a summary, and the last values as a table.
   const n = series.length, {column} = state.prepared;
-  const summary = `${n} values of ${column} (${split} for training, ${n - split} for validation), ` +
+  const summary = `${plural(n, 'value')} of ${column} (${split} for training, ${n - split} for validation), ` +
       (classes ? shares(series) : range(series));
   $('series-chart').setAttribute('aria-label', `Series: ${summary}`);
   const shown = Math.min(n, 50);
-  $('series-note').textContent = `${summary}.`;
-  $('series-table').caption.textContent = `The last ${shown} of ${n} values`;
+  $('series-note').textContent = `${summary}.` + (per > 1 ? ` The chart draws the lowest and highest of ` +
+      `each ${per} values (all ${num(n)} are used for training).` : '');
+  $('series-table').caption.textContent = `The last ${shown} of ${plural(n, 'value')}`;
   fillTable($('series-table'), series.slice(n - shown).map((v, i) => {
     const t = n - shown + i;
     return [String(t + 1), fmt(v), t < split ? 'training' : 'validation'];
@@ -200,20 +470,24 @@ async function loadSample(key) {
   const sample = SAMPLES[key];
   const response = await fetch(new URL(sample.file, import.meta.url));
   if (!response.ok) throw new Error(`${sample.file}: HTTP ${response.status}`);
-  setForm({bins: 12, ...sample.params});
-  ingest(sample.label, await response.text());
+  setForm({bins: 12, 'per-epoch': '', ...sample.params});
+  state.planChosen = false;
+  await ingest(sample.label, {text: await response.text()}, {auto: false});
 }
 
 async function readFile(file) {
   if (file.size > 50 * 1024 * 1024) {
-    showDataError(`${file.name} is ${(file.size / 1048576).toFixed(0)} MB: use a file under 50 MB`);
+    failLoad(file.name, `${file.name} is ${(file.size / 1048576).toFixed(0)} MB: use a file under 50 MB`);
     return;
   }
+  let bytes;
   try {
-    ingest(file.name, await file.text());
+    bytes = await file.arrayBuffer();
   } catch (e) {
-    showDataError(`Could not read ${file.name}: ${e.message}`);
+    failLoad(file.name, `Could not read ${file.name}: ${e.message}`);
+    return;
   }
+  await ingest(file.name, {bytes});
 }
 
 // ---- training -------------------------------------------------------------------------
@@ -273,15 +547,25 @@ function setBusy(training) {
   }
 }
 
+let starting = false;
+
 async function train() {
-  if (isOff($('train')) || state.phase === 'training') return;
-  prepare();  // the form may have changed without a change event (typed, then Train)
-  if (!state.prepared) return;
-  let s;
+  if (isOff($('train')) || state.phase === 'training' || starting) return;
+  starting = true;
+  let s = null;
   try {
-    s = settingsFromForm();
+    // The form may have changed without a change event (typed, then Train).
+    await prepare({quiet: true});
+    if (state.prepared) s = settingsFromForm();
   } catch (e) {
-    showResult(e.message, 'fail');
+    if (!(e instanceof prep.DataError)) throw e;
+    if (!(e.field && showFieldError(e.field, `${e.message}.`))) showResult(e.message, 'fail');
+  } finally {
+    starting = false;
+  }
+  if (!s) {
+    // Nothing to train on: whoever waits for the end of training hears it now.
+    idleWaiters.splice(0).forEach((resolve) => resolve(state.phase));
     return;
   }
   const {series, enc, windows} = state.prepared;
@@ -305,7 +589,8 @@ async function train() {
     $('progress').textContent = progressText;
     announce(`Training ${params.toLocaleString()} weights for ${s.epochs} epoch${s.epochs > 1 ? 's' : ''}`, true);
     await state.engine.train(windows, {
-      epochs: s.epochs, batchSize: s.batch,
+      epochs: s.epochs, batchSize: s.batch, perEpoch: s.perEpoch,
+      valPerEpoch: s.perEpoch > 0 && s.perEpoch < windows.train.count ? VAL_CAP : 0,
       onEpoch: (e, logs) => {
         for (const [k, v] of Object.entries(logs)) (state.history[k] ??= []).push(v);
         curve.x.push(e + 1);
@@ -328,17 +613,22 @@ async function train() {
     state.trained = {enc, window: s.window, series: series.slice(), source, column,
                      name: `${source} · ${column}`, params: s, savedAt: null};
     await evaluate(windows);
-    progressText = `${state.history.loss.length} epoch${state.history.loss.length > 1 ? 's' : ''} ` +
-        `in ${seconds.toFixed(1)} s`;
+    progressText = `${plural(state.history.loss.length, 'epoch')} in ${seconds.toFixed(1)} s`;
     drawLoss(true);
     progressValue = 1;
     await showForecast();
     setBusy(false);
+    const done = state.history.loss.length, m = state.trained.metrics;
+    status(`Trained on ${state.trained.name}: ${plural(done, 'epoch')} in ${seconds.toFixed(1)} s` +
+           (done < s.epochs ? ` (stopped; ${s.epochs} were asked)` : '') +
+           `, ${m.nll < m.priorNll ? 'better than' : 'no better than'} the baseline. ` +
+           'Its predictions are in card 3; Save keeps this model.', 'ok');
   } catch (e) {
     badge('model-badge', 'failed', 'fail');
     badge('forecast-badge', 'train first', 'pending');
     showResult(`Training failed: ${e.message}`, 'fail');
     setBusy(false);
+    status(`Training failed: ${e.message}. There is no trained model now.`, 'warn');
   }
 }
 
@@ -353,7 +643,8 @@ async function evaluate(windows) {
   const base = prep.score(priorRows, val.targets, K);
   state.trained.metrics = {nll: model.nll, accuracy: model.accuracy, priorNll: base.nll,
                            priorAccuracy: base.accuracy, count: val.count};
-  state.lastValidation = {dists: Array.from(dists), count: val.count, K};
+  // Kept as it came (a long series has hundreds of thousands of numbers); seqApp.validation copies.
+  state.lastValidation = {dists, count: val.count, K};
   showMetrics();
 }
 
@@ -361,7 +652,7 @@ function showMetrics() {
   const m = state.trained.metrics;
   const better = m.nll < m.priorNll;
   badge('model-badge', better ? 'beats the baseline' : 'no better than the baseline', better ? 'ok' : 'warn');
-  showResult(`Validation (${m.count} windows): loss ${m.nll.toFixed(3)} vs ` +
+  showResult(`Validation (${plural(m.count, 'window')}): loss ${m.nll.toFixed(3)} vs ` +
       `${m.priorNll.toFixed(3)} for the class frequencies alone; the most likely value is right ` +
       `${(100 * m.accuracy).toFixed(1)}% of the time (baseline ${(100 * m.priorAccuracy).toFixed(1)}%).` +
       (better ? '' : ' Try more epochs, a longer window or more units.'), better ? 'ok' : 'warn');
@@ -504,13 +795,17 @@ async function restore() {
                    source: saved.source, column: saved.column, params: saved.params,
                    metrics: saved.metrics, savedAt: saved.savedAt};
   setForm({...saved.params, val: Math.round(saved.params.valFraction * 100)});
-  // The data card gets the saved series back, so training again works too.
-  state.source = {name: `${saved.source} (saved)`,
-                  rows: [[saved.column], ...saved.series.map((v) => [String(v)])]};
-  $('header').checked = true;
-  buildTable(0);
-  $('kind').value = saved.enc.kind;
-  prepare();
+  // The data card gets the saved series back (as CSV text, through the same
+  // reader), so training again works too.
+  const cell = (v) => `"${String(v).replace(/"/g, '""')}"`;
+  setForm({'per-epoch': ''});
+  await ingest(`${saved.source} (saved)`, {text: [saved.column, ...saved.series].map(cell).join('\n')},
+               {header: true, preferred: 0, auto: false});
+  if (state.table && $('kind').value !== saved.enc.kind &&
+      !$('kind').querySelector(`[value=${saved.enc.kind}]`).disabled) {
+    $('kind').value = saved.enc.kind;
+    await prepare();
+  }
   if (saved.metrics) showMetrics();
   $('loss-chart').setAttribute('aria-label', 'Training loss by epoch: no epochs in this session ' +
       '(the model was restored from this browser; train to see its curve)');
@@ -523,11 +818,16 @@ async function restore() {
 function wire() {
   document.querySelectorAll('[data-sample]').forEach((b) => b.addEventListener('click', () => {
     if (isOff(b)) return;
-    loadSample(b.dataset.sample).catch((e) => showDataError(`Could not load the sample: ${e.message}`));
+    track(loadSample(b.dataset.sample).catch((e) => failLoad(SAMPLES[b.dataset.sample].label,
+                                                              `Could not load the sample: ${e.message}`)));
   }));
   // A busy file field keeps its place in the tab order but opens no picker.
   $('file').addEventListener('click', (e) => { if (isOff($('file'))) e.preventDefault(); });
-  $('file').addEventListener('change', () => $('file').files[0] && readFile($('file').files[0]));
+  $('file').addEventListener('change', () => {
+    const file = $('file').files[0];
+    if (file) track(readFile(file));
+    $('file').value = '';   // the same file chosen again is read again
+  });
   // A file dropped anywhere is read (rather than opened by the browser in place of the app).
   const drop = $('drop');
   document.addEventListener('dragover', (e) => {
@@ -539,18 +839,20 @@ function wire() {
     e.preventDefault();
     drop.classList.remove('over');
     const file = e.dataTransfer?.files[0];
-    if (file && state.phase !== 'training') readFile(file);
+    if (file && state.phase !== 'training') track(readFile(file));
   });
   $('use-paste').addEventListener('click', () => {
     if (isOff($('use-paste'))) return;
     const text = $('paste').value;
     if (!text.trim()) showDataError('The text box is empty: paste CSV text first.');
-    else ingest('pasted text', text);
+    else track(ingest('pasted text', {text}));
   });
-  $('header').addEventListener('change', () => buildTable());
+  $('header').addEventListener('change', () => track(rebuildTable()));
   $('column').addEventListener('change', () => { chooseKind(); prepare(); });
-  $('kind').addEventListener('change', prepare);
-  for (const id of ['window', 'bins', 'val']) $(id).addEventListener('change', prepare);
+  $('kind').addEventListener('change', () => prepare());
+  for (const id of ['window', 'bins', 'val', 'batch', 'per-epoch']) $(id).addEventListener('change', () => prepare());
+  // The other settings are checked as they change: an error shows beside its field.
+  for (const id of ['units', 'layers', 'epochs', 'lr']) $(id).addEventListener('change', () => checkField(id));
   $('train').addEventListener('click', train);
   $('stop').addEventListener('click', () => {
     if (isOff($('stop')) || state.phase !== 'training') return;
@@ -582,13 +884,22 @@ window.seqApp = {
     return t && {classes: t.enc.classes, kind: t.enc.kind, window: t.window, metrics: t.metrics,
                  valFraction: t.enc.valFraction, savedAt: t.savedAt, length: t.series.length};
   },
-  get validation() { return state.lastValidation; },
+  get validation() {
+    const v = state.lastValidation;
+    return v && {...v, dists: Array.from(v.dists)};
+  },
+  /** The series the data card holds now (numbers or category names), or null. */
+  get series() { return state.prepared ? state.prepared.series.slice() : null; },
+  /** The batch and windows per epoch for the data now: {batch, perEpoch, trainWindows, chosen}. */
+  plan: null,
+  /** Resolves when no load or preparation of data is in flight. */
+  untilLoaded,
   /** The last sampled forecast shown: {id, steps, temperature, values}. */
   get lastForecast() { return lastForecast; },
   /** performance.now() at the start and the end of the last fit. */
   get lastTraining() { return state.lastTraining; },
   /** Resolves when no training runs (no polling: the test must not load the main thread). */
-  untilIdle: () => (state.phase === 'training' ? new Promise((r) => idleWaiters.push(r)) :
+  untilIdle: () => (state.phase === 'training' || starting ? new Promise((r) => idleWaiters.push(r)) :
       Promise.resolve(state.phase)),
   nextDistribution: async () => Array.from(await nextDistribution()),
   forecast,
@@ -607,16 +918,18 @@ async function main() {
     return;
   }
   const restored = await restore();
-  if (!restored) await loadSample('weather');
+  if (!restored) await track(loadSample('weather'));
   else await showForecast();
   setBusy(false);
   const b = state.engine.info;
   status(`Ready: Glint ${b.version} (WebAssembly, ${b.active} backend) in a Web Worker. ` +
          (restored ? 'Your saved model is back: forecast, or train a new one.' :
-             'A sample series is loaded: press Train, or bring your own CSV.'), 'ok');
+          state.prepared ? 'A sample series is loaded: press Train, or bring your own CSV.' :
+          'Load a sample or your own CSV.'), 'ok');
   window.seqApp.ready = true;
   window.seqApp.offline = state.engine.resources().then((urls) => registerOffline([...urls,
-    ...Object.values(SAMPLES).map((s) => new URL(s.file, import.meta.url).href)])).catch(() => 0);
+    ...['csv_worker.js', 'csv.js', ...Object.values(SAMPLES).map((s) => s.file)]
+        .map((f) => new URL(f, import.meta.url).href)])).catch(() => 0);
 }
 
 main().catch((e) => {

@@ -50,27 +50,67 @@ export class Engine {
                               loss: 'categoricalCrossentropy', metrics: ['accuracy']});
   }
 
-  /** windows: {train, val, F, K, window} from prep.makeWindows. Resolves to the history. */
-  async train(w, {epochs, batchSize, onEpoch}) {
+  /**
+   * windows: {train, val, F, K, window} from prep.makeWindows. perEpoch (0: all)
+   * caps the training windows of one epoch: the windows are shuffled once and
+   * each epoch takes the next perEpoch of them, so every window is used in turn.
+   * valPerEpoch (0: all) caps the validation windows scored after each epoch:
+   * that many, spread evenly over the validation part (the final verdict,
+   * evaluate() in app.js, scores them all).
+   * The whole fit runs in the worker: one message per epoch comes back.
+   */
+  async train(w, {epochs, batchSize, perEpoch = 0, valPerEpoch = 0, onEpoch}) {
     const g = this.g, made = [];
-    const t3 = async (x, n) => { const t = await g.tensor(x, [n, w.window, w.F]); made.push(t); return t; };
-    const t2 = async (y, n) => { const t = await g.tensor(y, [n, w.K]); made.push(t); return t; };
+    const keep = async (p) => { const t = await p; made.push(t); return t; };
+    const t3 = (x, n) => keep(g.tensor(x, [n, w.window, w.F]));
+    const t2 = (y, n) => keep(g.tensor(y, [n, w.K]));
+    this.stopped = false;
     try {
       const xs = await t3(w.train.x, w.train.count), ys = await t2(w.train.y, w.train.count);
-      const vx = await t3(w.val.x, w.val.count), vy = await t2(w.val.y, w.val.count);
+      let vx = await t3(w.val.x, w.val.count), vy = await t2(w.val.y, w.val.count);
+      if (valPerEpoch > 0 && valPerEpoch < w.val.count) {
+        const step = w.val.count / valPerEpoch;
+        const at = await keep(g.tensor(Int32Array.from({length: valPerEpoch}, (_, i) => Math.floor(i * step)),
+                                       [valPerEpoch], 'int32'));
+        vx = await keep(g.gather(vx, at));
+        vy = await keep(g.gather(vy, at));
+      }
       // 'batch': the worker yields after every batch, so Stop is heard at once.
       // Only epochs are reported: a message per batch (hundreds a second) would
       // keep the page's main thread busy, and under load make it stutter.
-      return await this.model.fit(xs, ys, {
-        epochs, batchSize, shuffle: true, validationData: [vx, vy], yieldEvery: 'batch',
-        callbacks: {onEpochEnd: (e, logs) => onEpoch?.(e, logs)},
+      const fit = (x, y, more) => this.model.fit(x, y, {
+        batchSize, shuffle: true, validationData: [vx, vy], yieldEvery: 'batch',
+        callbacks: {onEpochEnd: (e, logs) => onEpoch?.(e, logs)}, ...more,
       });
+      const n = w.train.count;
+      if (!(perEpoch > 0 && perEpoch < n)) return await fit(xs, ys, {epochs});
+      const order = Int32Array.from({length: n}, (_, i) => i);
+      for (let i = n - 1; i > 0; --i) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      for (let e = 0, at = 0; e < epochs && !this.stopped; ++e) {
+        const idx = new Int32Array(perEpoch);
+        for (let i = 0; i < perEpoch; ++i, at = (at + 1) % n) idx[i] = order[at];
+        const part = [];
+        try {
+          const it = await g.tensor(idx, [perEpoch], 'int32');
+          part.push(it);
+          const bx = await g.gather(xs, it), by = await g.gather(ys, it);
+          part.push(bx, by);
+          await fit(bx, by, {epochs: e + 1, initialEpoch: e});
+        } finally {
+          await Promise.all(part.map((t) => t.dispose()));
+        }
+      }
+      return undefined;
     } finally {
       await Promise.all(made.map((t) => t.dispose()));
     }
   }
 
   stop() {
+    this.stopped = true;
     if (this.model) this.model.stopTraining = true;
   }
 

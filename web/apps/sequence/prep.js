@@ -8,7 +8,16 @@
 // The encoding is a plain object: it is saved next to the model.
 import {isNumber} from './csv.js';
 
-export class DataError extends Error {}
+/** A problem with the data or a setting; `field` is the id of the form field it concerns, if one. */
+export class DataError extends Error {
+  constructor(message, field = null) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** "1 value", "2 values". */
+export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
 /** The column's values as a series: strings (categorical) or numbers, empty cells dropped. */
 export function cleanSeries(values, kind) {
@@ -16,7 +25,7 @@ export function cleanSeries(values, kind) {
   if (kind === 'numeric') {
     const bad = present.find((v) => !isNumber(v));
     if (bad !== undefined) {
-      throw new DataError(`"${bad}" is not a number: treat this column as categorical, or pick another`);
+      throw new DataError(`'${bad}' is not a number: treat this column as categories, or pick another`);
     }
     return {series: present.map(Number), dropped: values.length - present.length};
   }
@@ -29,7 +38,7 @@ export const splitIndex = (n, valFraction) => Math.floor(n * (1 - valFraction));
 export function fitEncoding(series, kind, {valFraction = 0.2, bins = 12, maxClasses = 30} = {}) {
   const split = splitIndex(series.length, valFraction);
   const train = series.slice(0, split);
-  if (train.length < 2) throw new DataError('the training part has fewer than 2 values');
+  if (train.length < 2) throw new DataError('the training part has fewer than 2 values', 'val');
   if (kind === 'categorical') {
     const counts = new Map();
     for (const v of train) counts.set(v, (counts.get(v) ?? 0) + 1);
@@ -131,10 +140,10 @@ export function makeWindows(enc, series, window) {
   const train = cut(window, split);
   const val = cut(Math.max(split, window), n);
   if (train.count < 8) {
-    throw new DataError(`window ${window} leaves ${train.count} training windows ` +
-        `(the series has ${n} values, ${split} before the validation split): use a smaller window`);
+    throw new DataError(`window ${window} leaves ${plural(train.count, 'training window')} ` +
+        `(the series has ${plural(n, 'value')}, ${split} before the validation split): use a smaller window`, 'window');
   }
-  if (val.count < 1) throw new DataError('no validation windows: raise the validation share');
+  if (val.count < 1) throw new DataError('no validation windows: raise the validation share', 'val');
   return {train, val, F, K, window, split};
 }
 
@@ -171,4 +180,33 @@ export function sample(p, temperature, random = Math.random) {
   let r = random() * w.reduce((a, b) => a + b, 0);
   for (let k = 0; k < w.length; ++k) if ((r -= w[k]) < 0) return k;
   return best;
+}
+
+/**
+ * What the series chart draws: every value up to `most` points; beyond that the
+ * lowest and highest of each group of `per` values. y: numbers (a numeric series,
+ * or class indices); split: where validation starts. {per, data: [x, train, val]}.
+ */
+export function chartPoints(y, split, most = 4000) {
+  const n = y.length, per = Math.ceil(n / (most / 2));
+  if (n <= most) {
+    return {per: 1, data: [Array.from(y, (_, i) => i), Array.from(y, (v, i) => (i <= split ? v : null)),
+                           Array.from(y, (v, i) => (i >= split ? v : null))]};
+  }
+  const x = [], a = [], b = [];
+  for (let start = 0; start < n; start += per) {
+    const end = Math.min(n, start + per);
+    let lo = start, hi = start;
+    for (let i = start; i < end; ++i) {
+      if (y[i] < y[lo]) lo = i;
+      if (y[i] > y[hi]) hi = i;
+    }
+    // The two parts share the split point so the line is unbroken.
+    for (const i of lo === hi ? [lo] : lo < hi ? [lo, hi] : [hi, lo]) {
+      x.push(i);
+      a.push(i <= split ? y[i] : null);
+      b.push(i >= split ? y[i] : null);
+    }
+  }
+  return {per, data: [x, a, b]};
 }

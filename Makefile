@@ -214,6 +214,7 @@ test-digits: web
 	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
 	node tests/browser/digits.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/digits_teaching.mjs
+	node tests/browser/digits_loading.mjs
 
 ## test-apps: the three apps (doctor, digits, sequence) in headless Chromium.
 .PHONY: test-apps

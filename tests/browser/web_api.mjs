@@ -6,7 +6,9 @@
 // no main-thread task over 50 ms of CPU, and both builds (threads and not). Faults:
 // ten WebGL context losses at random batches, ten pages closed mid-save.
 // Needs `make web` (both builds in web/package/dist). Last line: "N passed, N failed".
-import {check, openPage, runMain, tasksDuring, traceMainThread, withBrowser} from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import {check, openPage, repo, runMain, tasksDuring, traceMainThread, withBrowser} from './harness.mjs';
 
 /// The API test page, glint loaded (threads build or not); page errors are printed.
 async function openApiPage(context, base, threads) {
@@ -33,6 +35,14 @@ runMain(() => withBrowser(async ({base, context}) => {
   check('page is cross-origin isolated, pthreads build loaded',
         info.crossOriginIsolated && info.backendInfo.build.threads,
         JSON.stringify(info.backendInfo.build));
+  const progress = await page.evaluate(() => window.glintProgress);
+  const wasmBytes = fs.statSync(path.join(repo, 'web/package/dist/glint-mt.wasm')).size;
+  const lastReport = progress.at(-1);
+  check('ready({onProgress}): the .wasm\'s bytes as they arrive, rising to its size', progress.length >= 2 &&
+        progress.every((p, i) => p.file === 'glint-mt.wasm' && p.total === wasmBytes &&
+                                 (i === 0 || p.loaded >= progress[i - 1].loaded)) &&
+        lastReport.loaded === wasmBytes, `${progress.length} reports, last ${JSON.stringify(lastReport)}, ` +
+        `file ${wasmBytes} bytes`);
   const gl = info.backendInfo.backends.find((b) => b.name === 'gl');
   check('gl backend available on WebGL2', gl && gl.available, gl && gl.reason);
   check('automatic choice: wasm cpu over gl on a software renderer, and says why',

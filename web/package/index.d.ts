@@ -17,6 +17,12 @@ export interface ReadyOptions {
   print?: (s: string) => void;
   printErr?: (s: string) => void;
   /**
+   * Called as the engine's .wasm downloads (in a page; not for a copy embedded in the
+   * bundle): loaded bytes so far and the total (null when the server gives no plain
+   * Content-Length, e.g. a compressed response). Through glint.worker() too.
+   */
+  onProgress?: (progress: {file: string; loaded: number; total: number | null}) => void;
+  /**
    * false: no WebGPU device is requested (the webgpu backend stays unavailable). A GPU
    * object (navigator.gpu's kind, e.g. from node's `webgpu` package) is used instead of
    * navigator.gpu. In node the device is acquired here for true or a GPU object, else at

@@ -6,7 +6,7 @@ import uPlot from '../../../node_modules/uplot/dist/uPlot.esm.js';
 import {browserDownloads} from '../../package/src/io.js';
 import {registerOffline} from '../offline.js';
 import {Engine, argmax} from './engine.js';
-import {gatherMnist, loadMnist, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
+import {gatherMnist, loadMnist, mnistFiles, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
 import {mnistify} from './mnistify.js';
 import {Pad, RASTER} from './pad.js';
 
@@ -18,6 +18,7 @@ const NEW_COPIES = 4;       // the sample just taught counts this many times
 const REPAIR_ROUNDS = 3;    // fine-tunes on samples a correction broke, before saying so
 const SAMPLE_SHARE = 0.05;  // training from scratch: the user's samples are this share of the digits
 const MAX_COPIES = 100;     // ... each counted at most this many times
+const FOLLOW_MS = 250;      // while training, the drawing is re-read by the learning model this often
 
 const app = window.digitsApp = {
   state: 'loading',         // 'loading' | 'ready' | 'training' | 'error'
@@ -226,10 +227,14 @@ async function predictNow() {
     const st = app.stats;
     st.maxInFlight = Math.max(st.maxInFlight, ++st.inFlight);
     let probs;
+    const asked = performance.now();
     try {
       probs = await engine.predict(x.pixels);
     } finally {
       --st.inFlight;
+      // The last round trips, for tests/browser/digits_loading.mjs's diagnostics.
+      (st.waits ??= []).push({asked, ms: performance.now() - asked, version: x.version});
+      if (st.waits.length > 50) st.waits.shift();
     }
     ++st.predictions;
     if (gen !== generation) return;   // the model changed meanwhile: predict again
@@ -251,6 +256,10 @@ async function predictNow() {
 
 pad.addEventListener('change', () => {
   $('pad-hint').hidden = !pad.empty;
+  // A finished drawing: a correction may come next, and needs the MNIST digits to replay.
+  if (!pad.empty && pad.pointerId === null && !pad.penDown && app.state !== 'loading') {
+    needMnist().catch(() => {});   // said when a correction or training needs them
+  }
   setControls();
   schedulePredict();
 });
@@ -264,7 +273,13 @@ onPress($('clear'), () => {
   pad.canvas.focus();
 });
 // A held-out MNIST digit on the pad: predicting and teaching without drawing.
-onPress($('example'), () => {
+onPress($('example'), async () => {
+  try {
+    await needMnist();
+  } catch (e) {
+    $('teach-result').textContent = `No held-out digit: ${e.message}`;
+    return;
+  }
   const k = mnist.test[Math.floor(Math.random() * mnist.test.length)];
   const pixels = Float32Array.from(mnist.pixels.subarray(k * PIXELS, (k + 1) * PIXELS), (v) => v / 255);
   pad.setPicture(pixels, mnist.labels[k]);
@@ -284,7 +299,7 @@ function setControls() {
   for (const b of document.querySelectorAll('.digit-button')) enable(b, idle && !pad.empty);
   enable($('undo'), !pad.empty);
   enable($('clear'), !pad.empty);
-  enable($('example'), Boolean(mnist));
+  enable($('example'), app.state !== 'loading');
   enable($('reset'), idle && engine?.source !== 'shipped');
   enable($('download-model'), idle);
   enable($('backend'), idle);
@@ -325,6 +340,13 @@ async function teach(label) {
   }
   busy = true;
   setControls();
+  try {
+    await needMnist();
+  } catch (e) {
+    $('teach-result').textContent = `Cannot learn from it yet: ${e.message}`;
+    settle();
+    return;
+  }
   const before = app.lastPrediction?.version === x.version ? app.lastPrediction.label : null;
   const bytes = toBytes(x.pixels);
   const sample = {id: null, label, pixels: bytes, created: Date.now()};
@@ -634,6 +656,14 @@ onPress($('train'), async () => {
   const epochs = Number($('epochs').value);
   app.state = 'training';
   setControls();
+  try {
+    await needMnist();
+  } catch (e) {
+    app.state = 'ready';
+    setControls();
+    $('train-status').textContent = `Cannot train: ${e.message}`;
+    return;
+  }
   for (const k of Object.keys(series)) series[k].length = 0;
   makeChart();
   hideStopChoice();
@@ -644,7 +674,7 @@ onPress($('train'), async () => {
                                                                             mine.length))) : 0;
   const n = mnist.train.length + copies * mine.length;
   const steps = Math.ceil(n / 64);
-  let smoothLoss = null, smoothAcc = null, epochNow = 0, batchNow = 0;
+  let smoothLoss = null, smoothAcc = null, epochNow = 0, batchNow = 0, followedAt = 0;
   app.training = {epochs, n, copies, steps, batches: 0, history: null, valAcc: [], firstLoss: null, lastLoss: null,
                   epochRows: []};
   describeChart();
@@ -689,8 +719,13 @@ onPress($('train'), async () => {
         $('train-status').textContent = `epoch ${epochNow + 1}/${epochs} · batch ${b + 1}/${steps} · ` +
             `loss ${smoothLoss.toFixed(3)} · accuracy ${(100 * smoothAcc).toFixed(1)}%`;
         redrawChart();
-        if (b % 8 === 0) {
-          ++generation;     // the prediction follows the model as it learns
+        // The prediction follows the model as it learns. Not a new generation: a reading
+        // by the model of a few batches ago is still a reading of this drawing, and
+        // discarding it whenever the model moved on would leave a new drawing unread.
+        // Every 250 ms at most: a reading in flight delays the next drawing's.
+        const now = performance.now();
+        if (now - followedAt > FOLLOW_MS && !inFlight) {
+          followedAt = now;
           schedulePredict();
         }
       },
@@ -802,14 +837,55 @@ const THREADS = new URLSearchParams(location.search).get('threads') === '0' ? fa
 
 // ---- start -----------------------------------------------------------------------------------
 
+// ---- the MNIST digits: fetched when first needed ---------------------------------------
+// Corrections replay them, training learns from them, "held-out digit" shows one.
+// Not on page load (1.5 MB, most of a first visit's bytes): at the first need, or
+// when the first drawing is finished, since a correction, which must be
+// instant, may follow it.
+
+const DATA = new URL('./data/', import.meta.url);
+let mnistLoading = null;
+const MB = (n) => (n / 1e6).toFixed(1);
+function needMnist() {
+  if (mnist) return Promise.resolve(mnist);
+  mnistLoading ??= loadMnist(DATA, {onProgress: (loaded, total) => {
+    app.mnistBytes = {loaded, total};
+    $('data-progress').textContent = `Fetching the MNIST digits: ${MB(loaded)}` +
+        (total ? ` of ${MB(total)} MB` : ' MB');
+  }}).then((data) => {
+    mnist = data;
+    $('data-progress').textContent = '';
+    setControls();
+    // The offline copy takes them too, now that they are here.
+    if (app.offlineReady) registerOffline(mnistFiles(DATA)).catch(() => {});
+    return data;
+  }, (e) => {
+    mnistLoading = null;
+    $('data-progress').textContent = '';
+    throw new Error(`the bundled digits (data/) could not be loaded: ${e.message}` +
+                    (navigator.onLine ? '. Run `make demo`.' : ' (offline: they are kept for offline use once fetched)'));
+  });
+  return mnistLoading;
+}
+
+/** Shows the engine's download ({loaded, total} bytes of the .wasm) in the header. */
+function showEngineProgress({loaded, total}) {
+  (app.engineProgress ??= []).push({loaded, total});
+  const bar = $('load-progress');
+  bar.hidden = false;
+  if (total) {
+    bar.max = total;
+    bar.value = loaded;
+  } else {
+    bar.removeAttribute('value');   // indeterminate
+  }
+  $('load-text').textContent = `Loading the engine: ${MB(loaded)}${total ? ` of ${MB(total)}` : ''} MB`;
+}
+
 async function start() {
-  status('pending', [el('strong', {}, 'Starting the engine…'), ' loading Glint in a worker, the model and the digits']);
-  const [eng, data] = await Promise.all([Engine.start({threads: THREADS}), loadMnist(new URL('./data/', import.meta.url))
-      .catch((e) => {
-        throw new Error(`the bundled digits (data/) could not be loaded: ${e.message}. Run \`make demo\`.`);
-      })]);
-  engine = eng;
-  mnist = data;
+  status('pending', [el('strong', {}, 'Starting the engine…'), ' loading Glint in a worker and the model']);
+  engine = await Engine.start({threads: THREADS, onProgress: showEngineProgress});
+  $('load-text').textContent = 'Starting the engine…';
   const info = await engine.backendInfo();
   // The saved choice where it still works; else a real GPU, else cpu (a
   // software-emulated GPU is slower than the wasm cpu backend).
@@ -822,9 +898,13 @@ async function start() {
   await engine.load();
   app.samples = (await samples.all()).map((s) => ({...s, pixels: new Uint8Array(s.pixels)}));
   status('pending', [el('strong', {}, 'Warming up…'), ' the first training steps, so that your first correction is quick']);
-  const first = {pixels: mnist.pixels.subarray(0, PIXELS), label: mnist.labels[0]};
-  const warm = teachBatch([...app.samples, first], first.pixels, first.label);
-  await engine.warmUp(warm.x, warm.y, warm.n);
+  // A throwaway model on a batch shaped like a correction's (values do not matter here).
+  const warmN = Math.min(app.samples.length + 1, PERSONAL_MAX) + NEW_COPIES - 1 + REPLAY;
+  const warmY = new Float32Array(warmN * 10);
+  for (let i = 0; i < warmN; ++i) warmY[i * 10] = 1;
+  await engine.warmUp(new Float32Array(warmN * PIXELS), warmY, warmN);
+  $('load-progress').hidden = true;
+  $('load-text').textContent = '';
   await checkSamples();
   showSource();
   makeChart();

@@ -4,16 +4,34 @@
 
 export const PIXELS = 784;
 
-/** {count, pixels: Uint8Array(count*784), labels: Uint8Array(count), train, test}. */
-export async function loadMnist(baseUrl) {
+/** The files loadMnist fetches, for the offline copy. */
+export const mnistFiles = (baseUrl) => ['digits.json', 'digits.u8.gz'].map((f) => new URL(f, baseUrl).href);
+
+/**
+ * {count, pixels: Uint8Array(count*784), labels: Uint8Array(count), train, test}.
+ * onProgress(loaded, total): bytes of the digits file as they arrive (total null if unknown).
+ */
+export async function loadMnist(baseUrl, {onProgress = null} = {}) {
   const headerRes = await fetch(new URL('digits.json', baseUrl));
   if (!headerRes.ok) throw new Error(`data/digits.json: HTTP ${headerRes.status}`);
   const header = await headerRes.json();
   if (header.format !== 'glint-digits-u8') throw new Error('data/digits.json: unknown format');
   const res = await fetch(new URL(header.file, baseUrl));
   if (!res.ok) throw new Error(`data/${header.file}: HTTP ${res.status}`);
-  const stream = header.encoding === 'gzip' ?
-      res.body.pipeThrough(new DecompressionStream('gzip')) : res.body;
+  let body = res.body;
+  if (onProgress) {
+    const length = Number(res.headers.get('Content-Length'));
+    const total = length > 0 && !res.headers.get('Content-Encoding') ? length : null;
+    let loaded = 0;
+    body = body.pipeThrough(new TransformStream({
+      transform(chunk, controller) {
+        loaded += chunk.byteLength;
+        onProgress(loaded, total);
+        controller.enqueue(chunk);
+      },
+    }));
+  }
+  const stream = header.encoding === 'gzip' ? body.pipeThrough(new DecompressionStream('gzip')) : body;
   const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
   const {count} = header;
   if (bytes.length !== count * (PIXELS + 1)) {

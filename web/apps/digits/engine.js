@@ -13,8 +13,8 @@ export const argmax = (p) => p.reduce((best, v, i) => (v > p[best] ? i : best), 
 
 export class Engine {
   /** Starts the worker (threads build where the page is cross-origin isolated). */
-  static async start({threads = 'auto'} = {}) {
-    return new Engine(await worker({ready: {threads}}));
+  static async start({threads = 'auto', onProgress} = {}) {
+    return new Engine(await worker({ready: {threads, onProgress}}));
   }
 
   constructor(g) {
@@ -210,13 +210,18 @@ export class Engine {
     const [xt, yt, xvt, yvt] = tensors;
     const previous = {model: this.model, source: this.source};
     let kept = false;
+    // Training leaves one core to the page and to reading drawings meanwhile.
+    const threads = await g.getNumThreads();
+    if (threads > 1) await g.setNumThreads(threads - 1);
     try {
       await this.compile(model, TRAIN_RATE);
       this.model = model;
       this.source = 'training';
       this.training = true;
       this.stopRequested = false;
+      // yieldEvery 'batch': a reading asked for meanwhile waits one batch at most, not a frame.
       const history = await model.fit(xt, yt, {epochs, batchSize, shuffle: true, validationData: [xvt, yvt],
+                                               yieldEvery: 'batch',
                                                callbacks: {onBatchEnd: onBatch, onEpochEnd: onEpoch}});
       await this.compile(model, TEACH_RATE);   // from now on it learns from corrections
       kept = true;
@@ -228,6 +233,7 @@ export class Engine {
       previous.model = null;
       return {history, stopped: this.stopRequested};
     } finally {
+      if (threads > 1) await g.setNumThreads(threads);
       this.training = false;
       for (const t of tensors) t.dispose();
       if (previous.model) {

@@ -183,7 +183,7 @@ async function compileWasm(name, build, url, options) {
     why = 'this bundle has no URL for it (import.meta.url is empty in an IIFE bundle)';
   } else {
     try {
-      return {module: await compileFromUrl(url.href), from: url.href};
+      return {module: await compileFromUrl(url.href, progressOf(options, `${name}.wasm`)), from: url.href};
     } catch (e) {
       why = e.message;
     }
@@ -203,9 +203,45 @@ async function compileWasm(name, build, url, options) {
       'bundler that emits `new URL(..., import.meta.url)` assets (Vite, webpack; docs/BUNDLERS.md).');
 }
 
-async function compileFromUrl(href) {
-  const response = await fetch(href, {credentials: 'same-origin'});
+/**
+ * options.onProgress as a byte counter for one file: ({file, loaded, total}) on
+ * each chunk (total: the Content-Length, or null when the server sends none or
+ * compresses); null without a callback.
+ */
+function progressOf(options, file) {
+  const report = options.onProgress;
+  if (typeof report !== 'function') return null;
+  return (loaded, total) => {
+    try {
+      report({file, loaded, total});
+    } catch (e) {
+      console.warn(`[glint.ready] onProgress threw: ${e.message}`);   // the download goes on
+    }
+  };
+}
+
+/** The response's body counted chunk by chunk as it streams (headers kept, for compileStreaming). */
+function counted(response, progress) {
+  const length = Number(response.headers.get('Content-Length'));
+  // A compressed body's length is not what the stream yields: no total then.
+  const total = Number.isFinite(length) && length > 0 && !response.headers.get('Content-Encoding') ? length : null;
+  let loaded = 0;
+  progress(0, total);
+  const counter = new TransformStream({
+    transform(chunk, controller) {
+      loaded += chunk.byteLength;
+      progress(loaded, total);
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(counter),
+                      {status: response.status, statusText: response.statusText, headers: response.headers});
+}
+
+async function compileFromUrl(href, progress = null) {
+  let response = await fetch(href, {credentials: 'same-origin'});
   if (!response.ok) throw new Error(`${href} answered ${response.status} ${response.statusText}`);
+  if (progress && response.body && typeof TransformStream === 'function') response = counted(response, progress);
   // Streaming compiles while the bytes arrive; it needs application/wasm.
   if (typeof WebAssembly.compileStreaming === 'function' &&
       /^application\/wasm\b/.test(response.headers.get('Content-Type') ?? '')) {

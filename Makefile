@@ -215,6 +215,7 @@ test-digits: web
 	node tests/browser/digits.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/digits_teaching.mjs
 	node tests/browser/digits_loading.mjs
+	node tests/browser/digits_users.mjs
 
 ## test-apps: the three apps (doctor, digits, sequence) in headless Chromium.
 .PHONY: test-apps

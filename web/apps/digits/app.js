@@ -8,6 +8,7 @@ import {registerOffline} from '../offline.js';
 import {Engine, argmax} from './engine.js';
 import {gatherMnist, loadMnist, mnistFiles, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
 import {mnistify} from './mnistify.js';
+import {doubt, FARTHER, LOW, MIN_EXTENT} from './novelty.js';
 import {Pad, RASTER} from './pad.js';
 
 const $ = (id) => document.getElementById(id);
@@ -39,6 +40,8 @@ Object.assign(app, {
   generation: () => generation,
   busy: () => busy || inFlight || frameRequested,
   ink: () => pad.ink(),
+  strokes: () => pad.strokes,
+  doubt: () => ({low: LOW, farther: FARTHER, minExtent: MIN_EXTENT}),
   heldOut: () => mnist.test,
   backendInWorker: () => engine.getBackend(),
 });
@@ -108,9 +111,11 @@ const SOURCE_TEXT = {shipped: 'shipped', 'fine-tuned': 'fine-tuned by you', 'tra
 
 function showSource() {
   app.source = engine.source;
+  // Training from scratch replaces the model from its first batch: the badge says so.
+  const source = app.state === 'training' ? 'training' : engine.source;
   const b = $('model-source');
-  b.className = `badge ${engine.source === 'shipped' ? 'info' : 'ok'}`;
-  b.textContent = SOURCE_TEXT[engine.source] ?? engine.source;
+  b.className = `badge ${source === 'shipped' ? 'info' : source === 'training' ? 'pending' : 'ok'}`;
+  b.textContent = SOURCE_TEXT[source] ?? source;
 }
 
 function readyStatus() {
@@ -151,7 +156,7 @@ function sayPrediction() {
     if (!p?.probs || p.version !== pad.version || pad.pointerId !== null || pad.penDown) return;
     // While training, the reading drifts with the model: only a new drawing is worth saying.
     if (app.state === 'training' && p.version === said.version) return;
-    const text = predictionWords(p.probs);
+    const text = readingWords(p.probs, input());
     if (text === said.text && p.version === said.version) return;
     said = {text, version: p.version};
     $('said').textContent = text;
@@ -159,19 +164,47 @@ function sayPrediction() {
 }
 const predictionWords = (probs) => `${argmax(probs)}, ${Math.round(100 * probs[argmax(probs)])}% sure`;
 
-function renderProbs(probs) {
+// "Not sure" (novelty.js): a low best probability, a drawing unlike every MNIST
+// digit and the user's samples, or ink too small to be a digit.
+const DOUBT_WORDS = {low: 'it could be several digits', small: 'too small to be a digit',
+                     unlike: 'it does not look like a digit'};
+// Mid-stroke the ink is rarely like a digit yet, and the MNIST distance is main-thread work
+// on every frame: while the pen is down only a low probability counts.
+const drawing = () => pad.pointerId !== null || pad.penDown;
+const doubtOf = (probs, x) => doubt(probs, drawing() ? null : x, mnist, app.samples.map((s) => s.pixels));
+/** What the status region says: "7, 94% sure", or "not sure: maybe 2; …". */
+function readingWords(probs, x) {
+  const why = doubtOf(probs, x);
+  return why ? `not sure: maybe ${argmax(probs)}; ${DOUBT_WORDS[why]}` : predictionWords(probs);
+}
+/** One rounding for the bars, the headline and the chip: down to 0.1%, so never "100%". */
+const percent = (p) => `${(Math.floor(1000 * p + 1e-9) / 10).toFixed(1)}%`;
+
+function renderProbs(probs, x = input()) {
   const best = probs ? argmax(probs) : -1;
   bars.forEach((b, d) => {
     const p = probs ? probs[d] : 0;
     b.fill.style.width = `${(100 * p).toFixed(1)}%`;
-    b.value.textContent = probs ? `${(100 * p).toFixed(p < 0.995 ? 1 : 0)}%` : '';
+    b.value.textContent = probs ? percent(p) : '';
     b.row.classList.toggle('best', d === best);
   });
-  $('guess').textContent = probs ? String(best) : '–';
-  $('mini-guess').textContent = probs ? `reads ${best} · ${(100 * probs[best]).toFixed(0)}%` : '';
-  $('confidence').textContent = probs ? `${(100 * probs[best]).toFixed(1)}% sure` : 'draw a digit';
+  const why = probs ? doubtOf(probs, x) : null;
+  $('guess').textContent = !probs ? '–' : why ? '?' : String(best);
+  $('guess').classList.toggle('unsure', Boolean(why));
+  const chip = $('mini-guess');
+  chip.hidden = !probs;
+  chip.replaceChildren(...(!probs ? [] : [why ? `not sure · ${best}?` : `reads ${best} · ${percent(probs[best])}`,
+                                         el('span', {class: 'visually-hidden'}, ': correct it')]));
+  $('confidence').textContent = !probs ? 'draw a digit' : why ?
+      `not sure: maybe ${best} (${percent(probs[best])}); ${DOUBT_WORDS[why]}` : `${percent(probs[best])} sure`;
   if (probs) sayPrediction();
 }
+// The chip (phone): a tap goes to the teach buttons, next to the pad.
+onPress($('mini-guess'), () => {
+  const first = $('teach').querySelector('.digit-button');
+  first.focus({preventScroll: true});
+  $('teach').scrollIntoView({block: 'nearest'});
+});
 
 const preview = $('input28').getContext('2d');
 function drawPreview(pixels) {
@@ -188,8 +221,10 @@ function input() {
   if (pad.empty) return null;
   if (!current || current.version !== pad.version) {
     // A picture on the pad is in the model's form already; strokes are preprocessed as MNIST was.
-    const pixels = pad.picture ? pad.picture.pixels : mnistify(pad.ink(), RASTER, RASTER).pixels;
-    current = {version: pad.version, pixels};
+    const m = pad.picture ? null : mnistify(pad.ink(), RASTER, RASTER);
+    const pixels = m ? m.pixels : pad.picture.pixels;
+    // extent: the ink's longer side, of the pad's (novelty.js: a dot is not a digit).
+    current = {version: pad.version, pixels, picture: !m, extent: m ? Math.max(m.box.w, m.box.h) / RASTER : 1};
   }
   return current;
 }
@@ -238,7 +273,7 @@ async function predictNow() {
     }
     ++st.predictions;
     if (gen !== generation) return;   // the model changed meanwhile: predict again
-    renderProbs(probs);
+    renderProbs(probs, x);
     app.lastPrediction = {version: x.version, generation: gen, probs, label: argmax(probs),
                           input: Array.from(x.pixels)};
   } catch (e) {
@@ -270,6 +305,7 @@ onPress($('undo'), () => {
 });
 onPress($('clear'), () => {
   pad.clear();
+  $('teach-result').textContent = '';   // the last teach message was about the drawing just cleared
   pad.canvas.focus();
 });
 // A held-out MNIST digit on the pad: predicting and teaching without drawing.
@@ -310,6 +346,7 @@ function setControls() {
   enable($('export-json'), !none);
   enable($('export-csv'), !none);
   enable($('clear-samples'), !none && app.state !== 'training');
+  if (engine) showSource();
 }
 
 /** The batch the model fine-tunes on: personal samples (the new one weighted) + replayed originals. */
@@ -488,6 +525,7 @@ async function removeSample(s, at) {
   // The pressed button is gone: focus moves to the sample now in its place, else the list.
   const next = $('samples').querySelectorAll('.remove');
   (next[Math.min(at, next.length - 1)] ?? $('samples')).focus();
+  if (app.state === 'ready' && !busy) readyStatus();   // its sample count
   try {
     if (s.id !== null) await samples.remove(s.id);
     $('teach-result').textContent = 'Sample removed: the next fine-tuning leaves it out ' +
@@ -856,6 +894,7 @@ function needMnist() {
     mnist = data;
     $('data-progress').textContent = '';
     setControls();
+    schedulePredict();   // "not sure" compares the drawing with these digits
     // The offline copy takes them too, now that they are here.
     if (app.offlineReady) registerOffline(mnistFiles(DATA)).catch(() => {});
     return data;

@@ -19,6 +19,8 @@ export class Pad extends EventTarget {
     this.strokes = [];
     this.current = null;      // the stroke being drawn
     this.pointerId = null;
+    this.last = null;         // the pointer's last position, on the pad or off it
+    this.gestures = 0;        // pointer strokes so far: the pieces of one share a number
     this.version = 0;         // bumps on every change: what a prediction was made for
     this.picture = null;      // {pixels: Float32Array(784) in [0, 1], label} instead of strokes
     this.pen = [0.5, 0.5];    // the keyboard's pen, in pad coordinates
@@ -53,7 +55,10 @@ export class Pad extends EventTarget {
       c.setPointerCapture(e.pointerId);
       this.picture = null;      // drawing starts over a picture: the picture goes
       this.pointerId = e.pointerId;
-      this.current = [this.point(e)];
+      const clamp = (v) => Math.min(1, Math.max(0, v));   // on the pad, up to the pixel's rounding
+      this.last = this.point(e).map(clamp);
+      this.current = [this.last];
+      this.current.gesture = ++this.gestures;
       this.strokes.push(this.current);
       this.changed();
     });
@@ -61,8 +66,9 @@ export class Pad extends EventTarget {
       if (e.pointerId !== this.pointerId) return;
       // Coalesced events keep fast strokes smooth when the page is busy.
       const events = e.getCoalescedEvents?.() ?? [];
-      for (const ev of events.length ? events : [e]) this.current.push(this.point(ev));
-      this.changed();
+      let grew = false;
+      for (const ev of events.length ? events : [e]) grew = this.follow(this.point(ev)) || grew;
+      if (grew) this.changed();
     });
     const end = (e) => {
       if (e.pointerId !== this.pointerId) return;
@@ -117,16 +123,40 @@ export class Pad extends EventTarget {
     this.changed();
   }
 
+  /** Where the pointer is, in pad coordinates: outside [0, 1] when it is off the pad (captured). */
   point(e) {
     const r = this.canvas.getBoundingClientRect();
-    const clamp = (v) => Math.min(1, Math.max(0, v));
-    return [clamp((e.clientX - r.left) / r.width), clamp((e.clientY - r.top) / r.height)];
+    return [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height];
+  }
+
+  /**
+   * The pointer moved from this.last to p: the part of that move on the pad is ink.
+   * Off the pad nothing is drawn (the stroke is cut at the border); coming back
+   * in starts a new stroke of the same gesture at the border. Returns whether ink grew.
+   */
+  follow(p) {
+    const seg = clip(this.last, p);
+    this.last = p;
+    if (!seg) return false;
+    if (!this.current) {
+      this.current = [seg.from];
+      this.current.gesture = this.gestures;
+      this.strokes.push(this.current);
+    }
+    this.current.push(seg.to);
+    if (seg.cut) this.current = null;
+    return true;
   }
 
   undo() {
     if (this.empty) return;
-    if (this.picture) this.picture = null;
-    else this.strokes.pop();
+    if (this.picture) {
+      this.picture = null;
+    } else {
+      // A stroke that left the pad and came back is one gesture: undone as one.
+      const {gesture} = this.strokes.pop();
+      while (gesture !== undefined && this.strokes.at(-1)?.gesture === gesture) this.strokes.pop();
+    }
     this.pointerId = null;
     this.current = null;
     this.penDown = false;
@@ -202,6 +232,31 @@ function paintPicture(ctx, pixels, side) {
     ctx.fillRect((i % 28) * cell, Math.floor(i / 28) * cell, Math.ceil(cell), Math.ceil(cell));
   }
   ctx.globalAlpha = alpha;
+}
+
+/**
+ * The part of the segment a-b inside the pad [0, 1]^2 (Liang-Barsky): {from, to,
+ * cut: whether b is outside}, or null when the segment misses the pad.
+ */
+function clip(a, b) {
+  const [x0, y0] = a, dx = b[0] - x0, dy = b[1] - y0;
+  let t0 = 0, t1 = 1;
+  for (const [p, q] of [[-dx, x0], [dx, 1 - x0], [-dy, y0], [dy, 1 - y0]]) {
+    if (p === 0) {
+      if (q < 0) return null;
+      continue;
+    }
+    const r = q / p;
+    if (p < 0) {
+      if (r > t1) return null;
+      t0 = Math.max(t0, r);
+    } else {
+      if (r < t0) return null;
+      t1 = Math.min(t1, r);
+    }
+  }
+  const at = (t) => (t === 0 ? a : t === 1 ? b : [x0 + t * dx, y0 + t * dy]);
+  return {from: at(t0), to: at(t1), cut: t1 < 1};
 }
 
 /** Strokes as round-capped paths, smoothed through segment midpoints. */

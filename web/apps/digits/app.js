@@ -9,6 +9,10 @@ import {Engine, argmax} from './engine.js';
 import {gatherMnist, loadMnist, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
 import {mnistify} from './mnistify.js';
 import {Pad, RASTER} from './pad.js';
+import {setupImport} from './import.js';
+import {setupCheck} from './confusion.js';
+import {setupGuide} from './guide.js';
+import {setupSnippets} from './snippet.js';
 
 const $ = (id) => document.getElementById(id);
 const BACKEND_KEY = 'glint-digits/backend';
@@ -508,6 +512,28 @@ onPress($('export-json'), () =>
   download('glint-digits-samples.json', exportJson(app.samples), 'application/json'));
 onPress($('export-csv'), () =>
   download('glint-digits-samples.csv', exportCsv(app.samples), 'text/csv'));
+
+// ---- what teaching pages have: sample import, the model check, a first-run guide, the snippet ----
+
+setupImport({
+  canImport: () => app.state === 'ready' && !busy,
+  existing: () => app.samples,
+  async add(list) {
+    busy = true;
+    setControls();
+    try {
+      const ids = await samples.addAll(list);
+      app.samples.push(...list.map((s, i) => ({...s, id: ids[i]})));
+      await checkSamples();   // "Still right: k of n" with the newcomers
+    } finally {
+      settle();
+    }
+  },
+});
+setupCheck({app, engine: () => engine, mnist: () => mnist, samples: () => app.samples,
+            idle: () => app.state === 'ready' && !busy});
+setupGuide();
+setupSnippets();
 
 // ---- model: backend, download, reset ----------------------------------------------------
 

@@ -208,7 +208,9 @@ test-browser-web: web
 	node tests/browser/webgpu_api.mjs
 
 ## test-digits: the digits app (web/apps/digits) in headless Chromium: live predictions of drawn
-## digits, teaching (under 300 ms), persistence, reset, offline, screenshots (make demo first if needed).
+## digits, teaching (under 300 ms), persistence, reset, offline, screenshots; Stop and training that
+## keep the user's work, forgetting guarded; loading progress, MNIST on demand, reads while training
+## (under 100 ms); not sure, clipped strokes, phone layout; import, model check, guide, snippets.
 .PHONY: test-digits
 test-digits: web
 	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
@@ -216,6 +218,7 @@ test-digits: web
 	node tests/browser/digits_teaching.mjs
 	node tests/browser/digits_loading.mjs
 	node tests/browser/digits_users.mjs
+	node tests/browser/digits_tools.mjs
 
 ## test-apps: the three apps (doctor, digits, sequence) in headless Chromium.
 .PHONY: test-apps

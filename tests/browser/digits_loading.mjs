@@ -44,13 +44,19 @@ async function drawTimed(page, strokes) {
   }
   lifted = await page.evaluate(() => ({t: window.__penUp.t, version: digitsApp.padVersion()}));
   // The page clock when the prediction of that drawing is on the page.
+  // A reading changes the bars' text; the observer runs right after, in the same task.
   const read = await page.evaluate((v) => new Promise((resolve) => {
-    const poll = () => {
+    const done = () => {
       const p = digitsApp.lastPrediction;
-      if (p?.probs && p.version >= v) resolve({t: performance.now(), training: digitsApp.state === 'training'});
-      else requestAnimationFrame(poll);
+      if (!(p?.probs && p.version >= v)) return false;
+      resolve({t: performance.now(), training: digitsApp.state === 'training'});
+      return true;
     };
-    poll();
+    if (done()) return;
+    const mo = new MutationObserver(() => {
+      if (done()) mo.disconnect();
+    });
+    mo.observe(document.getElementById('bars'), {subtree: true, childList: true, characterData: true});
   }), lifted.version);
   if (process.env.DEBUG_WAITS) {
     console.log('  ', JSON.stringify({lifted: Math.round(lifted.t), v: lifted.version, read: Math.round(read.t),

@@ -10,6 +10,10 @@ import {gatherMnist, loadMnist, mnistFiles, rng, samples, toBytes, exportCsv, ex
 import {mnistify} from './mnistify.js';
 import {doubt, FARTHER, LOW, MIN_EXTENT} from './novelty.js';
 import {Pad, RASTER} from './pad.js';
+import {setupImport} from './import.js';
+import {setupCheck} from './confusion.js';
+import {setupGuide} from './guide.js';
+import {setupSnippets} from './snippet.js';
 
 const $ = (id) => document.getElementById(id);
 const BACKEND_KEY = 'glint-digits/backend';
@@ -231,7 +235,10 @@ function input() {
 
 // At most one prediction in flight and one frame's worth queued: drawing
 // never piles requests up, and the last stroke is always the one predicted.
-let frameRequested = false, inFlight = false, again = false;
+// A finished drawing (the pen lifted) does not queue behind the live reading in flight:
+// it goes at once, a second one in flight at most, and an older reading that lands
+// after it is dropped.
+let frameRequested = false, inFlight = 0, again = false;
 function schedulePredict() {
   if (frameRequested) return;
   frameRequested = true;
@@ -241,13 +248,13 @@ function schedulePredict() {
   });
 }
 
-async function predictNow() {
+async function predictNow({finished = false} = {}) {
   if (!engine?.model || busy) return;
-  if (inFlight) {
+  if (inFlight && !(finished && inFlight === 1)) {
     again = true;
     return;
   }
-  inFlight = true;
+  ++inFlight;
   let failed = false;
   try {
     const x = input();
@@ -273,6 +280,8 @@ async function predictNow() {
     }
     ++st.predictions;
     if (gen !== generation) return;   // the model changed meanwhile: predict again
+    const shown = app.lastPrediction;
+    if (shown?.probs && shown.generation === gen && shown.version > x.version) return;   // overtaken
     renderProbs(probs, x);
     app.lastPrediction = {version: x.version, generation: gen, probs, label: argmax(probs),
                           input: Array.from(x.pixels)};
@@ -280,8 +289,8 @@ async function predictNow() {
     failed = true;
     fail(e);
   } finally {
-    inFlight = false;
-    if (!failed && (again || app.lastPrediction?.version !== pad.version ||
+    --inFlight;
+    if (!failed && !inFlight && (again || app.lastPrediction?.version !== pad.version ||
                     app.lastPrediction?.generation !== generation)) {
       again = false;
       schedulePredict();
@@ -291,12 +300,13 @@ async function predictNow() {
 
 pad.addEventListener('change', () => {
   $('pad-hint').hidden = !pad.empty;
+  const finished = !pad.empty && pad.pointerId === null && !pad.penDown;
   // A finished drawing: a correction may come next, and needs the MNIST digits to replay.
-  if (!pad.empty && pad.pointerId === null && !pad.penDown && app.state !== 'loading') {
-    needMnist().catch(() => {});   // said when a correction or training needs them
-  }
+  if (finished && app.state !== 'loading') needMnist().catch(() => {});   // said when one needs them
   setControls();
-  schedulePredict();
+  // The finished drawing is read now, not at the next frame.
+  if (finished) predictNow({finished: true});
+  else schedulePredict();
 });
 // Emptying the pad leaves its buttons with nothing to do: the pad takes focus, ready to draw.
 onPress($('undo'), () => {
@@ -568,6 +578,28 @@ onPress($('export-json'), () =>
   download('glint-digits-samples.json', exportJson(app.samples), 'application/json'));
 onPress($('export-csv'), () =>
   download('glint-digits-samples.csv', exportCsv(app.samples), 'text/csv'));
+
+// ---- what teaching pages have: sample import, the model check, a first-run guide, the snippet ----
+
+setupImport({
+  canImport: () => app.state === 'ready' && !busy,
+  existing: () => app.samples,
+  async add(list) {
+    busy = true;
+    setControls();
+    try {
+      const ids = await samples.addAll(list);
+      app.samples.push(...list.map((s, i) => ({...s, id: ids[i]})));
+      await checkSamples();   // "Still right: k of n" with the newcomers
+    } finally {
+      settle();
+    }
+  },
+});
+setupCheck({app, engine: () => engine, mnist: () => mnist, needMnist, samples: () => app.samples,
+            idle: () => app.state === 'ready' && !busy});
+setupGuide();
+setupSnippets();
 
 // ---- model: backend, download, reset ----------------------------------------------------
 

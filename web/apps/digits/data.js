@@ -114,7 +114,28 @@ export const samples = {
                                                           created: Date.now()})),
   remove: (id) => tx('readwrite', (s) => s.delete(id)),
   clear: () => tx('readwrite', (s) => s.clear()),
+  /** Many samples ({label, pixels: Uint8Array(784), created}) in one transaction: all or none. Their ids. */
+  addAll: (list) => addAll(list),
 };
+
+async function addAll(list) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const t = db.transaction(STORE, 'readwrite');
+      const ids = new Array(list.length);
+      const store = t.objectStore(STORE);
+      list.forEach((x, i) => {
+        const req = store.add({label: x.label, pixels: x.pixels, created: x.created ?? Date.now()});
+        req.onsuccess = () => { ids[i] = req.result; };
+      });
+      t.oncomplete = () => resolve(ids);
+      t.onabort = t.onerror = () => reject(new Error(`IndexedDB: ${t.error ?? 'aborted'}`));
+    });
+  } finally {
+    db.close();
+  }
+}
 
 export function toBytes(pixels) {
   return Uint8Array.from(pixels, (v) => Math.round(Math.min(1, Math.max(0, v)) * 255));

@@ -6,14 +6,16 @@
 //     announcements in all, the verdict (#summary) once or twice; #summary is
 //     role=status and opens with a plain-language verdict sentence ("Glint will
 //     use your …") whose training-step time is the page's own measured figure;
-//  2. every look (light and dark at desktop, phone and 320 px): axe-core's WCAG 2.1
-//     A/AA rules, control borders 3:1, no sideways scrolling; nothing animates
-//     under prefers-reduced-motion;
+//  2. every look (light and dark at desktop, phone and 320 px), with the details
+//     toggle closed (as the page opens) and open: axe-core's WCAG 2.1 A/AA rules,
+//     control borders 3:1, no sideways scrolling; nothing animates under
+//     prefers-reduced-motion;
 //  3. keyboard only: Tab reaches "Copy as JSON", Enter announces a note in a live
 //     region and leaves focus on a control (not BODY), both when the clipboard
 //     works and when it does not (the <pre> fallback is shown);
 //  4. every focusable element has an accessible name in Chromium's accessibility
-//     tree, and every box that scrolls is a named tab stop, at desktop and 320 px,
+//     tree, and every box that scrolls is a named tab stop, at desktop and 320 px
+//     with the details open,
 //     before and with the JSON fallback shown (every look of 2 is checked again then);
 //  5. the page's text has no "null", "undefined", "NaN" and no stale "no webgpu
 //     backend yet" (the JSON fallback, where null is JSON, is left out).
@@ -147,11 +149,17 @@ runMain(() => withBrowser(async ({base, context}) => {
   check('doctor: the page says no "null", "undefined", "NaN" nor "no webgpu backend yet"', found.length === 0,
         found.slice(0, 4).join(' | '));
 
-  // 2. Every look; motion.
-  await checkEveryLook(page, 'doctor', 'report complete');
+  // 2. Every look, with the details closed (as the page opens) and open; motion.
+  const detailsOpen = () => page.evaluate(() => document.getElementById('details')?.open);
+  check('doctor: the details are closed when the report completes', await detailsOpen() === false,
+        `open: ${await detailsOpen()}`);
+  await checkEveryLook(page, 'doctor', 'report complete, details closed');
+  await page.click('#details > summary');
+  check('doctor: a click on "Show the details" opens them', await detailsOpen() === true, `open: ${await detailsOpen()}`);
+  await checkEveryLook(page, 'doctor', 'report complete, details open');
   await checkReducedMotion(page, 'doctor');
 
-  // 4 (first half). Accessible names of focusable elements in the finished report;
+  // 4 (first half). Accessible names of focusable elements in the finished report (details open);
   // first, that the name check sees an unnamed tab stop (a probe put in and taken out).
   const probe = await page.evaluate(() => {
     const d = Object.assign(document.createElement('div'), {id: 'a11y-probe', tabIndex: 0});

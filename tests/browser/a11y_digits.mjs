@@ -16,11 +16,9 @@
 //   - the training chart is an image with a summary that has its figures, and a
 //     table with one row per epoch equal to the page's own numbers.
 // Needs make web and make demo. Last line: "N passed, N failed".
-import fs from 'node:fs';
-import path from 'node:path';
 import {checkEveryLook, checkReducedMotion, countLiveRegions, focused, liveCounts} from './a11y.mjs';
-import {argmax, waitReady} from './digits_common.mjs';
-import {check, checkNoErrors, openPage, repo, runMain, withBrowser} from './harness.mjs';
+import {argmax, waitReady, requireDigitsBuilds} from './digits_common.mjs';
+import {check, checkNoErrors, openPage, runMain, withBrowser} from './harness.mjs';
 
 const words = (p) => `${argmax(p)}, ${Math.round(100 * p[argmax(p)])}% sure`;
 
@@ -51,10 +49,7 @@ async function announced(page) {
 }
 
 async function main() {
-  for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json',
-                   'web/package/dist/glint-mt.mjs']) {
-    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
-  }
+  requireDigitsBuilds();
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
     const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`);

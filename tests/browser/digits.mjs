@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {argmax, DIGITS, downloadsOf, draw, fmtP, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel,
-        referencePreprocess, settled, waitReady} from './digits_common.mjs';
+        referencePreprocess, settled, waitReady, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, DESKTOP, openPage, repo, runMain, screenshots, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
@@ -29,10 +29,7 @@ const argv = process.argv.slice(2);
 const query = argv[0] === '--threads' && argv[1] === '0' ? '?threads=0' : '';
 
 async function main() {
-  for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json',
-                   query ? 'web/package/dist/glint-st.mjs' : 'web/package/dist/glint-mt.mjs']) {
-    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
-  }
+  requireDigitsBuilds({threads: !query});
   const shippedJson = JSON.parse(fs.readFileSync(path.join(appDir, 'model/model.json'), 'utf8'));
   const shippedBin = fs.readFileSync(path.join(appDir, 'model', shippedJson.weightsManifest[0].paths[0]));
   const shipped = referenceModel(shippedJson, new Uint8Array(shippedBin));

@@ -4,6 +4,16 @@
 // the steps that drive the page (wait until ready, draw, wait for the settled
 // prediction, catch downloads).
 import fs from 'node:fs';
+import path from 'node:path';
+import {repo} from './harness.mjs';
+
+/** Throws, saying what to run, when the app's model and data or the package build are missing. */
+export function requireDigitsBuilds({threads = true} = {}) {
+  for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json',
+                   `web/package/dist/${threads ? 'glint-mt' : 'glint-st'}.mjs`]) {
+    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
+  }
+}
 
 // ---- strokes: point lists in pad coordinates [0, 1] ----------------------------------------
 

@@ -13,7 +13,7 @@
 // Needs make web and make demo. Last line: "N passed, N failed".
 import fs from 'node:fs';
 import path from 'node:path';
-import {DIGITS, settled, waitReady} from './digits_common.mjs';
+import {DIGITS, settled, waitReady, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser, collectErrors} from './harness.mjs';
 
 const WASM = path.join(repo, 'web/package/dist/glint-mt.wasm');
@@ -68,9 +68,7 @@ async function drawTimed(page, strokes) {
 }
 
 async function main() {
-  for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json', 'web/package/dist/glint-mt.mjs']) {
-    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
-  }
+  requireDigitsBuilds();
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
     const page = await context.newPage();
@@ -87,8 +85,8 @@ async function main() {
     await page.goto(`${base}/web/apps/digits/index.html`);
     await waitReady(page);
     const load = await page.evaluate(() => ({events: digitsApp.engineProgress ?? [], texts: window.__loadTexts,
-                                             bar: document.getElementById('load-progress').getAttribute('aria-label'),
-                                             hidden: document.getElementById('load-progress').hidden}));
+                                             bar: document.getElementById('load-progress')?.getAttribute('aria-label'),
+                                             hidden: document.getElementById('load-progress')?.hidden}));
     const size = fs.statSync(WASM).size;
     const last = load.events.at(-1);
     const mb = (size / 1e6).toFixed(1);

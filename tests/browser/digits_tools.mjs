@@ -33,7 +33,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import {checkEveryLook, focused} from './a11y.mjs';
 import {argmax, DIGITS, downloadsOf, draw, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel, settled,
-        waitReady} from './digits_common.mjs';
+        waitReady, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, DESKTOP, openPage, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
@@ -165,10 +165,7 @@ async function importFiles(page, files) {
 }
 
 async function main() {
-  for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json',
-                   'web/package/dist/glint-mt.mjs']) {
-    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
-  }
+  requireDigitsBuilds();
   fs.mkdirSync(work, {recursive: true});
   const shippedJson = JSON.parse(fs.readFileSync(path.join(appDir, 'model/model.json'), 'utf8'));
   const shipped = referenceModel(shippedJson, new Uint8Array(

@@ -25,7 +25,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {argmax, DIGITS, fmtP, waitReady} from './digits_common.mjs';
+import {argmax, DIGITS, fmtP, waitReady, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, DESKTOP, openPage, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
@@ -260,10 +260,7 @@ async function layoutChecks(page, size, input) {
 }
 
 async function main() {
-  for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json',
-                   'web/package/dist/glint-mt.mjs']) {
-    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
-  }
+  requireDigitsBuilds();
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
     const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`);

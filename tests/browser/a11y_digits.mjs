@@ -17,8 +17,8 @@
 //     table with one row per epoch equal to the page's own numbers.
 // Needs make web and make demo. Last line: "N passed, N failed".
 import {checkEveryLook, checkReducedMotion, countLiveRegions, focused, liveCounts} from './a11y.mjs';
-import {argmax, waitReady, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, openPage, runMain, withBrowser} from './harness.mjs';
+import {argmax, openDigits, requireDigitsBuilds} from './digits_common.mjs';
+import {check, checkNoErrors, runMain, withBrowser} from './harness.mjs';
 
 const words = (p) => `${argmax(p)}, ${Math.round(100 * p[argmax(p)])}% sure`;
 
@@ -52,8 +52,7 @@ async function main() {
   requireDigitsBuilds();
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
-    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`);
-    await waitReady(page);
+    const {page, errors} = await openDigits(context, base);
     await checkEveryLook(page, 'digits', 'on load');
     await checkReducedMotion(page, 'digits');
 

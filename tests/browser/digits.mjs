@@ -20,8 +20,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {argmax, DIGITS, downloadsOf, draw, fmtP, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel,
-        referencePreprocess, settled, waitReady, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, DESKTOP, openPage, repo, runMain, screenshots, withBrowser} from './harness.mjs';
+        referencePreprocess, settled, waitReady, openDigits, requireDigitsBuilds} from './digits_common.mjs';
+import {check, checkNoErrors, DESKTOP, repo, runMain, screenshots, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
 // --threads 0: the single-thread build (the page's ?threads=0).
@@ -36,8 +36,7 @@ async function main() {
 
   await withBrowser(async ({base, context, stopServer}) => {
     const t0 = Date.now();
-    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html${query}`);
-    await waitReady(page);
+    const {page, errors} = await openDigits(context, base, {query});
     const start = await page.evaluate(() => ({backend: digitsApp.backend, source: digitsApp.source,
                                               engine: document.getElementById('engine').textContent}));
     check('app ready', start.source === 'shipped',

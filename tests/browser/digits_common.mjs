@@ -5,7 +5,7 @@
 // prediction, catch downloads).
 import fs from 'node:fs';
 import path from 'node:path';
-import {repo} from './harness.mjs';
+import {openPage, repo} from './harness.mjs';
 
 /** Throws, saying what to run, when the app's model and data or the package build are missing. */
 export function requireDigitsBuilds({threads = true} = {}) {
@@ -206,4 +206,11 @@ export function modelFromDownload(files) {
   const expected = json.weightsManifest.flatMap((g) => g.weights)
       .reduce((a, w) => a + 4 * w.shape.reduce((x, y) => x * y, 1), 0);
   return {json, bin, expected, forward: referenceModel(json, new Uint8Array(bin))};
+}
+
+/** The app opened in a new page of the context (served at base), started: {page, errors}. */
+export async function openDigits(context, base, {query = '', ...options} = {}) {
+  const opened = await openPage(context, `${base}/web/apps/digits/index.html${query}`, options);
+  await waitReady(opened.page);
+  return opened;
 }

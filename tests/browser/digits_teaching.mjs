@@ -22,8 +22,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {argmax, downloadsOf, draw, fmtP, maxDiff, modelFromDownload, ODD_SEVENS, settled,
-        waitReady, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, DESKTOP, openPage, PHONE, repo, runMain, withBrowser} from './harness.mjs';
+        waitReady, openDigits, requireDigitsBuilds} from './digits_common.mjs';
+import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
 
@@ -89,8 +89,7 @@ async function main() {
   requireDigitsBuilds();
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
-    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`);
-    await waitReady(page);
+    const {page, errors} = await openDigits(context, base);
 
     // ---- forgetting ------------------------------------------------------------------------
     let odd = null;

@@ -33,8 +33,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import {checkEveryLook, focused} from './a11y.mjs';
 import {argmax, DIGITS, downloadsOf, draw, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel, settled,
-        waitReady, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, DESKTOP, openPage, PHONE, repo, runMain, withBrowser} from './harness.mjs';
+        waitReady, openDigits, requireDigitsBuilds} from './digits_common.mjs';
+import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
 const work = path.join(repo, 'build/digits-tools');
@@ -174,8 +174,7 @@ async function main() {
 
   // ---- profile 1, desktop: the guide, teaching, the check view, the snippets -----------------------
   await withBrowser(async ({base, context}) => {
-    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`, {viewport: DESKTOP});
-    await waitReady(page);
+    const {page, errors} = await openDigits(context, base, {viewport: DESKTOP});
     const g = await page.evaluate(() => {
       const box = (s) => document.querySelector(s).getBoundingClientRect();
       const over = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
@@ -272,8 +271,7 @@ async function main() {
 
   // ---- profile 2, phone: import -------------------------------------------------------------------
   await withBrowser(async ({base, context}) => {
-    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`, {viewport: PHONE});
-    await waitReady(page);
+    const {page, errors} = await openDigits(context, base, {viewport: PHONE});
     await checkEveryLook(page, 'digits tools', 'first visit, guide shown');
     await page.setViewportSize(PHONE);
     await page.locator('#guide-next').focus();

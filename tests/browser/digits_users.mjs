@@ -25,8 +25,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {argmax, DIGITS, fmtP, waitReady, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, DESKTOP, openPage, PHONE, repo, runMain, withBrowser} from './harness.mjs';
+import {argmax, DIGITS, fmtP, openDigits, requireDigitsBuilds} from './digits_common.mjs';
+import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
 
@@ -263,8 +263,7 @@ async function main() {
   requireDigitsBuilds();
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
-    const {page, errors} = await openPage(context, `${base}/web/apps/digits/index.html`);
-    await waitReady(page);
+    const {page, errors} = await openDigits(context, base);
 
     // ---- 4 and 5 at both sizes ----------------------------------------------------------------
     for (const [size, viewport, input] of [['desktop', DESKTOP, 'mouse'], ['phone', PHONE, 'touch']]) {

@@ -66,6 +66,7 @@ runMain(() => withBrowser(async ({base, context}) => {
     check(`default settings: the full report in under ${FULL_REPORT_MS / 1000} s of the navigation`,
           r.status === 'complete' && doneAt < FULL_REPORT_MS, `${(doneAt / 1000).toFixed(2)} s`);
   } else {
+    // Not checked with --seconds S: a longer speed test is asked for, so the bound is not the issue's.
     console.log(`skip the ${FULL_REPORT_MS / 1000} s bound: --seconds ${seconds} is not the default settings`);
   }
   const shownTotal = await page.evaluate(() => document.getElementById('progress').textContent.trim());

@@ -33,6 +33,8 @@ constexpr int kMaxThreads = 4;
 #else
 constexpr int kMaxThreads = 8;
 #endif
+// Skips where no thread can start: the single-thread WebAssembly build (make test-wasm,
+// the browser's st runs); natively and in wasm-mt every use of it runs.
 #define GLINT_REQUIRE_THREADS()                                                         \
   if (kMaxThreads == 0) GTEST_SKIP() << "WebAssembly built without pthreads has no threads"
 

@@ -71,8 +71,10 @@ test-cli: build
 test-interop: build
 	rm -rf build/interop
 	$(NODE) tests/interop/tfjs_save.mjs build/interop/tfjs
+	$(NODE) tests/interop/tfjs_layers.mjs build/interop/layers
 	GLINT_INTEROP_DIR=build/interop ./build/release/glint_tests --gtest_filter='IoInterop.*' --gtest_brief=1
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/glint
+	$(NODE) tests/interop/tfjs_check.mjs build/interop/layers_back
 
 test-asan: bootstrap build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS) --target glint_tests

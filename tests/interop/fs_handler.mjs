@@ -52,5 +52,5 @@ export function tensorToJson(t) {
   return {shape: t.shape, data: Array.from(t.dataSync())};
 }
 export function tensorFromJson(j) {
-  return tf.tensor(j.data, j.shape);
+  return tf.tensor(j.data, j.shape, j.dtype);
 }

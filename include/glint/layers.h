@@ -129,7 +129,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// "<name>/<weight>": TF.js names a wrapped layer's weights after the wrapper.
   void setWeightNamePrefix(const std::string& prefix) { weightNamePrefix_ = prefix; }
 
-  /// The input shape declared by inputShape/batchInputShape, batch -1.
+  /// The input shape declared by inputShape/batchInputShape, batch -1. It
+  /// shapes a model's input (the first layer of a Sequential model) and is
+  /// otherwise ignored, as in TF.js: Keras 2 exports leave the model's input
+  /// shape on inner layers, where it does not describe their input.
   const std::optional<Shape>& batchInputShape() const { return batchInputShape_; }
   /// Calls of this layer in functional graphs, in order.
   std::vector<std::shared_ptr<Node>> inboundNodes() const;

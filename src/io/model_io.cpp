@@ -219,25 +219,65 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
   std::map<std::string, size_t> byName;
   for (size_t i = 0; i < vars.size(); ++i) byName[vars[i].name()] = i;
   std::vector<std::pair<size_t, const Tensor*>> pairs;
-  std::vector<std::string> extra;
+  std::vector<size_t> unmatchedFile;
   std::set<size_t> matched;
-  for (const auto& [name, t] : fileWeights) {
+  for (size_t f = 0; f < fileWeights.size(); ++f) {
+    const std::string& name = fileWeights[f].first;
     auto it = byName.find(name);
+    std::string cellless = name;
     if (it == byName.end()) {  // Keras >= 2.2 writes "layer/cell/weight"
       size_t last = name.rfind('/');
       size_t prev = last == std::string::npos || last == 0 ? std::string::npos : name.rfind('/', last - 1);
-      if (prev != std::string::npos) it = byName.find(name.substr(0, prev) + name.substr(last));
+      if (prev != std::string::npos) {
+        cellless = name.substr(0, prev) + name.substr(last);
+        it = byName.find(cellless);
+      }
+    }
+    if (it == byName.end()) {
+      // Keras 3 drops a wrapper's name ("forward_lstm/kernel" for
+      // "bidirectional/forward_lstm/kernel"): a unique whole-component suffix.
+      const std::string suffix = "/" + cellless;
+      auto hit = byName.end();
+      int hits = 0;
+      for (auto v = byName.begin(); v != byName.end(); ++v)
+        if (v->first.size() > suffix.size() &&
+            v->first.compare(v->first.size() - suffix.size(), suffix.size(), suffix) == 0 && ++hits)
+          hit = v;
+      if (hits == 1) it = hit;
     }
     if (it == byName.end() || matched.count(it->second)) {
-      extra.push_back(name);
+      unmatchedFile.push_back(f);
     } else {
       matched.insert(it->second);
-      pairs.emplace_back(it->second, &t);
+      pairs.emplace_back(it->second, &fileWeights[f].second);
     }
   }
-  std::vector<std::string> missing;
+  std::vector<size_t> unmatchedVars;
   for (size_t i = 0; i < vars.size(); ++i)
-    if (!matched.count(i)) missing.push_back(vars[i].name());
+    if (!matched.count(i)) unmatchedVars.push_back(i);
+  // A model loaded from its own file whose exporter names weights its own way
+  // (Keras 3's Bidirectional: "forward_lstm/lstm_cell/kernel" for TF.js's
+  // "bidirectional/forward_forward_lstm/kernel"): what is left pairs up in
+  // order when every pair agrees in kind and shape, as Keras's own loader
+  // pairs weights by position.
+  // Files Glint wrote (with a structure hash) name weights as Glint does, so
+  // a mismatch there is a wrong file, not a naming convention.
+  bool leftPairs = !byPosition && saved.empty() && !unmatchedFile.empty() &&
+                   unmatchedFile.size() == unmatchedVars.size();
+  for (size_t k = 0; leftPairs && k < unmatchedFile.size(); ++k) {
+    const auto& [name, t] = fileWeights[unmatchedFile[k]];
+    const Variable& v = vars[unmatchedVars[k]];
+    leftPairs = lastComponent(name) == lastComponent(v.name()) && t.shape() == v.shape();
+  }
+  if (leftPairs) {
+    for (size_t k = 0; k < unmatchedFile.size(); ++k)
+      pairs.emplace_back(unmatchedVars[k], &fileWeights[unmatchedFile[k]].second);
+    unmatchedFile.clear();
+    unmatchedVars.clear();
+  }
+  std::vector<std::string> extra, missing;
+  for (size_t f : unmatchedFile) extra.push_back(fileWeights[f].first);
+  for (size_t i : unmatchedVars) missing.push_back(vars[i].name());
   bool sameKinds = fileWeights.size() == vars.size();
   for (size_t i = 0; sameKinds && i < vars.size(); ++i)
     sameKinds = lastComponent(fileWeights[i].first) == lastComponent(vars[i].name());

@@ -63,7 +63,7 @@ class InputLayer : public Layer {
 class Dense : public Layer {
  public:
   explicit Dense(const Json& args) : Layer(args, "dense") {
-    ArgReader r(this->args(), "Dense");
+    ArgReader r(this->args(), "Dense '" + name() + "'");
     r.allowOnly({"units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
                  "kernel_regularizer", "bias_regularizer", "activity_regularizer",
                  "kernel_constraint", "bias_constraint"});
@@ -154,7 +154,7 @@ class ShapePreservingLayer : public Layer {
 class Activation : public ShapePreservingLayer {
  public:
   explicit Activation(const Json& args) : ShapePreservingLayer(args, "activation") {
-    ArgReader r(this->args(), "Activation");
+    ArgReader r(this->args(), "Activation '" + name() + "'");
     r.allowOnly({"activation"});
     if (!r.has("activation")) r.fail("activation", "is required");
     activation_ = r.activation("activation");
@@ -178,7 +178,7 @@ class Activation : public ShapePreservingLayer {
 class Dropout : public ShapePreservingLayer {
  public:
   explicit Dropout(const Json& args) : ShapePreservingLayer(args, "dropout") {
-    ArgReader r(this->args(), "Dropout");
+    ArgReader r(this->args(), "Dropout '" + name() + "'");
     r.allowOnly({"rate", "noise_shape", "seed"});
     rate_ = r.number("rate", -1);
     if (!(rate_ >= 0 && rate_ < 1)) r.fail("rate", "must be in [0, 1), got " + std::to_string(rate_));
@@ -238,7 +238,7 @@ class Flatten : public Layer {
 class Reshape : public Layer {
  public:
   explicit Reshape(const Json& args) : Layer(args, "reshape") {
-    ArgReader r(this->args(), "Reshape");
+    ArgReader r(this->args(), "Reshape '" + name() + "'");
     r.allowOnly({"target_shape"});
     target_ = r.ints("target_shape");
     if (std::count(target_.begin(), target_.end(), -1) > 1)
@@ -283,7 +283,7 @@ class Reshape : public Layer {
 class Permute : public Layer {
  public:
   explicit Permute(const Json& args) : Layer(args, "permute") {
-    ArgReader r(this->args(), "Permute");
+    ArgReader r(this->args(), "Permute '" + name() + "'");
     r.allowOnly({"dims"});
     dims_ = r.ints("dims");  // 1-based, excluding the batch
     std::vector<int64_t> sorted = dims_;

@@ -323,8 +323,10 @@ std::shared_ptr<Initializer> fromConfig(const Config& config) {
   if (k == "variancescaling")
     return varianceScaling(number(c, "scale", "scale", 1.0, cls), text(c, "mode", "fan_in", cls),
                            text(c, "distribution", "normal", cls), seed);
-  if (k == "orthogonal") return orthogonal(number(c, "gain", "gain", 1.0, cls), seed);
-  if (k == "identity") return identity(number(c, "gain", "gain", 1.0, cls));
+  // Keras 3 names these two classes OrthogonalInitializer and IdentityInitializer.
+  if (k == "orthogonal" || k == "orthogonalinitializer")
+    return orthogonal(number(c, "gain", "gain", 1.0, cls), seed);
+  if (k == "identity" || k == "identityinitializer") return identity(number(c, "gain", "gain", 1.0, cls));
   if (k == "glorotuniform") return glorotUniform(seed);
   if (k == "glorotnormal") return glorotNormal(seed);
   if (k == "heuniform") return heUniform(seed);

@@ -33,14 +33,6 @@ std::optional<Shape> declaredInputShape(const ArgReader& r) {
   return std::nullopt;
 }
 
-/// Shapes agree where both are known (-1 matches anything).
-bool compatible(const Shape& declared, const Shape& actual) {
-  if (declared.size() != actual.size()) return false;
-  for (size_t i = 0; i < declared.size(); ++i)
-    if (declared[i] >= 0 && actual[i] >= 0 && declared[i] != actual[i]) return false;
-  return true;
-}
-
 }  // namespace
 
 Layer::Layer(const Config& args, const std::string& defaultNamePrefix)
@@ -99,9 +91,6 @@ std::vector<Tensor> Layer::apply(const std::vector<Tensor>& xs, bool training) {
     if (!s.empty()) s[0] = -1;  // the batch dimension is free
     shapes.push_back(s);
   }
-  if (batchInputShape_ && xs.size() == 1 && !compatible(*batchInputShape_, xs[0].shape()))
-    error("expected input of shape " + shapeToString(*batchInputShape_) + " (-1: any), got " +
-          shapeToString(xs[0].shape()));
   if (!built_) {
     computeOutputShape(shapes);  // validates before any weight exists
     build(shapes);
@@ -130,9 +119,6 @@ std::vector<SymbolicTensorPtr> Layer::apply(const std::vector<SymbolicTensorPtr>
     check(x != nullptr, className() + " '" + name_ + "'", "a symbolic input is null");
     shapes.push_back(x->shape);
   }
-  if (batchInputShape_ && xs.size() == 1 && !compatible(*batchInputShape_, xs[0]->shape))
-    error("expected input of shape " + shapeToString(*batchInputShape_) + " (-1: any), got " +
-          shapeToString(xs[0]->shape));
   std::vector<Shape> outShapes = computeOutputShape(shapes);
   if (!built_) {
     build(shapes);

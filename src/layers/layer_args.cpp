@@ -11,6 +11,32 @@
 
 namespace glint {
 
+namespace {
+
+/// Keras 3 (and Keras 2's mixed precision) write a layer's dtype as a policy
+/// object, {"class_name": "DTypePolicy", "config": {"name": "mixed_float16"}}.
+/// Glint computes in float32: the mixed policies keep float32 variables and
+/// only lower the compute precision, so they load as float32. Any other
+/// policy keeps its name, which the Layer then refuses by name.
+Json dtypeFromPolicy(const Json& dtype) {
+  if (!dtype.is_object()) return dtype;
+  const Json* cls = dtype.contains("class_name") ? &dtype["class_name"] : nullptr;
+  const Json* config = dtype.contains("config") ? &dtype["config"] : nullptr;
+  if (!cls || !cls->is_string() || !config || !config->is_object() || !config->contains("name") ||
+      !(*config)["name"].is_string())
+    fail("layer", "argument 'dtype' must be a dtype name or a DTypePolicy {\"class_name\", "
+                  "\"config\": {\"name\"}}, got ", dtype.dump());
+  std::string name = (*config)["name"].get<std::string>();
+  std::string c = cls->get<std::string>();
+  if (c != "DTypePolicy" && c != "FloatDTypePolicy" && c != "Policy")
+    fail("layer", "argument 'dtype' is a ", c, " ('", name,
+         "'): only DTypePolicy, FloatDTypePolicy and Policy are supported (quantized policies are not)");
+  if (name == "mixed_float16" || name == "mixed_bfloat16") return "float32";
+  return name;
+}
+
+}  // namespace
+
 Json normalizeArgKeys(const Json& args) {
   if (args.is_null()) return Json::object();
   check(args.is_object(), "layer", "arguments must be a JSON object, got ", args.dump());
@@ -25,7 +51,12 @@ Json normalizeArgKeys(const Json& args) {
         snake += c;
       }
     }
-    out[snake] = it.value();
+    out[snake] = snake == "dtype" ? dtypeFromPolicy(it.value()) : it.value();
+  }
+  // Keras 3 names an InputLayer's shape batch_shape (TF.js: batchShape in input()).
+  if (out.contains("batch_shape") && !out.contains("batch_input_shape")) {
+    out["batch_input_shape"] = out["batch_shape"];
+    out.erase("batch_shape");
   }
   return out;
 }
@@ -170,6 +201,35 @@ std::string ArgReader::activation(const std::string& key, const std::string& fal
   return name;
 }
 
+namespace {
+
+/// Keys Keras 3 writes into layer configs for features Glint does not have.
+/// At these values they change nothing, so a file carrying them loads; any
+/// other value is refused by name rather than silently dropped.
+struct NeutralKey {
+  const char* key;
+  const char* neutral;  // for the error message
+  bool (*isNeutral)(const Json&);
+};
+bool isNull(const Json& v) { return v.is_null(); }
+bool isFalse(const Json& v) { return v.is_null() || (v.is_boolean() && !v.get<bool>()); }
+bool isOne(const Json& v) { return v.is_number_integer() && v.get<int64_t>() == 1; }
+bool anyValue(const Json&) { return true; }
+const NeutralKey kNeutralKeys[] = {
+    {"lora_rank", "null", isNull},             // low-rank adaptation of Dense / Embedding / EinsumDense
+    {"lora_alpha", "null", isNull},
+    {"quantization_config", "null", isNull},   // int8 / float8 quantized layers
+    {"groups", "1", isOne},                    // grouped convolution
+    {"optional", "false", isFalse},            // an InputLayer that may be None
+    {"zero_output_for_mask", "false", isFalse},
+    {"autocast", "true or false", anyValue},   // dtype-policy casting of inputs (one dtype here)
+    {"use_cudnn", "any", anyValue},            // an implementation choice, same results
+    {"synchronized", "any", anyValue},         // cross-device BatchNormalization (one device here)
+    {"seed", "any", anyValue},                 // the RNG seed of a recurrent layer's dropout
+};
+
+}  // namespace
+
 void ArgReader::allowOnly(std::initializer_list<const char*> keys) const {
   static const char* common[] = {"name", "trainable", "input_shape", "batch_input_shape",
                                  "batch_size", "dtype", "input_dim", "input_length"};
@@ -177,6 +237,13 @@ void ArgReader::allowOnly(std::initializer_list<const char*> keys) const {
     bool known = false;
     for (const char* k : common) known = known || it.key() == k;
     for (const char* k : keys) known = known || it.key() == k;
+    for (const NeutralKey& n : kNeutralKeys) {
+      if (known || it.key() != n.key) continue;
+      if (!n.isNeutral(it.value()))
+        fail(it.key(), "is " + it.value().dump() + ": Glint supports this Keras setting only at " +
+                           n.neutral);
+      known = true;
+    }
     if (!known) {
       std::string list;
       for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);

@@ -69,7 +69,10 @@ std::shared_ptr<Regularizer> fromConfig(const Config& config) {
     if (j.contains(k) && j[k].is_string()) cls = j[k].get<std::string>();
   check(!cls.empty(), "regularizers", "fromConfig: missing string 'class_name' in ", j.dump());
   Json c = j.contains("config") && j["config"].is_object() ? j["config"] : Json::object();
-  check(key(cls) == "l1l2", "regularizers", "unknown regularizer '", cls, "'; known: L1L2");
+  // Keras 3 writes L1 and L2 as classes of their own.
+  if (key(cls) == "l1") return l1(number(c, "l1", 0.01));
+  if (key(cls) == "l2") return l2(number(c, "l2", 0.01));
+  check(key(cls) == "l1l2", "regularizers", "unknown regularizer '", cls, "'; known: L1L2, L1, L2");
   return l1l2(number(c, "l1", 0.01), number(c, "l2", 0.01));
 }
 

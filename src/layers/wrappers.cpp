@@ -234,7 +234,27 @@ LayerPtr bidirectional(const LayerPtr& layer, const Config& args) {
 LayerPtr bidirectional(const Config& args) {
   Json a = normalizeArgKeys(args);
   check(a.contains("layer"), "Bidirectional", "argument 'layer' is required");
-  return bidirectional(nestedLayer(a["layer"], "Bidirectional"), withoutLayerKey(a));
+  LayerPtr forward = nestedLayer(a["layer"], "Bidirectional");
+  if (a.contains("backward_layer")) {
+    // Keras 3 writes the backward copy beside the forward one. Glint makes it
+    // from the forward one, so it must be that copy: same class and config,
+    // go_backwards flipped.
+    if (!a["backward_layer"].is_null()) {
+      LayerPtr backward = nestedLayer(a["backward_layer"], "Bidirectional");
+      Json f = forward->getConfig(), b = backward->getConfig();
+      bool mirrored = forward->className() == backward->className() &&
+                      f.value("go_backwards", false) != b.value("go_backwards", false);
+      for (Json* c : {&f, &b}) {
+        c->erase("name");
+        c->erase("go_backwards");
+      }
+      check(mirrored && f == b, "Bidirectional", "argument 'backward_layer' ('", backward->name(),
+            "') must be the wrapped layer ('", forward->name(), "') running backwards; a different "
+            "backward layer is not supported");
+    }
+    a.erase("backward_layer");
+  }
+  return bidirectional(forward, withoutLayerKey(a));
 }
 LayerPtr timeDistributed(const LayerPtr& layer, const Config& args) {
   return std::make_shared<TimeDistributed>(layer, args);

@@ -1,6 +1,7 @@
 // The Keras topology of models, as TF.js 4.22 writes it in model.json
 // ("modelTopology"), and rebuilding models from it.
 #include <deque>
+#include <functional>
 #include <map>
 #include <unordered_set>
 
@@ -135,6 +136,58 @@ TensorRef parseRef(const Json& j, const std::string& where) {
   return r;
 }
 
+bool isKerasTensor(const Json& j) {
+  return j.is_object() && j.contains("class_name") && j["class_name"] == "__keras_tensor__";
+}
+
+bool holdsKerasTensor(const Json& j) {
+  if (isKerasTensor(j)) return true;
+  if (j.is_array() || j.is_object())
+    for (const Json& e : j)
+      if (holdsKerasTensor(e)) return true;
+  return false;
+}
+
+/// Keras 3 writes a layer call as {"args": [...], "kwargs": {...}} whose
+/// tensors are {"class_name": "__keras_tensor__", "config": {"keras_history":
+/// [layer, node, tensor]}}, nested in lists for multi-input layers. Returns
+/// the Keras 2 form, [[layer, node, tensor, kwargs], ...].
+Json keras2NodeData(const Json& call, const std::string& layer) {
+  const std::string where = "an inbound node of layer '" + layer + "'";
+  const Json* args = find(call, "args", "args");
+  check(args && args->is_array(), kOp, where, " must be a list of tensor references or {\"args\", "
+        "\"kwargs\"}, got ", brief(call));
+  Json kwargs = Json::object();
+  if (const Json* kw = find(call, "kwargs", "kwargs"); kw && !kw->is_null()) {
+    check(kw->is_object(), kOp, where, ": \"kwargs\" must be an object, got ", brief(*kw));
+    for (auto it = kw->begin(); it != kw->end(); ++it) {
+      check(!holdsKerasTensor(it.value()), kOp, where, " passes a tensor as '", it.key(),
+            "': Glint layers take tensors only as their inputs");
+      if (!it.value().is_null()) kwargs[it.key()] = it.value();
+    }
+  }
+  Json refs = Json::array();
+  std::function<void(const Json&)> walk = [&](const Json& a) {
+    if (isKerasTensor(a)) {
+      const Json& cfg = a.contains("config") ? a["config"] : Json();
+      const Json* history = find(cfg, "keras_history", "kerasHistory");
+      check(history && history->is_array() && history->size() == 3, kOp, where,
+            ": a tensor needs \"keras_history\": [layer, node, tensor], got ", brief(a));
+      Json ref = *history;
+      ref.push_back(kwargs);
+      refs.push_back(ref);
+    } else if (a.is_array()) {
+      for (const Json& e : a) walk(e);
+    } else {
+      fail(kOp, where, " passes ", brief(a), " where a tensor was expected: Glint layers take "
+           "tensors only as their positional arguments");
+    }
+  };
+  walk(*args);
+  check(!refs.empty(), kOp, where, " passes no tensor");
+  return refs;
+}
+
 ModelPtr functionalFromConfig(const Json& config) {
   const Json* layers = find(config, "layers", "layers");
   check(layers && layers->is_array(), kOp, "a Model config needs a \"layers\" array, got ",
@@ -164,6 +217,10 @@ ModelPtr functionalFromConfig(const Json& config) {
       if (inbound) {
         check(inbound->is_array(), kOp, "inbound_nodes of layer '", name, "' must be an array");
         for (const Json& nodeData : *inbound) {
+          if (nodeData.is_object()) {
+            pending[name].push_back(keras2NodeData(nodeData, name));
+            continue;
+          }
           check(nodeData.is_array(), kOp, "an inbound node of layer '", name,
                 "' must be an array of [layerName, nodeIndex, tensorIndex, kwargs], got ",
                 brief(nodeData));
@@ -231,9 +288,16 @@ ModelPtr functionalFromConfig(const Json& config) {
 
   auto endpoints = [&](const char* snake, const char* camel) {
     const Json* list = find(config, snake, camel);
-    check(list && list->is_array(), kOp, "a Model config needs \"", snake, "\", got ",
-          brief(config));
-    Json entries = *list;
+    check(list && (list->is_array() || list->is_object()), kOp, "a Model config needs \"", snake,
+          "\", got ", brief(config));
+    // Keras 3 writes dict-structured endpoints as {key: ref}; it flattens a
+    // dict in sorted key order, and so does this.
+    Json entries = list->is_object() ? Json::array() : *list;
+    if (list->is_object()) {
+      std::map<std::string, Json> sorted;
+      for (const auto& item : list->items()) sorted[item.key()] = item.value();
+      for (const auto& [key, ref] : sorted) entries.push_back(ref);
+    }
     if (!entries.empty() && entries[0].is_string())
       entries = Json::array({entries});  // one, unwrapped
     std::vector<SymbolicTensorPtr> out;

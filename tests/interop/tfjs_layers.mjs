@@ -6,13 +6,16 @@
 // read (tfjs_check.mjs on DIR/layers_back).
 //
 // A case: {name, build: (tf) => LayersModel, inputs: [{shape, dtype?, low?, high?}],
-//          keepWeights?: true (use TF.js's initial weights, e.g. a variance)}.
+//          keepWeights?: true (use TF.js's initial weights, e.g. a variance),
+//          rewrite?: 'keras3' | 'keras2InnerShapes' (save in another exporter's
+//          form: keras_forms.mjs)}.
 // Usage: node tfjs_layers.mjs OUT_DIR [only-case-name-prefix]
 import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import {fileHandler} from './fs_handler.mjs';
+import {toKeras3, withInnerInputShapes} from './keras_forms.mjs';
 
 const out = process.argv[2];
 const only = process.argv[3] ?? '';
@@ -57,14 +60,23 @@ for (const c of cases.filter((c) => c.name.startsWith(only))) {
   const dir = path.join(out, c.name);
   const model = c.build(tf);
   if (!c.keepWeights) {
-    model.setWeights(model.weights.map((w, i) =>
-      w.dtype === 'float32' ? tf.tensor(seededValues(w.shape.reduce((a, b) => a * b, 1), 101 + i, -0.5, 0.5),
-                                        w.shape) : w.read()));
+    // Seeded values in [-0.5, 0.5]; a variance in [0.5, 1.5].
+    model.setWeights(model.weights.map((w, i) => {
+      if (w.dtype !== 'float32') return w.read();
+      const [low, high] = /variance$/.test(w.originalName ?? w.name) ? [0.5, 1.5] : [-0.5, 0.5];
+      return tf.tensor(seededValues(w.shape.reduce((a, b) => a * b, 1), 101 + i, low, high), w.shape);
+    }));
   }
   const inputs = c.inputs.map((spec, i) => seededInput(spec, 7 + i));
   let outputs = model.predict(inputs.length === 1 ? inputs[0] : inputs);
   if (!Array.isArray(outputs)) outputs = [outputs];
   await model.save(fileHandler(dir));
+  if (c.rewrite) {
+    const rewrite = {keras3: (j) => toKeras3(j, model), keras2InnerShapes: withInnerInputShapes}[c.rewrite];
+    if (!rewrite) throw new Error(`tfjs_layers: case '${c.name}' has unknown rewrite '${c.rewrite}'`);
+    const file = path.join(dir, 'model.json');
+    fs.writeFileSync(file, JSON.stringify(rewrite(JSON.parse(fs.readFileSync(file, 'utf8')))));
+  }
   fs.writeFileSync(path.join(dir, 'input.json'), JSON.stringify({inputs: inputs.map(toJson)}));
   fs.writeFileSync(path.join(dir, 'expected.json'), JSON.stringify({outputs: outputs.map(toJson)}));
   ++written;

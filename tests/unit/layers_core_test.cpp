@@ -66,8 +66,12 @@ TEST(LayersCore, ErrorsNameTheLayerAndTheArgument) {
   expectError([] { layers::dense({{"unit", 3}}); }, {"Dense", "'unit'", "units"});
   expectError([] { layers::dense({{"units", 3}, {"activation", "relux"}}); }, {"activation", "relux", "relu"});
   expectError([] { layers::dense({{"units", -1}}); }, {"units", "positive"});
+  // A declared input shape shapes a model's input only, as in TF.js (Keras 2
+  // leaves it on inner layers): the layer builds for the input it gets, and
+  // then checks that input as always.
   auto d = layers::dense({{"units", 2}, {"inputShape", {3}}});
-  expectError([&] { d->apply(ones({2, 4})); }, {"Dense", "[-1,3]", "[2,4]"});
+  EXPECT_EQ(d->apply(ones({2, 4})).shape(), (Shape{2, 2}));
+  expectError([&] { d->apply(ones({2, 3})); }, {"Dense", "4 input features", "[2,3]"});
   expectError([] { layers::reshape({{"targetShape", {4}}})->apply(ones({2, 6})); }, {"Reshape", "[4]"});
   expectError([] { layers::permute({{"dims", {1, 3}}}); }, {"Permute", "dims", "permutation"});
   expectError([] { layers::fromConfig("Densely", Json::object()); }, {"unknown layer class 'Densely'", "Dense"});

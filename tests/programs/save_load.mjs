@@ -1,11 +1,12 @@
 // Saving to a custom handler (tf.io.withSaveHandler) and loading back through
 // tf.io.fromMemory and a hand-written {load} handler; weights must round-trip.
+// (Layers are named: the libraries number unnamed layers differently.)
 import {seeded, seedWeights} from './seeded.mjs';
 
 export async function run(tf) {
   const model = tf.sequential({name: 'saver', layers: [
     tf.layers.dense({units: 5, activation: 'relu', inputShape: [4], name: 'hidden'}),
-    tf.layers.dropout({rate: 0.3}),
+    tf.layers.dropout({rate: 0.3, name: 'drop'}),
     tf.layers.dense({units: 3, activation: 'softmax', name: 'probs'})]});
   seedWeights(tf, model, 41);
   model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy']});

@@ -42,3 +42,9 @@ export async function run(tf) {
   return result;
 }
 export const tolerance = 1e-4;
+export function check(r) {
+  const problems = [];
+  if (!(r.stoppedEpochs > 2 && r.stoppedEpochs < 20)) problems.push(`earlyStopping ran ${r.stoppedEpochs} of 20 epochs`);
+  if (r.batches !== 18) problems.push(`onBatchEnd ran ${r.batches} times, not 6 epochs x 3 batches`);
+  return problems;
+}

@@ -19,6 +19,8 @@ export {sequential, model, LayersModel, Sequential, modelFromArtifacts} from './
 export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';
+export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
+export {util} from './util.js';
 
 import {ops, losses as kerasLosses} from './ops.js';
 import {tfLosses} from './tf_losses.js';

@@ -249,7 +249,9 @@ export function stridedSlice(x: T, begin: number[], end: number[], strides?: num
 export function pad(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
 export function gather(x: T, indices: T, axis?: number): Tensor;
 export function unsortedSegmentSum(x: T, segmentIds: T, numSegments: number): Tensor;
-export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number): Tensor;
+/** int32 unless dtype says otherwise, as TF.js. */
+export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number,
+                       dtype?: DataType): Tensor;
 export function tile(x: T, reps: number[]): Tensor;
 export function expandDims(x: T, axis?: number): Tensor;
 export function squeeze(x: T, axis?: number[]): Tensor;
@@ -475,6 +477,54 @@ export const io: {
   removeModel(url: string): Promise<object>;
   getSaveHandler(handlerOrUrl: IOHandler | string): IOHandler;
   getLoadHandler(handlerOrUrl: IOHandler | string, options?: object): IOHandler;
+  /** A save handler that hands the artifacts to saveFn. */
+  withSaveHandler(saveFn: (artifacts: ModelArtifacts) => Promise<SaveResult | void>): IOHandler;
+  /** A load handler over artifacts in memory (or the older topology, specs, data form). */
+  fromMemory(artifacts: ModelArtifacts): IOHandler;
+  fromMemory(modelTopology: object, weightSpecs?: object[], weightData?: ArrayBuffer,
+             trainingConfig?: object): IOHandler;
+};
+
+// ---- Callbacks and utilities ---------------------------------------------------------------
+
+/** A base for callback classes: fit and fitDataset call setModel, then the hooks. */
+export class Callback implements CustomCallbackArgs {
+  model: LayersModel | null;
+  setModel(model: LayersModel): void;
+  onTrainBegin(logs?: Logs): Promise<void>;
+  onTrainEnd(logs?: Logs): Promise<void>;
+  onEpochBegin(epoch: number, logs?: Logs): Promise<void>;
+  onEpochEnd(epoch: number, logs?: Logs): Promise<void>;
+  onBatchBegin(batch: number, logs?: Logs): Promise<void>;
+  onBatchEnd(batch: number, logs?: Logs): Promise<void>;
+}
+export class CustomCallback extends Callback {
+  constructor(args: CustomCallbackArgs);
+}
+export interface EarlyStoppingArgs {
+  monitor?: string; minDelta?: number; patience?: number; verbose?: number;
+  mode?: 'auto' | 'min' | 'max'; baseline?: number;
+}
+/** Sets model.stopTraining once `monitor` has not improved for `patience` epochs. */
+export class EarlyStopping extends Callback {
+  constructor(args?: EarlyStoppingArgs);
+  stoppedEpoch: number;
+}
+export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
+
+export const util: {
+  assert(expr: boolean, msg: string | (() => string)): void;
+  shuffle(array: any[] | Float32Array | Int32Array | Uint32Array | Uint8Array): void;
+  shuffleCombo(array: any[] | ArrayLike<number>, array2: any[] | ArrayLike<number>): void;
+  createShuffledIndices(n: number): Uint32Array;
+  sizeFromShape(shape: number[]): number;
+  clamp(min: number, x: number, max: number): number;
+  sum(array: ArrayLike<number>): number;
+  randUniform(a: number, b: number): number;
+  isTypedArray(a: unknown): boolean;
+  flatten(values: unknown): unknown[];
+  arraysEqual(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean;
+  now(): number;
 };
 
 // ---- Data -------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Functional gradients: tf.grad, tf.grads, tf.valueAndGrad, tf.valueAndGrads,
-// tf.variableGrads and tf.customGrad.
+// tf.variableGrads (tf.customGrad: custom_grad.mjs).
 export async function run(tf) {
   const x = tf.tensor1d([0.5, -1, 2, 3]);
   const f = (t) => t.square().mul(t.sin()).sum();
@@ -12,23 +12,15 @@ export async function run(tf) {
   const vg = tf.valueAndGrads((p, q) => p.mul(q).add(p.div(q.add(3))).sum())([a, b]);
   const w = tf.variable(tf.tensor1d([0.1, 0.2, 0.3]), true, 'w_grads');
   const vgrads = tf.variableGrads(() => w.mul(tf.tensor1d([1, -2, 3])).square().sum());
-  // A gradient other than the true one (doubled) proves customGrad's is used.
-  const clipped = tf.customGrad((t, save) => {
-    save([t]);
-    return {value: t.pow(tf.scalar(2)), gradFunc: (dy, saved) => [dy.mul(saved[0]).mul(4)]};
-  });
-  const cg = tf.grad((t) => clipped(t).sum())(x);
-  const cv = clipped(x);
   const result = {
     g: Array.from(g.dataSync()), gElem: Array.from(gElem.dataSync()),
     da: da.arraySync(), db: db.arraySync(), value: value.dataSync()[0],
     grad: Array.from(grad.dataSync()), vgValue: vg.value.dataSync()[0],
     vgGrads: vg.grads.map((t) => t.arraySync()),
     varGradNames: Object.keys(vgrads.grads), varGrad: Array.from(Object.values(vgrads.grads)[0].dataSync()),
-    varValue: vgrads.value.dataSync()[0], customGrad: Array.from(cg.dataSync()),
-    customValue: Array.from(cv.dataSync()),
+    varValue: vgrads.value.dataSync()[0],
   };
   tf.dispose([x, g, dy, gElem, a, b, da, db, value, grad, vg.value, vg.grads, w, vgrads.value,
-              Object.values(vgrads.grads), cg, cv]);
+              Object.values(vgrads.grads)]);
   return result;
 }

@@ -44,6 +44,13 @@ function argsJson(op, args) {
 export class Layer {
   /** @internal */
   constructor(id) {
+    // TF.js programs subclass tf.layers.Layer with a config object; here every
+    // layer runs in the engine, which cannot call back into a JS call() yet.
+    if (!Number.isInteger(id)) {
+      throw new GlintError(`[${new.target.className ?? new.target.name}] custom layers ` +
+          '(class extends tf.layers.Layer) are not supported: layers run in the engine; ' +
+          'use the built-in layers, or ops with tf.variable for the custom part');
+    }
     this.id = id;
     layerRegistry?.register(this, id, this);
   }
@@ -155,6 +162,8 @@ function wrapper(kind) {
         core.str(kind), layer.id, core.str(argsJson(kind, rest)))));
   };
 }
+// tf.layers.Layer, the base TF.js programs extend (its constructor says why that fails).
+layers.Layer = Layer;
 layers.bidirectional = wrapper('Bidirectional');
 layers.timeDistributed = wrapper('TimeDistributed');
 

@@ -19,5 +19,9 @@ async function main() {
   const order = glint.util.createShuffledIndices(glint.util.sizeFromShape([2, 3]));
   glint.util.shuffle(order);
   glint.oneHot(glint.tensor1d([0, 1], 'int32'), 2, 1, 0, 'float32');
+  glint.layers.dense({units: 2, kernelInitializer: glint.initializers.heNormal({seed: 1}),
+                      kernelRegularizer: glint.regularizers.l2({l2: 0.01}),
+                      kernelConstraint: glint.constraints.maxNorm({maxValue: 2})});
+  glint.cumsum(glint.norm(glint.linspace(0, 1, 5), 'euclidean', 0, true)).print();
 }
 main();

@@ -253,6 +253,43 @@ export function unsortedSegmentSum(x: T, segmentIds: T, numSegments: number): Te
 export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number,
                        dtype?: DataType): Tensor;
 export function tile(x: T, reps: number[]): Tensor;
+// Composed from the ops above (differentiable, on every backend).
+export function linspace(start: number, stop: number, num: number): Tensor;
+export function addN(tensors: T[]): Tensor;
+export function eye(numRows: number, numColumns?: number, batchShape?: number[],
+                    dtype?: DataType): Tensor;
+export function clone(x: T): Tensor;
+export function print(x: T): void;
+export function outerProduct(v1: T, v2: T): Tensor;
+export function norm(x: T, ord?: number | 'euclidean' | 'fro', axis?: number | number[] | null,
+                     keepDims?: boolean): Tensor;
+export function euclideanNorm(x: T, axis?: number | number[] | null, keepDims?: boolean): Tensor;
+export function logSigmoid(x: T): Tensor;
+export function step(x: T, alpha?: number): Tensor;
+export function divNoNan(a: T, b: T): Tensor;
+export function isNaN(x: T): Tensor;
+export function isInf(x: T): Tensor;
+export function isFinite(x: T): Tensor;
+export function tan(x: T): Tensor;
+export function sinh(x: T): Tensor;
+export function cosh(x: T): Tensor;
+export function cumsum(x: T, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor;
+export function slice1d(x: T, begin: number, size: number): Tensor;
+export function slice2d(x: T, begin: [number, number], size: [number, number]): Tensor;
+export function slice3d(x: T, begin: number[], size: number[]): Tensor;
+export function slice4d(x: T, begin: number[], size: number[]): Tensor;
+export function concat1d(tensors: T[]): Tensor;
+export function concat2d(tensors: T[], axis: number): Tensor;
+export function concat3d(tensors: T[], axis: number): Tensor;
+export function concat4d(tensors: T[], axis: number): Tensor;
+export function reverse1d(x: T): Tensor;
+export function reverse2d(x: T, axis?: number | number[]): Tensor;
+export function reverse3d(x: T, axis?: number | number[]): Tensor;
+export function reverse4d(x: T, axis?: number | number[]): Tensor;
+export function pad1d(x: T, paddings: [number, number], constantValue?: number): Tensor;
+export function pad2d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function pad3d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function pad4d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
 export function expandDims(x: T, axis?: number): Tensor;
 export function squeeze(x: T, axis?: number[]): Tensor;
 export function reverse(x: T, axis?: number | number[]): Tensor;
@@ -358,6 +395,33 @@ export function input(args: {shape?: number[]; batchShape?: Array<number | null>
 
 /** Layer arguments as TF.js takes them (camelCase), e.g. {units: 10, activation: 'relu'}. */
 export type LayerArgs = {[key: string]: any};
+/** An initializer, regularizer or constraint as a layer argument: its Keras config. */
+export interface ConfigObject {
+  className: string;
+  config: {[key: string]: unknown};
+  getClassName(): string;
+  getConfig(): {[key: string]: unknown};
+}
+type ConfigFactory = (args?: {[key: string]: unknown}) => ConfigObject;
+export const initializers: {[name: string]: ConfigFactory} & {
+  zeros: ConfigFactory; ones: ConfigFactory; constant(args: {value: number}): ConfigObject;
+  randomNormal: ConfigFactory; randomUniform: ConfigFactory; truncatedNormal: ConfigFactory;
+  varianceScaling(args?: {scale?: number; mode?: 'fanIn' | 'fanOut' | 'fanAvg';
+                          distribution?: 'normal' | 'uniform' | 'truncatedNormal'; seed?: number}): ConfigObject;
+  glorotUniform: ConfigFactory; glorotNormal: ConfigFactory; heUniform: ConfigFactory;
+  heNormal: ConfigFactory; leCunUniform: ConfigFactory; leCunNormal: ConfigFactory;
+  orthogonal: ConfigFactory; identity: ConfigFactory;
+};
+export const regularizers: {
+  l1(args?: {l1?: number}): ConfigObject; l2(args?: {l2?: number}): ConfigObject;
+  l1l2(args?: {l1?: number; l2?: number}): ConfigObject;
+};
+export const constraints: {
+  maxNorm(args?: {maxValue?: number; axis?: number}): ConfigObject;
+  minMaxNorm(args?: {minValue?: number; maxValue?: number; axis?: number; rate?: number}): ConfigObject;
+  nonNeg(): ConfigObject;
+  unitNorm(args?: {axis?: number}): ConfigObject;
+};
 export class Layer {
   readonly name: string;
   readonly built: boolean;

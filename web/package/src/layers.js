@@ -41,6 +41,22 @@ function argsJson(op, args) {
   });
 }
 
+const camel = (k) => k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+// Enum values TF.js writes in camelCase in a config (the engine keeps Keras's).
+const CAMEL_VALUES = new Set(['mode', 'distribution']);
+
+/** The engine's Keras config (snake_case, class_name) as TF.js's getConfig returns it. */
+function tfjsConfig(value) {
+  if (Array.isArray(value)) return value.map(tfjsConfig);
+  if (!value || typeof value !== 'object') return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = k === 'class_name' ? 'className' : camel(k);
+    out[key] = CAMEL_VALUES.has(k) && typeof v === 'string' ? camel(v) : tfjsConfig(v);
+  }
+  return out;
+}
+
 export class Layer {
   /** @internal */
   constructor(id) {
@@ -63,8 +79,9 @@ export class Layer {
   getClassName() {
     return this._info().className;
   }
+  /** TF.js's form of the config: camelCase keys, {className, config} for nested objects. */
   getConfig() {
-    return this._info().config;
+    return tfjsConfig(this._info().config);
   }
   get built() {
     return this._info().built;

@@ -575,6 +575,8 @@ export class EarlyStopping extends Callback {
   stoppedEpoch: number;
 }
 export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
+/** Resolves on the next animation frame (a task turn where there are no frames). */
+export function nextFrame(): Promise<void>;
 
 export const util: {
   assert(expr: boolean, msg: string | (() => string)): void;

@@ -23,6 +23,12 @@ export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';
 export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
+
+/** Resolves on the next animation frame (a task turn where there are no frames). */
+export function nextFrame() {
+  if (typeof requestAnimationFrame === 'function') return new Promise((r) => requestAnimationFrame(() => r()));
+  return new Promise((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)));
+}
 export {util} from './util.js';
 
 import {ops as engineOps, metrics as engineMetrics, losses as kerasLosses} from './ops.js';

@@ -22,6 +22,8 @@ async function main() {
   glint.layers.dense({units: 2, kernelInitializer: glint.initializers.heNormal({seed: 1}),
                       kernelRegularizer: glint.regularizers.l2({l2: 0.01}),
                       kernelConstraint: glint.constraints.maxNorm({maxValue: 2})});
+  (await glint.whereAsync(glint.tensor([true, false]))).print();
+  glint.math.confusionMatrix(glint.tensor1d([0, 1], 'int32'), glint.tensor1d([1, 1], 'int32'), 2).print();
   glint.cumsum(glint.norm(glint.linspace(0, 1, 5), 'euclidean', 0, true)).print();
 }
 main();

@@ -4,7 +4,7 @@
 export type DataType = 'float32' | 'int32' | 'bool';
 export type TypedArray = Float32Array | Int32Array | Uint8Array;
 export type TensorLike = number | boolean | number[] | number[][] | number[][][] | number[][][][] |
-    TypedArray;
+    boolean[] | boolean[][] | boolean[][][] | TypedArray;
 export type Shape = number[];
 
 export class GlintError extends Error {}
@@ -290,6 +290,19 @@ export function pad1d(x: T, paddings: [number, number], constantValue?: number):
 export function pad2d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
 export function pad3d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
 export function pad4d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function prelu(x: T, alpha: T): Tensor;
+export function expm1(x: T): Tensor;
+export function broadcastTo(x: T, shape: number[]): Tensor;
+export function meshgrid(x: T, y?: T, options?: {indexing?: 'xy' | 'ij'}): Tensor[];
+export function conv1d(x: T, filter: T, stride?: number, pad?: 'valid' | 'same' | number,
+                       dataFormat?: 'NWC', dilation?: number): Tensor;
+/** No gradient for indices; x's gradient flows (TF.js has none). */
+export function gatherND(x: T, indices: T): Tensor;
+/** Reads the mask, then gathers. */
+export function booleanMaskAsync(x: T, mask: T, axis?: number): Promise<Tensor>;
+/** Reads condition; [count, rank] int32 coordinates of its true elements. */
+export function whereAsync(condition: T): Promise<Tensor>;
+export const math: {confusionMatrix(labels: T, predictions: T, numClasses: number): Tensor};
 export function expandDims(x: T, axis?: number): Tensor;
 export function squeeze(x: T, axis?: number[]): Tensor;
 export function reverse(x: T, axis?: number | number[]): Tensor;

@@ -12,7 +12,8 @@ export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSee
   kernelTable, gl, webgpu} from './engine.js';
 export {runOp} from './ops.js';
 export {linspace, addN, eye, clone, print, outerProduct, norm, euclideanNorm, logSigmoid, step,
-  divNoNan, isNaN, isInf, isFinite, tan, sinh, cosh, cumsum} from './ops_composite.js';
+  divNoNan, isNaN, isInf, isFinite, tan, sinh, cosh, cumsum, prelu, expm1, broadcastTo, meshgrid,
+  conv1d, gatherND, booleanMaskAsync, whereAsync} from './ops_composite.js';
 export {initializers, regularizers, constraints} from './layer_config.js';
 export {Reduction} from './tf_losses.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
@@ -37,7 +38,9 @@ import {layers} from './layers.js';
 import {input} from './layers.js';
 
 // glint.ops: the engine's ops and those composed in JS (ops_composite.js).
-const {rankedAliases, r2Score: _, ...compositeOps} = composite;
+const {rankedAliases, r2Score: _, confusionMatrix, ...compositeOps} = composite;
+/** tf.math: confusionMatrix. */
+export const math = {confusionMatrix};
 export const ops = Object.assign(engineOps, compositeOps, rankedAliases);
 export const {slice1d, slice2d, slice3d, slice4d, concat1d, concat2d, concat3d, concat4d,
   reverse1d, reverse2d, reverse3d, reverse4d, pad1d, pad2d, pad3d, pad4d} = rankedAliases;

@@ -188,6 +188,140 @@ export function cumsum(x, axis = 0, exclusive = false, reverse = false) {
   });
 }
 
+/** max(0, x) + alpha * min(0, x), alpha broadcast against x. */
+export function prelu(x, alpha) {
+  x = need('prelu', 'x', x);
+  const a = need('prelu', 'alpha', alpha);
+  return tidy(() => ops.add(ops.relu(x), ops.mul(a, ops.minimum(x, 0))));
+}
+
+export function expm1(x) {
+  x = need('expm1', 'x', x);
+  return tidy(() => ops.sub(ops.exp(x), 1));
+}
+
+/** x broadcast to shape (numpy rules; x's rank at most shape's). */
+export function broadcastTo(x, shape) {
+  x = need('broadcastTo', 'x', x);
+  if (!Array.isArray(shape) || x.rank > shape.length) {
+    throw new GlintError(`[broadcastTo] cannot broadcast [${x.shape}] to ${JSON.stringify(shape)}`);
+  }
+  const padded = [...Array(shape.length - x.rank).fill(1), ...x.shape];
+  padded.forEach((d, i) => {
+    if (d !== 1 && d !== shape[i]) {
+      throw new GlintError(`[broadcastTo] cannot broadcast [${x.shape}] to [${shape}]: ` +
+          `dimension ${i} is ${d}, not 1 or ${shape[i]}`);
+    }
+  });
+  return tidy(() => ops.tile(ops.reshape(x, padded), padded.map((d, i) => (d === 1 ? shape[i] : 1))));
+}
+
+/** Coordinate grids of two 1-D tensors: indexing 'xy' (default) or 'ij'. */
+export function meshgrid(x, y, {indexing = 'xy'} = {}) {
+  if (indexing !== 'xy' && indexing !== 'ij') {
+    throw new GlintError(`[meshgrid] indexing must be 'xy' or 'ij': got '${indexing}'`);
+  }
+  const a = need('meshgrid', 'x', x), b = y === undefined ? a : need('meshgrid', 'y', y);
+  const [n, m] = [a.size, b.size];
+  return tidy(() => {
+    const fa = ops.reshape(a, [-1]), fb = ops.reshape(b, [-1]);
+    if (indexing === 'xy') {
+      return [ops.tile(ops.reshape(fa, [1, n]), [m, 1]), ops.tile(ops.reshape(fb, [m, 1]), [1, n])];
+    }
+    return [ops.tile(ops.reshape(fa, [n, 1]), [1, m]), ops.tile(ops.reshape(fb, [1, m]), [n, 1])];
+  });
+}
+
+/** 1-D convolution [batch, width, in] * [fw, in, out], as a conv2d of height 1. */
+export function conv1d(x, filter, stride = 1, pad = 'valid', dataFormat = 'NWC', dilation = 1) {
+  if (dataFormat !== 'NWC') throw new GlintError(`[conv1d] dataFormat must be 'NWC' (got '${dataFormat}')`);
+  x = need('conv1d', 'x', x);
+  const f = need('conv1d', 'filter', filter);
+  const batched = x.rank === 3;
+  if (!(x.rank === 2 || batched) || f.rank !== 3) {
+    throw new GlintError(`[conv1d] x must be rank 2 or 3 and filter rank 3: got [${x.shape}] and [${f.shape}]`);
+  }
+  const padArg = typeof pad === 'number' ? [[0, 0], [0, 0], [pad, pad], [0, 0]] : pad;
+  return tidy(() => {
+    const x4 = ops.reshape(x, batched ? [x.shape[0], 1, x.shape[1], x.shape[2]] : [1, 1, ...x.shape]);
+    const y = ops.conv2d(x4, ops.expandDims(f, 0), [1, stride], padArg, 'NHWC', [1, dilation]);
+    return ops.reshape(y, batched ? [y.shape[0], y.shape[2], y.shape[3]] : [y.shape[2], y.shape[3]]);
+  });
+}
+
+/** Slices of x at the index tuples in indices' last axis (a gather on the flattened leading axes). */
+export function gatherND(x, indices) {
+  x = need('gatherND', 'x', x);
+  const idx = indices instanceof Tensor ? indices : tensor(indices, undefined, 'int32');
+  try {
+    const k = idx.shape[idx.rank - 1];
+    if (idx.dtype !== 'int32' || !(k >= 1 && k <= x.rank)) {
+      throw new GlintError(`[gatherND] indices must be int32 with a last dimension of 1..${x.rank}: ` +
+          `got ${idx.dtype} [${idx.shape}]`);
+    }
+    // Row-major strides of x's first k axes.
+    const strides = new Array(k).fill(1);
+    for (let i = k - 2; i >= 0; --i) strides[i] = strides[i + 1] * x.shape[i + 1];
+    return tidy(() => {
+      const flatIdx = ops.sum(ops.mul(idx, tensor(strides, [k], 'int32')), -1);
+      const rows = ops.reshape(x, [-1, ...x.shape.slice(k)]);
+      return ops.gather(rows, flatIdx);
+    });
+  } finally {
+    if (idx !== indices) idx.dispose();
+  }
+}
+
+/** Counts of (label, prediction) pairs: [numClasses, numClasses] int32. */
+export function confusionMatrix(labels, predictions, numClasses) {
+  const l = need('confusionMatrix', 'labels', labels), p = need('confusionMatrix', 'predictions', predictions);
+  if (l.rank !== 1 || p.rank !== 1 || l.shape[0] !== p.shape[0]) {
+    throw new GlintError(`[confusionMatrix] labels and predictions must be 1-D of one length: ` +
+        `got [${l.shape}] and [${p.shape}]`);
+  }
+  if (!Number.isInteger(numClasses) || numClasses < 1) {
+    throw new GlintError(`[confusionMatrix] numClasses must be a positive integer: got ${numClasses}`);
+  }
+  return tidy(() => ops.cast(ops.matMul(
+      ops.oneHot(ops.cast(l, 'int32'), numClasses, 1, 0, 'float32'),
+      ops.oneHot(ops.cast(p, 'int32'), numClasses, 1, 0, 'float32'), true, false), 'int32'));
+}
+
+/** The rows of x (along axis) where mask is true; reads the mask. */
+export async function booleanMaskAsync(x, mask, axis = 0) {
+  x = need('booleanMaskAsync', 'x', x);
+  const m = need('booleanMaskAsync', 'mask', mask);
+  if (m.rank < 1 || m.shape.some((d, i) => d !== x.shape[axis + i])) {
+    throw new GlintError(`[booleanMaskAsync] mask [${m.shape}] must match x [${x.shape}] from axis ${axis}`);
+  }
+  const flags = await m.data();
+  const keep = [];
+  for (let i = 0; i < flags.length; ++i) if (flags[i]) keep.push(i);
+  return tidy(() => {
+    const lead = x.shape.slice(0, axis);
+    const flat = ops.reshape(x, [...lead, m.size, ...x.shape.slice(axis + m.rank)]);
+    return ops.gather(flat, tensor(keep, [keep.length], 'int32'), axis);
+  });
+}
+
+/** Coordinates of the true elements of condition: [count, rank] int32; reads it. */
+export async function whereAsync(condition) {
+  const c = need('whereAsync', 'condition', condition);
+  const flags = await c.data();
+  const coords = [];
+  for (let i = 0; i < flags.length; ++i) {
+    if (!flags[i]) continue;
+    let rest = i;
+    const at = new Array(c.rank);
+    for (let d = c.rank - 1; d >= 0; --d) {
+      at[d] = rest % c.shape[d];
+      rest = Math.floor(rest / c.shape[d]);
+    }
+    coords.push(...at);
+  }
+  return tensor(Int32Array.from(coords), [coords.length / Math.max(1, c.rank), c.rank], 'int32');
+}
+
 /** tf.metrics.r2Score: 1 - (residual sum of squares) / (total sum of squares), over all elements. */
 export function r2Score(yTrue, yPred) {
   const t = need('r2Score', 'yTrue', yTrue), p = need('r2Score', 'yPred', yPred);

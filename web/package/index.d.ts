@@ -590,6 +590,10 @@ export class EarlyStopping extends Callback {
 export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
 /** Resolves on the next animation frame (a task turn where there are no frames). */
 export function nextFrame(): Promise<void>;
+/** Throws: custom classes (class extends tf.layers.Layer, ...) are not supported yet. */
+export const serialization: {registerClass(cls: unknown): never};
+/** Throws: the engine cannot call a JS gradient function yet. */
+export function customGrad(f: (...args: any[]) => unknown): never;
 
 export const util: {
   assert(expr: boolean, msg: string | (() => string)): void;

@@ -16,7 +16,7 @@ export {linspace, addN, eye, clone, print, outerProduct, norm, euclideanNorm, lo
   conv1d, gatherND, booleanMaskAsync, whereAsync} from './ops_composite.js';
 export {initializers, regularizers, constraints} from './layer_config.js';
 export {Reduction} from './tf_losses.js';
-export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
+export {grad, grads, valueAndGrad, valueAndGrads, variableGrads, customGrad} from './grad.js';
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts} from './model.js';
@@ -31,6 +31,7 @@ export function nextFrame() {
   return new Promise((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)));
 }
 export {util} from './util.js';
+export {serialization} from './serialization.js';
 
 import {ops as engineOps, metrics as engineMetrics, losses as kerasLosses} from './ops.js';
 import * as composite from './ops_composite.js';

@@ -35,8 +35,6 @@ export {serialization} from './serialization.js';
 
 import {ops as engineOps, metrics as engineMetrics, losses as kerasLosses} from './ops.js';
 import * as composite from './ops_composite.js';
-import {layers} from './layers.js';
-import {input} from './layers.js';
 
 // glint.ops: the engine's ops and those composed in JS (ops_composite.js).
 const {rankedAliases, r2Score: _, confusionMatrix, ...compositeOps} = composite;
@@ -59,8 +57,7 @@ export const metrics = Object.assign(engineMetrics, {
   cosineProximity: kerasLosses.cosineSimilarity,
   r2Score: composite.r2Score,
 });
-// tf.layers.input, as tf.input.
-layers.input = input;
+
 import {tfLosses} from './tf_losses.js';
 
 /**

@@ -179,8 +179,10 @@ function wrapper(kind) {
         core.str(kind), layer.id, core.str(argsJson(kind, rest)))));
   };
 }
-// tf.layers.Layer, the base TF.js programs extend (its constructor says why that fails).
+// tf.layers.Layer, the base TF.js programs extend (its constructor says why that
+// fails), and tf.layers.input, as tf.input.
 layers.Layer = Layer;
+layers.input = input;
 layers.bidirectional = wrapper('Bidirectional');
 layers.timeDistributed = wrapper('TimeDistributed');
 

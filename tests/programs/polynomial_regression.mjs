@@ -1,7 +1,7 @@
 // Fits a cubic to points with tf.variable coefficients and optimizer.minimize,
 // as the "fitting a curve" tutorial does.
 export async function run(tf) {
-  const xs = tf.linspace ? tf.linspace(-1, 1, 40) : tf.range(0, 40).div(19.5).sub(1);
+  const xs = tf.linspace(-1, 1, 40);
   const ys = tf.tidy(() => xs.pow(3).mul(0.6).sub(xs.square().mul(0.4)).add(xs.mul(0.25)).add(0.1));
   const a = tf.variable(tf.scalar(0.2));
   const b = tf.variable(tf.scalar(-0.1));

@@ -196,6 +196,12 @@ test-web: web-st
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts
 
+## test-programs: programs written as TF.js users write them (tests/programs), run on
+## TF.js 4.22 and on glint-ml in node with only the import changed; results compared.
+.PHONY: test-programs
+test-programs: web-st
+	node tests/programs/run.mjs
+
 ## test-bundlers: the packed tarball in a fresh app built by Vite (build and dev server),
 ## webpack, esbuild and rollup with the configs users write first, and from a CDN;
 ## each served plain and cross-origin isolated, in headless Chromium (docs/BUNDLERS.md).

@@ -7,5 +7,23 @@ async function main() {
   m.compile({optimizer: glint.train.adam(), loss: 'meanSquaredError'});
   const h = await m.fit(t.reshape([1, 3]), glint.zeros([1, 2]), {epochs: 1});
   console.log(h.history.loss, glint.tidy(() => t.add(1)).dataSync());
+  // What TF.js programs call (tests/programs): callbacks, util, in-memory handlers.
+  await m.fit(t.reshape([1, 3]), glint.zeros([1, 2]), {
+    callbacks: [glint.callbacks.earlyStopping({monitor: 'loss', patience: 2}),
+                new glint.CustomCallback({onEpochEnd: (epoch) => console.log(epoch)})]});
+  let saved: glint.ModelArtifacts | undefined;
+  await m.save(glint.io.withSaveHandler(async (a) => {
+    saved = a;
+  }));
+  if (saved) await glint.loadLayersModel(glint.io.fromMemory(saved));
+  const order = glint.util.createShuffledIndices(glint.util.sizeFromShape([2, 3]));
+  glint.util.shuffle(order);
+  glint.oneHot(glint.tensor1d([0, 1], 'int32'), 2, 1, 0, 'float32');
+  glint.layers.dense({units: 2, kernelInitializer: glint.initializers.heNormal({seed: 1}),
+                      kernelRegularizer: glint.regularizers.l2({l2: 0.01}),
+                      kernelConstraint: glint.constraints.maxNorm({maxValue: 2})});
+  (await glint.whereAsync(glint.tensor([true, false]))).print();
+  glint.math.confusionMatrix(glint.tensor1d([0, 1], 'int32'), glint.tensor1d([1, 1], 'int32'), 2).print();
+  glint.cumsum(glint.norm(glint.linspace(0, 1, 5), 'euclidean', 0, true)).print();
 }
 main();

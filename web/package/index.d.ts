@@ -4,7 +4,7 @@
 export type DataType = 'float32' | 'int32' | 'bool';
 export type TypedArray = Float32Array | Int32Array | Uint8Array;
 export type TensorLike = number | boolean | number[] | number[][] | number[][][] | number[][][][] |
-    TypedArray;
+    boolean[] | boolean[][] | boolean[][][] | TypedArray;
 export type Shape = number[];
 
 export class GlintError extends Error {}
@@ -249,8 +249,60 @@ export function stridedSlice(x: T, begin: number[], end: number[], strides?: num
 export function pad(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
 export function gather(x: T, indices: T, axis?: number): Tensor;
 export function unsortedSegmentSum(x: T, segmentIds: T, numSegments: number): Tensor;
-export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number): Tensor;
+/** int32 unless dtype says otherwise, as TF.js. */
+export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number,
+                       dtype?: DataType): Tensor;
 export function tile(x: T, reps: number[]): Tensor;
+// Composed from the ops above (differentiable, on every backend).
+export function linspace(start: number, stop: number, num: number): Tensor;
+export function addN(tensors: T[]): Tensor;
+export function eye(numRows: number, numColumns?: number, batchShape?: number[],
+                    dtype?: DataType): Tensor;
+export function clone(x: T): Tensor;
+export function print(x: T): void;
+export function outerProduct(v1: T, v2: T): Tensor;
+export function norm(x: T, ord?: number | 'euclidean' | 'fro', axis?: number | number[] | null,
+                     keepDims?: boolean): Tensor;
+export function euclideanNorm(x: T, axis?: number | number[] | null, keepDims?: boolean): Tensor;
+export function logSigmoid(x: T): Tensor;
+export function step(x: T, alpha?: number): Tensor;
+export function divNoNan(a: T, b: T): Tensor;
+export function isNaN(x: T): Tensor;
+export function isInf(x: T): Tensor;
+export function isFinite(x: T): Tensor;
+export function tan(x: T): Tensor;
+export function sinh(x: T): Tensor;
+export function cosh(x: T): Tensor;
+export function cumsum(x: T, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor;
+export function slice1d(x: T, begin: number, size: number): Tensor;
+export function slice2d(x: T, begin: [number, number], size: [number, number]): Tensor;
+export function slice3d(x: T, begin: number[], size: number[]): Tensor;
+export function slice4d(x: T, begin: number[], size: number[]): Tensor;
+export function concat1d(tensors: T[]): Tensor;
+export function concat2d(tensors: T[], axis: number): Tensor;
+export function concat3d(tensors: T[], axis: number): Tensor;
+export function concat4d(tensors: T[], axis: number): Tensor;
+export function reverse1d(x: T): Tensor;
+export function reverse2d(x: T, axis?: number | number[]): Tensor;
+export function reverse3d(x: T, axis?: number | number[]): Tensor;
+export function reverse4d(x: T, axis?: number | number[]): Tensor;
+export function pad1d(x: T, paddings: [number, number], constantValue?: number): Tensor;
+export function pad2d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function pad3d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function pad4d(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function prelu(x: T, alpha: T): Tensor;
+export function expm1(x: T): Tensor;
+export function broadcastTo(x: T, shape: number[]): Tensor;
+export function meshgrid(x: T, y?: T, options?: {indexing?: 'xy' | 'ij'}): Tensor[];
+export function conv1d(x: T, filter: T, stride?: number, pad?: 'valid' | 'same' | number,
+                       dataFormat?: 'NWC', dilation?: number): Tensor;
+/** No gradient for indices; x's gradient flows (TF.js has none). */
+export function gatherND(x: T, indices: T): Tensor;
+/** Reads the mask, then gathers. */
+export function booleanMaskAsync(x: T, mask: T, axis?: number): Promise<Tensor>;
+/** Reads condition; [count, rank] int32 coordinates of its true elements. */
+export function whereAsync(condition: T): Promise<Tensor>;
+export const math: {confusionMatrix(labels: T, predictions: T, numClasses: number): Tensor};
 export function expandDims(x: T, axis?: number): Tensor;
 export function squeeze(x: T, axis?: number[]): Tensor;
 export function reverse(x: T, axis?: number | number[]): Tensor;
@@ -356,6 +408,33 @@ export function input(args: {shape?: number[]; batchShape?: Array<number | null>
 
 /** Layer arguments as TF.js takes them (camelCase), e.g. {units: 10, activation: 'relu'}. */
 export type LayerArgs = {[key: string]: any};
+/** An initializer, regularizer or constraint as a layer argument: its Keras config. */
+export interface ConfigObject {
+  className: string;
+  config: {[key: string]: unknown};
+  getClassName(): string;
+  getConfig(): {[key: string]: unknown};
+}
+type ConfigFactory = (args?: {[key: string]: unknown}) => ConfigObject;
+export const initializers: {[name: string]: ConfigFactory} & {
+  zeros: ConfigFactory; ones: ConfigFactory; constant(args: {value: number}): ConfigObject;
+  randomNormal: ConfigFactory; randomUniform: ConfigFactory; truncatedNormal: ConfigFactory;
+  varianceScaling(args?: {scale?: number; mode?: 'fanIn' | 'fanOut' | 'fanAvg';
+                          distribution?: 'normal' | 'uniform' | 'truncatedNormal'; seed?: number}): ConfigObject;
+  glorotUniform: ConfigFactory; glorotNormal: ConfigFactory; heUniform: ConfigFactory;
+  heNormal: ConfigFactory; leCunUniform: ConfigFactory; leCunNormal: ConfigFactory;
+  orthogonal: ConfigFactory; identity: ConfigFactory;
+};
+export const regularizers: {
+  l1(args?: {l1?: number}): ConfigObject; l2(args?: {l2?: number}): ConfigObject;
+  l1l2(args?: {l1?: number; l2?: number}): ConfigObject;
+};
+export const constraints: {
+  maxNorm(args?: {maxValue?: number; axis?: number}): ConfigObject;
+  minMaxNorm(args?: {minValue?: number; maxValue?: number; axis?: number; rate?: number}): ConfigObject;
+  nonNeg(): ConfigObject;
+  unitNorm(args?: {axis?: number}): ConfigObject;
+};
 export class Layer {
   readonly name: string;
   readonly built: boolean;
@@ -475,6 +554,60 @@ export const io: {
   removeModel(url: string): Promise<object>;
   getSaveHandler(handlerOrUrl: IOHandler | string): IOHandler;
   getLoadHandler(handlerOrUrl: IOHandler | string, options?: object): IOHandler;
+  /** A save handler that hands the artifacts to saveFn. */
+  withSaveHandler(saveFn: (artifacts: ModelArtifacts) => Promise<SaveResult | void>): IOHandler;
+  /** A load handler over artifacts in memory (or the older topology, specs, data form). */
+  fromMemory(artifacts: ModelArtifacts): IOHandler;
+  fromMemory(modelTopology: object, weightSpecs?: object[], weightData?: ArrayBuffer,
+             trainingConfig?: object): IOHandler;
+};
+
+// ---- Callbacks and utilities ---------------------------------------------------------------
+
+/** A base for callback classes: fit and fitDataset call setModel, then the hooks. */
+export class Callback implements CustomCallbackArgs {
+  model: LayersModel | null;
+  setModel(model: LayersModel): void;
+  onTrainBegin(logs?: Logs): Promise<void>;
+  onTrainEnd(logs?: Logs): Promise<void>;
+  onEpochBegin(epoch: number, logs?: Logs): Promise<void>;
+  onEpochEnd(epoch: number, logs?: Logs): Promise<void>;
+  onBatchBegin(batch: number, logs?: Logs): Promise<void>;
+  onBatchEnd(batch: number, logs?: Logs): Promise<void>;
+}
+export class CustomCallback extends Callback {
+  constructor(args: CustomCallbackArgs);
+}
+export interface EarlyStoppingArgs {
+  monitor?: string; minDelta?: number; patience?: number; verbose?: number;
+  mode?: 'auto' | 'min' | 'max'; baseline?: number;
+}
+/** Sets model.stopTraining once `monitor` has not improved for `patience` epochs. */
+export class EarlyStopping extends Callback {
+  constructor(args?: EarlyStoppingArgs);
+  stoppedEpoch: number;
+}
+export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
+/** Resolves on the next animation frame (a task turn where there are no frames). */
+export function nextFrame(): Promise<void>;
+/** Throws: custom classes (class extends tf.layers.Layer, ...) are not supported yet. */
+export const serialization: {registerClass(cls: unknown): never};
+/** Throws: the engine cannot call a JS gradient function yet. */
+export function customGrad(f: (...args: any[]) => unknown): never;
+
+export const util: {
+  assert(expr: boolean, msg: string | (() => string)): void;
+  shuffle(array: any[] | Float32Array | Int32Array | Uint32Array | Uint8Array): void;
+  shuffleCombo(array: any[] | ArrayLike<number>, array2: any[] | ArrayLike<number>): void;
+  createShuffledIndices(n: number): Uint32Array;
+  sizeFromShape(shape: number[]): number;
+  clamp(min: number, x: number, max: number): number;
+  sum(array: ArrayLike<number>): number;
+  randUniform(a: number, b: number): number;
+  isTypedArray(a: unknown): boolean;
+  flatten(values: unknown): unknown[];
+  arraysEqual(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean;
+  now(): number;
 };
 
 // ---- Data -------------------------------------------------------------------------------------

@@ -142,6 +142,11 @@ export async function fitDataset(model, dataset, options = {}) {
   const {epochs = 1, batchesPerEpoch, callbacks, validationData, verbose = 0} = options;
   const history = {epoch: [], history: {}};
   const cbs = (callbacks ? (Array.isArray(callbacks) ? callbacks : [callbacks]) : []);
+  // Callbacks see the model, as fit's do (earlyStopping sets model.stopTraining).
+  for (const c of cbs) {
+    if (c && typeof c.setModel === 'function') c.setModel(model);
+    else if (c && typeof c === 'object') c.model = model;
+  }
   const fire = async (name, ...a) => {
     for (const c of cbs) if (typeof c[name] === 'function') await c[name](...a);
   };

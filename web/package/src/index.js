@@ -10,17 +10,54 @@ export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSee
   setFloat16Activations,
   loadedResources,
   kernelTable, gl, webgpu} from './engine.js';
-export {ops, metrics, runOp} from './ops.js';
+export {runOp} from './ops.js';
+export {linspace, addN, eye, clone, print, outerProduct, norm, euclideanNorm, logSigmoid, step,
+  divNoNan, isNaN, isInf, isFinite, tan, sinh, cosh, cumsum, prelu, expm1, broadcastTo, meshgrid,
+  conv1d, gatherND, booleanMaskAsync, whereAsync} from './ops_composite.js';
+export {initializers, regularizers, constraints} from './layer_config.js';
 export {Reduction} from './tf_losses.js';
-export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
+export {grad, grads, valueAndGrad, valueAndGrads, variableGrads, customGrad} from './grad.js';
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts} from './model.js';
 export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';
+export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
 
-import {ops, losses as kerasLosses} from './ops.js';
+/** Resolves on the next animation frame (a task turn where there are no frames). */
+export function nextFrame() {
+  if (typeof requestAnimationFrame === 'function') return new Promise((r) => requestAnimationFrame(() => r()));
+  return new Promise((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)));
+}
+export {util} from './util.js';
+export {serialization} from './serialization.js';
+
+import {ops as engineOps, metrics as engineMetrics, losses as kerasLosses} from './ops.js';
+import * as composite from './ops_composite.js';
+
+// glint.ops: the engine's ops and those composed in JS (ops_composite.js).
+const {rankedAliases, r2Score: _, confusionMatrix, ...compositeOps} = composite;
+/** tf.math: confusionMatrix. */
+export const math = {confusionMatrix};
+export const ops = Object.assign(engineOps, compositeOps, rankedAliases);
+export const {slice1d, slice2d, slice3d, slice4d, concat1d, concat2d, concat3d, concat4d,
+  reverse1d, reverse2d, reverse3d, reverse4d, pad1d, pad2d, pad3d, pad4d} = rankedAliases;
+
+// TF.js's metric aliases and the metrics that are its per-sample losses.
+const meanSquaredError = engineMetrics.meanSquaredError;
+const meanAbsoluteError = engineMetrics.meanAbsoluteError;
+export const metrics = Object.assign(engineMetrics, {
+  MSE: meanSquaredError, mse: meanSquaredError, MAE: meanAbsoluteError, mae: meanAbsoluteError,
+  meanAbsolutePercentageError: kerasLosses.meanAbsolutePercentageError,
+  MAPE: kerasLosses.meanAbsolutePercentageError, mape: kerasLosses.meanAbsolutePercentageError,
+  binaryCrossentropy: kerasLosses.binaryCrossentropy,
+  categoricalCrossentropy: kerasLosses.categoricalCrossentropy,
+  sparseCategoricalCrossentropy: kerasLosses.sparseCategoricalCrossentropy,
+  cosineProximity: kerasLosses.cosineSimilarity,
+  r2Score: composite.r2Score,
+});
+
 import {tfLosses} from './tf_losses.js';
 
 /**

@@ -456,7 +456,31 @@ export function fileSystem(dir) {
   };
 }
 
+// ---- In memory -----------------------------------------------------------------------
+
+/** A save handler that passes the artifacts to saveFn (its result, or a summary, is save's). */
+export function withSaveHandler(saveFn) {
+  if (typeof saveFn !== 'function') {
+    throw new GlintError('[withSaveHandler] expects a function (artifacts) => SaveResult');
+  }
+  return {save: async (artifacts) => (await saveFn(artifacts)) ??
+      {modelArtifactsInfo: artifactsInfo(artifacts)}};
+}
+
+/**
+ * A load handler over artifacts already in memory: fromMemory(artifacts), or the
+ * older fromMemory(modelTopology, weightSpecs, weightData, trainingConfig).
+ */
+export function fromMemory(modelArtifacts, weightSpecs, weightData, trainingConfig) {
+  if (!modelArtifacts || typeof modelArtifacts !== 'object') {
+    throw new GlintError('[fromMemory] expects ModelArtifacts ({modelTopology, weightSpecs, weightData})');
+  }
+  const artifacts = arguments.length === 1 && 'modelTopology' in modelArtifacts ? modelArtifacts :
+      {modelTopology: modelArtifacts, weightSpecs, weightData, trainingConfig};
+  return {load: async () => artifacts};
+}
+
 export const io = {
   browserIndexedDB, browserLocalStorage, browserDownloads, http, fileSystem, listModels,
-  removeModel, getSaveHandler, getLoadHandler,
+  removeModel, getSaveHandler, getLoadHandler, withSaveHandler, fromMemory,
 };

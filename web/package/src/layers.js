@@ -41,9 +41,32 @@ function argsJson(op, args) {
   });
 }
 
+const camel = (k) => k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+// Enum values TF.js writes in camelCase in a config (the engine keeps Keras's).
+const CAMEL_VALUES = new Set(['mode', 'distribution']);
+
+/** The engine's Keras config (snake_case, class_name) as TF.js's getConfig returns it. */
+function tfjsConfig(value) {
+  if (Array.isArray(value)) return value.map(tfjsConfig);
+  if (!value || typeof value !== 'object') return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = k === 'class_name' ? 'className' : camel(k);
+    out[key] = CAMEL_VALUES.has(k) && typeof v === 'string' ? camel(v) : tfjsConfig(v);
+  }
+  return out;
+}
+
 export class Layer {
   /** @internal */
   constructor(id) {
+    // TF.js programs subclass tf.layers.Layer with a config object; here every
+    // layer runs in the engine, which cannot call back into a JS call() yet.
+    if (!Number.isInteger(id)) {
+      throw new GlintError(`[${new.target.className ?? new.target.name}] custom layers ` +
+          '(class extends tf.layers.Layer) are not supported: layers run in the engine; ' +
+          'use the built-in layers, or ops with tf.variable for the custom part');
+    }
     this.id = id;
     layerRegistry?.register(this, id, this);
   }
@@ -56,8 +79,9 @@ export class Layer {
   getClassName() {
     return this._info().className;
   }
+  /** TF.js's form of the config: camelCase keys, {className, config} for nested objects. */
   getConfig() {
-    return this._info().config;
+    return tfjsConfig(this._info().config);
   }
   get built() {
     return this._info().built;
@@ -155,6 +179,10 @@ function wrapper(kind) {
         core.str(kind), layer.id, core.str(argsJson(kind, rest)))));
   };
 }
+// tf.layers.Layer, the base TF.js programs extend (its constructor says why that
+// fails), and tf.layers.input, as tf.input.
+layers.Layer = Layer;
+layers.input = input;
 layers.bidirectional = wrapper('Bidirectional');
 layers.timeDistributed = wrapper('TimeDistributed');
 

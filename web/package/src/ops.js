@@ -156,8 +156,16 @@ Object.assign(ops, {
   gather: (x, indices, axis = 0) => one('gather', [x, ints(indices)], {axis}),
   unsortedSegmentSum: (x, segmentIds, numSegments) =>
     one('unsortedSegmentSum', [x, ints(segmentIds)], {numSegments}),
-  oneHot: (indices, depth, onValue = 1, offValue = 0) =>
-    one('oneHot', [ints(indices)], {depth, onValue, offValue}),
+  // int32 by default, as TF.js: the engine makes float32, cast unless that was asked for.
+  oneHot: (indices, depth, onValue = 1, offValue = 0, dtype = 'int32') => {
+    const hot = one('oneHot', [ints(indices)], {depth, onValue, offValue});
+    if (dtype === 'float32') return hot;
+    try {
+      return one('cast', [hot], {dtype});
+    } finally {
+      hot.dispose();
+    }
+  },
   tile: (x, reps) => one('tile', [x], {reps}),
   expandDims: (x, axis = 0) => one('expandDims', [x], {axis}),
   squeeze: (x, axis) => one('squeeze', [x], {axis: axis ?? null}),

@@ -165,12 +165,12 @@ export class Tensor {
     }
   }
 
+  // Numbers for every dtype, bool too (0 and 1), as TF.js returns them.
   arraySync() {
-    return nest(Array.from(this.dataSync(), this.dtype === 'bool' ? Boolean : Number), this.shape);
+    return nest(Array.from(this.dataSync(), Number), this.shape);
   }
   async array() {
-    const d = await this.data();
-    return nest(Array.from(d, this.dtype === 'bool' ? Boolean : Number), this.shape);
+    return nest(Array.from(await this.data(), Number), this.shape);
   }
 
   dispose() {

@@ -19,17 +19,12 @@ export {Reduction} from './tf_losses.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads, customGrad} from './grad.js';
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
-export {sequential, model, LayersModel, Sequential, modelFromArtifacts} from './model.js';
+export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';
 export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';
 export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
 
-/** Resolves on the next animation frame (a task turn where there are no frames). */
-export function nextFrame() {
-  if (typeof requestAnimationFrame === 'function') return new Promise((r) => requestAnimationFrame(() => r()));
-  return new Promise((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)));
-}
 export {util} from './util.js';
 export {serialization} from './serialization.js';
 

@@ -50,8 +50,8 @@ function now() {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }
 
-/** Waits for the next animation frame where there is one, else a task turn. */
-function nextFrame() {
+/** Resolves at the next animation frame (a task in node), as tf.nextFrame. */
+export function nextFrame() {
   if (typeof requestAnimationFrame === 'function') {
     return new Promise((r) => requestAnimationFrame(() => r()));
   }

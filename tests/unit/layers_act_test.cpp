@@ -320,6 +320,23 @@ TEST(LayersAct, Gradients) {
   checkLayer({"alpha_dropout_inference", [] { return layers::alphaDropout({{"rate", 0.3}}); }, {{2, 3}}});
 }
 
+TEST(LayersAct, ModelWithPReluAndNoiseLayersTrains) {
+  setSeed(5);
+  Tensor x = randomUniform({64, 4}, -1.0f, 1.0f, 21);
+  Tensor y = matMul(x, tensor({1.5f, -2.0f, 0.5f, 1.0f}, {4, 1}));
+  auto m = sequential({layers::dense({{"units", 8}, {"inputShape", {4}}}),
+                       layers::prelu(),
+                       layers::gaussianNoise({{"stddev", 0.02}, {"seed", 2}}),
+                       layers::alphaDropout({{"rate", 0.05}, {"seed", 3}}),
+                       layers::dense({{"units", 1}})});
+  m->compile({.optimizer = std::shared_ptr<Optimizer>(adam(0.02f)), .loss = {"mse"}});
+  std::vector<float> alphaBefore = m->getWeights()[2].toFloats();
+  History h = m->fit(x, y, {.epochs = 60, .batchSize = 16, .seed = 1});
+  EXPECT_LT(h.history.at("loss").back(), 0.1 * h.history.at("loss").front());
+  EXPECT_NE(m->getWeights()[2].toFloats(), alphaBefore);  // PReLU's alpha learns
+  EXPECT_EQ(m->predict(x).toFloats(), m->predict(x).toFloats());  // no noise at inference
+}
+
 // ---- Configs: TF.js 4.22's keys and defaults -------------------------------
 
 TEST(LayersAct, ConfigsAreTheKerasFormTfjsWrites) {

@@ -337,6 +337,34 @@ TEST(LayersAct, ModelWithPReluAndNoiseLayersTrains) {
   EXPECT_EQ(m->predict(x).toFloats(), m->predict(x).toFloats());  // no noise at inference
 }
 
+TEST(LayersAct, KerasWrittenConfigsLoad) {
+  // As Keras 2/3 write them: every key present, nulls for unset values,
+  // Keras 3's negative_slope for LeakyReLU.
+  Config topology = Config::parse(R"({"class_name": "Sequential", "config": {"name": "keras", "layers": [
+    {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 6], "dtype": "float32", "name": "in"}},
+    {"class_name": "ReLU", "config": {"name": "r", "trainable": true, "dtype": "float32",
+                                      "max_value": 1.0, "negative_slope": 0.1, "threshold": -0.5}},
+    {"class_name": "LeakyReLU", "config": {"name": "l", "trainable": true, "dtype": "float32", "negative_slope": 0.2}},
+    {"class_name": "GaussianNoise", "config": {"name": "g", "trainable": true, "dtype": "float32", "stddev": 0.1, "seed": null}},
+    {"class_name": "AlphaDropout", "config": {"name": "a", "trainable": true, "dtype": "float32", "rate": 0.1,
+                                              "noise_shape": null, "seed": null}},
+    {"class_name": "Softmax", "config": {"name": "s", "trainable": true, "dtype": "float32", "axis": -1}}]}})");
+  ModelPtr m = modelFromConfig(topology);
+  std::vector<float> x = wave(12, 0.8f, 2.0f);
+  std::vector<double> want(12);
+  for (int row = 0; row < 2; ++row) {
+    double total = 0;
+    for (int j = 0; j < 6; ++j) {
+      double v = x[row * 6 + j];
+      double r = std::min(std::max(v > -0.5 ? v : 0.0, 0.0), 1.0) - 0.1 * std::max(-0.5 - v, 0.0);
+      want[row * 6 + j] = std::exp(r > 0 ? r : 0.2 * r);
+      total += want[row * 6 + j];
+    }
+    for (int j = 0; j < 6; ++j) want[row * 6 + j] /= total;
+  }
+  expectNear(m->predict(tensor(x, {2, 6})).toFloats(), want);
+}
+
 // ---- Configs: TF.js 4.22's keys and defaults -------------------------------
 
 TEST(LayersAct, ConfigsAreTheKerasFormTfjsWrites) {

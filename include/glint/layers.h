@@ -213,6 +213,28 @@ LayerPtr add(const Config& args = Config::object());
 LayerPtr multiply(const Config& args = Config::object());
 LayerPtr concatenate(const Config& args = Config::object());
 LayerPtr average(const Config& args = Config::object());
+LayerPtr maximum(const Config& args = Config::object());
+LayerPtr minimum(const Config& args = Config::object());
+LayerPtr subtract(const Config& args = Config::object());  // Keras only: exactly 2 inputs, a - b
+LayerPtr dot(const Config& args);                           // {"axes": 1 or [1, 2], "normalize": false}
+// Activations with arguments.
+LayerPtr reLU(const Config& args = Config::object());       // maxValue, negativeSlope, threshold
+LayerPtr leakyReLU(const Config& args = Config::object());  // alpha (0.3)
+LayerPtr prelu(const Config& args = Config::object());      // alphaInitializer, sharedAxes, ...
+LayerPtr elu(const Config& args = Config::object());        // alpha (1)
+LayerPtr thresholdedReLU(const Config& args = Config::object());  // theta (1)
+LayerPtr softmax(const Config& args = Config::object());    // axis (TF.js default 1) or a list of axes
+// Reshaping.
+LayerPtr repeatVector(const Config& args);  // n
+// Noise: active only in training (apply(x, true)); seedable like dropout.
+LayerPtr gaussianNoise(const Config& args);    // stddev
+LayerPtr gaussianDropout(const Config& args);  // rate
+LayerPtr alphaDropout(const Config& args);     // rate, noiseShape
+LayerPtr spatialDropout1d(const Config& args);  // rate; inputs [batch, steps, channels]
+// Preprocessing.
+LayerPtr rescaling(const Config& args);         // scale, offset
+LayerPtr centerCrop(const Config& args);        // height, width (NHWC)
+LayerPtr categoryEncoding(const Config& args);  // numTokens, outputMode oneHot/multiHot/count
 
 /// Builds a layer from its Keras class name and config (model.json).
 LayerPtr fromConfig(const std::string& className, const Config& config);

@@ -8,6 +8,9 @@ void registerBuiltinLayers() {
   registerNormalizationLayers();
   registerRecurrentLayers();
   registerMergeLayers();
+  registerAdvancedActivationLayers();
+  registerNoiseLayers();
+  registerPreprocessingLayers();
   registerModelClasses();
 }
 

@@ -428,6 +428,7 @@ void registerCoreLayers() {
   registerLayerClass("Reshape", reshape);
   registerLayerClass("Permute", permute);
   registerLayerClass("Embedding", embedding);
+  registerLayerClass("RepeatVector", repeatVector);  // repeat_vector.cpp
 }
 
 }  // namespace layers

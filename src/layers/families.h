@@ -5,6 +5,9 @@ void registerCoreLayers();           // core.cpp: InputLayer, Dense, Activation,
 void registerConvolutionLayers();    // convolution.cpp, pooling.cpp
 void registerNormalizationLayers();  // normalization.cpp
 void registerRecurrentLayers();      // recurrent.cpp, wrappers.cpp
-void registerMergeLayers();          // merge.cpp
+void registerMergeLayers();          // merge.cpp, merge_dot.cpp
+void registerAdvancedActivationLayers();  // advanced_activations.cpp: ReLU, LeakyReLU, PReLU, ELU, ThresholdedReLU, Softmax
+void registerNoiseLayers();          // noise.cpp: GaussianNoise, GaussianDropout, AlphaDropout, SpatialDropout1D
+void registerPreprocessingLayers();  // preprocessing.cpp: Rescaling, CenterCrop, CategoryEncoding
 void registerModelClasses();         // src/model: Sequential, Model
 }  // namespace glint::layers

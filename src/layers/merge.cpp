@@ -1,5 +1,6 @@
-// Merge layers: Add, Multiply, Average (element-wise, Keras broadcasting)
-// and Concatenate. Each takes a list of at least two inputs.
+// Merge layers: Add, Multiply, Average, Maximum, Minimum, Subtract
+// (element-wise, Keras broadcasting) and Concatenate. Each takes a list of at
+// least two inputs (Subtract exactly two); Dot is in merge_dot.cpp.
 #include <algorithm>
 
 #include "glint/error.h"
@@ -52,7 +53,7 @@ class MergeBase : public Layer {
 /// unit axes after the batch axis.
 class ElementwiseMerge : public MergeBase {
  public:
-  enum class Kind { add, multiply, average };
+  enum class Kind { add, multiply, average, maximum, minimum, subtract };
   ElementwiseMerge(const Json& args, Kind kind)
       : MergeBase(args, prefixOf(kind)), kind_(kind) {
     ArgReader(this->args(), classOf(kind) + " '" + name() + "'").allowOnly({});
@@ -61,6 +62,9 @@ class ElementwiseMerge : public MergeBase {
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     int64_t batch = checkInputs(in);
+    // Keras has Subtract (TF.js does not): exactly two inputs, a - b.
+    if (kind_ == Kind::subtract && in.size() != 2)
+      error("must be called on exactly 2 inputs, got " + std::to_string(in.size()));
     Shape out(in[0].begin() + 1, in[0].end());
     for (size_t i = 1; i < in.size(); ++i) {
       Shape b(in[i].begin() + 1, in[i].end());
@@ -95,18 +99,28 @@ class ElementwiseMerge : public MergeBase {
     if (kind_ == Kind::average && in[0].dtype() != DType::float32)
       error("needs float32 inputs, got " + std::string(dtypeName(in[0].dtype())));
     Tensor y = expanded(in[0]);
-    for (size_t i = 1; i < in.size(); ++i)
-      y = kind_ == Kind::multiply ? mul(y, expanded(in[i])) : add(y, expanded(in[i]));
+    for (size_t i = 1; i < in.size(); ++i) y = combine(y, expanded(in[i]));
     if (kind_ == Kind::average) y = y * (1.0f / static_cast<float>(in.size()));
     return {y};
   }
 
  private:
+  Tensor combine(const Tensor& a, const Tensor& b) const {
+    switch (kind_) {
+      case Kind::multiply: return mul(a, b);
+      case Kind::maximum: return maximum(a, b);
+      case Kind::minimum: return minimum(a, b);
+      case Kind::subtract: return sub(a, b);
+      default: return add(a, b);
+    }
+  }
   static std::string classOf(Kind k) {
-    return k == Kind::add ? "Add" : k == Kind::multiply ? "Multiply" : "Average";
+    const char* names[] = {"Add", "Multiply", "Average", "Maximum", "Minimum", "Subtract"};
+    return names[static_cast<int>(k)];
   }
   static std::string prefixOf(Kind k) {
-    return k == Kind::add ? "add" : k == Kind::multiply ? "multiply" : "average";
+    const char* names[] = {"add", "multiply", "average", "maximum", "minimum", "subtract"};
+    return names[static_cast<int>(k)];
   }
   Kind kind_;
 };
@@ -171,6 +185,15 @@ LayerPtr multiply(const Config& args) {
 LayerPtr average(const Config& args) {
   return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::average);
 }
+LayerPtr maximum(const Config& args) {
+  return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::maximum);
+}
+LayerPtr minimum(const Config& args) {
+  return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::minimum);
+}
+LayerPtr subtract(const Config& args) {
+  return std::make_shared<ElementwiseMerge>(args, ElementwiseMerge::Kind::subtract);
+}
 LayerPtr concatenate(const Config& args) { return std::make_shared<Concatenate>(args); }
 
 void registerMergeLayers() {
@@ -178,6 +201,10 @@ void registerMergeLayers() {
   registerLayerClass("Multiply", multiply);
   registerLayerClass("Average", average);
   registerLayerClass("Concatenate", concatenate);
+  registerLayerClass("Maximum", maximum);
+  registerLayerClass("Minimum", minimum);
+  registerLayerClass("Subtract", subtract);
+  registerLayerClass("Dot", dot);  // merge_dot.cpp
 }
 
 }  // namespace layers

@@ -456,6 +456,24 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   maxPooling2d(args?: LayerArgs): Layer; dropout(args: LayerArgs): Layer;
   bidirectional(args: {layer: Layer; mergeMode?: string}): Layer;
   timeDistributed(args: {layer: Layer}): Layer;
+  maximum(args?: LayerArgs): Layer; minimum(args?: LayerArgs): Layer;
+  subtract(args?: LayerArgs): Layer;
+  dot(args: LayerArgs & {axes: number | [number, number]; normalize?: boolean}): Layer;
+  reLU(args?: LayerArgs & {maxValue?: number; negativeSlope?: number; threshold?: number}): Layer;
+  leakyReLU(args?: LayerArgs & {alpha?: number}): Layer;
+  prelu(args?: LayerArgs & {alphaInitializer?: string | object; alphaRegularizer?: string | object;
+                            alphaConstraint?: string | object; sharedAxes?: number | number[]}): Layer;
+  elu(args?: LayerArgs & {alpha?: number}): Layer;
+  thresholdedReLU(args?: LayerArgs & {theta?: number}): Layer;
+  softmax(args?: LayerArgs & {axis?: number | number[]}): Layer;
+  repeatVector(args: LayerArgs & {n: number}): Layer;
+  alphaDropout(args: LayerArgs & {rate: number; noiseShape?: number[]; seed?: number}): Layer;
+  gaussianDropout(args: LayerArgs & {rate: number; seed?: number}): Layer;
+  gaussianNoise(args: LayerArgs & {stddev: number; seed?: number}): Layer;
+  spatialDropout1d(args: LayerArgs & {rate: number; seed?: number}): Layer;
+  rescaling(args: LayerArgs & {scale: number; offset?: number}): Layer;
+  centerCrop(args: LayerArgs & {height: number; width: number}): Layer;
+  categoryEncoding(args: LayerArgs & {numTokens: number; outputMode?: 'oneHot' | 'multiHot' | 'count'}): Layer;
 };
 
 export type Logs = {[name: string]: number};

@@ -158,6 +158,12 @@ const CLASS_NAMES = {
   upSampling2d: 'UpSampling2D', batchNormalization: 'BatchNormalization',
   layerNormalization: 'LayerNormalization', simpleRNN: 'SimpleRNN', lstm: 'LSTM', gru: 'GRU',
   add: 'Add', multiply: 'Multiply', concatenate: 'Concatenate', average: 'Average',
+  maximum: 'Maximum', minimum: 'Minimum', subtract: 'Subtract', dot: 'Dot',
+  reLU: 'ReLU', leakyReLU: 'LeakyReLU', prelu: 'PReLU', elu: 'ELU',
+  thresholdedReLU: 'ThresholdedReLU', softmax: 'Softmax', repeatVector: 'RepeatVector',
+  alphaDropout: 'AlphaDropout', gaussianDropout: 'GaussianDropout', gaussianNoise: 'GaussianNoise',
+  spatialDropout1d: 'SpatialDropout1D', rescaling: 'Rescaling', centerCrop: 'CenterCrop',
+  categoryEncoding: 'CategoryEncoding',
 };
 
 export const layers = {};

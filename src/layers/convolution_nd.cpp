@@ -107,8 +107,10 @@ class ConvND : public spatial::Layer4D {
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
     Shape out = computeOutputShape({in[0].shape()})[0];
-    Tensor y = rank_ == 1 ? conv1d(in[0], out) : transpose_ ? conv3dTranspose(in[0], kernel_, out, triple(strides_), padding_)
-                                                           : conv3d(in[0], kernel_, triple(strides_), padding_, triple(dilation_));
+    using spatial::triple;
+    Tensor y = rank_ == 1    ? conv1d(in[0], out)
+               : transpose_ ? conv3dTranspose(in[0], kernel_, out, triple(strides_), padding_)
+                            : conv3d(in[0], kernel_, triple(strides_), padding_, triple(dilation_));
     if (useBias_) y = add(y, bias_);
     return {activations::apply(activation_, y)};
   }
@@ -136,9 +138,6 @@ class ConvND : public spatial::Layer4D {
   }
 
  private:
-  using Triple = glint::Triple;
-  static Triple triple(const std::vector<int64_t>& v) { return spatial::triple(v); }
-
   /// A 1-D convolution is a 2-D one over images one row high.
   Tensor conv1d(const Tensor& x, const Shape& out) const {
     const Shape& s = x.shape();

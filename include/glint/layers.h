@@ -198,6 +198,17 @@ LayerPtr globalAveragePooling2d(const Config& args = Config::object());
 LayerPtr globalMaxPooling2d(const Config& args = Config::object());
 LayerPtr zeroPadding2d(const Config& args = Config::object());
 LayerPtr upSampling2d(const Config& args = Config::object());
+// Convolution and pooling over steps (NWC) and volumes (NDHWC); cropping.
+LayerPtr conv1d(const Config& args);  // padding also 'causal' (left-padded, Keras)
+LayerPtr conv3d(const Config& args);
+LayerPtr conv3dTranspose(const Config& args);
+LayerPtr maxPooling1d(const Config& args = Config::object());
+LayerPtr averagePooling1d(const Config& args = Config::object());
+LayerPtr maxPooling3d(const Config& args = Config::object());
+LayerPtr averagePooling3d(const Config& args = Config::object());
+LayerPtr globalMaxPooling1d(const Config& args = Config::object());
+LayerPtr globalAveragePooling1d(const Config& args = Config::object());
+LayerPtr cropping2d(const Config& args = Config::object());
 // Normalization.
 LayerPtr batchNormalization(const Config& args = Config::object());
 LayerPtr layerNormalization(const Config& args = Config::object());

@@ -143,6 +143,23 @@ Tensor maxPool(const Tensor& x, Pair filterSize, Pair strides,
 Tensor avgPool(const Tensor& x, Pair filterSize, Pair strides,
                Padding padding = Padding::valid);
 
+// ---- 3-D convolution and pooling, NDHWC. Composed from the 2-D ops above,
+// so they run on every backend and are differentiable. --------------------
+using Triple = std::array<int64_t, 3>;  // (depth, height, width)
+
+/// x [n,d,h,w,inC], filter [fd,fh,fw,inC,outC] -> [n,od,oh,ow,outC].
+Tensor conv3d(const Tensor& x, const Tensor& filter, Triple strides = {1, 1, 1},
+              Padding padding = Padding::valid, Triple dilations = {1, 1, 1});
+/// x [n,d,h,w,inC], filter [fd,fh,fw,outC,inC], outputShape [n,od,oh,ow,outC]:
+/// the gradient of conv3d with respect to its input.
+Tensor conv3dTranspose(const Tensor& x, const Tensor& filter, const Shape& outputShape,
+                       Triple strides = {1, 1, 1}, Padding padding = Padding::valid);
+Tensor maxPool3d(const Tensor& x, Triple filterSize, Triple strides,
+                 Padding padding = Padding::valid);
+/// Averages only the in-bounds elements of each window (TF.js semantics).
+Tensor avgPool3d(const Tensor& x, Triple filterSize, Triple strides,
+                 Padding padding = Padding::valid);
+
 // ---- Shapes and indexing -------------------------------------------------
 /// One dimension may be -1 (inferred). Shares the buffer; no copy.
 Tensor reshape(const Tensor& x, const Shape& shape);

@@ -5,6 +5,8 @@ namespace glint::layers {
 void registerBuiltinLayers() {
   registerCoreLayers();
   registerConvolutionLayers();
+  registerConvolutionNDLayers();
+  registerPoolingNDLayers();
   registerNormalizationLayers();
   registerRecurrentLayers();
   registerMergeLayers();

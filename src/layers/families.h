@@ -3,6 +3,8 @@
 namespace glint::layers {
 void registerCoreLayers();           // core.cpp: InputLayer, Dense, Activation, Dropout, Flatten, Reshape, Permute, Embedding
 void registerConvolutionLayers();    // convolution.cpp, pooling.cpp
+void registerConvolutionNDLayers();  // convolution_nd.cpp: Conv1D, Conv3D, Conv3DTranspose
+void registerPoolingNDLayers();      // pooling_nd.cpp: 1-D and 3-D pooling, Cropping2D
 void registerNormalizationLayers();  // normalization.cpp
 void registerRecurrentLayers();      // recurrent.cpp, wrappers.cpp
 void registerMergeLayers();          // merge.cpp, merge_dot.cpp

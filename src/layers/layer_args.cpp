@@ -157,6 +157,18 @@ std::vector<int64_t> ArgReader::pair(const std::string& key,
   return out;
 }
 
+std::vector<int64_t> ArgReader::tuple(const std::string& key, size_t n,
+                                      const std::vector<int64_t>& fallback) const {
+  if (!has(key)) return fallback;
+  const Json& v = args_.at(key);
+  const std::string expected = "must be an integer or a list of " + std::to_string(n) + " integers, got ";
+  if (isInt64(v)) return std::vector<int64_t>(n, v.get<int64_t>());
+  if (!v.is_array() || v.size() != n) fail(key, expected + v.dump());
+  for (const Json& e : v)
+    if (!isInt64(e)) fail(key, expected + v.dump());
+  return v.get<std::vector<int64_t>>();
+}
+
 std::shared_ptr<Initializer> ArgReader::initializer(const std::string& key,
                                                     const std::string& fallback) const {
   try {

@@ -39,6 +39,8 @@ class ArgReader {
   std::vector<int64_t> ints(const std::string& key, const std::vector<int64_t>& fallback) const;
   /// An int or a list of two ints (kernel sizes, strides): always two values.
   std::vector<int64_t> pair(const std::string& key, const std::vector<int64_t>& fallback) const;
+  /// An int or a list of `n` ints (1-D and 3-D windows): always n values.
+  std::vector<int64_t> tuple(const std::string& key, size_t n, const std::vector<int64_t>& fallback) const;
   /// A name ("glorotUniform"), or {"class_name", "config"}; null/absent -> fallback name.
   std::shared_ptr<Initializer> initializer(const std::string& key, const std::string& fallback) const;
   std::shared_ptr<Regularizer> regularizer(const std::string& key) const;  // absent -> null

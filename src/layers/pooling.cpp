@@ -91,7 +91,7 @@ class ZeroPadding2D : public spatial::Layer4D {
     r.allowOnly({"padding", "data_format"});
     spatial::dataFormat(r);
     pads_ = {{{1, 1}, {1, 1}}};
-    if (r.has("padding")) parsePadding(r, this->args().at("padding"));
+    if (r.has("padding")) pads_ = spatial::heightWidthAmounts(r, "padding", this->args().at("padding"));
   }
   std::string className() const override { return "ZeroPadding2D"; }
 
@@ -106,37 +106,10 @@ class ZeroPadding2D : public spatial::Layer4D {
     return {pad(in[0], {{0, 0}, {pads_[0][0], pads_[0][1]}, {pads_[1][0], pads_[1][1]}, {0, 0}})};
   }
   Json getConfig() const override {
-    Json p = Json::array({Json::array({pads_[0][0], pads_[0][1]}), Json::array({pads_[1][0], pads_[1][1]})});
-    return config({{"padding", p}, {"data_format", "channels_last"}});
+    return config({{"padding", spatial::heightWidthJson(pads_)}, {"data_format", "channels_last"}});
   }
 
  private:
-  /// An int, [height, width], or [[top, bottom], [left, right]].
-  void parsePadding(const ArgReader& r, const Json& v) {
-    auto nonNegative = [&](const Json& e) {
-      if (!e.is_number_integer() || e.get<int64_t>() < 0)
-        r.fail("padding", "must be a non-negative int, [height, width] or [[top, bottom], [left, right]], got " +
-                              v.dump());
-      return e.get<int64_t>();
-    };
-    if (v.is_number()) {
-      int64_t p = nonNegative(v);
-      pads_ = {{{p, p}, {p, p}}};
-      return;
-    }
-    if (!v.is_array() || v.size() != 2) nonNegative(Json(-1));
-    for (int d = 0; d < 2; ++d) {
-      const Json& e = v[static_cast<size_t>(d)];
-      if (e.is_array()) {
-        if (e.size() != 2) nonNegative(Json(-1));
-        pads_[d] = {nonNegative(e[0]), nonNegative(e[1])};
-      } else {
-        int64_t p = nonNegative(e);
-        pads_[d] = {p, p};
-      }
-    }
-  }
-
   std::array<Pair, 2> pads_{};
 };
 

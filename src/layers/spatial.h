@@ -1,6 +1,7 @@
 #pragma once
-// Helpers shared by the 2-D spatial layers (convolution, pooling, padding,
-// upsampling): argument parsing, output lengths and config assembly.
+// Helpers shared by the spatial layers (convolution, pooling, padding,
+// cropping, upsampling; 1-D NWC, 2-D NHWC, 3-D NDHWC): argument parsing,
+// output lengths and config assembly.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -56,6 +57,51 @@ inline int64_t deconvOutputLength(int64_t in, int64_t filter, Padding p, int64_t
 
 inline Json pairJson(Pair p) { return Json::array({p[0], p[1]}); }
 
+/// An int or a list of `n` ints, each >= 1 (windows of any rank).
+inline std::vector<int64_t> positiveTuple(const ArgReader& r, const std::string& key, size_t n,
+                                          std::vector<int64_t> fallback) {
+  std::vector<int64_t> v = r.tuple(key, n, fallback);
+  for (int64_t e : v)
+    if (e < 1) r.fail(key, "must be positive, got " + shapeToString(v));
+  return v;
+}
+
+inline Triple triple(const std::vector<int64_t>& v) { return {v[0], v[1], v[2]}; }
+inline Json intsJson(const std::vector<int64_t>& v) { return Json(v); }
+
+/// (before, after) amounts for height and width, as ZeroPadding2D and
+/// Cropping2D take them: an int, [height, width], or [[top, bottom], [left,
+/// right]], each non-negative. `value` is the raw argument read under `key`.
+inline std::array<Pair, 2> heightWidthAmounts(const ArgReader& r, const std::string& key, const Json& v) {
+  auto nonNegative = [&](const Json& e) {
+    if (!e.is_number_integer() || e.get<int64_t>() < 0)
+      r.fail(key, "must be a non-negative int, [height, width] or [[top, bottom], [left, right]], got " +
+                      v.dump());
+    return e.get<int64_t>();
+  };
+  if (v.is_number()) {
+    int64_t p = nonNegative(v);
+    return {{{p, p}, {p, p}}};
+  }
+  if (!v.is_array() || v.size() != 2) nonNegative(Json(-1));
+  std::array<Pair, 2> out{};
+  for (int d = 0; d < 2; ++d) {
+    const Json& e = v[static_cast<size_t>(d)];
+    if (e.is_array()) {
+      if (e.size() != 2) nonNegative(Json(-1));
+      out[d] = {nonNegative(e[0]), nonNegative(e[1])};
+    } else {
+      int64_t p = nonNegative(e);
+      out[d] = {p, p};
+    }
+  }
+  return out;
+}
+
+inline Json heightWidthJson(const std::array<Pair, 2>& a) {
+  return Json::array({Json::array({a[0][0], a[0][1]}), Json::array({a[1][0], a[1][1]})});
+}
+
 /// TF.js builds a config as the class's own keys followed by the base Layer
 /// keys (name, trainable, batch_input_shape, dtype); keep that order.
 inline Json withBase(Json own, const Json& base) {
@@ -63,16 +109,21 @@ inline Json withBase(Json own, const Json& base) {
   return own;
 }
 
-/// A layer taking one NHWC input: the rank-4 check every spatial layer needs.
+/// A layer taking one channels-last input: the rank check every spatial
+/// layer needs.
 class Layer4D : public Layer {
  public:
   using Layer::Layer;
 
  protected:
-  const Shape& oneRank4Input(const std::vector<Shape>& in) const {
+  const Shape& oneRank4Input(const std::vector<Shape>& in) const { return oneInputOfRank(in, 4); }
+  /// Rank 3 [batch, steps, channels], 4 (NHWC) or 5 (NDHWC).
+  const Shape& oneInputOfRank(const std::vector<Shape>& in, size_t rank) const {
+    static const char* layouts[] = {"[batch, steps, channels]", "[batch, height, width, channels]",
+                                    "[batch, depth, height, width, channels]"};
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
-    if (in[0].size() != 4)
-      error("expects inputs of rank 4 [batch, height, width, channels], got " +
+    if (in[0].size() != rank)
+      error("expects inputs of rank " + std::to_string(rank) + " " + layouts[rank - 3] + ", got " +
             shapeToString(in[0]));
     return in[0];
   }

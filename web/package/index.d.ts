@@ -454,6 +454,11 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   dense(args: LayerArgs): Layer; conv2d(args: LayerArgs): Layer; lstm(args: LayerArgs): Layer;
   gru(args: LayerArgs): Layer; flatten(args?: LayerArgs): Layer;
   maxPooling2d(args?: LayerArgs): Layer; dropout(args: LayerArgs): Layer;
+  conv1d(args: LayerArgs): Layer; conv3d(args: LayerArgs): Layer; conv3dTranspose(args: LayerArgs): Layer;
+  cropping2D(args: LayerArgs): Layer; maxPooling1d(args?: LayerArgs): Layer;
+  averagePooling1d(args?: LayerArgs): Layer; maxPooling3d(args?: LayerArgs): Layer;
+  averagePooling3d(args?: LayerArgs): Layer; globalMaxPooling1d(args?: LayerArgs): Layer;
+  globalAveragePooling1d(args?: LayerArgs): Layer;
   bidirectional(args: {layer: Layer; mergeMode?: string}): Layer;
   timeDistributed(args: {layer: Layer}): Layer;
   maximum(args?: LayerArgs): Layer; minimum(args?: LayerArgs): Layer;

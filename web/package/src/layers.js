@@ -164,6 +164,10 @@ const CLASS_NAMES = {
   alphaDropout: 'AlphaDropout', gaussianDropout: 'GaussianDropout', gaussianNoise: 'GaussianNoise',
   spatialDropout1d: 'SpatialDropout1D', rescaling: 'Rescaling', centerCrop: 'CenterCrop',
   categoryEncoding: 'CategoryEncoding',
+  conv1d: 'Conv1D', conv3d: 'Conv3D', conv3dTranspose: 'Conv3DTranspose', cropping2D: 'Cropping2D',
+  maxPooling1d: 'MaxPooling1D', averagePooling1d: 'AveragePooling1D', maxPooling3d: 'MaxPooling3D',
+  averagePooling3d: 'AveragePooling3D', globalMaxPooling1d: 'GlobalMaxPooling1D',
+  globalAveragePooling1d: 'GlobalAveragePooling1D',
 };
 
 export const layers = {};
@@ -176,6 +180,9 @@ Object.assign(layers, {
   maxPool2d: layers.maxPooling2d, avgPool2d: layers.averagePooling2d,
   averagePool2d: layers.averagePooling2d, globalAvgPool2d: layers.globalAveragePooling2d,
   globalMaxPool2d: layers.globalMaxPooling2d, convolution2d: layers.conv2d,
+  maxPool1d: layers.maxPooling1d, avgPool1d: layers.averagePooling1d,
+  avgPooling1d: layers.averagePooling1d,
+  avgPool3d: layers.averagePooling3d, avgPooling3d: layers.averagePooling3d,
 });
 function wrapper(kind) {
   return (args = {}) => {

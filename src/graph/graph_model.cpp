@@ -305,7 +305,7 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
                  table.count(n.op);
     if (!known)
       m.failAt(n, "op '" + quoteForError(n.op) + "' is not supported by Glint's graph models (" +
-                      std::to_string(table.size() + 3) + " ops are: see glint::graphModelOps())");
+                      "glint::graphModelOps() lists the " + std::to_string(table.size() + 3) + " that are)");
     if (!j.contains("input") || j["input"].is_null()) continue;
     if (!j["input"].is_array()) m.failAt(n, "\"input\" must be an array of names");
     for (const Json& in : j["input"]) {

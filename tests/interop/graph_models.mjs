@@ -155,6 +155,13 @@ const F = (shape, lo, hi) => ({shape, dtype: 'float32', data: randoms(size(shape
     dilations: A.ints([1, 1, 1, 1])});
   g.node('bias1', 'BiasAdd', ['conv1', 'b1'], {...T, ...nhwc});
   g.node('relu1', 'Relu', ['bias1'], T);
+  // NCHW: TF.js runs Conv2D in it (its depthwise, pooling and BiasAdd
+  // ignore or mishandle data_format, so only Conv2D is compared), but reads
+  // strides at the NHWC positions: unit strides, where that cannot matter.
+  g.ints('to_nchw', [0, 3, 1, 2]);
+  g.node('image_nchw', 'Transpose', ['image', 'to_nchw'], {...T, Tperm: A.type('DT_INT32')});
+  g.node('conv_nchw', 'Conv2D', ['image_nchw', 'w1'], {...T, data_format: A.s('NCHW'), strides: A.ints([1, 1, 1, 1]),
+    padding: A.s('SAME'), dilations: A.ints([1, 1, 1, 1])});
   g.const('w2', randoms(2 * 2 * 4 * 6), [2, 2, 4, 6], 'float32', 'float16');
   g.const('b2', randoms(6), [6], 'float32', 'uint16');
   g.node('fconv2', '_FusedConv2D', ['relu1', 'w2', 'b2'], {...T, ...nhwc, strides: A.ints([1, 2, 2, 1]),
@@ -222,7 +229,7 @@ const F = (shape, lo, hi) => ({shape, dtype: 'float32', data: randoms(size(shape
     outputs: {probs: {name: 'probs:0', dtype: 'DT_FLOAT'}, logprobs: {name: 'logprobs:0', dtype: 'DT_FLOAT'}},
   });
   await record(dir, {image: F([2, 8, 8, 3], -1, 1)},
-               ['relu1', 'fconv2', 'dconv3', 'fdconv4', 'conv5', 'fconv6', 'pool1', 'pool2', 'bn', 'up', 'up2', 'up3',
+               ['relu1', 'conv_nchw', 'fconv2', 'dconv3', 'fdconv4', 'conv5', 'fconv6', 'pool1', 'pool2', 'bn', 'up', 'up2', 'up3',
                 'up4', 'deconv', 'gap', 'fc2', 'bmm', 'probs']);
 }
 

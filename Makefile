@@ -1,6 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop bench bench-browser clean fuzz fuzz-short fuzz-build soak
+.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -60,7 +60,7 @@ test-tsan: bootstrap build/tsan/build.ninja
 	GLINT_GL=0 TSAN_OPTIONS=halt_on_error=1 ./build/tsan/glint_threads_tests --gtest_brief=1
 
 test-native: build
-	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*
+	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 
 test-cli: build
 	./build/release/glint doctor --seconds 0.2 >/dev/null
@@ -72,14 +72,22 @@ test-interop: build
 	rm -rf build/interop
 	$(NODE) tests/interop/tfjs_save.mjs build/interop/tfjs
 	$(NODE) tests/interop/tfjs_layers.mjs build/interop/layers
-	GLINT_INTEROP_DIR=build/interop ./build/release/glint_tests --gtest_filter='IoInterop.*' --gtest_brief=1
+	$(NODE) tests/interop/graph_models.mjs build/interop/graph
+	GLINT_INTEROP_DIR=build/interop ./build/release/glint_tests --gtest_filter='IoInterop.*:GraphInterop.*' --gtest_brief=1
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/glint
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/layers_back
+
+## test-models: the graph models published in @vladmandic/human (blazeface,
+## movenet, facemesh, ...) run by TF.js 4.22 and by Glint on one seeded input.
+test-models: build
+	rm -rf build/models
+	$(NODE) tests/interop/human_models.mjs build/models
+	GLINT_MODELS_DIR=build/models ./build/release/glint_tests --gtest_filter='GraphModels.*' --gtest_brief=1
 
 test-asan: bootstrap build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS) --target glint_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 GLINT_GL=0 \
-	  ./build/asan/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:Gl*
+	  ./build/asan/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*:Gl*
 	@# LeakSanitizer's tracer crashes on Mesa llvmpipe's threads: the gl backend
 	@# (its own tests and the op table on it) runs under ASan+UBSan without it.
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -87,7 +95,7 @@ test-asan: bootstrap build/asan/build.ninja
 
 test-wasm: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests glint_kernel_fuzz
-	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
+	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 	@# The kernel fuzzer's cpu backend as WebAssembly SIMD compiles it (cpu vs reference).
 	cd build/wasm && $(NODE) glint_kernel_fuzz.js --regressions ../../tests/kernel_fuzz/regressions.txt \
 	  --seconds 30 --seed 3
@@ -95,7 +103,7 @@ test-wasm: bootstrap build/wasm/build.ninja
 ## test-wasm-mt: the same suite in the pthreads build (thread pool in wasm workers).
 test-wasm-mt: bootstrap build/wasm-mt/build.ninja
 	cmake --build --preset wasm-mt -j $(JOBS) --target glint_tests
-	cd build/wasm-mt && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*
+	cd build/wasm-mt && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 
 build/wasm-mt/build.ninja: | bootstrap
 	cmake --preset wasm-mt >/dev/null

@@ -69,11 +69,12 @@ NamedTensors decodeWeights(const std::vector<uint8_t>& data, const std::vector<W
 /// Everything a saved model holds, independent of where it is stored.
 struct ModelArtifacts {
   Config modelTopology{};                  // {"class_name", "config", "keras_version", "backend"}
-  std::string format = "layers-model";
+  std::string format = "layers-model";   // or "graph-model" (glint::GraphModel)
   std::string generatedBy{};
   Config convertedBy = nullptr;
   Config trainingConfig{};                 // null unless saved with the optimizer
   Config userDefinedMetadata{};            // null or an object; Glint's own under "glint"
+  Config signature{};                      // graph models: null or {inputs, outputs}
   std::vector<WeightSpec> weightSpecs{};
   std::vector<uint8_t> weightData{};       // all weights, concatenated in spec order
 };

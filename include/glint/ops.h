@@ -5,6 +5,7 @@
 // glint/autograd.h. Names follow TensorFlow.js.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -198,6 +199,33 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0);
 std::vector<Tensor> unstack(const Tensor& x, int64_t axis = 0);
 /// axes empty = every axis.
 Tensor reverse(const Tensor& x, const std::vector<int64_t>& axes = {});
+
+// ---- Images (NHWC), TF.js semantics (tf.image.*) --------------------------
+/// images [n,h,w,c] or [h,w,c] -> [.., size[0], size[1], c], float32.
+/// alignCorners maps the corner pixels onto each other; halfPixelCenters
+/// samples at pixel centers (TF2's default for Keras resizing).
+Tensor resizeBilinear(const Tensor& images, Pair size, bool alignCorners = false,
+                      bool halfPixelCenters = false);
+/// As resizeBilinear, picking the nearest pixel; keeps the dtype.
+Tensor resizeNearestNeighbor(const Tensor& images, Pair size, bool alignCorners = false,
+                             bool halfPixelCenters = false);
+
+struct NonMaxSuppressionResult {
+  Tensor selectedIndices;  // int32 [k]
+  Tensor selectedScores;   // float32 [k] (soft-NMS-decayed scores)
+  int64_t validOutputs = 0;
+};
+/// Greedy non-maximum suppression over boxes [n, 4] (y1, x1, y2, x2, any
+/// corner order) and scores [n], as tf.image.nonMaxSuppression (V3),
+/// ...Padded (V4: padToMaxOutputSize pads with index 0 to
+/// min(maxOutputSize, n)) and ...WithScore (V5: softNmsSigma > 0 decays
+/// overlapping scores instead of dropping them). Reads boxes and scores back
+/// to the host, as TF.js does: an inherently sequential algorithm.
+NonMaxSuppressionResult nonMaxSuppression(const Tensor& boxes, const Tensor& scores,
+                                          int64_t maxOutputSize, float iouThreshold = 0.5f,
+                                          float scoreThreshold = -std::numeric_limits<float>::infinity(),
+                                          float softNmsSigma = 0.0f,
+                                          bool padToMaxOutputSize = false);
 
 // ---- Creation and randomness ---------------------------------------------
 Tensor fill(const Shape& shape, float value, DType dtype = DType::float32);

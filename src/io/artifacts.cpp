@@ -115,6 +115,7 @@ Json modelJsonFromArtifacts(const ModelArtifacts& a, const std::vector<std::stri
   j["weightsManifest"] = Json::array({group});
   if (!a.userDefinedMetadata.is_null()) j["userDefinedMetadata"] = a.userDefinedMetadata;
   if (!a.trainingConfig.is_null()) j["trainingConfig"] = a.trainingConfig;
+  if (!a.signature.is_null()) j["signature"] = a.signature;
   return j;
 }
 
@@ -205,11 +206,11 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
   if (j.contains("format") && !j["format"].is_null()) {
     check(j["format"].is_string(), kOp, source, ": \"format\" must be a string");
     a.format = j["format"].get<std::string>();
-    check(a.format == "layers-model", kOp, source, ": format is '", Quoted{a.format},
-          "'; Glint reads layers models only (format 'layers-model')");
+    check(a.format == "layers-model" || a.format == "graph-model", kOp, source, ": format is '",
+          Quoted{a.format}, "'; Glint reads 'layers-model' and 'graph-model' files");
   }
   check(j.contains("modelTopology") && j["modelTopology"].is_object(), kOp, source,
-        ": missing the \"modelTopology\" object (the Keras model config)");
+        ": missing the \"modelTopology\" object (the Keras model config, or a graph model's GraphDef)");
   a.modelTopology = j["modelTopology"];
   if (j.contains("generatedBy") && j["generatedBy"].is_string())
     a.generatedBy = j["generatedBy"].get<std::string>();
@@ -217,6 +218,10 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
   if (j.contains("trainingConfig") && !j["trainingConfig"].is_null()) {
     check(j["trainingConfig"].is_object(), kOp, source, ": \"trainingConfig\" must be an object");
     a.trainingConfig = j["trainingConfig"];
+  }
+  if (j.contains("signature") && !j["signature"].is_null()) {
+    check(j["signature"].is_object(), kOp, source, ": \"signature\" must be an object");
+    a.signature = j["signature"];
   }
   if (j.contains("userDefinedMetadata") && !j["userDefinedMetadata"].is_null()) {
     check(j["userDefinedMetadata"].is_object(), kOp, source,

@@ -356,6 +356,9 @@ ModelPtr buildTopology(const Json& topology, const LoadOptions& options, const s
 
 ModelPtr modelFromArtifacts(const ModelArtifacts& a, const LoadOptions& options,
                             const std::string& source) {
+  check(a.format != "graph-model", "io.load", source,
+        ": is a graph model (format 'graph-model'); load it with glint::GraphModel::load "
+        "(tf.loadGraphModel), not as a layers model");
   Json topology = a.modelTopology;
   if (topology.contains("model_config")) topology = topology["model_config"];  // Keras wrapper
   ModelPtr model = buildTopology(topology, options, source);

@@ -261,7 +261,10 @@ TEST(Io, CorruptFilesGiveErrorsNamingTheFile) {
     Json j = readJson(s.json);
     j["format"] = "graph-model";
     writeJson(s.json, j);
-    expectError([&] { loadArtifacts(s.model); }, {s.json, "graph-model", "layers-model"});
+    expectError([&] { io::load(s.model); }, {"graph-model", "GraphModel::load"});
+    j["format"] = "saved-model";
+    writeJson(s.json, j);
+    expectError([&] { loadArtifacts(s.model); }, {s.json, "saved-model", "layers-model"});
   }
   {
     SavedSample s;  // no topology

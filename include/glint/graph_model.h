@@ -1,0 +1,78 @@
+#pragma once
+// TensorFlow.js graph models (model.json with "format": "graph-model"): a
+// TensorFlow GraphDef as JSON plus the usual weights manifest, as the TF.js
+// converter writes them for MobileNet, COCO-SSD, BlazeFace, MoveNet and most
+// other pretrained models. Each node runs as Glint ops, so a graph model
+// runs on every backend and is differentiable.
+//
+//   GraphModel m = GraphModel::load("models/blazeface");   // or .../model.json
+//   Tensor y = m.predict(x);                                 // one input, one output
+//   auto outs = m.execute({{"input", x}}, {"conv1/Relu", "Identity:1"});
+//
+// Shape-valued inputs (Reshape's shape, Pad's paddings, axes, slice bounds,
+// resize sizes) are computed on the host from constants and static shapes,
+// never read back from a GPU tensor; a node whose shape argument is only
+// known on the device is an error naming it. NonMaxSuppression, Where and
+// TopKV2 read their inputs back, as TF.js does.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "glint/io.h"
+#include "glint/tensor.h"
+
+namespace glint {
+
+/// An input or output of a graph model. Unknown dimensions are -1; `shape`
+/// is empty with `rankKnown` false when not even the rank is known.
+struct GraphTensorInfo {
+  std::string name{};  // "node" or "node:1" (output 1 of a multi-output node)
+  Shape shape{};
+  bool rankKnown = false;
+  DType dtype = DType::float32;
+};
+
+class GraphModel {
+ public:
+  /// tf.loadGraphModel for a folder holding model.json, a .json path or a
+  /// file:// URL. Errors name the file (and the node or weight).
+  static GraphModel load(const std::string& url, const io::LoadOptions& options = {});
+  /// From artifacts already read (format "graph-model"); `source` names them in messages.
+  static GraphModel fromArtifacts(const io::ModelArtifacts& artifacts,
+                                  const io::LoadOptions& options = {},
+                                  const std::string& source = "model.json");
+
+  /// From the signature when the model has one, else the Placeholder nodes
+  /// and the nodes nothing consumes (TF.js's rule), in file order.
+  const std::vector<GraphTensorInfo>& inputs() const;
+  const std::vector<GraphTensorInfo>& outputs() const;
+
+  /// Runs the graph: one tensor per input, in inputs() order; one result per output.
+  std::vector<Tensor> predict(const std::vector<Tensor>& inputs) const;
+  /// The single-input, single-output case.
+  Tensor predict(const Tensor& input) const;
+  /// Feeds tensors by name ("node" or "node:0") and returns the named tensors,
+  /// intermediate nodes included; only the nodes they need run.
+  std::vector<Tensor> execute(const std::vector<std::pair<std::string, Tensor>>& inputs,
+                              const std::vector<std::string>& outputNames) const;
+
+  /// The model.json "userDefinedMetadata" (null when absent).
+  const Config& metadata() const;
+  /// Node count and the ops the graph uses, for summaries.
+  size_t numNodes() const;
+  /// Frees the weights now; later calls throw.
+  void dispose();
+  bool isDisposed() const;
+
+  struct Impl;
+
+ private:
+  explicit GraphModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+/// The ops a graph model may use, sorted (the table GraphModel runs from).
+std::vector<std::string> graphModelOps();
+
+}  // namespace glint

@@ -1,0 +1,490 @@
+// glint::GraphModel: reads a TF.js graph model (GraphDef JSON + weights),
+// checks it once (every op known, every input present, no cycle), then runs
+// the nodes an execution needs in topological order, freeing each value
+// after its last use.
+#include "glint/graph_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+
+#include "glint/ops.h"
+#include "src/graph/graph_internal.h"
+#include "src/io/io_util.h"
+
+namespace glint {
+
+using graph::HostValue;
+using graph::Node;
+using graph::NodeContext;
+using graph::Value;
+
+namespace {
+
+const char* kOp = "GraphModel";
+
+struct TensorRef {
+  int node = -1;
+  int output = 0;
+};
+
+// "name", "name:2"; "^name" (a control input) gives output -1.
+std::pair<std::string, int> splitTensorName(const std::string& name) {
+  if (!name.empty() && name[0] == '^') return {name.substr(1), -1};
+  size_t colon = name.rfind(':');
+  if (colon != std::string::npos && colon + 1 < name.size() &&
+      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(colon) + 1, name.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+      name.size() - colon <= 6)
+    return {name.substr(0, colon), std::stoi(name.substr(colon + 1))};
+  return {name, 0};
+}
+
+// Host values for small weights, decoded from their bytes (the device is
+// never read back); `p` points at the weight's bytes.
+HostValue decodeHost(const io::WeightSpec& s, const uint8_t* p) {
+  HostValue h{s.shape, s.dtype, std::vector<double>(static_cast<size_t>(shapeSize(s.shape)))};
+  for (size_t i = 0; i < h.v.size(); ++i) {
+    double v;
+    if (s.quantization) {
+      const io::Quantization& q = *s.quantization;
+      uint16_t c16;
+      if (q.dtype == "float16") {
+        std::memcpy(&c16, p + 2 * i, 2);
+        v = io::halfToFloat(c16);
+      } else if (q.dtype == "uint8") {
+        v = p[i] * q.scale + q.min;
+      } else {
+        std::memcpy(&c16, p + 2 * i, 2);
+        v = c16 * q.scale + q.min;
+      }
+      if (s.dtype == DType::int32) v = static_cast<double>(std::llround(v));
+    } else if (s.dtype == DType::float32) {
+      float f;
+      std::memcpy(&f, p + 4 * i, 4);
+      v = f;
+    } else if (s.dtype == DType::int32) {
+      int32_t n;
+      std::memcpy(&n, p + 4 * i, 4);
+      v = n;
+    } else {
+      v = p[i] != 0;
+    }
+    h.v[i] = graph::roundToDType(v, s.dtype);
+  }
+  return h;
+}
+
+GraphTensorInfo infoFromSignature(const std::string& key, const Json& entry) {
+  GraphTensorInfo info;
+  info.name = entry.is_object() && entry.contains("name") && entry["name"].is_string()
+                  ? entry["name"].get<std::string>()
+                  : key;
+  auto [node, index] = splitTensorName(info.name);
+  info.name = index == 0 ? node : node + ":" + std::to_string(index);
+  if (entry.is_object() && entry.contains("dtype")) {
+    try {
+      info.dtype = graph::dtypeFromTf(entry["dtype"], "signature entry '" + key + "'");
+    } catch (const Error&) {
+      info.dtype = DType::float32;
+    }
+  }
+  if (entry.is_object() && entry.contains("tensorShape") && entry["tensorShape"].is_object()) {
+    const Json& ts = entry["tensorShape"];
+    if (!(ts.contains("unknownRank") && ts["unknownRank"].is_boolean() && ts["unknownRank"].get<bool>())) {
+      info.rankKnown = true;
+      if (ts.contains("dim") && ts["dim"].is_array())
+        for (const Json& d : ts["dim"]) {
+          int64_t size = -1;
+          if (d.is_object() && d.contains("size")) {
+            const Json& s = d["size"];
+            size = s.is_string() ? std::strtoll(s.get<std::string>().c_str(), nullptr, 10)
+                                 : s.is_number() ? s.get<int64_t>() : -1;
+          }
+          info.shape.push_back(size < 0 ? -1 : size);
+        }
+    }
+  }
+  return info;
+}
+
+}  // namespace
+
+struct GraphModel::Impl {
+  std::string source;
+  std::vector<Node> nodes;
+  std::unordered_map<std::string, int> index;
+  std::vector<int> order;         // every node, topologically sorted
+  std::vector<Value> constants;   // per node; defined for Const nodes
+  std::vector<GraphTensorInfo> inputs, outputs;
+  std::vector<TensorRef> inputRefs, outputRefs;
+  Config metadata;
+  bool disposed = false;
+
+  [[noreturn]] void failAt(const Node& n, const std::string& message) const {
+    fail(kOp, source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
+  }
+
+  TensorRef resolve(const std::string& name, const std::string& what) const {
+    auto [node, output] = splitTensorName(name);
+    auto it = index.find(node);
+    check(it != index.end() && output >= 0, kOp, source, ": ", what, " '", quoteForError(name),
+          "' names no node of the graph");
+    return {it->second, output};
+  }
+
+  void checkFed(const GraphTensorInfo* info, const std::string& name, const Tensor& t) const {
+    check(t.defined() && !t.isDisposed(), kOp, source, ": input '", quoteForError(name),
+          "' is undefined or disposed");
+    if (!info) return;
+    check(t.dtype() == info->dtype, kOp, source, ": input '", quoteForError(name), "' must be ",
+          dtypeName(info->dtype), ", got ", dtypeName(t.dtype()), " of shape ", shapeToString(t.shape()));
+    if (!info->rankKnown) return;
+    bool ok = t.rank() == static_cast<int>(info->shape.size());
+    for (size_t d = 0; ok && d < info->shape.size(); ++d)
+      ok = info->shape[d] < 0 || info->shape[d] == t.shape()[d];
+    check(ok, kOp, source, ": input '", quoteForError(name), "' must have shape ",
+          shapeToString(info->shape), " (-1: any size), got ", shapeToString(t.shape()));
+  }
+
+  std::vector<Tensor> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                          const std::vector<std::string>& outputNames) const {
+    check(!disposed, kOp, source, ": the model was disposed");
+    std::vector<Value> fed(nodes.size());
+    for (const auto& [name, t] : feeds) {
+      TensorRef r = resolve(name, "input");
+      check(r.output == 0, kOp, source, ": input '", quoteForError(name), "': only output 0 of a node can be fed");
+      const GraphTensorInfo* info = nullptr;
+      for (size_t i = 0; i < inputRefs.size(); ++i)
+        if (inputRefs[i].node == r.node) info = &inputs[i];
+      if (!info && nodes[r.node].op == "Placeholder") {
+        static thread_local GraphTensorInfo ph;
+        ph = placeholderInfo(nodes[r.node]);
+        info = &ph;
+      }
+      checkFed(info, name, t);
+      check(!fed[r.node].defined(), kOp, source, ": input '", quoteForError(name), "' is fed twice");
+      fed[r.node] = Value(t);
+    }
+    std::vector<TensorRef> wanted;
+    for (const std::string& name : outputNames) wanted.push_back(resolve(name, "output"));
+
+    // The nodes the outputs need, stopping at fed ones; and how often each
+    // value is used, so it is freed after its last consumer.
+    std::vector<char> needed(nodes.size(), 0);
+    std::vector<int> stack;
+    for (const TensorRef& r : wanted) stack.push_back(r.node);
+    while (!stack.empty()) {
+      int n = stack.back();
+      stack.pop_back();
+      if (needed[n]) continue;
+      needed[n] = 1;
+      if (fed[n].defined()) continue;
+      for (const auto& [in, k] : nodes[n].inputs) stack.push_back(in);
+    }
+    std::vector<int> uses(nodes.size(), 0);
+    for (int n : order)
+      if (needed[n] && !fed[n].defined())
+        for (const auto& [in, k] : nodes[n].inputs) ++uses[in];
+    for (const TensorRef& r : wanted) ++uses[r.node];
+
+    std::vector<std::vector<Value>> values(nodes.size());
+    for (int n : order) {
+      if (!needed[n]) continue;
+      const Node& node = nodes[n];
+      if (fed[n].defined()) {
+        values[n] = {fed[n]};
+      } else if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault") {
+        if (node.op == "PlaceholderWithDefault" && !node.inputs.empty()) {
+          values[n] = {values[node.inputs[0].first].at(0)};
+        } else {
+          fail(kOp, source, ": input '", quoteForError(node.name), "' was not given a value");
+        }
+      } else if (node.op == "Const") {
+        values[n] = {constants[n]};
+      } else {
+        std::vector<Value> args;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+          const auto& [in, k] = node.inputs[i];
+          const std::vector<Value>& produced = values[in];
+          if (k >= static_cast<int>(produced.size()) || !produced[k].defined())
+            failAt(node, "input " + std::to_string(i) + " ('" + quoteForError(node.inputNames[i]) +
+                             "') names output " + std::to_string(k) + " of node '" +
+                             quoteForError(nodes[in].name) + "', which has " +
+                             std::to_string(produced.size()) + " outputs");
+          args.push_back(produced[k]);
+        }
+        NodeContext ctx(node, std::move(args));
+        try {
+          values[n] = graph::opTable().at(node.op)(ctx);
+        } catch (const DeviceLostError&) {
+          throw;
+        } catch (const Error& e) {
+          failAt(node, e.what());
+        }
+      }
+      for (const auto& [in, k] : node.inputs)
+        if (--uses[in] == 0) values[in].clear();
+    }
+    std::vector<Tensor> out;
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      const TensorRef& r = wanted[i];
+      const std::vector<Value>& produced = values[r.node];
+      check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp, source,
+            ": output '", quoteForError(outputNames[i]), "': node '", quoteForError(nodes[r.node].name),
+            "' has ", produced.size(), " outputs");
+      out.push_back(produced[r.output].tensor());
+    }
+    return out;
+  }
+
+  static GraphTensorInfo placeholderInfo(const Node& n) {
+    GraphTensorInfo info;
+    info.name = n.name;
+    const Json& attr = n.attr;
+    if (attr.contains("dtype") && attr["dtype"].is_object() && attr["dtype"].contains("type")) {
+      try {
+        info.dtype = graph::dtypeFromTf(attr["dtype"]["type"], "dtype");
+      } catch (const Error&) {
+      }
+    }
+    if (attr.contains("shape") && attr["shape"].is_object() && attr["shape"].contains("shape")) {
+      Json s = attr["shape"]["shape"];
+      GraphTensorInfo parsed = infoFromSignature(n.name, Json{{"tensorShape", s}});
+      info.shape = parsed.shape;
+      info.rankKnown = parsed.rankKnown;
+    }
+    return info;
+  }
+};
+
+GraphModel GraphModel::load(const std::string& url, const io::LoadOptions& options) {
+  io::ModelArtifacts a = io::loadArtifacts(url, options);
+  return fromArtifacts(a, options, url);
+}
+
+GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::LoadOptions& options,
+                                     const std::string& source) {
+  auto impl = std::make_shared<Impl>();
+  Impl& m = *impl;
+  m.source = source;
+  check(a.format == "graph-model", kOp, source, ": format is '", quoteForError(a.format),
+        "'; a graph model has format 'graph-model' (load layers models with glint::io::load)");
+  Json topology = a.modelTopology;
+  check(topology.is_object() && topology.contains("node") && topology["node"].is_array(), kOp, source,
+        ": modelTopology must be a GraphDef with a \"node\" array");
+  const Json& nodes = topology["node"];
+  check(static_cast<int64_t>(nodes.size()) <= options.maxLayers * 10, kOp, source, ": ", nodes.size(),
+        " nodes, more than 10 * LoadOptions.maxLayers (", options.maxLayers * 10, ")");
+  m.metadata = a.userDefinedMetadata;
+
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& j = nodes[i];
+    std::string where = "node[" + std::to_string(i) + "]";
+    check(j.is_object() && j.contains("name") && j["name"].is_string() && j.contains("op") &&
+              j["op"].is_string(),
+          kOp, source, ": ", where, " needs string \"name\" and \"op\"");
+    Node n;
+    n.name = j["name"].get<std::string>();
+    n.op = j["op"].get<std::string>();
+    if (j.contains("attr") && !j["attr"].is_null()) {
+      check(j["attr"].is_object(), kOp, source, ": node '", quoteForError(n.name), "': \"attr\" must be an object");
+      n.attr = j["attr"];
+    }
+    check(m.index.emplace(n.name, static_cast<int>(i)).second, kOp, source, ": node name '",
+          quoteForError(n.name), "' appears twice");
+    m.nodes.push_back(std::move(n));
+  }
+  const graph::OpTable& table = graph::opTable();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node& n = m.nodes[i];
+    const Json& j = nodes[i];
+    bool known = n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "Const" ||
+                 table.count(n.op);
+    if (!known)
+      m.failAt(n, "op '" + quoteForError(n.op) + "' is not supported by Glint's graph models (" +
+                      "glint::graphModelOps() lists the " + std::to_string(table.size() + 3) + " that are)");
+    if (!j.contains("input") || j["input"].is_null()) continue;
+    if (!j["input"].is_array()) m.failAt(n, "\"input\" must be an array of names");
+    for (const Json& in : j["input"]) {
+      if (!in.is_string()) m.failAt(n, "\"input\" holds a non-string");
+      std::string name = in.get<std::string>();
+      auto [producer, output] = splitTensorName(name);
+      auto it = m.index.find(producer);
+      if (it == m.index.end())
+        m.failAt(n, "input '" + quoteForError(name) + "' names no node of the graph");
+      if (output < 0) continue;  // a control dependency: order only, no value
+      n.inputs.emplace_back(it->second, output);
+      n.inputNames.push_back(name);
+    }
+  }
+
+  // Kahn's algorithm over data inputs, in file order among ready nodes.
+  std::vector<int> pending(m.nodes.size(), 0);
+  std::vector<std::vector<int>> consumers(m.nodes.size());
+  for (size_t i = 0; i < m.nodes.size(); ++i)
+    for (const auto& [in, k] : m.nodes[i].inputs) {
+      ++pending[i];
+      consumers[in].push_back(static_cast<int>(i));
+    }
+  std::vector<int> ready;
+  for (size_t i = m.nodes.size(); i-- > 0;)
+    if (pending[i] == 0) ready.push_back(static_cast<int>(i));
+  while (!ready.empty()) {
+    int n = ready.back();
+    ready.pop_back();
+    m.order.push_back(n);
+    for (int c : consumers[n])
+      if (--pending[c] == 0) ready.push_back(c);
+  }
+  if (m.order.size() != m.nodes.size()) {
+    std::string cycle;
+    for (size_t i = 0, shown = 0; i < m.nodes.size() && shown < 5; ++i)
+      if (pending[i] > 0) {
+        cycle += (shown++ ? ", '" : "'") + quoteForError(m.nodes[i].name) + "'";
+      }
+    fail(kOp, source, ": the graph has a cycle through nodes ", cycle,
+         " (control flow loops are not supported)");
+  }
+
+  // Weights: Const nodes take the manifest entry of their name.
+  std::unordered_map<std::string, size_t> specIndex;
+  std::vector<size_t> offsets;
+  size_t at = 0;
+  for (size_t i = 0; i < a.weightSpecs.size(); ++i) {
+    specIndex[a.weightSpecs[i].name] = i;
+    offsets.push_back(at);
+    at += static_cast<size_t>(io::weightByteLength(a.weightSpecs[i], source));
+  }
+  check(at == a.weightData.size(), kOp, source, ": the manifest describes ", at,
+        " bytes of weights but the shards hold ", a.weightData.size());
+  m.constants.resize(m.nodes.size());
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    const Node& n = m.nodes[i];
+    if (n.op != "Const") continue;
+    auto it = specIndex.find(n.name);
+    if (it == specIndex.end()) m.failAt(n, "has no weight of that name in the weights manifest");
+    const io::WeightSpec& s = a.weightSpecs[it->second];
+    const uint8_t* p = a.weightData.data() + offsets[it->second];
+    if (shapeSize(s.shape) <= graph::kMaxHostElements) {
+      m.constants[i] = Value(decodeHost(s, p));
+      m.constants[i].tensor();  // its device copy, made once, shared by every run
+    } else {
+      size_t bytes = static_cast<size_t>(io::weightByteLength(s, source));
+      std::vector<uint8_t> slice(p, p + bytes);
+      m.constants[i] = Value(io::decodeWeights(slice, {s}, source).at(0).second);
+    }
+  }
+
+  // Inputs and outputs: the signature's, else Placeholders and sinks.
+  Json signature = a.signature;
+  auto fromSignature = [&](const char* key, std::vector<GraphTensorInfo>& infos, std::vector<TensorRef>& refs) {
+    if (!signature.is_object() || !signature.contains(key) || !signature[key].is_object()) return;
+    for (const auto& [k, entry] : signature[key].items()) {
+      GraphTensorInfo info = infoFromSignature(k, entry);
+      auto [node, output] = splitTensorName(info.name);
+      auto it = m.index.find(node);
+      if (it == m.index.end()) continue;  // as TF.js: entries naming no node are skipped
+      refs.push_back({it->second, output < 0 ? 0 : output});
+      infos.push_back(info);
+    }
+  };
+  fromSignature("inputs", m.inputs, m.inputRefs);
+  fromSignature("outputs", m.outputs, m.outputRefs);
+  if (m.inputRefs.empty())
+    for (size_t i = 0; i < m.nodes.size(); ++i)
+      if (m.nodes[i].op.rfind("Placeholder", 0) == 0) {
+        m.inputRefs.push_back({static_cast<int>(i), 0});
+        m.inputs.push_back(Impl::placeholderInfo(m.nodes[i]));
+      }
+  if (m.outputRefs.empty())
+    for (size_t i = 0; i < m.nodes.size(); ++i)
+      if (consumers[i].empty()) {
+        bool control = false;  // TF.js counts control consumers too
+        for (size_t c = 0; c < nodes.size() && !control; ++c)
+          if (nodes[c].contains("input") && nodes[c]["input"].is_array())
+            for (const Json& in : nodes[c]["input"])
+              if (in.is_string() && in.get<std::string>() == "^" + m.nodes[i].name) control = true;
+        if (control) continue;
+        m.outputRefs.push_back({static_cast<int>(i), 0});
+        GraphTensorInfo info;
+        info.name = m.nodes[i].name;
+        NodeContext ctx(m.nodes[i], {});
+        try {
+          info.dtype = ctx.attrType("T", ctx.attrType("dtype", ctx.attrType("DstT", DType::float32)));
+        } catch (const Error&) {
+        }
+        m.outputs.push_back(info);
+      }
+  return GraphModel(std::move(impl));
+}
+
+const std::vector<GraphTensorInfo>& GraphModel::inputs() const { return impl_->inputs; }
+const std::vector<GraphTensorInfo>& GraphModel::outputs() const { return impl_->outputs; }
+const Config& GraphModel::metadata() const { return impl_->metadata; }
+size_t GraphModel::numNodes() const { return impl_->nodes.size(); }
+
+std::vector<Tensor> GraphModel::predict(const std::vector<Tensor>& inputs) const {
+  const Impl& m = *impl_;
+  check(inputs.size() == m.inputs.size(), kOp, m.source, ": predict takes ", m.inputs.size(),
+        " input tensors (", [&] {
+          std::string names;
+          for (const GraphTensorInfo& i : m.inputs) names += (names.empty() ? "" : ", ") + i.name;
+          return names;
+        }(), "), got ", inputs.size());
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorRef& r = m.inputRefs[i];
+    feeds.emplace_back(m.nodes[r.node].name, inputs[i]);
+    m.checkFed(&m.inputs[i], m.inputs[i].name, inputs[i]);
+  }
+  std::vector<std::string> outs;
+  for (const TensorRef& r : m.outputRefs)
+    outs.push_back(r.output == 0 ? m.nodes[r.node].name : m.nodes[r.node].name + ":" + std::to_string(r.output));
+  return m.run(feeds, outs);
+}
+
+Tensor GraphModel::predict(const Tensor& input) const {
+  check(impl_->outputs.size() == 1, kOp, impl_->source, ": predict(tensor) needs a model with one output; this one has ",
+        impl_->outputs.size(), ": use predict({...})");
+  return predict(std::vector<Tensor>{input}).at(0);
+}
+
+std::vector<Tensor> GraphModel::execute(const std::vector<std::pair<std::string, Tensor>>& inputs,
+                                        const std::vector<std::string>& outputNames) const {
+  return impl_->run(inputs, outputNames);
+}
+
+void GraphModel::dispose() {
+  for (Value& v : impl_->constants)
+    if (v.defined()) v.tensor().dispose();
+  impl_->constants.clear();
+  impl_->disposed = true;
+}
+
+bool GraphModel::isDisposed() const { return impl_->disposed; }
+
+std::vector<std::string> graphModelOps() {
+  std::vector<std::string> ops{"Const", "Placeholder", "PlaceholderWithDefault"};
+  for (const auto& [name, fn] : graph::opTable()) ops.push_back(name);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+namespace graph {
+const OpTable& opTable() {
+  static const OpTable table = [] {
+    OpTable t;
+    addMathOps(t);
+    addNnOps(t);
+    addShapeOps(t);
+    addImageOps(t);
+    return t;
+  }();
+  return table;
+}
+}  // namespace graph
+
+}  // namespace glint

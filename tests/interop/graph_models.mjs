@@ -1,0 +1,405 @@
+// Small TF.js graph models written by hand (GraphDef JSON + weights), run
+// with TF.js's own tf.loadGraphModel on the cpu backend. For each model it
+// writes <out>/<model>/model.json + shard, and cases.json: the inputs fed,
+// the tensors asked for (outputs and intermediate nodes, through execute)
+// and what TF.js computed. GraphInterop.* (tests/unit/graph_model_test.cpp)
+// loads the same files with Glint and compares.
+//   node tests/interop/graph_models.mjs build/interop/graph
+import fs from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import {fileHandler} from './fs_handler.mjs';
+
+const out = process.argv[2] ?? 'build/interop/graph';
+await tf.setBackend('cpu');
+const warn = console.warn;  // executeAsync's advice to use execute, on every small model
+console.warn = (...a) => { if (!String(a[0]).includes('did not contain')) warn(...a); };
+
+let seed = 12345;
+function random() {  // a fixed LCG, so every run writes the same values
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+}
+const randoms = (n, lo = -1, hi = 1) => Array.from({length: n}, () => lo + (hi - lo) * random());
+const size = (shape) => shape.reduce((a, b) => a * b, 1);
+
+const b64 = (s) => Buffer.from(s).toString('base64');
+const A = {
+  type: (t) => ({type: t}),
+  ints: (v) => ({list: {i: v.map(String)}}),
+  strs: (v) => ({list: {s: v.map(b64)}}),
+  s: (v) => ({s: b64(v)}),
+  b: (v) => ({b: v}),
+  f: (v) => ({f: v}),
+  i: (v) => ({i: String(v)}),
+};
+const DT = {float32: 'DT_FLOAT', int32: 'DT_INT32', bool: 'DT_BOOL'};
+
+function toHalf(f) {
+  const view = new DataView(new ArrayBuffer(4));
+  view.setFloat32(0, f);
+  const x = view.getUint32(0);
+  const sign = (x >>> 16) & 0x8000;
+  const e = ((x >>> 23) & 0xff) - 127 + 15;
+  const m = x & 0x7fffff;
+  if (e <= 0) return sign;
+  if (e >= 31) return sign | 0x7c00;
+  return (sign | (e << 10) | (m >>> 13)) + ((m & 0x1000) ? 1 : 0);
+}
+
+class Graph {
+  constructor() {
+    this.nodes = [];
+    this.weights = [];
+  }
+  node(name, op, inputs = [], attr = {}) {
+    this.nodes.push({name, op, input: inputs, attr});
+    return name;
+  }
+  placeholder(name, shape, dtype = 'float32') {
+    return this.node(name, 'Placeholder', [], {
+      dtype: A.type(DT[dtype]),
+      shape: {shape: {dim: shape.map((d) => ({size: String(d)}))}},
+    });
+  }
+  // quantize: undefined, 'uint8', 'uint16' or 'float16' (float32 weights).
+  const(name, values, shape, dtype = 'float32', quantize) {
+    this.weights.push({name, values, shape, dtype, quantize});
+    return this.node(name, 'Const', [], {
+      dtype: A.type(DT[dtype]),
+      value: {tensor: {dtype: DT[dtype], tensorShape: {dim: shape.map((d) => ({size: String(d)}))}}},
+    });
+  }
+  ints(name, values) {
+    return this.const(name, values, [values.length], 'int32');
+  }
+  scalarInt(name, v) {
+    return this.const(name, [v], [], 'int32');
+  }
+  scalar(name, v) {
+    return this.const(name, [v], [], 'float32');
+  }
+  write(dir, signature) {
+    fs.mkdirSync(dir, {recursive: true});
+    const specs = [];
+    const chunks = [];
+    for (const w of this.weights) {
+      const spec = {name: w.name, shape: w.shape, dtype: w.dtype};
+      if (w.quantize === 'float16') {
+        spec.quantization = {dtype: 'float16'};
+        chunks.push(Buffer.from(new Uint16Array(w.values.map(toHalf)).buffer));
+      } else if (w.quantize === 'uint8' || w.quantize === 'uint16') {
+        const top = w.quantize === 'uint8' ? 255 : 65535;
+        const min = Math.min(...w.values), max = Math.max(...w.values);
+        const scale = (max - min) / top || 1;
+        spec.quantization = {dtype: w.quantize, min, scale};
+        const codes = w.values.map((v) => Math.round((v - min) / scale));
+        chunks.push(Buffer.from((w.quantize === 'uint8' ? new Uint8Array(codes) : new Uint16Array(codes)).buffer));
+      } else if (w.dtype === 'float32') {
+        chunks.push(Buffer.from(new Float32Array(w.values).buffer));
+      } else if (w.dtype === 'int32') {
+        chunks.push(Buffer.from(new Int32Array(w.values).buffer));
+      } else {
+        chunks.push(Buffer.from(new Uint8Array(w.values)));
+      }
+      specs.push(spec);
+    }
+    fs.writeFileSync(path.join(dir, 'weights.bin'), Buffer.concat(chunks));
+    const modelJson = {
+      format: 'graph-model',
+      generatedBy: 'glint tests/interop/graph_models.mjs',
+      convertedBy: null,
+      modelTopology: {node: this.nodes, library: {}, versions: {producer: 1}},
+      weightsManifest: [{paths: ['weights.bin'], weights: specs}],
+    };
+    if (signature) modelJson.signature = signature;
+    fs.writeFileSync(path.join(dir, 'model.json'), JSON.stringify(modelJson));
+  }
+}
+
+const toJson = async (t) => ({shape: t.shape, dtype: t.dtype, data: Array.from(await t.data())});
+
+// Runs the model in TF.js: predict (when `predict`), and execute of every
+// name in `names`; writes cases.json beside it.
+async function record(dir, feeds, names, predict = true) {
+  const model = await tf.loadGraphModel(fileHandler(dir));
+  const inputs = Object.entries(feeds).map(([name, t]) => ({name, ...t}));
+  const tensors = {};
+  for (const i of inputs) tensors[i.name] = tf.tensor(i.data, i.shape, i.dtype);
+  const cases = [];
+  if (predict) {
+    const ordered = model.inputs.map((i) => tensors[i.name.replace(/:0$/, '')]);
+    let y = model.predict(ordered.length === 1 ? ordered[0] : ordered);
+    if (!Array.isArray(y)) y = [y];
+    cases.push({kind: 'predict', outputs: model.outputs.map((o) => o.name), expected: await Promise.all(y.map(toJson))});
+  }
+  for (const name of names) {
+    const y = await model.executeAsync(tensors, [name]);
+    cases.push({kind: 'execute', outputs: [name], expected: [await toJson(Array.isArray(y) ? y[0] : y)]});
+  }
+  fs.writeFileSync(path.join(dir, 'cases.json'), JSON.stringify({inputs, cases}));
+  console.log(`${path.basename(dir)}: ${cases.length} cases`);
+}
+
+const F = (shape, lo, hi) => ({shape, dtype: 'float32', data: randoms(size(shape), lo, hi)});
+
+// ---- convnet: convolutions, pooling, fused ops, batch norm, matmuls -------
+{
+  const g = new Graph();
+  const T = {T: A.type('DT_FLOAT')};
+  const nhwc = {data_format: A.s('NHWC')};
+  g.placeholder('image', [-1, 8, 8, 3]);
+  g.const('w1', randoms(3 * 3 * 3 * 4), [3, 3, 3, 4], 'float32', 'uint8');
+  g.const('b1', randoms(4), [4]);
+  g.node('conv1', 'Conv2D', ['image', 'w1'], {...T, ...nhwc, strides: A.ints([1, 1, 1, 1]), padding: A.s('SAME'),
+    dilations: A.ints([1, 1, 1, 1])});
+  g.node('bias1', 'BiasAdd', ['conv1', 'b1'], {...T, ...nhwc});
+  g.node('relu1', 'Relu', ['bias1'], T);
+  // NCHW: TF.js runs Conv2D in it (its depthwise, pooling and BiasAdd
+  // ignore or mishandle data_format, so only Conv2D is compared), but reads
+  // strides at the NHWC positions: unit strides, where that cannot matter.
+  g.ints('to_nchw', [0, 3, 1, 2]);
+  g.node('image_nchw', 'Transpose', ['image', 'to_nchw'], {...T, Tperm: A.type('DT_INT32')});
+  g.node('conv_nchw', 'Conv2D', ['image_nchw', 'w1'], {...T, data_format: A.s('NCHW'), strides: A.ints([1, 1, 1, 1]),
+    padding: A.s('SAME'), dilations: A.ints([1, 1, 1, 1])});
+  g.const('w2', randoms(2 * 2 * 4 * 6), [2, 2, 4, 6], 'float32', 'float16');
+  g.const('b2', randoms(6), [6], 'float32', 'uint16');
+  g.node('fconv2', '_FusedConv2D', ['relu1', 'w2', 'b2'], {...T, ...nhwc, strides: A.ints([1, 2, 2, 1]),
+    padding: A.s('VALID'), dilations: A.ints([1, 1, 1, 1]), fused_ops: A.strs(['BiasAdd', 'Relu6']), num_args: A.i(1)});
+  g.const('dw3', randoms(3 * 3 * 6 * 1), [3, 3, 6, 1]);
+  g.node('dconv3', 'DepthwiseConv2dNative', ['fconv2', 'dw3'], {...T, ...nhwc, strides: A.ints([1, 1, 1, 1]),
+    padding: A.s('SAME'), dilations: A.ints([1, 2, 2, 1])});
+  g.const('dw4', randoms(3 * 3 * 6 * 2), [3, 3, 6, 2]);
+  g.const('b4', randoms(12), [12]);
+  g.const('alpha4', randoms(12, 0, 0.5), [12]);
+  g.node('fdconv4', 'FusedDepthwiseConv2dNative', ['dconv3', 'dw4', 'b4', 'alpha4'], {...T, ...nhwc,
+    strides: A.ints([1, 1, 1, 1]), padding: A.s('SAME'), dilations: A.ints([1, 1, 1, 1]),
+    fused_ops: A.strs(['BiasAdd', 'Prelu']), num_args: A.i(2)});
+  g.const('w5', randoms(2 * 2 * 12 * 5), [2, 2, 12, 5]);
+  g.node('conv5', 'Conv2D', ['fdconv4', 'w5'], {...T, ...nhwc, strides: A.ints([1, 1, 1, 1]), padding: A.s('EXPLICIT'),
+    explicit_paddings: A.ints([0, 0, 1, 0, 0, 1, 0, 0]), dilations: A.ints([1, 1, 1, 1])});
+  g.node('lrelu5', 'LeakyRelu', ['conv5'], {...T, alpha: A.f(0.1)});
+  g.const('w6', randoms(5 * 5 * 3), [1, 1, 5, 15]);  // 1x1 conv, fused leaky relu
+  g.const('b6', randoms(15), [15]);
+  g.node('fconv6', '_FusedConv2D', ['lrelu5', 'w6', 'b6'], {...T, ...nhwc, strides: A.ints([1, 1, 1, 1]),
+    padding: A.s('SAME'), dilations: A.ints([1, 1, 1, 1]), fused_ops: A.strs(['BiasAdd', 'LeakyRelu']),
+    num_args: A.i(1), leakyrelu_alpha: A.f(0.3)});
+  g.node('pool1', 'MaxPool', ['fconv6'], {...T, ...nhwc, ksize: A.ints([1, 2, 2, 1]), strides: A.ints([1, 1, 1, 1]),
+    padding: A.s('SAME')});
+  g.node('pool2', 'AvgPool', ['pool1'], {...T, ...nhwc, ksize: A.ints([1, 2, 2, 1]), strides: A.ints([1, 1, 1, 1]),
+    padding: A.s('VALID')});
+  g.const('bn_scale', randoms(15, 0.5, 1.5), [15]);
+  g.const('bn_offset', randoms(15), [15]);
+  g.const('bn_mean', randoms(15), [15]);
+  g.const('bn_var', randoms(15, 0.5, 2), [15]);
+  g.node('bn', 'FusedBatchNormV3', ['pool2', 'bn_scale', 'bn_offset', 'bn_mean', 'bn_var'], {...T, ...nhwc,
+    epsilon: A.f(0.001), is_training: A.b(false)});
+  g.node('elu', 'Elu', ['bn'], T);
+  g.const('up_size', [6, 5], [2], 'int32');
+  g.node('up', 'ResizeBilinear', ['elu', 'up_size'], {...T, align_corners: A.b(false), half_pixel_centers: A.b(true)});
+  g.node('up2', 'ResizeBilinear', ['elu', 'up_size'], {...T, align_corners: A.b(true), half_pixel_centers: A.b(false)});
+  g.node('up3', 'ResizeNearestNeighbor', ['elu', 'up_size'], {...T, align_corners: A.b(false), half_pixel_centers: A.b(true)});
+  g.node('up4', 'ResizeNearestNeighbor', ['elu', 'up_size'], {...T, align_corners: A.b(true), half_pixel_centers: A.b(false)});
+  g.node('ups', 'AddN', ['up', 'up2', 'up3', 'up4'], T);
+  g.const('wt', randoms(3 * 3 * 4 * 15), [3, 3, 4, 15]);
+  g.const('wt_shape', [2, 12, 10, 4], [4], 'int32');
+  g.node('deconv', 'Conv2DBackpropInput', ['wt_shape', 'wt', 'ups'], {...T, ...nhwc, strides: A.ints([1, 2, 2, 1]),
+    padding: A.s('SAME'), dilations: A.ints([1, 1, 1, 1])});
+  g.node('sig', 'Sigmoid', ['deconv'], T);
+  g.scalarInt('dummy', 0);
+  g.ints('axes12', [1, 2]);
+  g.node('gap', 'Mean', ['sig', 'axes12'], {...T, keep_dims: A.b(false)});
+  g.const('fc_w', randoms(4 * 7), [4, 7]);
+  g.node('fc', 'MatMul', ['gap', 'fc_w'], {...T, transpose_a: A.b(false), transpose_b: A.b(false)});
+  g.node('tanh', 'Tanh', ['fc'], T);
+  g.const('fc2_w', randoms(5 * 7), [5, 7]);
+  g.const('fc2_b', randoms(5), [5]);
+  g.node('fc2', '_FusedMatMul', ['tanh', 'fc2_w', 'fc2_b'], {...T, transpose_a: A.b(false), transpose_b: A.b(true),
+    fused_ops: A.strs(['BiasAdd', 'Relu']), num_args: A.i(1)});
+  g.node('softplus', 'Softplus', ['fc2'], T);
+  g.const('bm', randoms(5 * 5), [1, 5, 5]);
+  g.node('fc_e', 'ExpandDims', ['softplus', 'dummy'], {...T});
+  g.node('bmm', 'BatchMatMulV2', ['fc_e', 'bm'], {...T, adj_x: A.b(false), adj_y: A.b(true)});
+  g.node('selu', 'Selu', ['bmm'], T);
+  g.node('probs', 'Softmax', ['selu'], T);
+  g.node('logprobs', 'LogSoftmax', ['selu'], T);
+  const dir = path.join(out, 'convnet');
+  g.write(dir, {
+    inputs: {image: {name: 'image:0', dtype: 'DT_FLOAT', tensorShape: {dim: [{size: '-1'}, {size: '8'}, {size: '8'}, {size: '3'}]}}},
+    outputs: {probs: {name: 'probs:0', dtype: 'DT_FLOAT'}, logprobs: {name: 'logprobs:0', dtype: 'DT_FLOAT'}},
+  });
+  await record(dir, {image: F([2, 8, 8, 3], -1, 1)},
+               ['relu1', 'conv_nchw', 'fconv2', 'dconv3', 'fdconv4', 'conv5', 'fconv6', 'pool1', 'pool2', 'bn', 'up', 'up2', 'up3',
+                'up4', 'deconv', 'gap', 'fc2', 'bmm', 'probs']);
+}
+
+// ---- shapes: shape arithmetic on the host, slicing, joining, creation ------
+{
+  const g = new Graph();
+  const T = {T: A.type('DT_FLOAT')};
+  const I = {T: A.type('DT_INT32')};
+  g.placeholder('x', [-1, 3, 4]);
+  g.node('shape', 'Shape', ['x'], {...T, out_type: A.type('DT_INT32')});
+  g.ints('s0', [0]); g.ints('s1', [1]); g.ints('s2', [2]); g.ints('s3', [3]); g.ints('one', [1]);
+  g.node('batch', 'StridedSlice', ['shape', 's0', 's1', 'one'], {...I, Index: A.type('DT_INT32'),
+    begin_mask: A.i(0), end_mask: A.i(0), ellipsis_mask: A.i(0), new_axis_mask: A.i(0), shrink_axis_mask: A.i(1)});
+  g.node('tail', 'StridedSlice', ['shape', 's1', 's3', 'one'], {...I, Index: A.type('DT_INT32'),
+    begin_mask: A.i(0), end_mask: A.i(1), ellipsis_mask: A.i(0), new_axis_mask: A.i(0), shrink_axis_mask: A.i(0)});
+  g.scalarInt('zero_axis', 0);
+  g.node('flat', 'Prod', ['tail', 'zero_axis'], {...I, keep_dims: A.b(false)});
+  g.node('newshape', 'Pack', ['batch', 'flat'], {...I, axis: A.i(0), N: A.i(2)});
+  g.node('reshaped', 'Reshape', ['x', 'newshape'], T);  // [-1, 12]
+  g.ints('perm', [1, 0]);
+  g.node('transposed', 'Transpose', ['reshaped', 'perm'], {...T, Tperm: A.type('DT_INT32')});
+  g.scalarInt('ax1', 1);
+  g.node('expanded', 'ExpandDims', ['transposed', 'ax1'], T);
+  g.node('squeezed', 'Squeeze', ['expanded'], {...T, squeeze_dims: A.ints([1])});
+  g.node('concat', 'ConcatV2', ['transposed', 'squeezed', 'ax1'], {...T, N: A.i(2), Tidx: A.type('DT_INT32')});
+  g.node('stacked', 'Pack', ['transposed', 'squeezed'], {...T, axis: A.i(2), N: A.i(2)});
+  g.node('unpacked', 'Unpack', ['stacked'], {...T, axis: A.i(2), num: A.i(2)});
+  g.node('diff', 'Sub', ['unpacked:0', 'unpacked:1'], T);
+  g.const('pads', [1, 0, 0, 2], [2, 2], 'int32');
+  g.node('padded', 'Pad', ['concat', 'pads'], T);
+  g.scalar('padval', 0.5);
+  g.node('padded2', 'PadV2', ['concat', 'pads', 'padval'], T);
+  // TF.js 4.22 mixes up the strides of the axes after a shrunk one
+  // (x[1, ::2, 0] gives x[1, 0, ::2], or throws); Glint follows TensorFlow.
+  // These two slices keep shrinking and strides apart, where both agree.
+  g.ints('ss_b', [1, 1, 0]); g.ints('ss_e', [2, 5, 4]); g.ints('ss_s', [1, 1, 1]);
+  g.node('ss3', 'StridedSlice', ['x', 'ss_b', 'ss_e', 'ss_s'], {...T, Index: A.type('DT_INT32'),
+    begin_mask: A.i(0), end_mask: A.i(0), ellipsis_mask: A.i(0), new_axis_mask: A.i(0), shrink_axis_mask: A.i(1)});
+  g.ints('ss4_b', [0, 0, -1]); g.ints('ss4_e', [2, 5, 0]); g.ints('ss4_s', [1, 2, -2]);
+  g.node('ss4', 'StridedSlice', ['x', 'ss4_b', 'ss4_e', 'ss4_s'], {...T, Index: A.type('DT_INT32'),
+    begin_mask: A.i(1), end_mask: A.i(5), ellipsis_mask: A.i(0), new_axis_mask: A.i(0), shrink_axis_mask: A.i(0)});
+  g.ints('sl_b', [0, 1]); g.ints('sl_s', [-1, 3]);
+  g.node('sliced', 'Slice', ['padded', 'sl_b', 'sl_s'], {...T, Index: A.type('DT_INT32')});
+  g.node('split', 'Split', ['ax1', 'padded2'], {...T, num_split: A.i(2)});
+  g.ints('sizes', [1, -1, 3]);
+  g.scalarInt('ax0', 0);
+  g.node('splitv', 'SplitV', ['padded2', 'sizes', 'ax0'], {...T, num_split: A.i(3), Tlen: A.type('DT_INT32')});
+  g.node('sv_sum', 'AddV2', ['splitv:0', 'splitv:2'], T);
+  g.node('fill', 'Fill', ['newshape', 'padval'], {...T, index_type: A.type('DT_INT32')});
+  g.ints('reps', [2, 1]);
+  g.node('tiled', 'Tile', ['reshaped', 'reps'], {...T, Tmultiples: A.type('DT_INT32')});
+  g.ints('gidx', [3, 0, 3, 11]);
+  g.node('gathered', 'GatherV2', ['reshaped', 'gidx', 'ax1'], {...T, Taxis: A.type('DT_INT32'),
+    Tindices: A.type('DT_INT32'), batch_dims: A.i(0)});
+  g.scalarInt('r0', 2); g.scalarInt('r1', 11); g.scalarInt('r2', 3);
+  g.node('range', 'Range', ['r0', 'r1', 'r2'], {Tidx: A.type('DT_INT32')});
+  g.node('rangef', 'Cast', ['range'], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT'), Truncate: A.b(false)});
+  g.node('rangeg', 'GatherV2', ['reshaped', 'range', 'ax1'], {...T, batch_dims: A.i(0)});
+  g.const('nd_idx', [1, 2, 0, 0, 1, 1], [3, 2], 'int32');
+  g.node('gathernd', 'GatherNd', ['x', 'nd_idx'], {Tparams: A.type('DT_FLOAT'), Tindices: A.type('DT_INT32')});
+  g.node('zl', 'ZerosLike', ['reshaped'], T);
+  g.node('ol', 'OnesLike', ['reshaped'], T);
+  g.node('zo', 'Add', ['zl', 'ol'], T);
+  g.node('idn', 'IdentityN', ['zo', 'fill'], {T: {list: {type: ['DT_FLOAT', 'DT_FLOAT']}}});
+  g.node('sg', 'StopGradient', ['idn:1'], T);
+  g.node('id', 'Identity', ['sg'], T);
+  g.node('xi', 'Cast', ['x'], {SrcT: A.type('DT_FLOAT'), DstT: A.type('DT_INT32')});
+  g.node('xi_shape', 'Shape', ['xi'], {...I});
+  g.node('shape_f', 'Cast', ['xi_shape'], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT')});
+  const dir = path.join(out, 'shapes');
+  g.write(dir);
+  await record(dir, {x: F([2, 3, 4], -3, 3)},
+               ['reshaped', 'transposed', 'squeezed', 'concat', 'stacked', 'diff', 'padded', 'padded2', 'ss3', 'ss4',
+                'sliced', 'split:1', 'sv_sum', 'splitv:1', 'fill', 'tiled', 'gathered', 'rangef', 'rangeg', 'zo',
+                'id', 'xi', 'shape_f', 'newshape', 'gathernd'], false);
+}
+
+// ---- math: element-wise, comparisons, logic, reductions -------------------
+{
+  const g = new Graph();
+  const T = {T: A.type('DT_FLOAT')};
+  g.placeholder('a', [3, 4]);
+  g.placeholder('b', [3, 4]);
+  g.placeholder('k', [3, 4], 'int32');
+  const bin = ['Add', 'AddV2', 'Sub', 'Mul', 'RealDiv', 'Div', 'FloorDiv', 'FloorMod', 'Maximum', 'Minimum',
+               'SquaredDifference'];
+  const names = [];
+  for (const op of bin) names.push(g.node(op.toLowerCase(), op, ['a', 'b'], T));
+  // TF.js's FloorDiv of float32 gives int32 (TensorFlow's gives float32, as
+  // Glint's does): compared through a cast to float32.
+  names.splice(names.indexOf('floordiv'), 1,
+               g.node('floordiv_f', 'Cast', ['floordiv'], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT')}));
+  g.node('absb', 'Abs', ['b'], T);
+  g.scalar('half', 0.5);
+  g.node('pos', 'AddV2', ['absb', 'half'], T);
+  names.push(g.node('pow', 'Pow', ['pos', 'a'], T));
+  const unary = ['Rsqrt', 'Sqrt', 'Log', 'Reciprocal'];
+  for (const op of unary) names.push(g.node(op.toLowerCase(), op, ['pos'], T));
+  for (const op of ['Square', 'Exp', 'Neg', 'Abs', 'Floor', 'Ceil', 'Round', 'Sign', 'Sin', 'Cos', 'Relu', 'Relu6',
+                    'Elu', 'Selu', 'Sigmoid', 'Tanh', 'Softplus'])
+    names.push(g.node('u_' + op.toLowerCase(), op, ['a'], T));
+  g.const('alpha', randoms(4, 0, 0.5), [4]);
+  names.push(g.node('prelu', 'Prelu', ['a', 'alpha'], T));
+  names.push(g.node('lrelu', 'LeakyRelu', ['a'], {...T, alpha: A.f(0.25)}));
+  g.scalar('lo', -0.3); g.scalar('hi', 0.4);
+  names.push(g.node('clip', 'ClipByValue', ['a', 'lo', 'hi'], T));
+  names.push(g.node('addn', 'AddN', ['a', 'b', 'a'], {...T, N: A.i(3)}));
+  for (const op of ['Less', 'LessEqual', 'Greater', 'GreaterEqual', 'Equal', 'NotEqual'])
+    names.push(g.node('c_' + op.toLowerCase(), op, ['a', 'b'], T));
+  names.push(g.node('and', 'LogicalAnd', ['c_less', 'c_notequal'], {}));
+  names.push(g.node('or', 'LogicalOr', ['c_greater', 'c_equal'], {}));
+  names.push(g.node('not', 'LogicalNot', ['c_less'], {}));
+  names.push(g.node('select', 'Select', ['c_less', 'a', 'b'], T));
+  names.push(g.node('selectv2', 'SelectV2', ['c_greater', 'a', 'half'], T));
+  g.ints('axis1', [1]);
+  g.ints('axis0', [0]);
+  g.ints('axes01', [0, 1]);
+  for (const op of ['Mean', 'Sum', 'Max', 'Min', 'Prod'])
+    names.push(g.node('r_' + op.toLowerCase(), op, ['a', op === 'Prod' ? 'axis0' : 'axis1'], {...T, keep_dims: A.b(op === 'Sum')}));
+  names.push(g.node('r_all', 'Sum', ['a', 'axes01'], {...T, keep_dims: A.b(false)}));
+  g.scalarInt('dim1', 1);
+  g.scalarInt('dim0', 0);
+  names.push(g.node('argmax', 'ArgMax', ['a', 'dim1'], {...T, output_type: A.type('DT_INT32')}));
+  names.push(g.node('argmin', 'ArgMin', ['a', 'dim0'], {...T, output_type: A.type('DT_INT32')}));
+  // int32 arithmetic: TF.js divides int32 by int32 with floor division.
+  g.const('kd', [3], [], 'int32');
+  const IT = {T: A.type('DT_INT32')};
+  names.push(g.node('k_div', 'RealDiv', ['k', 'kd'], IT));
+  names.push(g.node('k_floordiv', 'FloorDiv', ['k', 'kd'], IT));
+  names.push(g.node('k_mod', 'FloorMod', ['k', 'kd'], IT));
+  names.push(g.node('k_mul', 'Mul', ['k', 'k'], IT));
+  names.push(g.node('k_cast', 'Cast', ['a'], {SrcT: A.type('DT_FLOAT'), DstT: A.type('DT_INT32')}));
+  names.push(g.node('k_bool', 'Cast', ['k'], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_BOOL')}));
+  const dir = path.join(out, 'math');
+  g.write(dir);
+  const k = {shape: [3, 4], dtype: 'int32', data: randoms(12, -9, 9).map(Math.round)};
+  await record(dir, {a: F([3, 4], -2, 2), b: F([3, 4], -2, 2), k}, names, false);
+}
+
+// ---- detect: boxes, NMS, TopK, Where ---------------------------------------
+{
+  const g = new Graph();
+  g.placeholder('boxes', [-1, 4]);
+  g.placeholder('scores', [-1]);
+  g.scalarInt('max_out', 20);
+  g.scalar('iou', 0.3);
+  g.scalar('score_thr', 0.2);
+  g.scalar('sigma', 0.5);
+  g.node('nms2', 'NonMaxSuppressionV2', ['boxes', 'scores', 'max_out', 'iou'], {T: A.type('DT_FLOAT')});
+  g.node('nms3', 'NonMaxSuppressionV3', ['boxes', 'scores', 'max_out', 'iou', 'score_thr'], {T: A.type('DT_FLOAT')});
+  g.node('nms4', 'NonMaxSuppressionV4', ['boxes', 'scores', 'max_out', 'iou', 'score_thr'],
+         {T: A.type('DT_FLOAT'), pad_to_max_output_size: A.b(true)});
+  g.node('nms5', 'NonMaxSuppressionV5', ['boxes', 'scores', 'max_out', 'iou', 'score_thr', 'sigma'], {T: A.type('DT_FLOAT')});
+  g.scalarInt('ax0', 0);
+  g.node('picked', 'GatherV2', ['boxes', 'nms3', 'ax0'], {batch_dims: A.i(0)});
+  g.scalarInt('k', 4);
+  g.node('topk', 'TopKV2', ['scores', 'k'], {sorted: A.b(true)});
+  g.scalar('thr', 0.5);
+  g.node('high', 'Greater', ['scores', 'thr'], {});
+  g.node('where', 'Where', ['high'], {T: A.type('DT_BOOL')});
+  const dir = path.join(out, 'detect');
+  g.write(dir);
+  // Clusters of overlapping boxes, so suppression has work to do.
+  const n = 24;
+  const boxes = [];
+  for (let i = 0; i < n; ++i) {
+    const cy = Math.floor(i / 8) * 0.3 + random() * 0.1, cx = (i % 4) * 0.2 + random() * 0.1;
+    boxes.push(cy, cx, cy + 0.2 + random() * 0.1, cx + 0.2 + random() * 0.1);
+  }
+  await record(dir, {boxes: {shape: [n, 4], dtype: 'float32', data: boxes}, scores: F([n], 0, 1)},
+               ['nms2', 'nms3', 'nms4:0', 'nms4:1', 'nms5:0', 'nms5:1', 'picked', 'topk:0', 'topk:1',
+                'where'], false);
+}

@@ -8,6 +8,9 @@ void registerBuiltinLayers() {
   registerNormalizationLayers();
   registerRecurrentLayers();
   registerMergeLayers();
+  registerMaskingLayers();
+  registerRnnCellLayers();
+  registerConvLstmLayers();
   registerModelClasses();
 }
 

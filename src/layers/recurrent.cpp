@@ -88,7 +88,7 @@ class Recurrent : public Layer {
     if (r.boolean("stateful", false))
       r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
     if (r.has("implementation")) implementation_ = r.integer("implementation");
-    // Keras configs carry these.
+    // Keras configs carry time_major.
     if (r.boolean("time_major", false))
       r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
     flags_.zeroOutputForMask = r.boolean("zero_output_for_mask", false);
@@ -167,8 +167,8 @@ class Recurrent : public Layer {
     if (flags.goBackwards) std::reverse(steps.begin(), steps.end());
 
     std::vector<Tensor> prepared = prepare();
-    std::vector<Tensor> states(static_cast<size_t>(numStates_), zeros({batch, units_}));
-    if (in.size() > 1) states.assign(in.begin() + 1, in.end());
+    std::vector<Tensor> states = in.size() > 1 ? std::vector<Tensor>(in.begin() + 1, in.end())
+                                               : std::vector<Tensor>(static_cast<size_t>(numStates_), zeros({batch, units_}));
     std::vector<Tensor> outputs;
     for (size_t t = 0; t < steps.size(); ++t) {
       std::vector<Tensor> next =

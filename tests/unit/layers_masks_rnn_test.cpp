@@ -213,6 +213,63 @@ TEST(LayersMasks, BidirectionalAndTimeDistributedCarryTheMask) {
   });
 }
 
+/// [2, 5, 3] of nonzero values, all-zero at the steps keep marks false.
+Tensor paddedAs(const std::vector<std::vector<bool>>& keep) {
+  std::vector<float> v;
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t t = 0; t < 5; ++t)
+      for (int64_t k = 0; k < 3; ++k)
+        v.push_back(keep[n][t] ? static_cast<float>(0.2 + 0.5 * std::sin(1.3 * (n * 15 + t * 3 + k))) : 0.0f);
+  return tensor(v, {2, 5, 3});
+}
+
+TEST(LayersMasks, MergeLayersCombineMasks) {
+  forEachBackend([] {
+    const std::vector<std::vector<bool>> keepA = {{true, false, true, true, true}, {true, true, true, false, false}};
+    const std::vector<std::vector<bool>> keepB = {{true, true, true, false, true}, {false, true, true, true, true}};
+    Tensor a = paddedAs(keepA), b = paddedAs(keepB);
+    auto xa = input({{"shape", {5, 3}}}), xb = input({{"shape", {5, 3}}});
+    auto ma = layers::masking()->apply(xa), mb = layers::masking()->apply(xb);
+    setSeed(9);
+    auto afterAdd = layers::gru({{"units", 2}, {"returnSequences", true}, {"biasInitializer", kRandomBias}});
+    auto afterConcat = layers::simpleRNN({{"units", 2}, {"returnSequences", true}});
+    auto afterTimeConcat = layers::lstm({{"units", 2}});
+    ModelPtr m = model({xa, xb}, {afterAdd->apply(layers::add()->apply(std::vector<SymbolicTensorPtr>{ma, mb})[0]),
+                                  afterConcat->apply(layers::concatenate()->apply(std::vector<SymbolicTensorPtr>{ma, xb})[0]),
+                                  afterTimeConcat->apply(layers::concatenate({{"axis", 1}})->apply(std::vector<SymbolicTensorPtr>{ma, mb})[0])});
+    std::vector<Tensor> ys = m->predict(std::vector<Tensor>{a, b});
+
+    // Add: a step counts where both inputs keep it.
+    std::vector<std::vector<bool>> both = keepA;
+    for (int n = 0; n < 2; ++n)
+      for (int t = 0; t < 5; ++t) both[n][t] = keepA[n][t] && keepB[n][t];
+    auto plainGru = layers::gru({{"units", 2}, {"returnSequences", true}});
+    Tensor sum = add(a, b);
+    plainGru->apply(sum);
+    plainGru->setWeights(afterAdd->getWeights());
+    expectClose(toVec(ys[0]), maskedExpectation(*plainGru, sum, both, false, true, 2), "add");
+
+    // Concatenate on features with an unmasked input: the masked one's mask.
+    auto plainRnn = layers::simpleRNN({{"units", 2}, {"returnSequences", true}});
+    Tensor cat = concat({a, b}, -1);
+    plainRnn->apply(cat);
+    plainRnn->setWeights(afterConcat->getWeights());
+    expectClose(toVec(ys[1]), maskedExpectation(*plainRnn, cat, keepA, false, true, 2), "concat features");
+
+    // Concatenate on time: the masks follow their steps.
+    std::vector<std::vector<bool>> joined(2);
+    for (int n = 0; n < 2; ++n) {
+      joined[n] = keepA[n];
+      joined[n].insert(joined[n].end(), keepB[n].begin(), keepB[n].end());
+    }
+    auto plainLstm = layers::lstm({{"units", 2}, {"returnSequences", true}});
+    Tensor timeCat = concat({a, b}, 1);
+    plainLstm->apply(timeCat);
+    plainLstm->setWeights(afterTimeConcat->getWeights());
+    expectClose(toVec(ys[2]), maskedExpectation(*plainLstm, timeCat, joined, false, false, 2), "concat time");
+  });
+}
+
 TEST(LayersMasks, LayersThatChangeTheStepsDropTheMask) {
   auto x = input({{"shape", {5, 3}}});
   auto masked = layers::masking()->apply(x);

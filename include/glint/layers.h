@@ -67,6 +67,10 @@ struct CallArgs {
   /// Softmax layers (Dense, Activation) listed here return their logits, the
   /// softmax's input, instead: fit takes a cross-entropy loss from them.
   std::vector<const Layer*> logitsFrom;
+  /// Keras masks, one per input (undefined: none): bool [batch, time] for a
+  /// sequence, marking the steps to use. A model passes each layer the masks
+  /// its inputs' producers computed (see Layer::computeMask).
+  std::vector<Tensor> masks;
 };
 
 class Layer : public std::enable_shared_from_this<Layer> {
@@ -92,6 +96,16 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Output shapes for these input shapes (batch -1 stays -1); throws
   /// glint::Error naming the layer when the inputs are incompatible.
   virtual std::vector<Shape> computeOutputShape(const std::vector<Shape>& inputShapes) const = 0;
+  /// The masks of this call's outputs (undefined: none) from its inputs and
+  /// their masks. By default a layer that supportsMasking() passes its first
+  /// input's mask on to its output unchanged, and any other layer drops it
+  /// (as Keras 3 does). Layers that make masks (Masking, Embedding with
+  /// maskZero) or change the time axis (recurrent layers) override it.
+  virtual std::vector<Tensor> computeMask(const std::vector<Tensor>& inputs,
+                                          const std::vector<Tensor>& masks) const;
+  /// True for layers that keep the time steps where they were (Dense,
+  /// Activation, Dropout, normalizations, ...): masks pass through them.
+  virtual bool supportsMasking() const { return false; }
   /// The Keras config (snake_case keys), including name, trainable, dtype and
   /// batch_input_shape when one was given. An override needs glint/json.h.
   virtual Json getConfig() const;
@@ -128,6 +142,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Weights created from now on are named "<prefix>/<weight>" instead of
   /// "<name>/<weight>": TF.js names a wrapped layer's weights after the wrapper.
   void setWeightNamePrefix(const std::string& prefix) { weightNamePrefix_ = prefix; }
+  /// What this layer's weight names start with: the prefix set, else its name.
+  const std::string& weightNamePrefix() const { return weightNamePrefix_.empty() ? name_ : weightNamePrefix_; }
 
   /// The input shape declared by inputShape/batchInputShape, batch -1. It
   /// shapes a model's input (the first layer of a Sequential model) and is
@@ -219,6 +235,22 @@ LayerPtr gru(const Config& args);
 LayerPtr bidirectional(const Config& args);    // {"layer": LayerPtr-config or class/config, "mergeMode": "concat"}
 LayerPtr bidirectional(const LayerPtr& layer, const Config& args = Config::object());
 LayerPtr timeDistributed(const LayerPtr& layer, const Config& args = Config::object());
+// The generic RNN over a cell ({"cell": {"class_name": "LSTMCell", "config":
+// {...}}} or a list of cells, stacked), as TF.js's tf.layers.rnn; the cells
+// take their layer's arguments without the sequence ones.
+LayerPtr rnn(const Config& args);
+LayerPtr rnn(const LayerPtr& cell, const Config& args = Config::object());
+LayerPtr simpleRNNCell(const Config& args);
+LayerPtr lstmCell(const Config& args);
+LayerPtr gruCell(const Config& args);
+LayerPtr stackedRNNCells(const std::vector<LayerPtr>& cells, const Config& args = Config::object());
+// ConvLSTM2D over [batch, time, rows, cols, channels] (channelsLast): {"filters",
+// "kernelSize", "strides", "padding", "dilationRate", "returnSequences", ...}.
+LayerPtr convLstm2d(const Config& args);
+LayerPtr convLstm2dCell(const Config& args);
+// Masks: {"maskValue": 0}; steps whose features all equal it are skipped by
+// the recurrent layers after it (Embedding's maskZero does the same for id 0).
+LayerPtr masking(const Config& args = Config::object());
 // Merging.
 LayerPtr add(const Config& args = Config::object());
 LayerPtr multiply(const Config& args = Config::object());

@@ -13,6 +13,9 @@ void registerBuiltinLayers() {
   registerAdvancedActivationLayers();
   registerNoiseLayers();
   registerPreprocessingLayers();
+  registerMaskingLayers();
+  registerRnnCellLayers();
+  registerConvLstmLayers();
   registerModelClasses();
 }
 

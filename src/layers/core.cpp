@@ -79,6 +79,7 @@ class Dense : public Layer {
     biasConstraint_ = r.constraint("bias_constraint");
   }
   std::string className() const override { return "Dense"; }
+  bool supportsMasking() const override { return true; }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
@@ -144,6 +145,7 @@ class Dense : public Layer {
 /// Layers whose output shape is their input shape.
 class ShapePreservingLayer : public Layer {
  public:
+  bool supportsMasking() const override { return true; }
   using Layer::Layer;
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
@@ -355,6 +357,11 @@ class Embedding : public Layer {
   }
   void build(const std::vector<Shape>&) override {
     embeddings_ = addWeight("embeddings", {inputDimArg_, outputDim_}, init_, reg_, true, constraint_);
+  }
+  /// maskZero: id 0 is padding, so its steps are masked out.
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>&) const override {
+    if (!maskZero_) return {};
+    return {notEqual(in[0], zeros({}, in[0].dtype()))};
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
     Tensor ids = in[0].dtype() == DType::int32 ? in[0] : cast(in[0], DType::int32);

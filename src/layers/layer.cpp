@@ -82,6 +82,12 @@ Json Layer::getConfig() const {
   return config;
 }
 
+std::vector<Tensor> Layer::computeMask(const std::vector<Tensor>&,
+                                      const std::vector<Tensor>& masks) const {
+  if (!supportsMasking() || masks.empty() || !masks[0].defined()) return {};
+  return {masks[0]};
+}
+
 std::vector<Tensor> Layer::apply(const std::vector<Tensor>& xs, bool training) {
   std::vector<Shape> shapes;
   for (const Tensor& x : xs) {

@@ -7,6 +7,7 @@
 #include "glint/activations.h"
 #include "glint/error.h"
 #include "glint/initializers.h"
+#include "glint/layers.h"
 #include "glint/regularizers.h"
 
 namespace glint {
@@ -63,6 +64,19 @@ Json normalizeArgKeys(const Json& args) {
 
 void ArgReader::fail(const std::string& key, const std::string& message) const {
   glint::fail(what_, "argument '", key, "' ", message);
+}
+
+LayerPtr nestedLayer(const Json& spec, const std::string& what, const std::string& key) {
+  check(spec.is_object() && spec.contains("config") &&
+            (spec.contains("class_name") || spec.contains("className")),
+        what, "argument '", key, "' must be {\"class_name\": ..., \"config\": {...}}, got ", spec.dump());
+  const Json& cls = spec.contains("class_name") ? spec["class_name"] : spec["className"];
+  check(cls.is_string(), what, "argument '", key, "': class_name must be a string, got ", cls.dump());
+  return layers::fromConfig(cls.get<std::string>(), spec["config"]);
+}
+
+Json nestedConfig(const Layer& layer) {
+  return Json{{"class_name", layer.className()}, {"config", layer.getConfig()}};
 }
 
 bool ArgReader::has(const std::string& key) const {

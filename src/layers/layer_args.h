@@ -14,6 +14,7 @@ namespace glint {
 class Initializer;
 class Regularizer;
 class Constraint;
+class Layer;
 
 /// "kernelInitializer" -> "kernel_initializer" (top-level keys only).
 Json normalizeArgKeys(const Json& args);
@@ -23,6 +24,13 @@ Json serializeObject(const std::shared_ptr<T>& object) {
   if (!object) return nullptr;
   return Json{{"class_name", object->className()}, {"config", object->getConfig()}};
 }
+
+/// A nested layer, {"class_name" | "className": ..., "config": {...}} (the
+/// argument `key` of `what`, e.g. "Bidirectional"), built by layers::fromConfig.
+std::shared_ptr<Layer> nestedLayer(const Json& spec, const std::string& what,
+                                         const std::string& key = "layer");
+/// Its serialized form: {"class_name", "config"}.
+Json nestedConfig(const Layer& layer);
 
 class ArgReader {
  public:

@@ -41,6 +41,13 @@ class MergeBase : public Layer {
     }
     return batch;
   }
+  /// Keras: a step is kept where every input keeps it (an input without a mask keeps all).
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+    Tensor out;
+    for (const Tensor& m : masks)
+      if (m.defined()) out = out.defined() ? logicalAnd(out, m) : m;
+    return {out};
+  }
   static std::vector<Shape> shapesOf(const std::vector<Tensor>& xs) {
     std::vector<Shape> out;
     for (const Tensor& x : xs) out.push_back(x.shape());
@@ -164,6 +171,24 @@ class Concatenate : public MergeBase {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
     computeOutputShape(shapesOf(in));
     return {concat(in, axis_)};
+  }
+
+  /// Keras: each input's mask spread over its shape (all kept without one),
+  /// concatenated like the inputs; a position is kept where all its features are.
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override {
+    if (std::none_of(masks.begin(), masks.end(), [](const Tensor& m) { return m.defined(); })) return {};
+    std::vector<Tensor> full;
+    for (size_t i = 0; i < in.size(); ++i) {
+      Tensor all = ones(in[i].shape(), DType::boolean);
+      if (i >= masks.size() || !masks[i].defined()) {
+        full.push_back(all);
+        continue;
+      }
+      Shape s = masks[i].shape();
+      s.resize(in[i].shape().size(), 1);  // trailing unit axes, then broadcast
+      full.push_back(logicalAnd(reshape(masks[i], s), all));
+    }
+    return {glint::all(concat(full, axis_), {-1})};
   }
 
   Json getConfig() const override { return spatial::withBase({{"axis", axis_}}, Layer::getConfig()); }

@@ -57,6 +57,7 @@ class BatchNormalization : public Layer {
     gammaConstraint_ = r.constraint("gamma_constraint");
   }
   std::string className() const override { return "BatchNormalization"; }
+  bool supportsMasking() const override { return true; }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
@@ -155,6 +156,7 @@ class LayerNormalization : public Layer {
     gammaReg_ = r.regularizer("gamma_regularizer");
   }
   std::string className() const override { return "LayerNormalization"; }
+  bool supportsMasking() const override { return true; }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));

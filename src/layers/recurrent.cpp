@@ -14,10 +14,9 @@
 #include "glint/rnn_ops.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
+#include "src/layers/recurrent.h"
 
 namespace glint {
-
-namespace {
 
 // Arguments every recurrent layer takes (besides the common layer ones).
 #define GLINT_RNN_KEYS                                                                        \
@@ -27,7 +26,6 @@ namespace {
       "dropout", "recurrent_dropout", "return_sequences", "return_state", "go_backwards",     \
       "stateful", "unroll", "implementation", "time_major", "zero_output_for_mask"
 
-/// Keras's legacy inputDim (+ inputLength) declare a [time, features] input.
 Json recurrentArgs(const Json& args) {
   Json a = normalizeArgKeys(args);
   bool hasShape = (a.contains("input_shape") && !a["input_shape"].is_null()) ||
@@ -39,6 +37,8 @@ Json recurrentArgs(const Json& args) {
   }
   return a;
 }
+
+namespace {
 
 /// LSTM's unitForgetBias: the bias initializer, with ones for the forget gate.
 class UnitForgetBias : public Initializer {
@@ -81,31 +81,44 @@ class Recurrent : public Layer {
       r.fail("dropout", "must be in [0, 1), got " + std::to_string(dropout_));
     if (!(recurrentDropout_ >= 0 && recurrentDropout_ < 1))
       r.fail("recurrent_dropout", "must be in [0, 1), got " + std::to_string(recurrentDropout_));
-    returnSequences_ = r.boolean("return_sequences", false);
-    returnState_ = r.boolean("return_state", false);
-    goBackwards_ = r.boolean("go_backwards", false);
+    flags_.returnSequences = r.boolean("return_sequences", false);
+    flags_.returnState = r.boolean("return_state", false);
+    flags_.goBackwards = r.boolean("go_backwards", false);
     unroll_ = r.boolean("unroll", false);  // accepted and ignored, as in TF.js
     if (r.boolean("stateful", false))
       r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
     if (r.has("implementation")) implementation_ = r.integer("implementation");
-    // Keras configs carry these; zero_output_for_mask only matters with masking.
+    // Keras configs carry time_major.
     if (r.boolean("time_major", false))
       r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
-    r.boolean("zero_output_for_mask", false);
+    flags_.zeroOutputForMask = r.boolean("zero_output_for_mask", false);
     if (r.has("activity_regularizer")) r.fail("activity_regularizer", "is not supported");
   }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
-    if (in.size() != 1)
-      error("takes one input [batch, time, features] (initial states are not supported), got " +
-            std::to_string(in.size()) + " inputs");
+    return outputShapes(in, flags_);
+  }
+
+  /// Initial states, when given, follow the sequence as inputs (Keras's initial_state).
+  std::vector<Shape> outputShapes(const std::vector<Shape>& in, const SequenceFlags& flags) const {
+    if (in.size() != 1 && in.size() != static_cast<size_t>(1 + numStates_))
+      error("takes one input [batch, time, features], or it and " + std::to_string(numStates_) +
+            " initial state(s) [batch, " + std::to_string(units_) + "], got " + std::to_string(in.size()) +
+            " inputs");
     checkInputShape(in[0]);
-    Shape out = returnSequences_ ? Shape{in[0][0], in[0][1], units_} : Shape{in[0][0], units_};
+    for (size_t i = 1; i < in.size(); ++i)
+      if (in[i].size() != 2 || (in[i][1] != units_) ||
+          (in[i][0] >= 0 && in[0][0] >= 0 && in[i][0] != in[0][0]))
+        error("needs initial states of shape [batch, units] = [" + std::to_string(in[0][0]) + ", " +
+              std::to_string(units_) + "], got " + shapeToString(in[i]) + " for state " + std::to_string(i - 1));
+    Shape out = flags.returnSequences ? Shape{in[0][0], in[0][1], units_} : Shape{in[0][0], units_};
     std::vector<Shape> shapes{out};
-    if (returnState_)
+    if (flags.returnState)
       for (int i = 0; i < numStates_; ++i) shapes.push_back({in[0][0], units_});
     return shapes;
   }
+  int numStates() const { return numStates_; }
+  int64_t units() const { return units_; }
 
   void build(const std::vector<Shape>& in) override {
     inputDim_ = in[0][2];
@@ -118,8 +131,14 @@ class Recurrent : public Layer {
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
-    if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
-    checkInputShape(in[0].shape());
+    return run(in, args, flags_);
+  }
+
+  /// call() with these sequence flags instead of the layer's own (for RNN's cells).
+  std::vector<Tensor> run(const std::vector<Tensor>& in, const CallArgs& args, const SequenceFlags& flags) const {
+    std::vector<Shape> shapes;
+    for (const Tensor& t : in) shapes.push_back(t.shape());
+    outputShapes(shapes, flags);
     if (in[0].dtype() != DType::float32)
       error(std::string("needs float32 inputs, got ") + dtypeName(in[0].dtype()));
     const int64_t batch = in[0].dim(0), time = in[0].dim(1), g = gates_ * units_;
@@ -131,9 +150,12 @@ class Recurrent : public Layer {
     Tensor hMask;
     if (args.training && recurrentDropout_ > 0)
       hMask = glint::dropout(ones({batch, units_}), static_cast<float>(recurrentDropout_));
-    std::vector<Tensor> whole = runSequence(x, hMask, returnSequences_, goBackwards_);
+    std::vector<Tensor> stepMasks = timeMasks(args, batch, time, flags.goBackwards);
+    std::vector<Tensor> whole;
+    if (stepMasks.empty() && in.size() == 1)
+      whole = runSequence(x, hMask, flags.returnSequences, flags.goBackwards);
     if (!whole.empty()) {
-      if (!returnState_) whole.resize(1);
+      if (!flags.returnState) whole.resize(1);
       return whole;
     }
 
@@ -142,22 +164,38 @@ class Recurrent : public Layer {
     Tensor xw = reshape(matMul(reshape(x, {batch * time, inputDim_}), kernel_), {batch, time, g});
     if (useBias_) xw = add(xw, inputBias());
     std::vector<Tensor> steps = unpack(xw, 1);
-    if (goBackwards_) std::reverse(steps.begin(), steps.end());
+    if (flags.goBackwards) std::reverse(steps.begin(), steps.end());
 
     std::vector<Tensor> prepared = prepare();
-    std::vector<Tensor> states(static_cast<size_t>(numStates_), zeros({batch, units_}));
+    std::vector<Tensor> states = in.size() > 1 ? std::vector<Tensor>(in.begin() + 1, in.end())
+                                               : std::vector<Tensor>(static_cast<size_t>(numStates_), zeros({batch, units_}));
     std::vector<Tensor> outputs;
-    for (const Tensor& xt : steps) {
-      states = step(xt, states, hMask.defined() ? mul(states[0], hMask) : states[0], prepared);
-      if (returnSequences_) outputs.push_back(states[0]);
+    for (size_t t = 0; t < steps.size(); ++t) {
+      std::vector<Tensor> next =
+          step(steps[t], states, hMask.defined() ? mul(states[0], hMask) : states[0], prepared);
+      if (!stepMasks.empty()) {
+        // A masked step keeps the previous states (and so the previous output).
+        for (size_t i = 0; i < next.size(); ++i) next[i] = where(stepMasks[t], next[i], states[i]);
+        if (flags.returnSequences)
+          outputs.push_back(flags.zeroOutputForMask ? where(stepMasks[t], next[0], zerosLike(next[0])) : next[0]);
+      } else if (flags.returnSequences) {
+        outputs.push_back(next[0]);
+      }
+      states = std::move(next);
     }
     // goBackwards outputs stay in processing order (reversed time), as TF.js.
-    Tensor output = !returnSequences_ ? states[0]
+    Tensor output = !flags.returnSequences ? states[0]
                     : outputs.empty() ? zeros({batch, 0, units_})
                                       : stack(outputs, 1);
     std::vector<Tensor> result{output};
-    if (returnState_) result.insert(result.end(), states.begin(), states.end());
+    if (flags.returnState) result.insert(result.end(), states.begin(), states.end());
     return result;
+  }
+
+  /// The sequence output keeps the input's mask; a last output or a state has none.
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+    Tensor m = flags_.returnSequences && !masks.empty() ? masks[0] : Tensor();
+    return {m};
   }
 
   Json getConfig() const override {
@@ -181,11 +219,12 @@ class Recurrent : public Layer {
     c["recurrent_dropout"] = recurrentDropout_;
     if (implementation_) c["implementation"] = *implementation_;
     addGateConfig(c, 2);
-    c["return_sequences"] = returnSequences_;
-    c["return_state"] = returnState_;
-    c["go_backwards"] = goBackwards_;
+    c["return_sequences"] = flags_.returnSequences;
+    c["return_state"] = flags_.returnState;
+    c["go_backwards"] = flags_.goBackwards;
     c["stateful"] = false;
     c["unroll"] = unroll_;
+    if (flags_.zeroOutputForMask) c["zero_output_for_mask"] = true;  // Keras only; TF.js leaves it out
     return c;
   }
 
@@ -227,12 +266,27 @@ class Recurrent : public Layer {
       error("was built for " + std::to_string(inputDim_) + " input features, got " + shapeToString(s));
   }
 
+  /// The input mask's steps in processing order, each bool [batch, 1]; empty without a mask.
+  std::vector<Tensor> timeMasks(const CallArgs& args, int64_t batch, int64_t time, bool goBackwards) const {
+    if (args.masks.empty() || !args.masks[0].defined()) return {};
+    const Tensor& m = args.masks[0];
+    if (m.shape() != Shape{batch, time})
+      error("needs a mask of shape [batch, time] = " + shapeToString({batch, time}) + ", got " +
+            shapeToString(m.shape()));
+    std::vector<Tensor> out;
+    for (const Tensor& t : unpack(cast(m, DType::float32), 1))
+      out.push_back(cast(reshape(t, {batch, 1}), DType::boolean));
+    if (goBackwards) std::reverse(out.begin(), out.end());
+    return out;
+  }
+
   std::string activation_;
   std::shared_ptr<Initializer> kernelInit_, recurrentInit_;
   std::shared_ptr<Regularizer> kernelReg_, recurrentReg_, biasReg_;
   std::shared_ptr<Constraint> kernelConstraint_, recurrentConstraint_, biasConstraint_;
   double dropout_ = 0, recurrentDropout_ = 0;
-  bool returnSequences_ = false, returnState_ = false, goBackwards_ = false, unroll_ = false;
+  SequenceFlags flags_;
+  bool unroll_ = false;
   std::optional<int64_t> implementation_;
 };
 
@@ -389,7 +443,28 @@ class GRU : public GatedRecurrent {
 
 #undef GLINT_RNN_KEYS
 
+const Recurrent& recurrentOf(const Layer& layer) {
+  auto* r = dynamic_cast<const Recurrent*>(&layer);
+  check(r != nullptr, layer.className() + " '" + layer.name() + "'", "is not a SimpleRNN, LSTM or GRU layer");
+  return *r;
+}
+
 }  // namespace
+
+std::vector<Tensor> runRecurrent(const Layer& layer, const std::vector<Tensor>& inputs,
+                                 const CallArgs& args, const SequenceFlags& flags) {
+  return recurrentOf(layer).run(inputs, args, flags);
+}
+
+std::vector<Shape> recurrentOutputShapes(const Layer& layer, const std::vector<Shape>& inputs,
+                                         const SequenceFlags& flags) {
+  return recurrentOf(layer).outputShapes(inputs, flags);
+}
+
+RecurrentSize recurrentSize(const Layer& layer) {
+  const Recurrent& r = recurrentOf(layer);
+  return {r.units(), r.numStates()};
+}
 
 namespace layers {
 

@@ -11,20 +11,6 @@ namespace glint {
 
 namespace {
 
-/// {"class_name" | "className": ..., "config": {...}} -> a layer.
-LayerPtr nestedLayer(const Json& spec, const std::string& what) {
-  check(spec.is_object() && spec.contains("config") &&
-            (spec.contains("class_name") || spec.contains("className")),
-        what, "argument 'layer' must be {\"class_name\": ..., \"config\": {...}}, got ", spec.dump());
-  const Json& cls = spec.contains("class_name") ? spec["class_name"] : spec["className"];
-  check(cls.is_string(), what, "argument 'layer': class_name must be a string, got ", cls.dump());
-  return layers::fromConfig(cls.get<std::string>(), spec["config"]);
-}
-
-Json nestedConfig(const Layer& layer) {
-  return Json{{"class_name", layer.className()}, {"config", layer.getConfig()}};
-}
-
 Json withoutLayerKey(const Json& args) {
   Json a = normalizeArgKeys(args);
   a.erase("layer");
@@ -38,9 +24,9 @@ class Bidirectional : public Layer {
     ArgReader r(this->args(), "Bidirectional '" + name() + "'");
     r.allowOnly({"merge_mode"});
     if (!layer_) error("needs a recurrent layer to wrap, got none");
-    static const std::set<std::string> recurrent = {"SimpleRNN", "LSTM", "GRU"};
+    static const std::set<std::string> recurrent = {"SimpleRNN", "LSTM", "GRU", "RNN"};
     if (!recurrent.count(layer_->className()))
-      error("wraps a recurrent layer (SimpleRNN, LSTM, GRU), got " + layer_->className() + " '" +
+      error("wraps a recurrent layer (SimpleRNN, LSTM, GRU, RNN), got " + layer_->className() + " '" +
             layer_->name() + "'");
     if (r.has("merge_mode")) {
       mergeMode_ = r.string("merge_mode", "concat");
@@ -101,6 +87,14 @@ class Bidirectional : public Layer {
     out.insert(out.end(), y.begin() + 1, y.end());
     out.insert(out.end(), yRev.begin() + 1, yRev.end());
     return out;
+  }
+
+  /// Each direction reads the input's mask in its own order; a sequence output
+  /// keeps it (twice, unmerged), a last output and the states have none.
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+    Tensor m = returnSequences_ && !masks.empty() ? masks[0] : Tensor();
+    if (mergeMode_.empty()) return {m, m};
+    return {m};
   }
 
   void setTrainable(bool trainable) override {
@@ -186,10 +180,25 @@ class TimeDistributed : public Layer {
     computeOutputShape({s});  // the wrapped layer may be built for other shapes
     const int64_t batch = s[0], time = s[1];
     // All steps at once: [batch * time, ...] through the layer, then split time back out.
-    std::vector<Tensor> ys = layer_->call({reshape(in[0], stepShape(s, batch * time))}, args);
+    CallArgs inner = args;
+    if (Tensor m = stepMask(args.masks, s); m.defined()) inner.masks = {m};
+    std::vector<Tensor> ys = layer_->call({reshape(in[0], stepShape(s, batch * time))}, inner);
     Shape out{batch, time};
     out.insert(out.end(), ys[0].shape().begin() + 1, ys[0].shape().end());
     return {reshape(ys[0], out)};
+  }
+
+  /// The wrapped layer's mask of the steps, its time axis put back; or, when
+  /// it makes none, the input's mask (as Keras).
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override {
+    const Shape& s = in[0].shape();
+    Tensor m = stepMask(masks, s);
+    std::vector<Tensor> inner = layer_->computeMask({reshape(in[0], stepShape(s, s[0] * s[1]))},
+                                                    m.defined() ? std::vector<Tensor>{m} : std::vector<Tensor>{});
+    if (inner.empty() || !inner[0].defined()) return {masks.empty() ? Tensor() : masks[0]};
+    Shape out{s[0], s[1]};
+    out.insert(out.end(), inner[0].shape().begin() + 1, inner[0].shape().end());
+    return {reshape(inner[0], out)};
   }
 
   bool trainable() const override { return layer_->trainable(); }
@@ -219,6 +228,16 @@ class TimeDistributed : public Layer {
     Shape out{steps};
     out.insert(out.end(), s.begin() + 2, s.end());
     return out;
+  }
+
+  /// A [batch, time, ...] mask as the wrapped layer sees it: [batch * time, ...].
+  Tensor stepMask(const std::vector<Tensor>& masks, const Shape& input) const {
+    if (masks.empty() || !masks[0].defined()) return Tensor();
+    const Shape& m = masks[0].shape();
+    if (m.size() < 2 || m[0] != input[0] || m[1] != input[1])
+      error("needs a mask of shape [batch, time, ...] for input " + shapeToString(input) + ", got " +
+            shapeToString(m));
+    return reshape(masks[0], stepShape(m, input[0] * input[1]));
   }
 
   LayerPtr layer_;

@@ -195,15 +195,33 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& inputs, const CallArg
           " (-1: any), got ", shapeToString(inputs[i].shape()));
     values[inputs_[i].get()] = inputs[i];
   }
+  // Masks travel beside the values: each layer gets its inputs' masks and
+  // says what its outputs' are (Layer::computeMask).
+  std::unordered_map<const SymbolicTensor*, Tensor> masks;
+  for (size_t i = 0; i < inputs.size() && i < args.masks.size(); ++i)
+    if (args.masks[i].defined()) masks[inputs_[i].get()] = args.masks[i];
   for (const auto& node : nodes_) {
     std::vector<Tensor> xs;
     xs.reserve(node->inputs.size());
-    for (const auto& x : node->inputs) xs.push_back(values.at(x.get()));
-    std::vector<Tensor> ys = node->layer->call(xs, args);
+    CallArgs nodeArgs{args.training, args.logitsFrom, {}};
+    bool anyMask = false;
+    for (const auto& x : node->inputs) {
+      xs.push_back(values.at(x.get()));
+      auto m = masks.find(x.get());
+      nodeArgs.masks.push_back(m == masks.end() ? Tensor() : m->second);
+      anyMask = anyMask || m != masks.end();
+    }
+    if (!anyMask) nodeArgs.masks.clear();
+    std::vector<Tensor> ys = node->layer->call(xs, nodeArgs);
     check(ys.size() == node->outputs.size(), me, "layer '", node->layer->name(), "' returned ",
           ys.size(), " outputs, its graph node has ", node->outputs.size());
-    for (size_t j = 0; j < ys.size(); ++j)
-      if (auto t = node->outputs[j].lock()) values[t.get()] = ys[j];
+    std::vector<Tensor> outMasks = node->layer->computeMask(xs, nodeArgs.masks);
+    for (size_t j = 0; j < ys.size(); ++j) {
+      auto t = node->outputs[j].lock();
+      if (!t) continue;
+      values[t.get()] = ys[j];
+      if (j < outMasks.size() && outMasks[j].defined()) masks[t.get()] = outMasks[j];
+    }
   }
   std::vector<Tensor> out;
   for (const auto& y : outputs_) out.push_back(values.at(y.get()));

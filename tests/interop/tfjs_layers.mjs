@@ -5,7 +5,7 @@
 // (IoInterop.TfjsLayerCasesPredictLikeTfjs), then saves it back for TF.js to
 // read (tfjs_check.mjs on DIR/layers_back).
 //
-// A case: {name, build: (tf) => LayersModel, inputs: [{shape, dtype?, low?, high?}],
+// A case: {name, build: (tf) => LayersModel, inputs: [{shape, dtype?, low?, high?, values?}],
 //          keepWeights?: true (use TF.js's initial weights, e.g. a variance),
 //          rewrite?: 'keras3' | 'keras2InnerShapes' (save in another exporter's
 //          form: keras_forms.mjs)}.
@@ -48,6 +48,7 @@ function seededValues(n, seed, low, high) {
 function seededInput(spec, seed) {
   const n = spec.shape.reduce((a, b) => a * b, 1);
   const dtype = spec.dtype ?? 'float32';
+  if (spec.values) return tf.tensor(spec.values, spec.shape, dtype);  // exact values (e.g. mask padding)
   const low = spec.low ?? -1, high = spec.high ?? 1;
   const v = seededValues(n, seed, low, high);
   if (dtype === 'int32') return tf.tensor(Int32Array.from(v, Math.floor), spec.shape, 'int32');

@@ -253,7 +253,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_create(const char* className, const cha
   });
 }
 
-/// Bidirectional / TimeDistributed around an existing layer.
+/// Bidirectional / TimeDistributed around an existing layer, or RNN around a cell.
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_wrap(const char* kind, int32_t innerId,
                                               const char* argsJson) {
   return guarded(-1, [&] {
@@ -262,6 +262,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_wrap(const char* kind, int32_t innerId,
     std::string k = kind;
     if (k == "Bidirectional") return layerHandles().put(layers::bidirectional(inner, args));
     if (k == "TimeDistributed") return layerHandles().put(layers::timeDistributed(inner, args));
+    if (k == "RNN") return layerHandles().put(layers::rnn(inner, args));  // inner: the cell
     fail("layers", "no wrapper layer '", k, "'");
   });
 }

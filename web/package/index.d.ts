@@ -479,6 +479,13 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   rescaling(args: LayerArgs & {scale: number; offset?: number}): Layer;
   centerCrop(args: LayerArgs & {height: number; width: number}): Layer;
   categoryEncoding(args: LayerArgs & {numTokens: number; outputMode?: 'oneHot' | 'multiHot' | 'count'}): Layer;
+  masking(args?: LayerArgs & {maskValue?: number}): Layer;
+  simpleRNNCell(args: LayerArgs): Layer; lstmCell(args: LayerArgs): Layer; gruCell(args: LayerArgs): Layer;
+  stackedRNNCells(args: LayerArgs & {cells: Layer[]}): Layer;
+  rnn(args: LayerArgs & {cell: Layer | Layer[]; returnSequences?: boolean; returnState?: boolean;
+                         goBackwards?: boolean}): Layer;
+  convLstm2d(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
+  convLstm2dCell(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
 };
 
 export type Logs = {[name: string]: number};

@@ -168,6 +168,8 @@ const CLASS_NAMES = {
   maxPooling1d: 'MaxPooling1D', averagePooling1d: 'AveragePooling1D', maxPooling3d: 'MaxPooling3D',
   averagePooling3d: 'AveragePooling3D', globalMaxPooling1d: 'GlobalMaxPooling1D',
   globalAveragePooling1d: 'GlobalAveragePooling1D',
+  masking: 'Masking', simpleRNNCell: 'SimpleRNNCell', lstmCell: 'LSTMCell', gruCell: 'GRUCell',
+  convLstm2d: 'ConvLSTM2D', convLstm2dCell: 'ConvLSTM2DCell',
 };
 
 export const layers = {};
@@ -198,5 +200,29 @@ layers.Layer = Layer;
 layers.input = input;
 layers.bidirectional = wrapper('Bidirectional');
 layers.timeDistributed = wrapper('TimeDistributed');
+// The stack is made from the cells' configs: it holds copies of them (fresh
+// weights), not the given cell objects.
+layers.stackedRNNCells = (args = {}) => {
+  const {cells, ...rest} = args;
+  if (!Array.isArray(cells) || !cells.every((c) => c instanceof Layer)) {
+    throw new GlintError('[StackedRNNCells] args.cells must be a list of cell Layers');
+  }
+  const specs = cells.map((c) => ({className: c.getClassName(), config: c.getConfig()}));
+  return new Layer(core.callInt(() => core.module()._glint_layer_create(
+      core.str('StackedRNNCells'), core.str(argsJson('StackedRNNCells', {...rest, cells: specs})))));
+};
+// tf.layers.rnn({cell}): one cell Layer, or a list of them (stacked).
+layers.rnn = (args = {}) => {
+  const {cell, ...rest} = args;
+  const stacked = Array.isArray(cell) ? layers.stackedRNNCells({cells: cell}) : null;
+  const inner = stacked ?? cell;
+  if (!(inner instanceof Layer)) throw new GlintError('[RNN] args.cell must be a cell Layer or a list of them');
+  try {
+    return new Layer(core.callInt(() => core.module()._glint_layer_wrap(
+        core.str('RNN'), inner.id, core.str(argsJson('RNN', rest)))));
+  } finally {
+    stacked?.dispose();  // the RNN keeps the stack; only this handle goes
+  }
+};
 
 export {dispose};

@@ -1,0 +1,38 @@
+#pragma once
+// What the RNN layer (rnn_cells.cpp) needs of the SimpleRNN, LSTM and GRU
+// layers (recurrent.cpp): each cell class runs the matching layer's time loop,
+// so both share one step implementation, its fused kernels and its masking.
+#include <vector>
+
+#include "glint/json.h"
+#include "glint/layers.h"
+
+namespace glint {
+
+/// The layer arguments, normalized; Keras's legacy inputDim (+ inputLength)
+/// declare a [time, features] input.
+Json recurrentArgs(const Json& args);
+
+/// A recurrent layer's own arguments of the same names, or an RNN's.
+struct SequenceFlags {
+  bool returnSequences = false;
+  bool returnState = false;
+  bool goBackwards = false;
+  bool zeroOutputForMask = false;  // Keras: masked steps of a sequence output are zeros
+};
+
+/// `layer` (a built SimpleRNN, LSTM or GRU) over inputs {x [batch, time,
+/// features], initial states...?} with `flags` instead of its own; masks and
+/// training as in args. Throws naming the layer for any other class.
+std::vector<Tensor> runRecurrent(const Layer& layer, const std::vector<Tensor>& inputs,
+                                 const CallArgs& args, const SequenceFlags& flags);
+std::vector<Shape> recurrentOutputShapes(const Layer& layer, const std::vector<Shape>& inputs,
+                                         const SequenceFlags& flags);
+
+struct RecurrentSize {
+  int64_t units;
+  int numStates;  // 2 for LSTM (h, c), else 1
+};
+RecurrentSize recurrentSize(const Layer& layer);
+
+}  // namespace glint

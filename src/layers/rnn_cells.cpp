@@ -1,0 +1,411 @@
+// The generic RNN layer and its cells, as TF.js 4.22: RNN({cell}) with
+// SimpleRNNCell, LSTMCell, GRUCell or StackedRNNCells (a list of cells).
+//
+// A cell is one time step; RNN runs it over the time axis. Each cell holds the
+// recurrent layer of its kind (LSTMCell an LSTM, ...) built from the cell's own
+// config and runs that layer's time loop (recurrent.h), so a cell computes
+// exactly what the layer computes, with its fused kernels and masking. Stacked
+// cells feed each step's output to the next cell; over a whole sequence that
+// is the first cell's sequence output run through the second, and so on.
+#include <algorithm>
+
+#include "glint/error.h"
+#include "glint/json.h"
+#include "glint/layers.h"
+#include "glint/ops.h"
+#include "src/layers/families.h"
+#include "src/layers/layer_args.h"
+#include "src/layers/recurrent.h"
+
+namespace glint {
+
+namespace {
+
+// Keys of a cell: its layer's, without the ones about the sequence.
+#define GLINT_CELL_KEYS                                                                       \
+  "units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer",           \
+      "bias_initializer", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",  \
+      "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", \
+      "dropout", "recurrent_dropout"
+
+// Keys about the sequence: the RNN's own (besides cell).
+#define GLINT_SEQUENCE_KEYS                                                               \
+  "return_sequences", "return_state", "go_backwards", "stateful", "unroll", "time_major", \
+      "zero_output_for_mask"
+
+/// "<ClassName> '<name>'", for errors raised while constructing.
+std::string describe(const Layer& l) { return l.className() + " '" + l.name() + "'"; }
+
+class RnnCell : public Layer {
+ public:
+  using LayerMaker = LayerPtr (*)(const Config&);
+  /// checkKeys rejects the keys the cell does not take (before its layer sees them).
+  RnnCell(const Json& args, std::string cls, const std::string& prefix, LayerMaker make,
+          void (*checkKeys)(const ArgReader&))
+      : Layer(args, prefix), cls_(std::move(cls)) {
+    checkKeys(ArgReader(this->args(), describe(*this)));
+    if (batchInputShape()) error("takes no input shape: give it to the RNN layer");
+    Json config = this->args();
+    config["name"] = name();
+    try {
+      impl_ = make(config);
+    } catch (const Error& e) {
+      error(e.what());  // names the cell too, not only its layer
+    }
+  }
+  std::string className() const override { return cls_; }
+
+  const Layer& impl() const { return *impl_; }
+  RecurrentSize size() const { return recurrentSize(*impl_); }
+
+  /// {x [batch, features], states [batch, units]...} -> {output, new states...}.
+  std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
+    if (in.empty() || in[0].size() != 2)
+      error("takes inputs {x [batch, features], states...}, got " +
+            (in.empty() ? std::string("none") : shapeToString(in[0])));
+    std::vector<Shape> seq = sequenceShapes(in);
+    std::vector<Shape> out = recurrentOutputShapes(*impl_, seq, stepFlags());
+    return out;
+  }
+  void build(const std::vector<Shape>& in) override {
+    if (!impl_->built()) impl_->setWeightNamePrefix(weightNamePrefix());
+    impl_->ensureBuilt({{in[0][0], 1, in[0][1]}});
+  }
+  /// One step: the layer over a sequence of one, from the given states.
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
+    std::vector<Shape> shapes;
+    for (const Tensor& t : in) shapes.push_back(t.shape());
+    computeOutputShape(shapes);
+    std::vector<Tensor> seq = in;
+    seq[0] = reshape(in[0], {in[0].dim(0), 1, in[0].dim(1)});
+    if (seq.size() == 1)
+      for (int i = 0; i < size().numStates; ++i) seq.push_back(zeros({in[0].dim(0), size().units}));
+    CallArgs stepArgs{args.training, {}, {}};
+    return runRecurrent(*impl_, seq, stepArgs, stepFlags());
+  }
+
+  Json getConfig() const override {
+    Json c = impl_->getConfig();
+    for (const char* key : {GLINT_SEQUENCE_KEYS, "batch_input_shape"}) c.erase(key);
+    c["name"] = name();
+    c["trainable"] = trainable();
+    return c;
+  }
+  void setTrainable(bool trainable) override {
+    Layer::setTrainable(trainable);
+    impl_->setTrainable(trainable);
+  }
+  std::vector<Tensor> regularizationLosses() const override { return impl_->regularizationLosses(); }
+  void applyConstraints() override { impl_->applyConstraints(); }
+
+ protected:
+  std::vector<Variable> ownWeights(bool trainableOnes) const override {
+    return trainableOnes ? impl_->trainableWeights() : impl_->nonTrainableWeights();
+  }
+
+ private:
+  static SequenceFlags stepFlags() { return {false, true, false, false}; }
+  static std::vector<Shape> sequenceShapes(const std::vector<Shape>& in) {
+    std::vector<Shape> seq = in;
+    seq[0] = {in[0][0], 1, in[0][1]};
+    return seq;
+  }
+
+  std::string cls_;
+  LayerPtr impl_;
+};
+
+std::shared_ptr<RnnCell> asCell(const LayerPtr& layer, const std::string& what, const std::string& key) {
+  auto cell = std::dynamic_pointer_cast<RnnCell>(layer);
+  if (!cell)
+    fail(what, "argument '", key, "' must be a SimpleRNNCell, LSTMCell, GRUCell or StackedRNNCells, got ",
+         layer ? layer->className() + " '" + layer->name() + "'" : std::string("none"));
+  return cell;
+}
+
+/// Cells applied one after another at each step. Their states are listed
+/// last cell first, as TF.js lists them.
+class StackedRNNCells : public Layer {
+ public:
+  StackedRNNCells(const std::vector<LayerPtr>& cells, const Json& args)
+      : Layer(args, "stacked_rnn_cells") {
+    ArgReader(this->args(), describe(*this)).allowOnly({"cells"});
+    if (cells.empty()) error("argument 'cells' must list at least one cell");
+    for (const LayerPtr& c : cells) cells_.push_back(asCell(c, describe(*this), "cells"));
+  }
+  std::string className() const override { return "StackedRNNCells"; }
+  const std::vector<std::shared_ptr<RnnCell>>& cells() const { return cells_; }
+
+  std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
+    if (in.empty() || in[0].size() != 2)
+      error("takes inputs {x [batch, features], states...}, got " +
+            (in.empty() ? std::string("none") : shapeToString(in[0])));
+    std::vector<std::vector<Shape>> states = splitStates(in);
+    Shape x = in[0];
+    std::vector<std::vector<Shape>> outStates;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      std::vector<Shape> cellIn{x};
+      cellIn.insert(cellIn.end(), states[i].begin(), states[i].end());
+      std::vector<Shape> out = cells_[i]->computeOutputShape(cellIn);
+      x = out[0];
+      outStates.emplace_back(out.begin() + 1, out.end());
+    }
+    return joinStates(x, outStates);
+  }
+  void build(const std::vector<Shape>& in) override {
+    Shape x = in[0];
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      if (!cells_[i]->built()) cells_[i]->setWeightNamePrefix(weightNamePrefix() + "/RNNCell_" + std::to_string(i));
+      cells_[i]->ensureBuilt({x});
+      x = {x[0], cells_[i]->size().units};
+    }
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
+    std::vector<std::vector<Tensor>> states = splitStates(in);
+    Tensor x = in[0];
+    std::vector<std::vector<Tensor>> outStates;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      std::vector<Tensor> cellIn{x};
+      cellIn.insert(cellIn.end(), states[i].begin(), states[i].end());
+      std::vector<Tensor> out = cells_[i]->call(cellIn, args);
+      x = out[0];
+      outStates.emplace_back(out.begin() + 1, out.end());
+    }
+    return joinStates(x, outStates);
+  }
+
+  Json getConfig() const override {
+    Json c = Layer::getConfig();
+    Json list = Json::array();
+    for (const auto& cell : cells_) list.push_back(nestedConfig(*cell));
+    c["cells"] = list;
+    return c;
+  }
+  void setTrainable(bool trainable) override {
+    Layer::setTrainable(trainable);
+    for (const auto& c : cells_) c->setTrainable(trainable);
+  }
+  std::vector<Tensor> regularizationLosses() const override {
+    std::vector<Tensor> out;
+    for (const auto& c : cells_)
+      for (const Tensor& t : c->regularizationLosses()) out.push_back(t);
+    return out;
+  }
+  void applyConstraints() override {
+    for (const auto& c : cells_) c->applyConstraints();
+  }
+
+ protected:
+  std::vector<Variable> ownWeights(bool trainableOnes) const override {
+    std::vector<Variable> out;
+    for (const auto& c : cells_)
+      for (const Variable& v : trainableOnes ? c->trainableWeights() : c->nonTrainableWeights()) out.push_back(v);
+    return out;
+  }
+
+ private:
+  /// {x, states (last cell first)...} -> per cell, its states; none given: empty lists.
+  template <class T>
+  std::vector<std::vector<T>> splitStates(const std::vector<T>& in) const {
+    std::vector<std::vector<T>> out(cells_.size());
+    if (in.size() == 1) return out;
+    size_t total = 0;
+    for (const auto& c : cells_) total += static_cast<size_t>(c->size().numStates);
+    if (in.size() != 1 + total)
+      error("takes x and " + std::to_string(total) + " states, got " + std::to_string(in.size()) + " inputs");
+    size_t at = 1;
+    for (size_t i = cells_.size(); i-- > 0;) {
+      size_t n = static_cast<size_t>(cells_[i]->size().numStates);
+      out[i].assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + n));
+      at += n;
+    }
+    return out;
+  }
+  template <class T>
+  static std::vector<T> joinStates(const T& x, const std::vector<std::vector<T>>& states) {
+    std::vector<T> out{x};
+    for (size_t i = states.size(); i-- > 0;) out.insert(out.end(), states[i].begin(), states[i].end());
+    return out;
+  }
+
+  std::vector<std::shared_ptr<RnnCell>> cells_;
+};
+
+/// The cells an RNN runs, in order: its cell, or the ones it stacks.
+std::vector<std::shared_ptr<RnnCell>> cellsOf(const LayerPtr& cell, const std::string& what) {
+  if (auto stacked = std::dynamic_pointer_cast<StackedRNNCells>(cell)) return stacked->cells();
+  return {asCell(cell, what, "cell")};
+}
+
+Json withoutCellKeys(const Json& args) {
+  Json a = recurrentArgs(args);
+  a.erase("cell");
+  a.erase("cells");  // TF.js writes the stacked cells' configs here too
+  return a;
+}
+
+class RNN : public Layer {
+ public:
+  RNN(const LayerPtr& cell, const Json& args) : Layer(withoutCellKeys(args), "rnn"), cell_(cell) {
+    ArgReader r(this->args(), describe(*this));
+    // TF.js's RNN config repeats its cell's keys at the top level: read from the cell, not here.
+    r.allowOnly({GLINT_SEQUENCE_KEYS, GLINT_CELL_KEYS, "recurrent_activation", "unit_forget_bias",
+                 "implementation", "reset_after"});
+    if (!cell_) error("argument 'cell' is required");
+    cells_ = cellsOf(cell_, describe(*this));
+    flags_.returnSequences = r.boolean("return_sequences", false);
+    flags_.returnState = r.boolean("return_state", false);
+    flags_.goBackwards = r.boolean("go_backwards", false);
+    flags_.zeroOutputForMask = r.boolean("zero_output_for_mask", false);
+    unroll_ = r.boolean("unroll", false);  // accepted and ignored, as in TF.js
+    if (r.boolean("stateful", false))
+      r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
+    if (r.boolean("time_major", false))
+      r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
+  }
+  std::string className() const override { return "RNN"; }
+
+  std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
+    if (in.size() != 1)
+      error("takes one input [batch, time, features] (initial states are not supported), got " +
+            std::to_string(in.size()) + " inputs");
+    if (in[0].size() != 3) error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(in[0]));
+    Shape x = in[0];
+    std::vector<std::vector<Shape>> states;
+    try {
+      for (size_t i = 0; i < cells_.size(); ++i) {
+        std::vector<Shape> out = recurrentOutputShapes(cells_[i]->impl(), {x}, flagsOf(i));
+        x = out[0];
+        states.emplace_back(out.begin() + 1, out.end());
+      }
+    } catch (const Error& e) {
+      error(e.what());  // a cell's complaint, named after this layer too
+    }
+    return withStates(x, states);
+  }
+  void build(const std::vector<Shape>& in) override {
+    if (!cell_->built()) cell_->setWeightNamePrefix(weightNamePrefix());
+    cell_->ensureBuilt({{in[0][0], in[0][2]}});
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
+    if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
+    computeOutputShape({in[0].shape()});
+    Tensor x = in[0];
+    std::vector<std::vector<Tensor>> states;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      CallArgs cellArgs = args;
+      // After the first cell the sequence runs in processing order: so must its mask.
+      if (i > 0 && flags_.goBackwards && !args.masks.empty() && args.masks[0].defined())
+        cellArgs.masks = {reverse(args.masks[0], {1})};
+      std::vector<Tensor> out = runRecurrent(cells_[i]->impl(), {x}, cellArgs, flagsOf(i));
+      x = out[0];
+      states.emplace_back(out.begin() + 1, out.end());
+    }
+    return withStates(x, states);
+  }
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+    return {flags_.returnSequences && !masks.empty() ? masks[0] : Tensor()};
+  }
+
+  Json getConfig() const override {
+    Json c = Layer::getConfig();
+    c["return_sequences"] = flags_.returnSequences;
+    c["return_state"] = flags_.returnState;
+    c["go_backwards"] = flags_.goBackwards;
+    c["stateful"] = false;
+    c["unroll"] = unroll_;
+    if (flags_.zeroOutputForMask) c["zero_output_for_mask"] = true;  // Keras only
+    c["cell"] = nestedConfig(*cell_);
+    return c;
+  }
+  void setTrainable(bool trainable) override {
+    Layer::setTrainable(trainable);
+    cell_->setTrainable(trainable);
+  }
+  std::vector<Tensor> regularizationLosses() const override { return cell_->regularizationLosses(); }
+  void applyConstraints() override { cell_->applyConstraints(); }
+
+ protected:
+  std::vector<Variable> ownWeights(bool trainableOnes) const override {
+    return trainableOnes ? cell_->trainableWeights() : cell_->nonTrainableWeights();
+  }
+
+ private:
+  /// Cells before the last return their whole sequence, for the next one; only
+  /// the first reverses time.
+  SequenceFlags flagsOf(size_t i) const {
+    bool last = i + 1 == cells_.size();
+    return {last ? flags_.returnSequences : true, flags_.returnState, i == 0 && flags_.goBackwards,
+            last && flags_.zeroOutputForMask};
+  }
+  /// {output, states...}: stacked cells' states last cell first (as TF.js).
+  template <class T>
+  std::vector<T> withStates(const T& x, const std::vector<std::vector<T>>& states) const {
+    std::vector<T> out{x};
+    if (!flags_.returnState) return out;
+    for (size_t i = states.size(); i-- > 0;) out.insert(out.end(), states[i].begin(), states[i].end());
+    return out;
+  }
+
+  LayerPtr cell_;
+  std::vector<std::shared_ptr<RnnCell>> cells_;
+  SequenceFlags flags_;
+  bool unroll_ = false;
+};
+
+/// RNN's "cell": {class_name, config}, a list of them (stacked), or a layer.
+LayerPtr cellFromConfig(const Json& spec, const std::string& what) {
+  if (spec.is_array()) {
+    std::vector<LayerPtr> cells;
+    for (const Json& c : spec) cells.push_back(nestedLayer(c, what, "cell"));
+    return layers::stackedRNNCells(cells);
+  }
+  return nestedLayer(spec, what, "cell");
+}
+
+}  // namespace
+
+namespace layers {
+
+LayerPtr simpleRNNCell(const Config& args) {
+  return std::make_shared<RnnCell>(args, "SimpleRNNCell", "simple_rnn_cell", &simpleRNN,
+                                   [](const ArgReader& r) { r.allowOnly({GLINT_CELL_KEYS}); });
+}
+LayerPtr lstmCell(const Config& args) {
+  return std::make_shared<RnnCell>(args, "LSTMCell", "lstm_cell", &lstm, [](const ArgReader& r) {
+    r.allowOnly({GLINT_CELL_KEYS, "recurrent_activation", "unit_forget_bias", "implementation"});
+  });
+}
+LayerPtr gruCell(const Config& args) {
+  return std::make_shared<RnnCell>(args, "GRUCell", "gru_cell", &gru, [](const ArgReader& r) {
+    r.allowOnly({GLINT_CELL_KEYS, "recurrent_activation", "implementation", "reset_after"});
+  });
+}
+LayerPtr stackedRNNCells(const std::vector<LayerPtr>& cells, const Config& args) {
+  return std::make_shared<StackedRNNCells>(cells, args);
+}
+LayerPtr rnn(const LayerPtr& cell, const Config& args) { return std::make_shared<RNN>(cell, args); }
+LayerPtr rnn(const Config& args) {
+  Json a = normalizeArgKeys(args);
+  check(a.contains("cell") && !a["cell"].is_null(), "RNN", "argument 'cell' is required");
+  return rnn(cellFromConfig(a["cell"], "RNN"), a);
+}
+
+void registerRnnCellLayers() {
+  registerLayerClass("SimpleRNNCell", simpleRNNCell);
+  registerLayerClass("LSTMCell", lstmCell);
+  registerLayerClass("GRUCell", gruCell);
+  registerLayerClass("StackedRNNCells", [](const Json& config) {
+    Json a = normalizeArgKeys(config);
+    check(a.contains("cells") && a["cells"].is_array(), "StackedRNNCells",
+          "argument 'cells' must be a list of {class_name, config}, got ", a.value("cells", Json(nullptr)).dump());
+    std::vector<LayerPtr> cells;
+    for (const Json& c : a["cells"]) cells.push_back(nestedLayer(c, "StackedRNNCells", "cells"));
+    a.erase("cells");
+    return stackedRNNCells(cells, a);
+  });
+  registerLayerClass("RNN", [](const Json& config) { return rnn(config); });
+}
+
+}  // namespace layers
+}  // namespace glint

@@ -272,3 +272,46 @@ test('custom layer: errors name the class, the layer and the file', async () => 
       /\[serialization.registerClass\] 'MyInit': only layers/);
   assert.throws(() => new glint.layers.Layer({}), /extend it/);
 });
+
+test('custom layer: two inputs, two outputs, customGrad inside call, fit and reload in tf.model', async () => {
+  const run = async (m) => {
+    // The clip's gradient is deliberately 0.5 everywhere: using it shows in the losses.
+    const clip = m.customGrad((x, save) => {
+      save([x]);
+      return {value: x.clipByValue(-1, 1), gradFunc: (dy) => dy.mul(0.5)};
+    });
+    class Pair extends m.layers.Layer {
+      build(shapes) {
+        this.k = this.addWeight('k', [shapes[0][1]], 'float32', m.initializers.constant({value: 0.5}));
+      }
+      computeOutputShape(shapes) {
+        return [shapes[0], shapes[1]];
+      }
+      call([a, b]) {
+        return m.tidy(() => [clip(a.mul(this.k.read())), b.add(a.mul(this.k.read()))]);
+      }
+      static get className() {
+        return 'Pair';
+      }
+    }
+    m.serialization.registerClass(Pair);
+    const i1 = m.input({shape: [3]}), i2 = m.input({shape: [3]});
+    const [o1, o2] = new Pair({name: 'pair'}).apply([i1, i2]);
+    const model = m.model({inputs: [i1, i2], outputs: m.layers.add().apply([o1, o2])});
+    model.compile({optimizer: m.train.sgd(0.1), loss: 'meanSquaredError'});
+    const a = m.tensor2d([[1, 2, -3], [0.5, 0.1, 4]]), b = m.tensor2d([[0, 1, 0], [1, 0, 1]]);
+    const h = await model.fit([a, b], m.tensor2d([[1, 1, 1], [0, 0, 0]]),
+        {epochs: 3, batchSize: 2, shuffle: false, verbose: 0});
+    let saved;
+    await model.save(m.io.withSaveHandler(async (x) => {
+      saved = x;
+      return {modelArtifactsInfo: {dateSaved: new Date(), modelTopologyType: 'JSON'}};
+    }));
+    const loaded = await m.loadLayersModel(m.io.fromMemory(saved));
+    return {loss: h.history.loss, trained: flat(model.predict([a, b])), loaded: flat(loaded.predict([a, b]))};
+  };
+  const ours = await run(glint), theirs = await run(tf);
+  close(ours.loss, theirs.loss);
+  close(ours.trained, theirs.trained);
+  close(ours.loaded, theirs.trained);
+});

@@ -77,6 +77,8 @@ export class Layer {
   constructor(idOrConfig) {
     if (!Number.isInteger(idOrConfig)) {
       if (new.target === Layer) throw new GlintError('[layers.Layer] extend it: class MyLayer extends tf.layers.Layer');
+      // custom_layer.js installs itself when index.js loads (package.json's sideEffects keeps it).
+      if (!custom) throw new GlintError('[layers.Layer] custom layers need glint-ml\'s index.js loaded');
       custom.init(this, new.target, idOrConfig ?? {});
       return;
     }

@@ -268,7 +268,13 @@ LayerPtr fromConfig(const std::string& className, const Config& config) {
     if (it == registry().end()) {
       std::string known;
       for (const auto& [name, f] : registry()) known += (known.empty() ? "" : ", ") + name;
-      fail("layers.fromConfig", "unknown layer class '", className, "'; known: ", known);
+      // A model file names the layer: say which one needs the class.
+      std::string layer;
+      if (config.is_object() && config.contains("name") && config["name"].is_string())
+        layer = " (layer '" + quoteForError(config["name"].get<std::string>()) + "')";
+      fail("layers.fromConfig", "unknown layer class '", quoteForError(className), "'", layer,
+           "; a custom class must be registered first (layers::registerLayerClass, in JS "
+           "tf.serialization.registerClass); known: ", known);
     }
     factory = &it->second;
   }

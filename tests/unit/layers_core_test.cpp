@@ -75,6 +75,8 @@ TEST(LayersCore, ErrorsNameTheLayerAndTheArgument) {
   expectError([] { layers::reshape({{"targetShape", {4}}})->apply(ones({2, 6})); }, {"Reshape", "[4]"});
   expectError([] { layers::permute({{"dims", {1, 3}}}); }, {"Permute", "dims", "permutation"});
   expectError([] { layers::fromConfig("Densely", Json::object()); }, {"unknown layer class 'Densely'", "Dense"});
+  expectError([] { layers::fromConfig("Densely", Json{{"name", "d7"}}); },
+              {"unknown layer class 'Densely'", "layer 'd7'", "registered"});
 }
 
 TEST(LayersCore, SymbolicApplyChecksShapesAndRecordsNodes) {

@@ -25,5 +25,25 @@ async function main() {
   (await glint.whereAsync(glint.tensor([true, false]))).print();
   glint.math.confusionMatrix(glint.tensor1d([0, 1], 'int32'), glint.tensor1d([1, 1], 'int32'), 2).print();
   glint.cumsum(glint.norm(glint.linspace(0, 1, 5), 'euclidean', 0, true)).print();
+  const square = glint.customGrad((x: glint.Tensor, save: (ts: glint.Tensor[]) => void) => {
+    save([x]);
+    return {value: x.square(), gradFunc: (dy: glint.Tensor, saved: glint.Tensor[]) => [dy.mul(saved[0]).mul(2)]};
+  });
+  glint.grad((x) => square(x).sum())(glint.tensor1d([1, 2])).print();
+  class Scale extends glint.layers.Layer {
+    w: glint.LayerVariable | null = null;
+    build(inputShape: Array<number | null> | Array<number | null>[]) {
+      this.w = this.addWeight('w', [1], 'float32', glint.initializers.ones());
+    }
+    call(inputs: glint.Tensor | glint.Tensor[]) {
+      const x = Array.isArray(inputs) ? inputs[0] : inputs;
+      return x.mul(this.w!.read());
+    }
+    static get className() {
+      return 'Scale';
+    }
+  }
+  glint.serialization.registerClass(Scale);
+  glint.sequential({layers: [new Scale({inputShape: [2]})]});
 }
 main();

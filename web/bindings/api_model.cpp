@@ -126,6 +126,24 @@ io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, 
   return io::artifactsFromModelJson(j, reader, {}, source);
 }
 
+Json layerInfo(int32_t id, bool withConfig) {
+  const LayerPtr& l = layerHandles().get(id, "layer");
+  Json weights = Json::array();
+  auto trainable = l->trainableWeights();
+  for (const Variable& v : l->weights()) {
+    bool t = false;
+    for (const Variable& tv : trainable) t = t || tv.id() == v.id();
+    weights.push_back({{"name", v.name()}, {"shape", shapeJson(v.shape())},
+                       {"dtype", dtypeName(v.dtype())}, {"trainable", t}});
+  }
+  Json j = {{"name", l->name()}, {"className", l->className()}, {"built", l->built()},
+            {"trainable", l->trainable()}, {"weights", weights},
+            {"isModel", std::dynamic_pointer_cast<Model>(l) != nullptr}};
+  if (withConfig) j["config"] = l->getConfig();
+  j["countParams"] = l->built() ? l->countParams() : 0;
+  return j;
+}
+
 HandleTable<Model::PendingLogs>& pendingLogs() {
   static HandleTable<Model::PendingLogs> table;
   return table;
@@ -306,23 +324,13 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_apply(int32_t layerId, const int32_t* i
 }
 
 EMSCRIPTEN_KEEPALIVE const char* glint_layer_info(int32_t id) {
-  return guarded<const char*>(nullptr, [&] {
-    const LayerPtr& l = layerHandles().get(id, "layer");
-    Json weights = Json::array();
-    auto trainable = l->trainableWeights();
-    for (const Variable& v : l->weights()) {
-      bool t = false;
-      for (const Variable& tv : trainable) t = t || tv.id() == v.id();
-      weights.push_back({{"name", v.name()}, {"shape", shapeJson(v.shape())},
-                         {"dtype", dtypeName(v.dtype())}, {"trainable", t}});
-    }
-    Json j = {{"name", l->name()}, {"className", l->className()}, {"built", l->built()},
-              {"trainable", l->trainable()}, {"weights", weights},
-              {"isModel", std::dynamic_pointer_cast<Model>(l) != nullptr}};
-    j["config"] = l->getConfig();
-    j["countParams"] = l->built() ? l->countParams() : 0;
-    return returnString(j.dump());
-  });
+  return guarded<const char*>(nullptr, [&] { return returnString(layerInfo(id, true).dump()); });
+}
+
+/// Without the config: a custom layer's config comes from its JS getConfig,
+/// which may itself read this (this.name).
+EMSCRIPTEN_KEEPALIVE const char* glint_layer_info_brief(int32_t id) {
+  return guarded<const char*>(nullptr, [&] { return returnString(layerInfo(id, false).dump()); });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_get_weights(int32_t id, int32_t* out, int32_t maxOut) {

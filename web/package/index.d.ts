@@ -99,6 +99,11 @@ export class Variable extends Tensor {
   readonly name: string;
   assign(value: Tensor): void;
 }
+/** A custom layer's weight (Layer.addWeight): read() is the variable itself. */
+export class LayerVariable extends Variable {
+  read(): Variable;
+  write(value: Tensor): this;
+}
 
 export function tensor(values: TensorLike, shape?: number[], dtype?: DataType): Tensor;
 export function scalar(value: number | boolean, dtype?: DataType): Tensor;
@@ -435,7 +440,28 @@ export const constraints: {
   nonNeg(): ConfigObject;
   unitNorm(args?: {axis?: number}): ConfigObject;
 };
+type LayerShape = Array<number | null>;
+/** An initializer, regularizer or constraint: a name, or tf.initializers.* and the like. */
+type ConfigArg = string | {getClassName(): string; getConfig(): object};
+/**
+ * Built-in layers come from tf.layers.*; a custom layer extends this class
+ * (constructor(config) calling super(config), build, call,
+ * computeOutputShape, getConfig, static get className()) and is registered
+ * with tf.serialization.registerClass to be loaded back.
+ */
 export class Layer {
+  constructor(config?: {name?: string; trainable?: boolean; inputShape?: LayerShape;
+                        batchInputShape?: LayerShape; batchSize?: number; inputDim?: number;
+                        dtype?: DataType; [key: string]: unknown});
+  static fromConfig<T extends Layer>(cls: new (config: any) => T, config: object): T;
+  /** Custom layers: creates the weights (the first apply, or loading). */
+  build(inputShape: LayerShape | LayerShape[]): void;
+  /** Custom layers: the forward computation, on concrete tensors. */
+  call(inputs: Tensor | Tensor[], kwargs: {training?: boolean}): Tensor | Tensor[];
+  computeOutputShape(inputShape: LayerShape | LayerShape[]): LayerShape | LayerShape[];
+  /** Custom layers, in build: a weight that fit trains and model.save keeps. */
+  addWeight(name: string, shape: number[], dtype?: DataType, initializer?: ConfigArg,
+            regularizer?: ConfigArg, trainable?: boolean, constraint?: ConfigArg): LayerVariable;
   readonly name: string;
   readonly built: boolean;
   trainable: boolean;
@@ -486,7 +512,7 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
                          goBackwards?: boolean}): Layer;
   convLstm2d(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
   convLstm2dCell(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
-};
+} & {Layer: typeof Layer};
 
 export type Logs = {[name: string]: number};
 export type LossSpec = string | ((yTrue: Tensor, yPred: Tensor) => Tensor);
@@ -620,10 +646,19 @@ export class EarlyStopping extends Callback {
 export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
 /** Resolves on the next animation frame (a task turn where there are no frames). */
 export function nextFrame(): Promise<void>;
-/** Throws: custom classes (class extends tf.layers.Layer, ...) are not supported yet. */
-export const serialization: {registerClass(cls: unknown): never};
-/** Throws: the engine cannot call a JS gradient function yet. */
-export function customGrad(f: (...args: any[]) => unknown): never;
+/**
+ * registerClass: a custom layer class (static className) that a loaded
+ * model.json may name. Custom initializers, regularizers and constraints are
+ * not supported (it throws for them).
+ */
+export const serialization: {registerClass<T extends typeof Layer>(cls: T): T};
+/**
+ * f(...inputs, save) returns {value, gradFunc(dy, saved)}: the result computes
+ * value, and its gradient is gradFunc's (one tensor per input).
+ */
+export function customGrad(
+    f: (...args: any[]) => {value: Tensor; gradFunc: (dy: Tensor, saved: Tensor[]) => Tensor | Tensor[]}):
+    (...inputs: Tensor[]) => Tensor;
 
 export const util: {
   assert(expr: boolean, msg: string | (() => string)): void;

@@ -23,6 +23,8 @@ export function ready(options = {}) {
       M = m;
       arenaBase = arenaTop = m._malloc(CHUNK);
       m.__glintCall = (fnId, argsPtr, n) => callRegisteredFn(fnId, argsPtr, n);
+      m.__glintInvoke = invokeRegistered;
+      m.__glintRelease = releaseRegistered;
       m.__glintReadShard = (path, maxBytes, lengthPtr) => readShardForEngine(path, maxBytes, lengthPtr);
       m.__glintTakeError = () => {
         const e = pendingJsError;
@@ -237,6 +239,48 @@ function callRegisteredFn(fnId, argsPtr, n) {
   } catch (e) {
     pendingJsError = e && e.message ? e.message : String(e);
     return -1;
+  }
+}
+
+/**
+ * Objects the engine calls by method name (custom layers, customGrad): each
+ * method takes (tensor handles, JSON argument) and returns {ids, json}; ids
+ * pass to C++. release() runs when the engine drops the object.
+ */
+function invokeRegistered(objId, methodPtr, idsPtr, n, jsonPtr, outPtr, maxOut, jsonOutPtr) {
+  try {
+    const obj = registered.get(objId);
+    const method = readString(methodPtr);
+    if (!obj || typeof obj[method] !== 'function') {
+      throw new GlintError(`[glint] object ${objId} has no method '${method}' (released?)`);
+    }
+    const r = obj[method](readInts(idsPtr, n), jsonPtr ? JSON.parse(readString(jsonPtr)) : undefined) ?? {};
+    const ids = r.ids ?? [];
+    if (ids.length > maxOut) throw new GlintError(`[glint] ${method} returned ${ids.length} tensors, at most ${maxOut}`);
+    let text = 0;
+    if (r.json !== undefined) {
+      const s = JSON.stringify(r.json);
+      const size = M.lengthBytesUTF8(s) + 1;
+      text = M._malloc(size);
+      M.stringToUTF8(s, text, size);
+    }
+    heapI32().set(ids, outPtr >> 2);
+    heapI32()[jsonOutPtr >> 2] = text;
+    return ids.length;
+  } catch (e) {
+    pendingJsError = e && e.message ? e.message : String(e);
+    return -1;
+  }
+}
+
+function releaseRegistered(objId) {
+  const obj = registered.get(objId);
+  registered.delete(objId);
+  try {
+    obj?.release?.();
+  } catch (e) {
+    // Runs inside an engine destructor: nothing may unwind there.
+    console.error(`[glint] releasing object ${objId}: ${e?.message ?? e}`);
   }
 }
 

@@ -72,13 +72,3 @@ export function variableGrads(f, varList = []) {
 function variableName(t) {
   return core.callString(() => core.module()._glint_tensor_name(t.id));
 }
-
-/**
- * tf.customGrad needs the engine to call a JS gradient function during the
- * backward pass, which its bindings cannot do yet: say so where it is defined.
- */
-export function customGrad(f) {
-  throw new GlintError('[customGrad] not supported yet: the engine cannot call a JS gradient ' +
-      'function during backprop; write the function with ops (their gradients are derived)' +
-      (typeof f === 'function' ? '' : ` (and it expects a function, got ${typeof f})`));
-}

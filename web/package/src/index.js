@@ -16,7 +16,8 @@ export {linspace, addN, eye, clone, print, outerProduct, norm, euclideanNorm, lo
   conv1d, gatherND, booleanMaskAsync, whereAsync} from './ops_composite.js';
 export {initializers, regularizers, constraints} from './layer_config.js';
 export {Reduction} from './tf_losses.js';
-export {grad, grads, valueAndGrad, valueAndGrads, variableGrads, customGrad} from './grad.js';
+export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
+export {customGrad} from './custom_grad.js';
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';

@@ -46,7 +46,7 @@ const camel = (k) => k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 const CAMEL_VALUES = new Set(['mode', 'distribution']);
 
 /** The engine's Keras config (snake_case, class_name) as TF.js's getConfig returns it. */
-function tfjsConfig(value) {
+export function tfjsConfig(value) {
   if (Array.isArray(value)) return value.map(tfjsConfig);
   if (!value || typeof value !== 'object') return value;
   const out = {};
@@ -57,21 +57,42 @@ function tfjsConfig(value) {
   return out;
 }
 
+// custom_layer.js: subclasses of Layer (TF.js's custom layers).
+let custom = null;
+export function setCustomLayers(c) {
+  custom = c;
+}
+
+/** A Layer for an engine handle: the JS instance itself for a custom layer. */
+export function layerFromHandle(id) {
+  return custom?.instanceFor(id) ?? new Layer(id);
+}
+
 export class Layer {
-  /** @internal */
-  constructor(id) {
-    // TF.js programs subclass tf.layers.Layer with a config object; here every
-    // layer runs in the engine, which cannot call back into a JS call() yet.
-    if (!Number.isInteger(id)) {
-      throw new GlintError(`[${new.target.className ?? new.target.name}] custom layers ` +
-          '(class extends tf.layers.Layer) are not supported: layers run in the engine; ' +
-          'use the built-in layers, or ops with tf.variable for the custom part');
+  /**
+   * Built-in layers wrap an engine handle (@internal); a subclass (class
+   * MyLayer extends tf.layers.Layer) passes its config object and becomes an
+   * engine layer that calls its methods (custom_layer.js).
+   */
+  constructor(idOrConfig) {
+    if (!Number.isInteger(idOrConfig)) {
+      if (new.target === Layer) throw new GlintError('[layers.Layer] extend it: class MyLayer extends tf.layers.Layer');
+      // custom_layer.js installs itself when index.js loads (package.json's sideEffects keeps it).
+      if (!custom) throw new GlintError('[layers.Layer] custom layers need glint-ml\'s index.js loaded');
+      custom.init(this, new.target, idOrConfig ?? {});
+      return;
     }
-    this.id = id;
-    layerRegistry?.register(this, id, this);
+    this.id = idOrConfig;
+    layerRegistry?.register(this, idOrConfig, this);
+  }
+  /** Whether this is a custom layer (its methods are JS). */
+  get _custom() {
+    return this._jsObject !== undefined;
   }
   _info() {
-    return core.callJson(() => core.module()._glint_layer_info(this.id));
+    // A custom layer's config is its JS getConfig, which may read this info.
+    const M = core.module();
+    return core.callJson(() => (this._custom ? M._glint_layer_info_brief : M._glint_layer_info)(this.id));
   }
   get name() {
     return this._info().name;
@@ -81,7 +102,32 @@ export class Layer {
   }
   /** TF.js's form of the config: camelCase keys, {className, config} for nested objects. */
   getConfig() {
+    if (this._custom) {  // the base part, which a subclass's getConfig extends
+      return tfjsConfig(core.callJson(() => core.module()._glint_custom_layer_base_config(this.id)));
+    }
     return tfjsConfig(this._info().config);
+  }
+  /** Output shape(s) for input shape(s), null for unknown sizes; a subclass overrides it. */
+  computeOutputShape(inputShape) {
+    if (this._custom) return inputShape;  // TF.js's default
+    return custom.engineOutputShape(this, inputShape);
+  }
+  /** A subclass creates its weights here (addWeight); built-in layers build on first apply. */
+  build(inputShape) {
+    if (!this._custom) throw new GlintError(`[${this.name}] build: built-in layers build on their first apply`);
+  }
+  /** The forward computation: a subclass overrides it; built-in layers run eagerly, as apply. */
+  call(inputs, kwargs = {}) {
+    return this._custom ? inputs : this.apply(inputs, kwargs);
+  }
+  /** For a subclass's build: a weight the engine trains and saves (TF.js's argument order). */
+  addWeight(name, shape, dtype, initializer, regularizer, trainable, constraint) {
+    if (!this._custom) throw new GlintError(`[${this.name}] addWeight: only custom layers add weights`);
+    return custom.addWeight(this, {name, shape, dtype, initializer, regularizer, trainable, constraint});
+  }
+  /** How tf.loadLayersModel rebuilds a registered class from its config. */
+  static fromConfig(cls, config) {
+    return new cls(config);
   }
   get built() {
     return this._info().built;

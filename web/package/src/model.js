@@ -5,7 +5,7 @@ import * as core from './core.js';
 import {GlintError} from './core.js';
 import {Tensor, scalar, tensor, dispose, nextTick} from './tensor.js';
 import {ops} from './ops.js';
-import {Layer, SymbolicTensor} from './layers.js';
+import {Layer, SymbolicTensor, layerFromHandle} from './layers.js';
 import {Optimizer} from './train.js';
 import {getSaveHandler, artifactsInfo} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
@@ -96,7 +96,7 @@ export class LayersModel extends Layer {
   }
   get layers() {
     const ids = core.callIds(4096, (out, max) => core.module()._glint_model_layers(this.id, out, max));
-    return ids.map((id) => new Layer(id));
+    return ids.map(layerFromHandle);
   }
   getLayer(nameOrIndex) {
     const all = this.layers;

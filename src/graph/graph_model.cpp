@@ -378,7 +378,12 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
   }
 
   // Inputs and outputs: the signature's, else Placeholders and sinks.
+  // TF.js reads the signature from userDefinedMetadata first (the
+  // converter writes it there), then from the top level.
   Json signature = a.signature;
+  Json metadata = a.userDefinedMetadata;
+  if (metadata.is_object() && metadata.contains("signature") && metadata["signature"].is_object())
+    signature = metadata["signature"];
   auto fromSignature = [&](const char* key, std::vector<GraphTensorInfo>& infos, std::vector<TensorRef>& refs) {
     if (!signature.is_object() || !signature.contains(key) || !signature[key].is_object()) return;
     for (const auto& [k, entry] : signature[key].items()) {

@@ -16,6 +16,7 @@ export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts} from './model.js';
+export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -156,15 +157,13 @@ struct GraphModel::Impl {
     for (const auto& [name, t] : feeds) {
       TensorRef r = resolve(name, "input");
       check(r.output == 0, kOp, source, ": input '", quoteForError(name), "': only output 0 of a node can be fed");
-      const GraphTensorInfo* info = nullptr;
+      // Declared inputs are checked against their signature or Placeholder;
+      // an intermediate node may be fed anything (TF.js's rule).
+      std::optional<GraphTensorInfo> info;
       for (size_t i = 0; i < inputRefs.size(); ++i)
-        if (inputRefs[i].node == r.node) info = &inputs[i];
-      if (!info && nodes[r.node].op == "Placeholder") {
-        static thread_local GraphTensorInfo ph;
-        ph = placeholderInfo(nodes[r.node]);
-        info = &ph;
-      }
-      checkFed(info, name, t);
+        if (inputRefs[i].node == r.node) info = inputs[i];
+      if (!info && nodes[r.node].op == "Placeholder") info = placeholderInfo(nodes[r.node]);
+      checkFed(info ? &*info : nullptr, name, t);
       check(!fed[r.node].defined(), kOp, source, ": input '", quoteForError(name), "' is fed twice");
       fed[r.node] = Value(t);
     }
@@ -379,7 +378,12 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
   }
 
   // Inputs and outputs: the signature's, else Placeholders and sinks.
+  // TF.js reads the signature from userDefinedMetadata first (the
+  // converter writes it there), then from the top level.
   Json signature = a.signature;
+  Json metadata = a.userDefinedMetadata;
+  if (metadata.is_object() && metadata.contains("signature") && metadata["signature"].is_object())
+    signature = metadata["signature"];
   auto fromSignature = [&](const char* key, std::vector<GraphTensorInfo>& infos, std::vector<TensorRef>& refs) {
     if (!signature.is_object() || !signature.contains(key) || !signature[key].is_object()) return;
     for (const auto& [k, entry] : signature[key].items()) {

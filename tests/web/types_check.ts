@@ -45,5 +45,10 @@ async function main() {
   }
   glint.serialization.registerClass(Scale);
   glint.sequential({layers: [new Scale({inputShape: [2]})]});
+  const g = await glint.loadGraphModel('models/blazeface/model.json');
+  const y = g.predict(t) as glint.Tensor;
+  const mid = await g.executeAsync({[g.inputNodes[0]]: t}, ['conv1', 'out:1']);
+  console.log(g.inputs[0].shape, g.outputs[0].dtype, y.shape, mid, g.execute(t, 'conv1'));
+  g.dispose();
 }
 main();

@@ -94,6 +94,8 @@ io::Quantize quantizeFrom(const std::string& q) {
   fail("model.save", "quantize must be 'float16', 'uint8' or absent: got '", q, "'");
 }
 
+}  // namespace
+
 /// Artifacts from a model.json object (weightsManifest paths ignored) and the
 /// weight bytes, validated as a loaded model.json would be: the same size and
 /// nesting limits (io::parseModelJson) and manifest checks.
@@ -125,6 +127,8 @@ io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, 
   }
   return io::artifactsFromModelJson(j, reader, {}, source);
 }
+
+namespace {
 
 Json layerInfo(int32_t id, bool withConfig) {
   const LayerPtr& l = layerHandles().get(id, "layer");

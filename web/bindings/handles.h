@@ -48,6 +48,9 @@ std::vector<Tensor> tensorsFrom(const int32_t* ids, int32_t n);
 /// Writes new handles for `ts` into out (at most maxOut); returns the count.
 int32_t putTensors(const std::vector<Tensor>& ts, int32_t* out, int32_t maxOut);
 std::shared_ptr<Model> modelFrom(int32_t id);
+/// Artifacts from a model.json text (weightsManifest paths ignored) and all
+/// weight bytes, validated as a loaded model.json is (api_model.cpp).
+io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, int32_t length);
 
 /// Records the message for glint_last_error() (and whether the GPU context
 /// was lost: the JS side skips such a step and goes on).

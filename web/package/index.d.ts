@@ -549,6 +549,8 @@ export interface ModelArtifacts {
   modelTopology: object; weightSpecs: object[]; weightData: ArrayBuffer;
   format?: string; generatedBy?: string; convertedBy?: string | null;
   trainingConfig?: object; userDefinedMetadata?: object;
+  /** Graph models: {inputs, outputs} tensor names and shapes. */
+  signature?: object;
 }
 export interface SaveResult {modelArtifactsInfo: object; responses?: Response[]}
 export interface IOHandler {
@@ -599,6 +601,31 @@ export function modelFromArtifacts(artifacts: ModelArtifacts): LayersModel;
 export function loadLayersModel(pathOrHandler: string | IOHandler, options?: {
   onProgress?: (fraction: number) => void; retries?: number; backoffMs?: number;
   requestInit?: RequestInit; fetchFunc?: typeof fetch}): Promise<LayersModel>;
+
+/** An input or output of a graph model; shape null when the rank is unknown, -1 for an unknown size. */
+export interface GraphTensorInfo {
+  name: string;
+  shape: number[] | null;
+  dtype: DataType;
+}
+/** A TF.js graph model (format 'graph-model'), run by the engine. */
+export class GraphModel {
+  readonly inputs: GraphTensorInfo[];
+  readonly outputs: GraphTensorInfo[];
+  readonly inputNodes: string[];
+  readonly outputNodes: string[];
+  readonly metadata: object | undefined;
+  predict(inputs: Tensor | Tensor[] | {[name: string]: Tensor}): Tensor | Tensor[];
+  /** Named tensors ("node" or "node:1"), intermediate nodes included; a string asks for one. */
+  execute(inputs: Tensor | Tensor[] | {[name: string]: Tensor}, outputs?: string | string[]): Tensor | Tensor[];
+  executeAsync(inputs: Tensor | Tensor[] | {[name: string]: Tensor},
+               outputs?: string | string[]): Promise<Tensor | Tensor[]>;
+  dispose(): void;
+}
+export function graphModelFromArtifacts(artifacts: ModelArtifacts): GraphModel;
+export function loadGraphModel(pathOrHandler: string | IOHandler, options?: {
+  onProgress?: (fraction: number) => void; retries?: number; backoffMs?: number;
+  requestInit?: RequestInit; fetchFunc?: typeof fetch}): Promise<GraphModel>;
 
 export const io: {
   browserIndexedDB(name: string): IOHandler;

@@ -21,6 +21,7 @@ export {customGrad} from './custom_grad.js';
 export {train, Optimizer} from './train.js';
 export {layers, input, Layer, SymbolicTensor} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';
+export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
 export {data} from './data.js';
 export {worker} from './worker_client.js';

@@ -532,6 +532,7 @@ export function artifactsFromEngineJson(modelJson, weightData) {
   };
   if (modelJson.trainingConfig) artifacts.trainingConfig = modelJson.trainingConfig;
   if (modelJson.userDefinedMetadata) artifacts.userDefinedMetadata = modelJson.userDefinedMetadata;
+  if (modelJson.signature) artifacts.signature = modelJson.signature;  // graph models
   return artifacts;
 }
 

@@ -1,0 +1,85 @@
+// Graph models (glint::GraphModel) for the JS API: loadGraphModel hands the
+// artifacts in; predict and execute go by tensor handles (see handles.h).
+#include <emscripten.h>
+
+#include "glint/graph_model.h"
+#include "web/bindings/handles.h"
+
+namespace glint::web {
+namespace {
+
+HandleTable<std::shared_ptr<GraphModel>>& graphHandles() {
+  static HandleTable<std::shared_ptr<GraphModel>> table;
+  return table;
+}
+
+Json infoJson(const std::vector<GraphTensorInfo>& infos) {
+  Json list = Json::array();
+  for (const GraphTensorInfo& i : infos) {
+    Json j = {{"name", i.name}, {"dtype", dtypeName(i.dtype)}};
+    j["shape"] = i.rankKnown ? Json(i.shape) : Json(nullptr);
+    list.push_back(j);
+  }
+  return list;
+}
+
+std::vector<std::string> namesFrom(const char* json, const char* what) {
+  Json j = Json::parse(json ? json : "[]");
+  check(j.is_array(), "GraphModel", what, " must be an array of names");
+  std::vector<std::string> names;
+  for (const Json& n : j) {
+    check(n.is_string(), "GraphModel", what, " must hold strings, got ", n.dump());
+    names.push_back(n.get<std::string>());
+  }
+  return names;
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_from_artifacts(const char* modelJson, const uint8_t* weights,
+                                                        int32_t length) {
+  return guarded(-1, [&] {
+    io::ModelArtifacts a = artifactsFrom(modelJson, weights, length);
+    return graphHandles().put(std::make_shared<GraphModel>(GraphModel::fromArtifacts(a, {}, "model.json")));
+  });
+}
+
+/// {"inputs": [{name, shape, dtype}], "outputs": [...], "metadata": ...}
+EMSCRIPTEN_KEEPALIVE const char* glint_graph_info(int32_t id) {
+  return guarded<const char*>(nullptr, [&] {
+    const GraphModel& m = *graphHandles().get(id, "graph model");
+    Json j = {{"inputs", infoJson(m.inputs())}, {"outputs", infoJson(m.outputs())}};
+    j["metadata"] = Json(m.metadata());
+    return returnString(j.dump());
+  });
+}
+
+/// Feeds tensors by name and writes handles of the named outputs; with
+/// outputsJson null, predict: the feeds are the inputs in order.
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNamesJson, const int32_t* feedIds,
+                                                 int32_t nFeeds, const char* outputsJson, int32_t* out,
+                                                 int32_t maxOut) {
+  return guarded(-1, [&] {
+    const GraphModel& m = *graphHandles().get(id, "graph model");
+    std::vector<Tensor> xs = tensorsFrom(feedIds, nFeeds);
+    if (!outputsJson) return putTensors(m.predict(xs), out, maxOut);
+    std::vector<std::string> names = namesFrom(feedNamesJson, "the input names");
+    check(names.size() == xs.size(), "GraphModel", "execute: ", names.size(), " names for ", xs.size(), " tensors");
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (size_t i = 0; i < xs.size(); ++i) feeds.emplace_back(names[i], xs[i]);
+    return putTensors(m.execute(feeds, namesFrom(outputsJson, "the output names")), out, maxOut);
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_dispose(int32_t id) {
+  return guarded(-1, [&] {
+    graphHandles().get(id, "graph model")->dispose();
+    graphHandles().erase(id);
+    return 0;
+  });
+}
+
+}  // extern "C"
+}  // namespace glint::web

@@ -35,7 +35,7 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-headers test-install test-tsan test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-browser test-browser-web test-bundlers test-apps fuzz-short
+test: test-native test-cli test-interop test-models test-headers test-install test-tsan test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-programs test-browser test-browser-web test-bundlers test-apps fuzz-short
 	@echo "make test: all suites passed"
 
 ## install: the library, headers, CMake package (find_package(Glint)) and
@@ -73,6 +73,7 @@ test-interop: build
 	$(NODE) tests/interop/tfjs_save.mjs build/interop/tfjs
 	$(NODE) tests/interop/tfjs_layers.mjs build/interop/layers
 	$(NODE) tests/interop/graph_models.mjs build/interop/graph
+	$(NODE) tests/interop/tfjs_layer_classes.mjs build/interop/tfjs_layer_classes.json
 	GLINT_INTEROP_DIR=build/interop ./build/release/glint_tests --gtest_filter='IoInterop.*:GraphInterop.*' --gtest_brief=1
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/glint
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/layers_back
@@ -218,10 +219,12 @@ test-bundlers: web
 	node tests/bundlers/run.mjs  # not $(NODE): playwright-core needs fetch
 
 ## test-browser-web: the JS API in headless Chromium, both builds, wasm and webgl;
-## then on webgpu (WebGPU on SwiftShader): training, memory, ten forced device losses.
+## then on webgpu (WebGPU on SwiftShader): training, memory, ten forced device losses;
+## then tf.browser, tf.image and tf.data.webcam/microphone against TF.js (fake camera and mic).
 test-browser-web: web
 	node tests/browser/web_api.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/webgpu_api.mjs
+	node tests/browser/image_media.mjs
 
 ## test-digits: the digits app (web/apps/digits) in headless Chromium: live predictions of drawn
 ## digits, teaching (under 300 ms), persistence, reset, offline, screenshots; Stop and training that

@@ -277,6 +277,8 @@ LayerPtr spatialDropout1d(const Config& args);  // rate; inputs [batch, steps, c
 // Preprocessing.
 LayerPtr rescaling(const Config& args);         // scale, offset
 LayerPtr centerCrop(const Config& args);        // height, width (NHWC)
+LayerPtr resizing(const Config& args);          // height, width, interpolation, cropToAspectRatio (NHWC)
+LayerPtr randomWidth(const Config& args);       // factor, interpolation; training only (NHWC)
 LayerPtr categoryEncoding(const Config& args);  // numTokens, outputMode oneHot/multiHot/count
 
 /// Builds a layer from its Keras class name and config (model.json).

@@ -248,4 +248,16 @@ Tensor truncatedNormal(const Shape& shape, float mean = 0.0f, float stddev = 1.0
 Tensor dropout(const Tensor& x, float rate, std::optional<uint64_t> seed = std::nullopt,
                const Shape& noiseShape = {});
 
+// ---- Image crops and colour (NHWC), TF.js semantics (tf.image.*) -----------
+/// Crops boxes [numBoxes, 4] (y1, x1, y2, x2, normalised to [0, 1]) from
+/// image[boxInd[i]] and resizes each to cropSize: [numBoxes, h, w, channels],
+/// float32. method "bilinear" or "nearest"; samples outside the image take
+/// extrapolationValue.
+Tensor cropAndResize(const Tensor& image, const Tensor& boxes, const Tensor& boxInd, Pair cropSize,
+                     const std::string& method = "bilinear", float extrapolationValue = 0.0f);
+/// image [batch, height, width, channels] mirrored left to right.
+Tensor flipLeftRight(const Tensor& image);
+/// [..., 3] RGB -> [..., 1] luma (0.2989, 0.5870, 0.1140); int32 stays int32.
+Tensor rgbToGrayscale(const Tensor& image);
+
 }  // namespace glint

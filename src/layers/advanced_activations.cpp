@@ -27,9 +27,9 @@ double finiteNumber(const ArgReader& r, const std::string& key, double fallback)
 Json numberOrNull(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 /// Keras's relu(x, negative_slope, max_value, threshold); TF.js has only max_value.
-class ReLU : public OneInputLayer {
+class ReLU : public ElementwiseLayer {
  public:
-  explicit ReLU(const Json& args) : OneInputLayer(args, "re_lu") {
+  explicit ReLU(const Json& args) : ElementwiseLayer(args, "re_lu") {
     ArgReader r = reader();
     r.allowOnly({"max_value", "negative_slope", "threshold"});
     if (r.has("max_value")) {
@@ -65,9 +65,9 @@ class ReLU : public OneInputLayer {
   double negativeSlope_ = 0, threshold_ = 0;
 };
 
-class LeakyReLU : public OneInputLayer {
+class LeakyReLU : public ElementwiseLayer {
  public:
-  explicit LeakyReLU(const Json& args) : OneInputLayer(args, "leaky_re_lu") {
+  explicit LeakyReLU(const Json& args) : ElementwiseLayer(args, "leaky_re_lu") {
     ArgReader r = reader();
     // Keras 3 names the slope negative_slope; TF.js and Keras 2 name it alpha.
     r.allowOnly({"alpha", "negative_slope"});
@@ -88,9 +88,9 @@ class LeakyReLU : public OneInputLayer {
 
 /// f(x) = x for x > 0, alpha * x otherwise, alpha a weight shaped like a
 /// sample with the shared axes set to 1.
-class PReLU : public OneInputLayer {
+class PReLU : public ElementwiseLayer {
  public:
-  explicit PReLU(const Json& args) : OneInputLayer(args, "p_re_lu") {
+  explicit PReLU(const Json& args) : ElementwiseLayer(args, "p_re_lu") {
     ArgReader r = reader();
     r.allowOnly({"alpha_initializer", "alpha_regularizer", "alpha_constraint", "shared_axes"});
     init_ = r.initializer("alpha_initializer", "zeros");
@@ -159,9 +159,9 @@ class PReLU : public OneInputLayer {
 };
 
 /// TF.js accepts only alpha 1; Keras any alpha: x for x > 0, alpha (e^x - 1) otherwise.
-class ELU : public OneInputLayer {
+class ELU : public ElementwiseLayer {
  public:
-  explicit ELU(const Json& args) : OneInputLayer(args, "elu") {
+  explicit ELU(const Json& args) : ElementwiseLayer(args, "elu") {
     ArgReader r = reader();
     r.allowOnly({"alpha"});
     alpha_ = finiteNumber(r, "alpha", 1.0);
@@ -178,9 +178,9 @@ class ELU : public OneInputLayer {
   double alpha_ = 1.0;
 };
 
-class ThresholdedReLU : public OneInputLayer {
+class ThresholdedReLU : public ElementwiseLayer {
  public:
-  explicit ThresholdedReLU(const Json& args) : OneInputLayer(args, "thresholded_re_lu") {
+  explicit ThresholdedReLU(const Json& args) : ElementwiseLayer(args, "thresholded_re_lu") {
     ArgReader r = reader();
     r.allowOnly({"theta"});
     theta_ = finiteNumber(r, "theta", 1.0);
@@ -198,9 +198,9 @@ class ThresholdedReLU : public OneInputLayer {
 
 /// TF.js's default axis is 1 (Keras's is -1; Keras always writes it).
 /// A list of axes normalizes over all of them together.
-class Softmax : public OneInputLayer {
+class Softmax : public ElementwiseLayer {
  public:
-  explicit Softmax(const Json& args) : OneInputLayer(args, "softmax") {
+  explicit Softmax(const Json& args) : ElementwiseLayer(args, "softmax") {
     ArgReader r = reader();
     r.allowOnly({"axis"});
     listGiven_ = r.has("axis") && this->args().at("axis").is_array();

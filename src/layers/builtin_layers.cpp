@@ -13,6 +13,7 @@ void registerBuiltinLayers() {
   registerAdvancedActivationLayers();
   registerNoiseLayers();
   registerPreprocessingLayers();
+  registerImageLayers();
   registerMaskingLayers();
   registerRnnCellLayers();
   registerConvLstmLayers();

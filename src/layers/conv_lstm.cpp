@@ -15,6 +15,7 @@
 #include "glint/rnn_ops.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
+#include "src/layers/recurrent.h"
 #include "src/layers/spatial.h"
 
 namespace glint {
@@ -27,21 +28,6 @@ namespace {
       "recurrent_initializer", "bias_initializer", "unit_forget_bias", "kernel_regularizer",  \
       "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", \
       "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout", "implementation"
-
-/// LSTM's unitForgetBias for 4 * filters biases: ones for the forget gate.
-class ForgetGateOnes : public Initializer {
- public:
-  ForgetGateOnes(std::shared_ptr<Initializer> base, int64_t n) : base_(std::move(base)), n_(n) {}
-  Tensor init(const Shape&, DType dtype) const override {
-    return concat({base_->init({n_}, dtype), ones({n_}, dtype), base_->init({2 * n_}, dtype)});
-  }
-  std::string className() const override { return "CustomInit"; }
-  Json getConfig() const override { return Json::object(); }
-
- private:
-  std::shared_ptr<Initializer> base_;
-  int64_t n_;
-};
 
 class ConvLSTM2DCell : public Layer {
  public:
@@ -115,7 +101,7 @@ class ConvLSTM2DCell : public Layer {
     recurrentW_ = addWeight("recurrent_kernel", {kernel_[0], kernel_[1], filters_, g}, recurrentInit_, recurrentReg_,
                             true, recurrentConstraint_);
     if (useBias_)
-      biasW_ = addWeight("bias", {g}, unitForgetBias_ ? std::make_shared<ForgetGateOnes>(biasInit_, filters_) : biasInit_,
+      biasW_ = addWeight("bias", {g}, unitForgetBias_ ? unitForgetBias(biasInit_, filters_) : biasInit_,
                          biasReg_, true, biasConstraint_);
     built_ = true;
   }

@@ -11,6 +11,7 @@ void registerMergeLayers();          // merge.cpp, merge_dot.cpp
 void registerAdvancedActivationLayers();  // advanced_activations.cpp: ReLU, LeakyReLU, PReLU, ELU, ThresholdedReLU, Softmax
 void registerNoiseLayers();          // noise.cpp: GaussianNoise, GaussianDropout, AlphaDropout, SpatialDropout1D
 void registerPreprocessingLayers();  // preprocessing.cpp: Rescaling, CenterCrop, CategoryEncoding
+void registerImageLayers();          // image_layers.cpp: Resizing, RandomWidth
 void registerMaskingLayers();        // masking.cpp
 void registerRnnCellLayers();        // rnn_cells.cpp: RNN, its cells, StackedRNNCells
 void registerConvLstmLayers();       // conv_lstm.cpp: ConvLSTM2D, ConvLSTM2DCell

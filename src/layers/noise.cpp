@@ -20,9 +20,9 @@ Json shapeJson(const Shape& shape) {
   return out;
 }
 
-class NoiseLayer : public OneInputLayer {
+class NoiseLayer : public ElementwiseLayer {
  public:
-  using OneInputLayer::OneInputLayer;
+  using ElementwiseLayer::ElementwiseLayer;
 
  protected:
   void readSeed(const ArgReader& r) {

@@ -1,6 +1,6 @@
 #pragma once
-// A base for layers that take exactly one input and keep its shape
-// (activation, noise and rescaling layers), plus the Keras config order.
+// Bases for layers that take exactly one input (activation, noise,
+// preprocessing), plus the Keras config order.
 #include <string>
 #include <vector>
 
@@ -30,6 +30,15 @@ class OneInputLayer : public Layer {
   ArgReader reader() const { return ArgReader(args(), className() + " '" + name() + "'"); }
   /// Keras class config: own keys first, then the base Layer keys.
   Json config(Json own) const { return spatial::withBase(std::move(own), Layer::getConfig()); }
+};
+
+/// A one-input layer that maps each element (or each step) on its own and
+/// keeps the shape: activations, noise, rescaling. A mask passes through it
+/// unchanged, as in TF.js and Keras.
+class ElementwiseLayer : public OneInputLayer {
+ public:
+  using OneInputLayer::OneInputLayer;
+  bool supportsMasking() const override { return true; }
 };
 
 }  // namespace glint

@@ -14,9 +14,9 @@ namespace glint {
 namespace {
 
 /// x * scale + offset, in float32 whatever the input dtype.
-class Rescaling : public OneInputLayer {
+class Rescaling : public ElementwiseLayer {
  public:
-  explicit Rescaling(const Json& args) : OneInputLayer(args, "rescaling") {
+  explicit Rescaling(const Json& args) : ElementwiseLayer(args, "rescaling") {
     ArgReader r = reader();
     r.allowOnly({"scale", "offset"});
     if (!r.has("scale")) r.fail("scale", "is required");

@@ -18,6 +18,28 @@
 
 namespace glint {
 
+namespace {
+
+class UnitForgetBias : public Initializer {
+ public:
+  UnitForgetBias(std::shared_ptr<Initializer> base, int64_t units) : base_(std::move(base)), units_(units) {}
+  Tensor init(const Shape&, DType dtype) const override {
+    return concat({base_->init({units_}, dtype), ones({units_}, dtype), base_->init({2 * units_}, dtype)});
+  }
+  std::string className() const override { return "CustomInit"; }
+  Json getConfig() const override { return Json::object(); }
+
+ private:
+  std::shared_ptr<Initializer> base_;
+  int64_t units_;
+};
+
+}  // namespace
+
+std::shared_ptr<Initializer> unitForgetBias(std::shared_ptr<Initializer> base, int64_t units) {
+  return std::make_shared<UnitForgetBias>(std::move(base), units);
+}
+
 // Arguments every recurrent layer takes (besides the common layer ones).
 #define GLINT_RNN_KEYS                                                                        \
   "units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer",           \
@@ -39,21 +61,6 @@ Json recurrentArgs(const Json& args) {
 }
 
 namespace {
-
-/// LSTM's unitForgetBias: the bias initializer, with ones for the forget gate.
-class UnitForgetBias : public Initializer {
- public:
-  UnitForgetBias(std::shared_ptr<Initializer> base, int64_t units) : base_(std::move(base)), units_(units) {}
-  Tensor init(const Shape&, DType dtype) const override {
-    return concat({base_->init({units_}, dtype), ones({units_}, dtype), base_->init({2 * units_}, dtype)});
-  }
-  std::string className() const override { return "CustomInit"; }
-  Json getConfig() const override { return Json::object(); }
-
- private:
-  std::shared_ptr<Initializer> base_;
-  int64_t units_;
-};
 
 /// The time loop shared by the three layers; subclasses supply one step.
 class Recurrent : public Layer {
@@ -358,7 +365,7 @@ class LSTM : public GatedRecurrent {
   }
   std::shared_ptr<Initializer> biasInitializer() const override {
     if (!unitForgetBias_) return biasInit_;
-    return std::make_shared<UnitForgetBias>(biasInit_, units_);
+    return unitForgetBias(biasInit_, units_);
   }
   void addGateConfig(Json& c, int position) const override {
     GatedRecurrent::addGateConfig(c, position);

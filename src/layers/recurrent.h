@@ -2,12 +2,18 @@
 // What the RNN layer (rnn_cells.cpp) needs of the SimpleRNN, LSTM and GRU
 // layers (recurrent.cpp): each cell class runs the matching layer's time loop,
 // so both share one step implementation, its fused kernels and its masking.
+#include <memory>
 #include <vector>
 
 #include "glint/json.h"
+#include "glint/initializers.h"
 #include "glint/layers.h"
 
 namespace glint {
+
+/// LSTM's unitForgetBias (LSTM, its cell and ConvLSTM2D): `base` for the
+/// input, cell and output gates' `units` biases each, ones for the forget gate.
+std::shared_ptr<Initializer> unitForgetBias(std::shared_ptr<Initializer> base, int64_t units);
 
 /// The layer arguments, normalized; Keras's legacy inputDim (+ inputLength)
 /// declare a [time, features] input.

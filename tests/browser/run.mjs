@@ -51,7 +51,7 @@ export async function launchChromium(extraFlags = []) {
   };
 }
 
-const DEFAULT_FILTER = '-IoInterop.*';  // as make test-wasm (IoInterop needs files from node)
+const DEFAULT_FILTER = '-IoInterop.*:GraphInterop.*:GraphModels.*';  // as make test-wasm (these need files from node)
 
 function parseArgs(argv) {
   const o = { only: null, filter: DEFAULT_FILTER, renderer: 'SwiftShader', timeout: 600,

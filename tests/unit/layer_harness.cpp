@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/core/random.h"
@@ -145,6 +146,18 @@ void checkLayer(const LayerCase& c) {
       }
     }
   }
+}
+
+void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
+}
+
+std::vector<std::string> keys(const Json& config) {
+  std::vector<std::string> out;
+  for (auto it = config.begin(); it != config.end(); ++it) out.push_back(it.key());
+  return out;
 }
 
 }  // namespace glint::testing

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 
 namespace glint::testing {
@@ -32,5 +33,10 @@ struct LayerCase {
 
 /// Runs the checks with GoogleTest assertions (call inside a TEST).
 void checkLayer(const LayerCase& c);
+
+/// got[i] within tol * max(1, |want[i]|) of want[i] (an independent float64 computation).
+void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5);
+/// A config's keys in order (TF.js and Keras write them in a fixed order).
+std::vector<std::string> keys(const Json& config);
 
 }  // namespace glint::testing

@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "glint/engine.h"
 #include "glint/io.h"
 #include "glint/json.h"
+#include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/ops.h"
 
@@ -106,6 +108,47 @@ TEST(IoInterop, TfjsLayerCasesPredictLikeTfjs) {
     }
   }
   std::printf("layer parity: %zu TF.js cases on %zu backends\n", cases.size(), availableBackends().size());
+}
+
+// docs/LAYERS.md has a row "| Class | ... | status |" for every class; the
+// status is "yes" exactly for the classes Glint knows.
+std::map<std::string, std::string> documentedLayerStatus() {
+  std::ifstream in(fs::path(GLINT_SOURCE_DIR) / "docs" / "LAYERS.md");
+  std::map<std::string, std::string> status;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      size_t a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+      cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+    }
+    if (cells.size() >= 3 && !cells[0].empty() && cells[0] != "Class" && cells[0][0] != '-')
+      status[cells[0]] = cells[2];
+  }
+  return status;
+}
+
+TEST(IoInterop, EveryTfjsLayerClassIsKnownAndDocumented) {
+  const char* dir = std::getenv("GLINT_INTEROP_DIR");
+  ASSERT_TRUE(dir && *dir) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
+  Json tfjs = readJsonFile(fs::path(dir) / "tfjs_layer_classes.json");
+  std::vector<std::string> known = layers::knownClassNames();
+  auto glintKnows = [&](const std::string& c) {
+    return std::find(known.begin(), known.end(), c) != known.end();
+  };
+  std::map<std::string, std::string> documented = documentedLayerStatus();
+  ASSERT_FALSE(documented.empty()) << "docs/LAYERS.md has no class table";
+  for (const Json& j : tfjs) {
+    std::string c = j.get<std::string>();
+    EXPECT_TRUE(glintKnows(c)) << "TF.js 4.22 has layer class " << c << "; Glint does not";
+    ASSERT_TRUE(documented.count(c)) << "docs/LAYERS.md does not list TF.js's layer class " << c;
+  }
+  for (const auto& [c, status] : documented)
+    EXPECT_EQ(status == "yes", glintKnows(c))
+        << "docs/LAYERS.md says '" << status << "' for " << c << ", but Glint "
+        << (glintKnows(c) ? "knows" : "does not know") << " it";
 }
 
 }  // namespace

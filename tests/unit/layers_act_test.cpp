@@ -26,28 +26,6 @@ std::vector<float> wave(size_t n, float seed, float scale = 1.5f) {
   return v;
 }
 
-void forEachBackend(const std::function<void()>& fn) {
-  std::string saved = getBackend();
-  for (const std::string& b : availableBackends()) {
-    SCOPED_TRACE("backend " + b);
-    setBackend(b);
-    fn();
-  }
-  setBackend(saved);
-}
-
-void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
-}
-
-std::vector<std::string> keys(const Json& j) {
-  std::vector<std::string> out;
-  for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
-  return out;
-}
-
 /// Rebuilds the layer from its config: same config, same outputs.
 void expectRoundTrip(const LayerPtr& layer, const std::vector<Tensor>& xs) {
   std::vector<Tensor> y = layer->apply(xs);
@@ -74,7 +52,7 @@ TEST(LayersAct, KerasReluArgumentsMatchTheKerasFormula) {
       if (a.maxValue >= 0) pos = std::min(std::max(pos, 0.0), a.maxValue);
       want.push_back(pos - a.slope * std::max(a.threshold - v, 0.0));
     }
-    forEachBackend([&] { expectNear(layers::reLU(cfg)->apply(tensor(x, {4, 6})).toFloats(), want); });
+    onEveryBackend([&] { expectNear(layers::reLU(cfg)->apply(tensor(x, {4, 6})).toFloats(), want); });
   }
 }
 
@@ -93,7 +71,7 @@ TEST(LayersAct, EluAlphaLeakyAliasAndSoftmaxOnAnyAxis) {
       for (int j = 0; j < 3; ++j) total += std::exp(static_cast<double>(x[b * 12 + j * 4 + k]));
       for (int j = 0; j < 3; ++j) soft[b * 12 + j * 4 + k] = std::exp(static_cast<double>(x[b * 12 + j * 4 + k])) / total;
     }
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor t = tensor(x, {2, 3, 4});
     expectNear(layers::elu({{"alpha", 0.4}})->apply(t).toFloats(), elu);
     expectNear(layers::leakyReLU({{"negative_slope", 0.15}})->apply(t).toFloats(), leaky);
@@ -104,7 +82,7 @@ TEST(LayersAct, EluAlphaLeakyAliasAndSoftmaxOnAnyAxis) {
 
 TEST(LayersAct, PReluAndThresholdedReluMatchLoops) {
   std::vector<float> x = wave(2 * 3 * 4, 0.2f);
-  forEachBackend([&] {
+  onEveryBackend([&] {
     LayerPtr p = layers::prelu({{"sharedAxes", {1}}, {"alphaInitializer", "randomUniform"}});
     Tensor y = p->apply(tensor(x, {2, 3, 4}));
     ASSERT_EQ(p->weights()[0].shape(), (Shape{1, 4}));
@@ -122,7 +100,7 @@ TEST(LayersAct, SubtractIsKerasAMinusBWithBroadcasting) {
   std::vector<float> a = wave(12, 0.1f), b = wave(3, 1.3f);
   std::vector<double> want;
   for (size_t i = 0; i < a.size(); ++i) want.push_back(static_cast<double>(a[i]) - b[i / 4]);
-  forEachBackend([&] {
+  onEveryBackend([&] {
     expectNear(layers::subtract()->apply({tensor(a, {3, 4}), tensor(b, {3, 1})})[0].toFloats(), want);
   });
   expectError([] { layers::subtract()->apply({ones({2, 3}), ones({2, 3}), ones({2, 3})}); },
@@ -158,7 +136,7 @@ TEST(LayersAct, DotMatchesLoopsOnRank3Inputs) {
         want[(n * 4 + i) * 5 + j] = s;
         cosine[(n * 4 + i) * 5 + j] = s / std::sqrt(std::max(na, 1e-7)) / std::sqrt(std::max(nb, 1e-7));
       }
-  forEachBackend([&] {
+  onEveryBackend([&] {
     std::vector<Tensor> xs{tensor(a, {2, 3, 4}), tensor(b, {2, 5, 3})};
     Tensor y = layers::dot({{"axes", {1, 2}}})->apply(xs)[0];
     EXPECT_EQ(y.shape(), (Shape{2, 4, 5}));
@@ -186,7 +164,7 @@ constexpr double kSigmas = 5;
 TEST(LayersAct, GaussianNoiseAndDropoutStatistics) {
   const Shape shape{200, 100};
   const double n = 20000;
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor x = fill(shape, 2.0f);
     LayerPtr noise = layers::gaussianNoise({{"stddev", 0.5}});
     EXPECT_EQ(noise->apply(x).toFloats(), x.toFloats());
@@ -206,7 +184,7 @@ TEST(LayersAct, AlphaDropoutKeepsZeroMeanUnitVarianceAndDropsAtRate) {
   const double rate = 0.3, n = 40000;
   const double alphaP = -1.6732632423543772 * 1.0507009873554805;
   const double a = 1 / std::sqrt((1 - rate) * (1 + rate * alphaP * alphaP)), b = -a * alphaP * rate;
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor x = randomNormal({400, 100}, 0.0f, 1.0f, 5);
     LayerPtr layer = layers::alphaDropout({{"rate", rate}, {"seed", 11}});
     EXPECT_EQ(layer->apply(x).toFloats(), x.toFloats());
@@ -230,7 +208,7 @@ TEST(LayersAct, AlphaDropoutKeepsZeroMeanUnitVarianceAndDropsAtRate) {
 
 TEST(LayersAct, SpatialDropout1DDropsWholeChannels) {
   const double rate = 0.4, n = 100 * 30;
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor x = ones({100, 20, 30});
     LayerPtr layer = layers::spatialDropout1d({{"rate", rate}});
     EXPECT_EQ(layer->apply(x).toFloats(), x.toFloats());
@@ -262,7 +240,7 @@ TEST(LayersAct, SeededNoiseRepeatsAcrossLayersAndVariesAcrossCalls) {
 
 TEST(LayersAct, CategoryEncodingCountsAndRejectsOutOfRangeTokens) {
   std::vector<int32_t> ids{0, 2, 2, 1, 3, 3, 3, 0};
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor t = tensorInt(ids, {2, 4});
     EXPECT_EQ(layers::categoryEncoding({{"numTokens", 5}, {"outputMode", "count"}})->apply(t).toFloats(),
               (std::vector<float>{1, 1, 2, 0, 0, 1, 0, 0, 3, 0}));
@@ -281,7 +259,7 @@ TEST(LayersAct, CategoryEncodingCountsAndRejectsOutOfRangeTokens) {
 TEST(LayersAct, CenterCropRescalingRepeatVectorValues) {
   std::vector<float> img(2 * 5 * 6 * 1);
   for (size_t i = 0; i < img.size(); ++i) img[i] = static_cast<float>(i);
-  forEachBackend([&] {
+  onEveryBackend([&] {
     // 5x6 -> 2x3: rows from floor(3/2) = 1, columns from floor(3/2) = 1.
     Tensor y = layers::centerCrop({{"height", 2}, {"width", 3}})->apply(tensor(img, {2, 5, 6, 1}));
     EXPECT_EQ(y.shape(), (Shape{2, 2, 3, 1}));

@@ -21,12 +21,6 @@ std::vector<float> wave(size_t n, float seed) {
 
 Tensor waveTensor(const Shape& s, float seed) { return tensor(wave(static_cast<size_t>(shapeSize(s)), seed), s); }
 
-void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
-}
-
 /// Plain NHWC convolution in double. depthwise: w is [kh,kw,c,m] and output
 /// channel c*m + j reads only input channel c; else w is [kh,kw,c,f].
 struct Conv {
@@ -75,12 +69,6 @@ void addBiasRelu(std::vector<double>& y, const std::vector<float>& bias, bool re
 
 Shape symbolicShape(const LayerPtr& layer, const Shape& inShape) {
   return layer->apply(input({{"shape", inShape}}))->shape;
-}
-
-std::vector<std::string> keys(const Json& j) {
-  std::vector<std::string> out;
-  for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
-  return out;
 }
 
 /// Rebuilds the layer from its config, copies the weights, and checks that

@@ -20,28 +20,6 @@ std::vector<float> wave(size_t n, float seed, float scale = 0.9f, float offset =
   return v;
 }
 
-void forEachBackend(const std::function<void()>& fn) {
-  std::string saved = getBackend();
-  for (const std::string& b : availableBackends()) {
-    SCOPED_TRACE("backend " + b);
-    setBackend(b);
-    fn();
-  }
-  setBackend(saved);
-}
-
-void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
-}
-
-std::vector<std::string> keys(const Json& j) {
-  std::vector<std::string> out;
-  for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
-  return out;
-}
-
 /// Index along `axis` of each element of a row-major tensor of shape s.
 std::vector<int64_t> axisIndex(const Shape& s, int64_t axis) {
   int64_t inner = 1;
@@ -113,7 +91,7 @@ TEST(LayersNorm, BatchNormInferenceAndTrainingMatchPlainLoops) {
   struct Case { Shape shape; int64_t axis; };
   for (const Case& c : {Case{{2, 2, 3, 3}, -1}, Case{{3, 2, 4}, 1}}) {
     SCOPED_TRACE(shapeToString(c.shape));
-    forEachBackend([&] {
+    onEveryBackend([&] {
       int64_t axis = c.axis < 0 ? c.axis + static_cast<int64_t>(c.shape.size()) : c.axis;
       int64_t dim = c.shape[static_cast<size_t>(axis)];
       size_t n = static_cast<size_t>(shapeSize(c.shape)), d = static_cast<size_t>(dim);
@@ -184,7 +162,7 @@ TEST(LayersNorm, BatchNormGradients) {
 // ---- LayerNormalization ----------------------------------------------------
 
 TEST(LayersNorm, LayerNormMatchesPlainLoop) {
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Shape s{2, 3, 4};
     std::vector<float> x = wave(24, 0.3f, 2.0f, 0.4f);
     // Last axis: each of the 6 rows of 4 normalized separately.
@@ -278,7 +256,7 @@ TEST(LayersNorm, ErrorsNameTheLayerAndTheProblem) {
 // ---- Merge layers ----------------------------------------------------------
 
 TEST(LayersMerge, HandValues) {
-  forEachBackend([&] {
+  onEveryBackend([&] {
     Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3}), b = tensor({10, 20, 30, 40, 50, 60}, {2, 3});
     Tensor c = tensor({-1, 0, 1, 2, 0.5f, -2}, {2, 3});
     EXPECT_EQ(layers::add()->apply({a, b, c})[0].data<float>(), (std::vector<float>{10, 22, 34, 46, 55.5f, 64}));

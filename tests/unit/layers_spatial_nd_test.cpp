@@ -26,12 +26,6 @@ Shape symbolicShape(const LayerPtr& layer, const Shape& inShape) {
   return layer->apply(input({{"shape", inShape}}))->shape;
 }
 
-std::vector<std::string> keys(const Json& j) {
-  std::vector<std::string> out;
-  for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
-  return out;
-}
-
 void expectRoundTrip(const LayerPtr& layer, const Tensor& x) {
   Tensor y = layer->apply(x);
   Json config = layer->getConfig();

@@ -80,3 +80,57 @@ test('loadGraphModel: an unknown op names the node and the op', async () => {
   await assert.rejects(glint.loadGraphModel(path.join(dir, 'model.json')), /'y'.*Frobnicate.*not supported/);
   fs.rmSync(dir, {recursive: true});
 });
+
+// Transfer learning, as Teachable Machine does it: a pretrained graph model as
+// a frozen feature extractor (an intermediate node), a small layers head
+// trained with fit on the user's samples, saved and reloaded. The same steps
+// in TF.js, from the same head weights, give the same losses and predictions.
+test('transfer learning: BlazeFace features, a trained head, saved and reloaded', async () => {
+  const ours = await glint.loadGraphModel(blazeface);
+  const theirs = await tf.loadGraphModel(tfjsHandler(blazeface));
+  const topology = JSON.parse(fs.readFileSync(blazeface, 'utf8')).modelTopology.node;
+  // The last _FusedConv2D before the heads: a [1, 8, 8, C] feature map.
+  const node = topology.filter((n) => n.op === '_FusedConv2D').at(-1).name;
+  const n = 6;
+  const images = Array.from({length: n}, (_, k) =>
+    Array.from({length: 256 * 256 * 3}, (_, i) => ((i * (7919 + 13 * k)) % 997) / 997));
+  const feats = (model, lib) => lib.concat(images.map((v) => {
+    const x = lib.tensor(v, [1, 256, 256, 3]);
+    const f = model.execute(x, node);
+    return lib.reshape(lib.mean(f, [1, 2]), [1, -1]);  // global average pooling of the map
+  }), 0);
+  const fo0 = feats(ours, glint), ft0 = feats(theirs, tf);
+  assert.ok(maxRelDiff(fo0, ft0) <= 1e-4, 'features');
+  // Scaled to [-1, 1] as an app would: TF.js's cross-entropy clips
+  // probabilities at 1e-7, Glint's (from the logits) does not, so saturated
+  // logits would compare clipping rather than training.
+  const scale = Math.max(...ft0.dataSync().map(Math.abs));
+  const fo = glint.div(fo0, scale), ft = tf.div(ft0, scale);
+  const labels = [0, 1, 0, 1, 1, 0];
+  const head = (lib) => {
+    const m = lib.sequential({layers: [
+      lib.layers.dense({units: 4, activation: 'relu', inputShape: [fo.shape[1]], name: 'h1'}),
+      lib.layers.dense({units: 2, activation: 'softmax', name: 'h2'})]});
+    m.compile({optimizer: lib.train.sgd(0.1), loss: 'categoricalCrossentropy'});
+    return m;
+  };
+  const mine = head(glint), tfs = head(tf);
+  const init = tfs.getWeights().map((w) => w.arraySync());
+  mine.setWeights(init.map((w) => glint.tensor(w)));
+  const yo = glint.oneHot(glint.tensor1d(labels, 'int32'), 2), yt = tf.oneHot(tf.tensor1d(labels, 'int32'), 2);
+  const ho = await mine.fit(fo, yo, {epochs: 5, batchSize: 3, shuffle: false});
+  const ht = await tfs.fit(ft, yt, {epochs: 5, batchSize: 3, shuffle: false});
+  ho.history.loss.forEach((l, i) => assert.ok(Math.abs(l - ht.history.loss[i]) <= 1e-4 * Math.max(1, ht.history.loss[i]),
+                                               `epoch ${i}: ${l} vs ${ht.history.loss[i]}`));
+  assert.ok(maxRelDiff(mine.predict(fo), tfs.predict(ft)) <= 1e-4, 'head predictions');
+  // Saved and reloaded: the same predictions on new features.
+  let saved;
+  await mine.save(glint.io.withSaveHandler(async (a) => {
+    saved = a;
+    return {modelArtifactsInfo: {dateSaved: new Date(), modelTopologyType: 'JSON'}};
+  }));
+  const back = await glint.loadLayersModel(glint.io.fromMemory(saved));
+  assert.ok(maxRelDiff(back.predict(fo), mine.predict(fo)) === 0, 'reloaded head');
+  // The graph model's weights were not touched by training.
+  assert.ok(maxRelDiff(feats(ours, glint), ft0) <= 1e-4, 'features after training');
+});

@@ -4,6 +4,7 @@
 #include <emscripten.h>
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -289,6 +290,33 @@ std::unordered_map<std::string, OpEntry> buildTable() {
   t["softmaxCrossEntropy"] = {2, 2, [](const Args& x, const Attrs&) -> Args {
                                 return {softmaxCrossEntropyWithLogits(x[0], x[1])};
                               }};
+  // ---- tf.image (NHWC) ----
+  // A missing size reaches the op as [0, 0], which it refuses by name.
+  auto size = [](const Attrs& a, const char* key) { return a.pair(key, {0, 0}); };
+  t["resizeBilinear"] = {1, 1, [size](const Args& x, const Attrs& a) -> Args {
+                           return {resizeBilinear(x[0], size(a, "size"), a.b("alignCorners", false),
+                                                  a.b("halfPixelCenters", false))};
+                         }};
+  t["resizeNearestNeighbor"] = {1, 1, [size](const Args& x, const Attrs& a) -> Args {
+                                  return {resizeNearestNeighbor(x[0], size(a, "size"), a.b("alignCorners", false),
+                                                                a.b("halfPixelCenters", false))};
+                                }};
+  t["cropAndResize"] = {3, 3, [size](const Args& x, const Attrs& a) -> Args {
+                          return {cropAndResize(x[0], x[1], x[2], size(a, "cropSize"), a.s("method", "bilinear"),
+                                                a.f("extrapolationValue", 0.0f))};
+                        }};
+  unary("flipLeftRight", flipLeftRight);
+  unary("rgbToGrayscale", rgbToGrayscale);
+  // Selected indices, their scores, and the count of valid ones (int32 scalar).
+  t["nonMaxSuppression"] = {2, 2, [](const Args& x, const Attrs& a) -> Args {
+                              float scoreThreshold = a.has("scoreThreshold") ? a.f("scoreThreshold", 0.0f)
+                                                                             : -std::numeric_limits<float>::infinity();
+                              NonMaxSuppressionResult r = nonMaxSuppression(
+                                  x[0], x[1], a.i("maxOutputSize", 0), a.f("iouThreshold", 0.5f), scoreThreshold,
+                                  a.f("softNmsSigma", 0.0f), a.b("padToMaxOutputSize", false));
+                              return {r.selectedIndices, r.selectedScores,
+                                      scalar(static_cast<float>(r.validOutputs), DType::int32)};
+                            }};
   return t;
 }
 

@@ -504,6 +504,10 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   spatialDropout1d(args: LayerArgs & {rate: number; seed?: number}): Layer;
   rescaling(args: LayerArgs & {scale: number; offset?: number}): Layer;
   centerCrop(args: LayerArgs & {height: number; width: number}): Layer;
+  resizing(args: LayerArgs & {height: number; width: number; interpolation?: 'bilinear' | 'nearest';
+                              cropToAspectRatio?: boolean}): Layer;
+  randomWidth(args: LayerArgs & {factor: number | [number, number]; interpolation?: 'bilinear' | 'nearest';
+                                 seed?: number}): Layer;
   categoryEncoding(args: LayerArgs & {numTokens: number; outputMode?: 'oneHot' | 'multiHot' | 'count'}): Layer;
   masking(args?: LayerArgs & {maskValue?: number}): Layer;
   simpleRNNCell(args: LayerArgs): Layer; lstmCell(args: LayerArgs): Layer; gruCell(args: LayerArgs): Layer;
@@ -720,6 +724,80 @@ export const data: {
   array<E>(items: E[]): Dataset<E>;
   generator<E>(gen: () => Iterator<E> | AsyncIterator<E>): Dataset<E>;
   zip(datasets: Dataset<any>[] | {[key: string]: Dataset<any>}): Dataset<any>;
+  /** The camera as an iterator of frames (browser only); see WebcamConfig. */
+  webcam(webcamVideoElement?: HTMLVideoElement | null, webcamConfig?: WebcamConfig): Promise<WebcamIterator>;
+  /** The microphone as an iterator of spectrograms / waveforms (browser only). */
+  microphone(microphoneConfig?: MicrophoneConfig): Promise<MicrophoneIterator>;
+};
+export interface WebcamConfig {
+  facingMode?: 'user' | 'environment';
+  deviceId?: string;
+  resizeWidth?: number;
+  resizeHeight?: number;
+  centerCrop?: boolean;
+}
+export interface WebcamIterator extends AsyncIterator<Tensor> {
+  /** int32 [height, width, 3]; float32 when resized. */
+  capture(): Promise<Tensor>;
+  start(): Promise<void>;
+  stop(): void;
+  isClosed: boolean;
+  [Symbol.asyncIterator](): WebcamIterator;
+}
+export interface MicrophoneConfig {
+  sampleRateHz?: number;
+  fftSize?: number;
+  columnTruncateLength?: number;
+  numFramesPerSpectrogram?: number;
+  audioTrackConstraints?: MediaTrackConstraints;
+  smoothingTimeConstant?: number;
+  includeSpectrogram?: boolean;
+  includeWaveform?: boolean;
+}
+export interface MicrophoneIterator extends AsyncIterator<{spectrogram?: Tensor; waveform?: Tensor}> {
+  capture(): Promise<{spectrogram?: Tensor; waveform?: Tensor}>;
+  start(): Promise<void>;
+  stop(): void;
+  isClosed: boolean;
+  [Symbol.asyncIterator](): MicrophoneIterator;
+}
+
+// ---- Images: tf.browser and tf.image ------------------------------------------------------------
+
+export type PixelData = {width: number; height: number; data: Uint8Array | Uint8ClampedArray};
+export type PixelSource = PixelData | ImageData | HTMLImageElement | HTMLCanvasElement | HTMLVideoElement |
+    ImageBitmap | OffscreenCanvas;
+export const browser: {
+  /** int32 [height, width, numChannels] (1: red, 3: RGB, 4: RGBA). */
+  fromPixels(pixels: PixelSource, numChannels?: 1 | 3 | 4): Tensor;
+  fromPixelsAsync(pixels: PixelSource, numChannels?: 1 | 3 | 4): Promise<Tensor>;
+  /** RGBA bytes of a [h, w] or [h, w, 1|3|4] tensor (float32 in [0, 1], int32 in [0, 255]); drawn on canvas if given. */
+  toPixels(img: Tensor, canvas?: HTMLCanvasElement): Promise<Uint8ClampedArray>;
+};
+export const image: {
+  resizeBilinear(images: Tensor, size: [number, number], alignCorners?: boolean, halfPixelCenters?: boolean): Tensor;
+  resizeNearestNeighbor(images: Tensor, size: [number, number], alignCorners?: boolean,
+                        halfPixelCenters?: boolean): Tensor;
+  cropAndResize(image: Tensor, boxes: Tensor | number[][], boxInd: Tensor | number[], cropSize: [number, number],
+                method?: 'bilinear' | 'nearest', extrapolationValue?: number): Tensor;
+  flipLeftRight(image: Tensor): Tensor;
+  rgbToGrayscale(image: Tensor): Tensor;
+  nonMaxSuppression(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
+                    scoreThreshold?: number): Tensor;
+  nonMaxSuppressionAsync(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
+                         scoreThreshold?: number): Promise<Tensor>;
+  nonMaxSuppressionWithScore(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
+                             scoreThreshold?: number, softNmsSigma?: number):
+      {selectedIndices: Tensor; selectedScores: Tensor};
+  nonMaxSuppressionWithScoreAsync(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
+                                  scoreThreshold?: number, softNmsSigma?: number):
+      Promise<{selectedIndices: Tensor; selectedScores: Tensor}>;
+  nonMaxSuppressionPadded(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
+                          scoreThreshold?: number, padToMaxOutputSize?: boolean):
+      {selectedIndices: Tensor; validOutputs: Tensor};
+  nonMaxSuppressionPaddedAsync(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
+                               scoreThreshold?: number, padToMaxOutputSize?: boolean):
+      Promise<{selectedIndices: Tensor; validOutputs: Tensor}>;
 };
 
 // ---- Worker mode -------------------------------------------------------------------------------

@@ -23,7 +23,12 @@ export {layers, input, Layer, SymbolicTensor} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
-export {data} from './data.js';
+export {browser} from './browser.js';
+export {image} from './image.js';
+import {data as baseData} from './data.js';
+import {webcam, microphone} from './media.js';
+/** tf.data: datasets, plus the browser's camera and microphone as iterators. */
+export const data = {...baseData, webcam, microphone};
 export {worker} from './worker_client.js';
 export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
 

@@ -209,6 +209,7 @@ const CLASS_NAMES = {
   thresholdedReLU: 'ThresholdedReLU', softmax: 'Softmax', repeatVector: 'RepeatVector',
   alphaDropout: 'AlphaDropout', gaussianDropout: 'GaussianDropout', gaussianNoise: 'GaussianNoise',
   spatialDropout1d: 'SpatialDropout1D', rescaling: 'Rescaling', centerCrop: 'CenterCrop',
+  resizing: 'Resizing', randomWidth: 'RandomWidth',
   categoryEncoding: 'CategoryEncoding',
   conv1d: 'Conv1D', conv3d: 'Conv3D', conv3dTranspose: 'Conv3DTranspose', cropping2D: 'Cropping2D',
   maxPooling1d: 'MaxPooling1D', averagePooling1d: 'AveragePooling1D', maxPooling3d: 'MaxPooling3D',

@@ -307,6 +307,37 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_symbolic_release(int32_t id) {
   return guarded(-1, [&] { return symbolicHandles().erase(id) ? 0 : 1; });
 }
 
+/// The symbolic tensors of a layer's first call, as TF.js's layer.input /
+/// layer.output (a model's own inputs and outputs for a model): which 0 for
+/// the inputs, 1 for the outputs. They let a pretrained model be cut at an
+/// inner layer: tf.model({inputs: m.inputs, outputs: m.getLayer('x').output}).
+EMSCRIPTEN_KEEPALIVE int32_t glint_layer_endpoints(int32_t layerId, int32_t which, int32_t* out,
+                                                   int32_t maxOut) {
+  return guarded(-1, [&] {
+    const LayerPtr& l = layerHandles().get(layerId, "layer");
+    std::vector<SymbolicTensorPtr> ends;
+    if (auto m = std::dynamic_pointer_cast<Model>(l)) {
+      ends = which == 0 ? m->inputs() : m->outputs();
+    } else {
+      auto nodes = l->inboundNodes();
+      check(!nodes.empty(), "Layer '" + l->name() + "'", which == 0 ? "input" : "output",
+            ": the layer has not been called on a symbolic tensor (it is in no model yet)");
+      if (which == 0) {
+        ends = nodes[0]->inputs;
+      } else {
+        for (const auto& weak : nodes[0]->outputs) {
+          SymbolicTensorPtr t = weak.lock();
+          check(t != nullptr, "Layer '" + l->name() + "'", "output: its model is gone");
+          ends.push_back(t);
+        }
+      }
+    }
+    check(static_cast<int32_t>(ends.size()) <= maxOut, "layer", "too many endpoints");
+    for (size_t i = 0; i < ends.size(); ++i) out[i] = symbolicHandles().put(ends[i]);
+    return static_cast<int32_t>(ends.size());
+  });
+}
+
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_apply_symbolic(int32_t layerId, const int32_t* ids,
                                                         int32_t n, const char* kwargsJson,
                                                         int32_t* out, int32_t maxOut) {

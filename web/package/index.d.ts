@@ -470,6 +470,9 @@ export class Layer {
   getClassName(): string;
   getConfig(): object;
   countParams(): number;
+  /** The symbolic tensors of the layer's first call in a model (for cutting a model at this layer). */
+  readonly input: SymbolicTensor | SymbolicTensor[];
+  readonly output: SymbolicTensor | SymbolicTensor[];
   apply(inputs: SymbolicTensor | SymbolicTensor[], kwargs?: object): SymbolicTensor | SymbolicTensor[];
   apply(inputs: Tensor | Tensor[], kwargs?: {training?: boolean}): Tensor | Tensor[];
   getWeights(): Tensor[];
@@ -563,8 +566,8 @@ export interface IOHandler {
 }
 
 export class LayersModel extends Layer {
-  readonly inputs: Array<{shape: Array<number | null>; dtype: DataType; name: string}>;
-  readonly outputs: Array<{shape: Array<number | null>; dtype: DataType; name: string}>;
+  readonly inputs: SymbolicTensor[];
+  readonly outputs: SymbolicTensor[];
   readonly layers: Layer[];
   readonly metricsNames: string[];
   readonly optimizer: Optimizer;

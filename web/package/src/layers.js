@@ -141,6 +141,21 @@ export class Layer {
   countParams() {
     return this._info().countParams;
   }
+  /** @internal The symbolic tensors of this layer's first call (0: inputs, 1: outputs). */
+  _endpoints(which) {
+    const ids = core.callIds(256, (out, max) => core.module()._glint_layer_endpoints(this.id, which, out, max));
+    return ids.map((id) => new SymbolicTensor(id));
+  }
+  /** The symbolic input of the layer's first call (a list for several), as TF.js's layer.input. */
+  get input() {
+    const xs = this._endpoints(0);
+    return xs.length === 1 ? xs[0] : xs;
+  }
+  /** The symbolic output of the layer's first call: tf.model({inputs, outputs: layer.output}) cuts a model there. */
+  get output() {
+    const ys = this._endpoints(1);
+    return ys.length === 1 ? ys[0] : ys;
+  }
 
   /**
    * On SymbolicTensor(s): adds this layer to a functional graph. On Tensor(s):

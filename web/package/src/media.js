@@ -143,6 +143,8 @@ class MicrophoneIterator {
     this.analyser.fftSize = this.fftSize * 2;
     this.analyser.smoothingTimeConstant = this.smoothing;
     source.connect(this.analyser);
+    // A context made without a user gesture may start suspended: nothing flows then.
+    if (this.context.state === 'suspended') await this.context.resume();
     this.freq = new Float32Array(this.fftSize);
     this.time = new Float32Array(this.fftSize);
     this.isClosed = false;
@@ -167,9 +169,7 @@ class MicrophoneIterator {
     for (let f = 0; f < this.numFrames; ++f) {
       await new Promise((resolve) => setTimeout(resolve, periodMs));
       if (this.includeSpectrogram) {
-        this.analyser.getFloatFrequencyData(this.freq);
-        if (this.freq[0] === -Infinity)
-          throw new GlintError('[data.microphone] the microphone gave no signal (is it muted, or the context suspended?)');
+        this.analyser.getFloatFrequencyData(this.freq);  // silence reads as -Infinity dB
         spectrogram.set(this.freq.subarray(0, this.columns), f * this.columns);
       }
       if (this.includeWaveform) {

@@ -85,11 +85,12 @@ export class LayersModel extends Layer {
   _io() {
     return core.callJson(() => core.module()._glint_model_io(this.id));
   }
+  /** SymbolicTensors (shape, dtype, name), usable to build a new model from this one's graph. */
   get inputs() {
-    return this._io().inputs;
+    return this._endpoints(0);
   }
   get outputs() {
-    return this._io().outputs;
+    return this._endpoints(1);
   }
   get metricsNames() {
     return this._io().metricsNames ?? [];

@@ -1,5 +1,5 @@
 // The engine inside a dedicated Web Worker (glint.worker()): answers calls from
-// the page. Objects (tensors, layers, models, optimizers) stay here and travel
+// the page. Objects (tensors, layers, models, graph models, optimizers) stay here and travel
 // as references; functions passed by the page (callbacks) become messages back.
 import * as glint from './index.js';
 
@@ -8,7 +8,7 @@ let nextRef = 1;
 
 function isRemotable(v) {
   return v instanceof glint.Tensor || v instanceof glint.Layer || v instanceof glint.Optimizer ||
-      v instanceof glint.SymbolicTensor || v instanceof glint.data.Dataset;
+      v instanceof glint.SymbolicTensor || v instanceof glint.data.Dataset || v instanceof glint.GraphModel;
 }
 
 function encode(v, transfer) {

@@ -160,4 +160,18 @@ std::vector<std::string> keys(const Json& config) {
   return out;
 }
 
+void expectRoundTrip(const LayerPtr& layer, const std::vector<Tensor>& xs) {
+  std::vector<Tensor> y = layer->apply(xs);
+  Json config = layer->getConfig();
+  LayerPtr copy = layers::fromConfig(layer->className(), config);
+  EXPECT_EQ(copy->getConfig().dump(), config.dump()) << layer->className();
+  copy->apply(xs);  // builds
+  copy->setWeights(layer->getWeights());
+  EXPECT_EQ(copy->getConfig().dump(), config.dump()) << layer->className();
+  std::vector<Tensor> again = copy->apply(xs);
+  ASSERT_EQ(again.size(), y.size()) << layer->className();
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_EQ(again[i].toFloats(), y[i].toFloats()) << layer->className() << " output " << i;
+}
+
 }  // namespace glint::testing

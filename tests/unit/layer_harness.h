@@ -38,5 +38,9 @@ void checkLayer(const LayerCase& c);
 void expectNear(const std::vector<float>& got, const std::vector<double>& want, double tol = 1e-5);
 /// A config's keys in order (TF.js and Keras write them in a fixed order).
 std::vector<std::string> keys(const Json& config);
+/// Rebuilds the layer from its config: the same config before and after the
+/// copy is built, and, with the original's weights, the same outputs.
+void expectRoundTrip(const LayerPtr& layer, const std::vector<Tensor>& xs);
+inline void expectRoundTrip(const LayerPtr& layer, const Tensor& x) { expectRoundTrip(layer, std::vector<Tensor>{x}); }
 
 }  // namespace glint::testing

@@ -26,17 +26,6 @@ std::vector<float> wave(size_t n, float seed, float scale = 1.5f) {
   return v;
 }
 
-/// Rebuilds the layer from its config: same config, same outputs.
-void expectRoundTrip(const LayerPtr& layer, const std::vector<Tensor>& xs) {
-  std::vector<Tensor> y = layer->apply(xs);
-  Json config = layer->getConfig();
-  LayerPtr copy = layers::fromConfig(layer->className(), config);
-  copy->apply(xs);
-  copy->setWeights(layer->getWeights());
-  EXPECT_EQ(copy->getConfig().dump(), config.dump()) << layer->className();
-  EXPECT_EQ(copy->apply(xs)[0].toFloats(), y[0].toFloats()) << layer->className();
-}
-
 // ---- Values TF.js cannot give ---------------------------------------------
 
 TEST(LayersAct, KerasReluArgumentsMatchTheKerasFormula) {

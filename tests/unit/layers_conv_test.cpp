@@ -71,19 +71,6 @@ Shape symbolicShape(const LayerPtr& layer, const Shape& inShape) {
   return layer->apply(input({{"shape", inShape}}))->shape;
 }
 
-/// Rebuilds the layer from its config, copies the weights, and checks that
-/// the config dump and the outputs agree.
-void expectRoundTrip(const LayerPtr& layer, const Tensor& x) {
-  Tensor y = layer->apply(x);
-  Json config = layer->getConfig();
-  LayerPtr copy = layers::fromConfig(layer->className(), config);
-  EXPECT_EQ(copy->getConfig().dump(), config.dump());
-  copy->apply(x);  // builds
-  copy->setWeights(layer->getWeights());
-  EXPECT_EQ(copy->getConfig().dump(), config.dump());
-  EXPECT_EQ(copy->apply(x).toFloats(), y.toFloats()) << layer->className();
-}
-
 // ---- Conv2D ---------------------------------------------------------------
 
 TEST(LayersConv, Conv2DOutputShapes) {

@@ -55,16 +55,6 @@ std::vector<double> normalize(const std::vector<float>& x, const std::vector<int
   return y;
 }
 
-void expectRoundTrip(const LayerPtr& layer, const std::vector<Tensor>& xs) {
-  std::vector<Tensor> y = layer->apply(xs);
-  Json config = layer->getConfig();
-  LayerPtr copy = layers::fromConfig(layer->className(), config);
-  copy->apply(xs);
-  copy->setWeights(layer->getWeights());
-  EXPECT_EQ(copy->getConfig().dump(), config.dump());
-  EXPECT_EQ(copy->apply(xs)[0].toFloats(), y[0].toFloats()) << layer->className();
-}
-
 // ---- BatchNormalization --------------------------------------------------
 
 TEST(LayersNorm, BatchNormWeightsFollowTfjsOrderAndNames) {

@@ -26,17 +26,6 @@ Shape symbolicShape(const LayerPtr& layer, const Shape& inShape) {
   return layer->apply(input({{"shape", inShape}}))->shape;
 }
 
-void expectRoundTrip(const LayerPtr& layer, const Tensor& x) {
-  Tensor y = layer->apply(x);
-  Json config = layer->getConfig();
-  LayerPtr copy = layers::fromConfig(layer->className(), config);
-  EXPECT_EQ(copy->getConfig().dump(), config.dump());
-  copy->apply(x);  // builds
-  copy->setWeights(layer->getWeights());
-  EXPECT_EQ(copy->getConfig().dump(), config.dump());
-  EXPECT_EQ(copy->apply(x).toFloats(), y.toFloats()) << layer->className();
-}
-
 // ---- Shapes ----------------------------------------------------------------
 
 TEST(LayersSpatialND, OutputShapes) {

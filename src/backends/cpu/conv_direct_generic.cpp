@@ -5,23 +5,11 @@
 
 #define GLINT_CONV_REGISTERS 16
 #include "src/backends/cpu/conv_direct_kernels.h"
+#include "src/backends/cpu/cpu_isa.h"
 
 namespace glint::cpu::conv_direct {
 
 KernelSet kernelsGeneric() { return {"generic", kWidth, &forwardDispatch, &filterGradDispatch}; }
-
-namespace {
-
-bool cpuRuns(const std::string& isa) {
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
-  if (isa == "avx512" || isa == "avx512-ymm")
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-  if (isa == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-  return isa == "generic";
-}
-
-}  // namespace
 
 const KernelSet* pick(int64_t inC, int64_t outC, const char* isa) {
   if (inC > kMaxInChannels) return nullptr;

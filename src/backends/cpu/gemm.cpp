@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "glint/error.h"
+#include "src/backends/cpu/cpu_isa.h"
 #include "src/backends/cpu/thread_pool.h"
 
 namespace glint::cpu {
@@ -27,14 +28,6 @@ float* workspace(size_t floats) {
 namespace {
 
 using gemm_detail::KernelSet;
-
-bool cpuRuns(const std::string& isa) {
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
-  if (isa == "avx512") return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-  if (isa == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-  return isa == "generic";
-}
 
 const std::vector<KernelSet>& availableSets() {
   static const std::vector<KernelSet> sets = [] {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "glint/backend.h"
+#include "src/backends/cpu/cpu_isa.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/thread_pool.h"
 #include "src/backends/cpu/vecmath_util.h"
@@ -64,7 +65,7 @@ void withGate(const KernelArgs& args, F&& f) {
 #define GLINT_RNN_WIDE_TARGET \
   __attribute__((target("avx512f,avx512vl,prefer-vector-width=512")))
 bool wideCpu() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  static const bool yes = cpuRuns("avx512");
   return yes;
 }
 #endif

@@ -3,6 +3,7 @@
 // context an op reads its inputs and attributes from, and the op table.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,17 +28,24 @@ struct HostValue {
 /// Host values up to this many elements stay on the host.
 constexpr int64_t kMaxHostElements = 64;
 
-/// A node output: on the host (with a device copy made on first use), or
-/// on the device only.
+struct TensorList;
+
+/// A node output: on the host (with a device copy made on first use), on
+/// the device only, or a TensorList (TF's DT_VARIANT lists, kept on the
+/// host as a vector of tensors).
 class Value {
  public:
   Value() = default;
   explicit Value(Tensor t) : device_(std::move(t)) {}
   explicit Value(HostValue h);
-  bool defined() const { return host_.has_value() || device_.defined(); }
+  explicit Value(std::shared_ptr<const TensorList> list) : list_(std::move(list)) {}
+  bool defined() const { return host_.has_value() || device_.defined() || list_ != nullptr; }
   bool isHost() const { return host_.has_value(); }
+  bool isList() const { return list_ != nullptr; }
   const HostValue& host() const { return *host_; }
-  /// The device tensor (created from the host value the first time).
+  /// The list; throws unless isList().
+  const TensorList& list() const;
+  /// The device tensor (created from the host value the first time); throws for a list.
   const Tensor& tensor() const;
   const Shape& shape() const;
   DType dtype() const;
@@ -45,6 +53,24 @@ class Value {
  private:
   std::optional<HostValue> host_{};
   mutable Tensor device_{};
+  std::shared_ptr<const TensorList> list_{};
+};
+
+/// The element shape of a TensorList: unknown rank, or dims with -1 for
+/// unknown sizes (TF's PartialTensorShape).
+struct ElementShape {
+  bool rankKnown = false;
+  Shape dims{};
+};
+
+/// TF's TensorList, immutable as in TensorFlow (SetItem makes a new list
+/// sharing the other elements' tensors). An undefined item is a slot that
+/// TensorListReserve made and nothing has set yet.
+struct TensorList {
+  std::vector<Tensor> items{};
+  ElementShape elementShape{};
+  DType dtype = DType::float32;
+  int64_t maxElements = -1;  // EmptyTensorList's bound; -1: none
 };
 
 /// A host value from a device tensor's shape and values (used only where the
@@ -58,6 +84,9 @@ struct Node {
   /// (producer node, output index) per data input; control inputs ("^x") dropped.
   std::vector<std::pair<int, int>> inputs{};
   std::vector<std::string> inputNames{};
+  /// Control inputs ("^x"): they only order nodes, but the control flow
+  /// executor also runs a node in the frame and liveness of these.
+  std::vector<int> controls{};
   Json attr = Json::object();
 };
 
@@ -71,6 +100,10 @@ DType dtypeFromTf(const Json& type, const std::string& what);
 class NodeContext {
  public:
   NodeContext(const Node& node, std::vector<Value> inputs) : node_(node), in_(std::move(inputs)) {}
+  /// Lets host() read a device input back (TF.js's executeAsync does so for
+  /// a data-dependent shape, such as Range's limit after NonMaxSuppression);
+  /// the control flow executor, which already reads its predicates, sets it.
+  void allowReadBack() { readBack_ = true; }
 
   const Node& node() const { return node_; }
   size_t numInputs() const { return in_.size(); }
@@ -99,6 +132,8 @@ class NodeContext {
   const Json* attr(const std::string& name) const;
   const Node& node_;
   std::vector<Value> in_;
+  bool readBack_ = false;
+  mutable std::vector<std::optional<HostValue>> read_{};
 };
 
 /// Throws a glint::Error; the executor adds the node, op and file.
@@ -120,6 +155,7 @@ void addMathOps(OpTable& table);
 void addNnOps(OpTable& table);
 void addShapeOps(OpTable& table);
 void addImageOps(OpTable& table);
+void addListOps(OpTable& table);
 /// The table, built once.
 const OpTable& opTable();
 
@@ -131,5 +167,33 @@ inline std::vector<Value> one(Tensor t) { return {Value(std::move(t))}; }
 inline std::vector<Value> one(HostValue h) { return {Value(std::move(h))}; }
 /// Host values that fit kMaxHostElements stay host; larger become tensors.
 Value fromHost(HostValue h);
+
+}  // namespace glint::graph
+
+namespace glint::graph {
+
+/// The ops the control flow executor runs itself (frames, iterations and
+/// dead branches are its state, not an op's): Enter, Exit, Merge, Switch,
+/// NextIteration, LoopCond.
+bool isControlFlowOp(const std::string& op);
+const std::vector<std::string>& controlFlowOps();
+
+/// What both executors need of a loaded model.
+struct GraphView {
+  const std::vector<Node>& nodes;
+  const std::vector<Value>& constants;  // per node; defined for Const nodes
+  const std::string& source;
+};
+
+/// Runs one op with the executor's error prefix (node, op, file).
+std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack = false);
+[[noreturn]] void failAtNode(const GraphView& g, const Node& node, const std::string& message);
+
+/// The control flow executor (TF's v1 while loops and conds): runs nodes as
+/// their inputs arrive, per frame and iteration; `fed` holds the fed values
+/// per node. Returns the wanted (node, output) values.
+std::vector<Value> runDynamic(const GraphView& g, const std::vector<Value>& fed,
+                              const std::vector<std::pair<int, int>>& wanted,
+                              const std::vector<std::string>& wantedNames);
 
 }  // namespace glint::graph

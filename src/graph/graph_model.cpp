@@ -122,7 +122,10 @@ struct GraphModel::Impl {
   std::vector<GraphTensorInfo> inputs, outputs;
   std::vector<TensorRef> inputRefs, outputRefs;
   Config metadata;
+  bool controlFlow = false;  // any Enter/Exit/Merge/Switch/NextIteration/LoopCond
   bool disposed = false;
+
+  graph::GraphView view() const { return {nodes, constants, source}; }
 
   [[noreturn]] void failAt(const Node& n, const std::string& message) const {
     fail(kOp, source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
@@ -169,6 +172,13 @@ struct GraphModel::Impl {
     }
     std::vector<TensorRef> wanted;
     for (const std::string& name : outputNames) wanted.push_back(resolve(name, "output"));
+    if (controlFlow) {
+      std::vector<std::pair<int, int>> refs;
+      for (const TensorRef& r : wanted) refs.emplace_back(r.node, r.output);
+      std::vector<Tensor> out;
+      for (const Value& v : graph::runDynamic(view(), fed, refs, outputNames)) out.push_back(tensorOf(v, outputNames[out.size()]));
+      return out;
+    }
 
     // The nodes the outputs need, stopping at fed ones; and how often each
     // value is used, so it is freed after its last consumer.
@@ -215,14 +225,7 @@ struct GraphModel::Impl {
                              std::to_string(produced.size()) + " outputs");
           args.push_back(produced[k]);
         }
-        NodeContext ctx(node, std::move(args));
-        try {
-          values[n] = graph::opTable().at(node.op)(ctx);
-        } catch (const DeviceLostError&) {
-          throw;
-        } catch (const Error& e) {
-          failAt(node, e.what());
-        }
+        values[n] = graph::runOp(view(), node, std::move(args));
       }
       for (const auto& [in, k] : node.inputs)
         if (--uses[in] == 0) values[in].clear();
@@ -234,9 +237,15 @@ struct GraphModel::Impl {
       check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp, source,
             ": output '", quoteForError(outputNames[i]), "': node '", quoteForError(nodes[r.node].name),
             "' has ", produced.size(), " outputs");
-      out.push_back(produced[r.output].tensor());
+      out.push_back(tensorOf(produced[r.output], outputNames[i]));
     }
     return out;
+  }
+
+  Tensor tensorOf(const Value& v, const std::string& name) const {
+    check(!v.isList(), kOp, source, ": output '", quoteForError(name),
+          "' is a TensorList; ask for a tensor made from it (TensorListStack, TensorListGetItem)");
+    return v.tensor();
   }
 
   static GraphTensorInfo placeholderInfo(const Node& n) {
@@ -301,10 +310,11 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
     Node& n = m.nodes[i];
     const Json& j = nodes[i];
     bool known = n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "Const" ||
-                 table.count(n.op);
+                 table.count(n.op) || graph::isControlFlowOp(n.op);
+    m.controlFlow = m.controlFlow || graph::isControlFlowOp(n.op);
     if (!known)
       m.failAt(n, "op '" + quoteForError(n.op) + "' is not supported by Glint's graph models (" +
-                      "glint::graphModelOps() lists the " + std::to_string(table.size() + 3) + " that are)");
+                      "glint::graphModelOps() lists the " + std::to_string(graphModelOps().size()) + " that are)");
     if (!j.contains("input") || j["input"].is_null()) continue;
     if (!j["input"].is_array()) m.failAt(n, "\"input\" must be an array of names");
     for (const Json& in : j["input"]) {
@@ -314,19 +324,24 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
       auto it = m.index.find(producer);
       if (it == m.index.end())
         m.failAt(n, "input '" + quoteForError(name) + "' names no node of the graph");
-      if (output < 0) continue;  // a control dependency: order only, no value
+      if (output < 0) {  // a control dependency: order only, no value
+        n.controls.push_back(it->second);
+        continue;
+      }
       n.inputs.emplace_back(it->second, output);
       n.inputNames.push_back(name);
     }
   }
 
-  // Kahn's algorithm over data inputs, in file order among ready nodes.
+  // Kahn's algorithm over data inputs, in file order among ready nodes. A
+  // loop's back edge (NextIteration -> Merge) is the one cycle allowed.
   std::vector<int> pending(m.nodes.size(), 0);
   std::vector<std::vector<int>> consumers(m.nodes.size());
   for (size_t i = 0; i < m.nodes.size(); ++i)
     for (const auto& [in, k] : m.nodes[i].inputs) {
-      ++pending[i];
       consumers[in].push_back(static_cast<int>(i));
+      if (m.nodes[in].op == "NextIteration") continue;
+      ++pending[i];
     }
   std::vector<int> ready;
   for (size_t i = m.nodes.size(); i-- > 0;)
@@ -336,7 +351,7 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
     ready.pop_back();
     m.order.push_back(n);
     for (int c : consumers[n])
-      if (--pending[c] == 0) ready.push_back(c);
+      if (m.nodes[n].op != "NextIteration" && --pending[c] == 0) ready.push_back(c);
   }
   if (m.order.size() != m.nodes.size()) {
     std::string cycle;
@@ -345,7 +360,7 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
         cycle += (shown++ ? ", '" : "'") + quoteForError(m.nodes[i].name) + "'";
       }
     fail(kOp, source, ": the graph has a cycle through nodes ", cycle,
-         " (control flow loops are not supported)");
+         " (a loop must go through NextIteration into Merge)");
   }
 
   // Weights: Const nodes take the manifest entry of their name.
@@ -391,6 +406,15 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
       auto [node, output] = splitTensorName(info.name);
       auto it = m.index.find(node);
       if (it == m.index.end()) continue;  // as TF.js: entries naming no node are skipped
+      // TF.js takes an input's shape from its Placeholder, not the
+      // signature (converted models often pin the signature's batch or
+      // image size where the graph takes any).
+      const Node& n = m.nodes[it->second];
+      if (std::string(key) == "inputs" && n.op == "Placeholder" && n.attr.contains("shape")) {
+        GraphTensorInfo p = Impl::placeholderInfo(n);
+        info.shape = p.shape;
+        info.rankKnown = p.rankKnown;
+      }
       refs.push_back({it->second, output < 0 ? 0 : output});
       infos.push_back(info);
     }
@@ -472,12 +496,29 @@ bool GraphModel::isDisposed() const { return impl_->disposed; }
 
 std::vector<std::string> graphModelOps() {
   std::vector<std::string> ops{"Const", "Placeholder", "PlaceholderWithDefault"};
+  for (const std::string& op : graph::controlFlowOps()) ops.push_back(op);
   for (const auto& [name, fn] : graph::opTable()) ops.push_back(name);
   std::sort(ops.begin(), ops.end());
   return ops;
 }
 
 namespace graph {
+void failAtNode(const GraphView& g, const Node& n, const std::string& message) {
+  fail(kOp, g.source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
+}
+
+std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack) {
+  NodeContext ctx(node, std::move(args));
+  if (readBack) ctx.allowReadBack();
+  try {
+    return opTable().at(node.op)(ctx);
+  } catch (const DeviceLostError&) {
+    throw;
+  } catch (const Error& e) {
+    failAtNode(g, node, e.what());
+  }
+}
+
 const OpTable& opTable() {
   static const OpTable table = [] {
     OpTable t;
@@ -485,6 +526,7 @@ const OpTable& opTable() {
     addNnOps(t);
     addShapeOps(t);
     addImageOps(t);
+    addListOps(t);
     return t;
   }();
   return table;

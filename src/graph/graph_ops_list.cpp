@@ -135,7 +135,13 @@ Tensor stackItems(const TensorList& l, const std::vector<int64_t>& indices, cons
   }
   std::vector<Tensor> xs;
   for (int64_t i : indices) {
-    const Tensor& t = item(l, i);
+    opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i, " is out of range for a list of ",
+            l.items.size(), " elements");
+    const Tensor& t = l.items[static_cast<size_t>(i)];
+    if (!t.defined()) {  // a slot never set: zeros, as TensorFlow reads it
+      xs.push_back(zeros(shape, l.dtype));
+      continue;
+    }
     checkShape({true, shape}, t.shape(), "element " + std::to_string(i));
     xs.push_back(reshape(t, shape));
   }
@@ -187,10 +193,15 @@ void addListOps(OpTable& t) {
     const TensorList& l = ctx.value(0).list();
     checkDType(l, elementDType(ctx), "element_dtype");
     int64_t i = readInt(ctx, 1, "index");
-    const Tensor& x = item(l, i);
     ElementShape requested = readElementShape(ctx, 2);
-    checkShape(requested, x.shape(), "element " + std::to_string(i));
-    return one(reshape(x, outputElementShape(l, requested)));
+    opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i, " is out of range for a list of ",
+            l.items.size(), " elements");
+    if (!l.items[static_cast<size_t>(i)].defined()) return one(zeros(outputElementShape(l, requested), l.dtype));
+    // A set item is returned as it is: pieces of a split list differ in
+    // their first dimension, so the list's shape need not be fully known.
+    const Tensor& x = l.items[static_cast<size_t>(i)];
+    checkShape(merge(l.elementShape, requested), x.shape(), "element " + std::to_string(i));
+    return one(x);
   };
   t["TensorListStack"] = [](NodeContext& ctx) {
     ctx.needInputs(2);
@@ -314,11 +325,9 @@ void addListOps(OpTable& t) {
     checkDType(l, elementDType(ctx), "element_dtype");
     opCheck(!l.items.empty(), "pops from an empty list");
     ElementShape requested = readElementShape(ctx, 1);
-    Shape shape = outputElementShape(l, requested);
-    Tensor x = item(l, static_cast<int64_t>(l.items.size()) - 1);
-    checkShape(requested, x.shape(), "the last element");
+    Tensor out = l.items.back().defined() ? l.items.back() : zeros(outputElementShape(l, requested), l.dtype);
+    checkShape(merge(l.elementShape, requested), out.shape(), "the last element");
     l.items.pop_back();
-    Tensor out = reshape(x, shape);
     std::vector<Value> r = list(std::move(l));
     r.emplace_back(out);
     return r;

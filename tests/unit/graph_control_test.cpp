@@ -1,0 +1,225 @@
+// GraphModel's control flow executor and TensorList ops on graphs built
+// here: malformed control flow and bad lists end in errors naming the node,
+// op and file; the TensorList ops TF.js cannot check (it lacks them or runs
+// them differently from TensorFlow) are checked against the values sliced
+// by hand from their inputs. Graphs TF.js can run are in GraphInterop.*.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "glint/glint.h"
+#include "glint/graph_model.h"
+#include "glint/json.h"
+#include "tests/unit/op_harness.h"
+
+namespace glint::testing {
+namespace {
+
+std::string base64(const std::string& s) {
+  static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char c : s) {
+    acc = (acc << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(digits[(acc >> bits) & 63u]);
+    }
+  }
+  if (bits > 0) out.push_back(digits[(acc << (6 - bits)) & 63u]);
+  while (out.size() % 4) out.push_back('=');
+  return out;
+}
+
+// A GraphDef written node by node, with Const weights, loaded in memory.
+struct Graph {
+  Json nodes = Json::array();
+  io::ModelArtifacts a;
+
+  void node(const std::string& name, const std::string& op, std::vector<std::string> inputs = {},
+            Json attr = Json::object()) {
+    nodes.push_back({{"name", name}, {"op", op}, {"input", inputs}, {"attr", attr}});
+  }
+  void placeholder(const std::string& name, DType dtype = DType::float32) {
+    node(name, "Placeholder", {},
+         {{"dtype", {{"type", dtype == DType::int32 ? "DT_INT32" : dtype == DType::boolean ? "DT_BOOL" : "DT_FLOAT"}}}});
+  }
+  void ints(const std::string& name, const std::vector<int32_t>& v, Shape shape = {-2}) {
+    if (shape == Shape{-2}) shape = {static_cast<int64_t>(v.size())};
+    weight(name, shape, DType::int32, v.data(), v.size() * 4);
+    node(name, "Const", {}, {{"dtype", {{"type", "DT_INT32"}}}});
+  }
+  void boolean(const std::string& name, bool v) {
+    uint8_t b = v;
+    weight(name, {}, DType::boolean, &b, 1);
+    node(name, "Const", {}, {{"dtype", {{"type", "DT_BOOL"}}}});
+  }
+  void weight(const std::string& name, const Shape& shape, DType dtype, const void* p, size_t bytes) {
+    a.weightSpecs.push_back({name, shape, dtype});
+    const auto* b = static_cast<const uint8_t*>(p);
+    a.weightData.insert(a.weightData.end(), b, b + bytes);
+  }
+  GraphModel load() {
+    a.format = "graph-model";
+    a.modelTopology = Json{{"node", nodes}};
+    return GraphModel::fromArtifacts(a, {}, "cflow.json");
+  }
+};
+
+Json frame(const std::string& name, bool constant = false) {
+  return {{"frame_name", {{"s", base64(name)}}}, {"is_constant", {{"b", constant}}}};
+}
+Json listAttr(const char* dtype = "DT_FLOAT") { return {{"element_dtype", {{"type", dtype}}}}; }
+
+TEST(GraphControlFlow, MalformedGraphsNameNodeOpAndFile) {
+  {  // both inputs of the Merge come from the untaken side of a Switch
+    Graph g;
+    g.placeholder("x");
+    g.boolean("yes", true);
+    g.node("sw", "Switch", {"x", "yes"});
+    g.node("m", "Merge", {"sw:0", "sw:0"});
+    g.node("out", "Relu", {"m"});
+    GraphModel m = g.load();
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"out"}); },
+                {"cflow.json", "'m'", "Merge", "'out'", "dead", "no input of this Merge arrived live"});
+    // Asking for the live side works, and the dead side names its Switch.
+    EXPECT_EQ(m.execute({{"x", tensor({1, -2}, {2})}}, {"sw:1"})[0].data<float>(), (std::vector<float>{1, -2}));
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"sw:0"}); }, {"cflow.json", "'sw'", "Switch", "untaken branch"});
+  }
+  {  // a loop's back edge with no frame around it
+    Graph g;
+    g.placeholder("x");
+    g.node("m", "Merge", {"x", "next"});
+    g.node("y", "Relu", {"m"});
+    g.node("next", "NextIteration", {"y"});
+    GraphModel m = g.load();
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"y", "next"}); },
+                {"cflow.json", "'next'", "NextIteration", "outside any frame"});
+  }
+  {
+    Graph g;
+    g.placeholder("x");
+    g.node("done", "Exit", {"x"});
+    GraphModel m = g.load();
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"done"}); }, {"cflow.json", "'done'", "Exit", "outside any frame"});
+  }
+  {  // a Merge waiting on a loop that never feeds it (no Enter into the frame)
+    Graph g;
+    g.placeholder("x");
+    g.node("m", "Merge", {"next"});
+    g.node("next", "NextIteration", {"m"});
+    g.node("out", "Relu", {"m"});
+    GraphModel m = g.load();
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"out"}); }, {"cflow.json", "'m'", "Merge", "never"});
+  }
+  {  // a cycle that is no loop (not through NextIteration) is refused at load
+    Graph g;
+    g.placeholder("x");
+    g.node("e", "Enter", {"x"}, frame("f"));
+    g.node("a", "AddV2", {"e", "b"});
+    g.node("b", "Relu", {"a"});
+    expectError([&] { g.load(); }, {"cflow.json", "cycle", "'a'", "NextIteration"});
+  }
+  {
+    Graph g;
+    g.placeholder("x");
+    g.node("e", "Enter", {"x"});
+    GraphModel m = g.load();
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"e"}); }, {"cflow.json", "'e'", "Enter", "frame_name"});
+  }
+}
+
+TEST(GraphControlFlow, TensorListErrorsNameTheShapes) {
+  Graph g;
+  g.placeholder("x");
+  g.placeholder("row");
+  g.placeholder("irow", DType::int32);
+  g.ints("es", {3});
+  g.ints("any", {-1}, {});
+  g.ints("two", {2}, {});
+  g.ints("nine", {9}, {});
+  g.node("l", "TensorListFromTensor", {"x", "es"}, listAttr());
+  g.node("set", "TensorListSetItem", {"l", "two", "row"}, listAttr());
+  g.node("set_int", "TensorListSetItem", {"l", "two", "irow"}, listAttr());
+  g.node("get9", "TensorListGetItem", {"l", "nine", "es"}, listAttr());
+  g.node("get_int", "TensorListGetItem", {"l", "two", "es"}, listAttr("DT_INT32"));
+  g.node("reserve", "TensorListReserve", {"es", "two"}, listAttr());
+  g.node("stack_unset", "TensorListStack", {"reserve", "es"}, listAttr());
+  g.node("unknown", "TensorListReserve", {"any", "two"}, listAttr());
+  g.node("unknown_empty", "TensorListResize", {"unknown", "any"});
+  g.node("stack_unknown", "TensorListStack", {"unknown", "any"}, listAttr());
+  g.node("relu_list", "Relu", {"l"});
+  GraphModel m = g.load();
+  Tensor x = zeros({4, 3});
+  auto run = [&](const std::string& out, const Tensor& row) {
+    m.execute({{"x", x}, {"row", row}, {"irow", zeros({3}, DType::int32)}}, {out});
+  };
+  expectError([&] { run("set", zeros({4})); }, {"cflow.json", "'set'", "TensorListSetItem", "[4]", "[3]"});
+  expectError([&] { run("set_int", zeros({3})); }, {"'set_int'", "TensorListSetItem", "int32", "float32"});
+  expectError([&] { run("get9", zeros({3})); }, {"'get9'", "TensorListGetItem", "index 9", "4 elements"});
+  expectError([&] { run("get_int", zeros({3})); }, {"'get_int'", "TensorListGetItem", "int32", "float32"});
+  // Unset slots of a known element shape read as zeros, as in TensorFlow.
+  EXPECT_EQ(m.execute({{"x", x}, {"row", zeros({3})}, {"irow", zeros({3}, DType::int32)}}, {"stack_unset"})[0].shape(),
+            (Shape{2, 3}));
+  expectError([&] { run("stack_unknown", zeros({3})); }, {"'stack_unknown'", "not fully defined"});
+  expectError([&] { run("relu_list", zeros({3})); }, {"'relu_list'", "Relu", "TensorList"});
+  expectError([&] { run("l", zeros({3})); }, {"cflow.json", "'l'", "TensorList"});
+}
+
+// The ops TF.js lacks (TensorListElementShape) or runs differently from
+// TensorFlow (PopBack's outputs, Split's pieces), and the V1 forms of
+// Scatter and Concat, against values taken from the inputs by hand.
+TEST(GraphControlFlow, TensorListOpsTfjsCannotCheck) {
+  Graph g;
+  g.placeholder("x");
+  g.ints("es", {3});
+  g.ints("es_rows", {-1, 3});
+  g.ints("lengths", {1, 3});
+  g.ints("idx", {2, 0});
+  g.ints("one", {1}, {});
+  g.node("l", "TensorListFromTensor", {"x", "es"}, listAttr());
+  g.node("eshape", "TensorListElementShape", {"l"});
+  g.node("pop", "TensorListPopBack", {"l", "es"}, listAttr());
+  g.node("popped_len", "TensorListLength", {"pop:0"});
+  g.node("split", "TensorListSplit", {"x", "es_rows", "lengths"}, listAttr());
+  g.node("piece", "TensorListGetItem", {"split", "one", "es_rows"}, listAttr());
+  g.node("scatter_src", "TensorListGather", {"l", "idx", "es"}, listAttr());
+  g.node("scattered", "TensorListScatter", {"scatter_src", "idx", "es"}, listAttr());
+  g.node("sc_stack", "TensorListStack", {"scattered", "es"}, listAttr());
+  Json concatAttr = listAttr();
+  concatAttr["element_shape"] = Json::parse(R"({"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}})");
+  g.node("concat", "TensorListConcat", {"split"}, concatAttr);
+  GraphModel m = g.load();
+  std::vector<float> xv(12);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.5f * static_cast<float>(i) - 2.0f;
+  auto rows = [&](std::initializer_list<int> r) {
+    std::vector<float> out;
+    for (int i : r) out.insert(out.end(), xv.begin() + 3 * i, xv.begin() + 3 * i + 3);
+    return out;
+  };
+  onEveryBackend([&] {
+    Tensor x = tensor(xv, {4, 3});
+    auto got = m.execute({{"x", x}}, {"eshape", "pop:1", "popped_len", "piece", "sc_stack", "concat", "concat:1"});
+    EXPECT_EQ(got[0].data<int32_t>(), (std::vector<int32_t>{3}));
+    EXPECT_EQ(got[1].shape(), (Shape{3}));
+    EXPECT_EQ(got[1].data<float>(), rows({3}));
+    EXPECT_EQ(got[2].data<int32_t>(), (std::vector<int32_t>{3}));
+    EXPECT_EQ(got[3].shape(), (Shape{3, 3}));
+    EXPECT_EQ(got[3].data<float>(), rows({1, 2, 3}));
+    // Gather [2, 0] then scatter to [2, 0]: rows 0 and 2 of x; row 1 was
+    // never set and stacks as zeros (TensorFlow's rule for a known shape).
+    std::vector<float> want = rows({0});
+    want.insert(want.end(), {0.0f, 0.0f, 0.0f});
+    for (float v : rows({2})) want.push_back(v);
+    EXPECT_EQ(got[4].shape(), (Shape{3, 3}));
+    EXPECT_EQ(got[4].data<float>(), want);
+    EXPECT_EQ(got[5].shape(), (Shape{4, 3}));
+    EXPECT_EQ(got[5].data<float>(), xv);
+    EXPECT_EQ(got[6].data<int32_t>(), (std::vector<int32_t>{1, 3}));
+  });
+}
+
+}  // namespace
+}  // namespace glint::testing

@@ -183,7 +183,17 @@ struct GraphView {
   const std::vector<Node>& nodes;
   const std::vector<Value>& constants;  // per node; defined for Const nodes
   const std::string& source;
+  /// Runs a function of the GraphDef's library (While, If, PartitionedCall).
+  std::function<std::vector<Value>(const std::string&, std::vector<Value>)> call;
 };
+
+/// Ops that call library functions: While/StatelessWhile, If/StatelessIf,
+/// PartitionedCall/StatefulPartitionedCall.
+bool isFunctionalOp(const std::string& op);
+const std::vector<std::string>& functionalOps();
+/// The library functions a functional node calls (its func attributes).
+std::vector<std::string> calledFunctions(const Node& node);
+std::vector<Value> runFunctionalOp(const GraphView& g, NodeContext& ctx);
 
 /// Runs one op with the executor's error prefix (node, op, file).
 std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack = false);

@@ -51,6 +51,22 @@ class Graph {
   constructor() {
     this.nodes = [];
     this.weights = [];
+    this.functions = [];
+  }
+  // A library function (control flow v2): args [[name, dtype]], rets
+  // [[name, dtype, 'node:arg:index']]; build(f) adds its nodes to `f`, a
+  // Graph whose weights join this one's manifest.
+  func(name, args, rets, build) {
+    const f = new Graph();
+    f.weights = this.weights;
+    build(f);
+    this.functions.push({
+      signature: {name, inputArg: args.map(([n, t]) => ({name: n, type: DT[t]})),
+                  outputArg: rets.map(([n, t]) => ({name: n, type: DT[t]}))},
+      nodeDef: f.nodes,
+      ret: Object.fromEntries(rets.map(([n, , r]) => [n, r])),
+    });
+    return name;
   }
   node(name, op, inputs = [], attr = {}) {
     this.nodes.push({name, op, input: inputs, attr});
@@ -109,7 +125,8 @@ class Graph {
       format: 'graph-model',
       generatedBy: 'glint tests/interop/graph_models.mjs',
       convertedBy: null,
-      modelTopology: {node: this.nodes, library: {}, versions: {producer: 1}},
+      modelTopology: {node: this.nodes, library: this.functions.length ? {function: this.functions} : {},
+                      versions: {producer: 1}},
       weightsManifest: [{paths: ['weights.bin'], weights: specs}],
     };
     if (signature) modelJson.signature = signature;
@@ -599,4 +616,71 @@ function whileV1(g, frame, vars, invariants, cond, body) {
   await record(dir, {x: F([4, 3], -1, 1), y: F([2, 3], -1, 1)},
                ['gathered', 'len', 'stacked', 'sc_item', 'sc_len', 'concat', 'pushed_stack',
                 'resized_stack', 'e_stack'], false);
+}
+
+// ---- control flow v2: While and If with library functions -----------------
+// (TF.js has no PartitionedCall: GraphControlFlow.FunctionCalls checks it.)
+{
+  const g = new Graph();
+  const fn = (name) => ({func: {name}});
+  const L = {element_dtype: A.type('DT_FLOAT'), shape_type: A.type('DT_INT32')};
+  g.placeholder('x', [2, 3]);
+  g.placeholder('n', [], 'int32');
+  g.placeholder('p', [], 'bool');
+  g.scalarInt('zero', 0);
+  g.scalarInt('four', 4);
+  g.ints('row_shape', [2, 3]);
+  g.func('cond', [['i', 'int32'], ['acc', 'float32'], ['x', 'float32'], ['n', 'int32']], [['ok', 'bool', 'less:z:0']],
+    (f) => f.node('less', 'Less', ['i', 'n']));
+  g.func('body', [['i', 'int32'], ['acc', 'float32'], ['x', 'float32'], ['n', 'int32']],
+    [['i1', 'int32', 'inc:z:0'], ['acc1', 'float32', 'tanh:y:0'], ['x1', 'float32', 'x'], ['n1', 'int32', 'n']], (f) => {
+      f.scalarInt('body/one', 1);
+      f.scalar('body/half', 0.5);
+      f.node('inc', 'AddV2', ['i', 'body/one:output:0']);
+      f.node('mul', 'Mul', ['acc', 'body/half:output:0']);
+      f.node('add', 'AddV2', ['mul:z:0', 'x']);
+      f.node('tanh', 'Tanh', ['add:z:0']);
+    });
+  g.node('loop', 'While', ['zero', 'x', 'x', 'n'], {cond: fn('cond'), body: fn('body'),
+    T: {list: {type: ['DT_INT32', 'DT_FLOAT', 'DT_FLOAT', 'DT_INT32']}}, parallel_iterations: A.i(10)});
+  g.node('loop_acc', 'Identity', ['loop:1']);
+  g.node('loop_i', 'Identity', ['loop:0']);
+  // A TensorList as a loop variable: row i of the list is x * i!. (The item
+  // set is the body's input, not a value it computes: TF.js disposes those
+  // when the body returns, list items included.)
+  g.node('reserved', 'TensorListReserve', ['row_shape', 'four'], L);
+  g.func('lcond', [['i', 'int32'], ['l', 'float32'], ['x', 'float32']], [['ok', 'bool', 'less:z:0']], (f) => {
+    f.scalarInt('lcond/four', 4);
+    f.node('less', 'Less', ['i', 'lcond/four']);
+  });
+  g.func('lbody', [['i', 'int32'], ['l', 'float32'], ['x', 'float32']],
+    [['i1', 'int32', 'inc:z:0'], ['l1', 'float32', 'set:output_handle:0'], ['x1', 'float32', 'scaled:z:0']], (f) => {
+      f.scalarInt('lbody/one', 1);
+      f.node('inc', 'AddV2', ['i', 'lbody/one']);
+      f.node('incf', 'Cast', ['inc:z:0'], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT')});
+      f.node('scaled', 'Mul', ['x', 'incf:y:0']);
+      f.node('set', 'TensorListSetItem', ['l', 'i', 'x'], L);
+    });
+  g.node('lloop', 'StatelessWhile', ['zero', 'reserved', 'x'], {cond: fn('lcond'), body: fn('lbody'),
+    T: {list: {type: ['DT_INT32', 'DT_VARIANT', 'DT_FLOAT']}}});
+  g.node('lstack', 'TensorListStack', ['lloop:1', 'row_shape'], L);
+  // If / StatelessIf: the fed predicate and a computed one.
+  g.func('then', [['x', 'float32']], [['y', 'float32', 'mul:z:0']], (f) => {
+    f.scalar('then/two', 2);
+    f.node('relu', 'Relu', ['x']);
+    f.node('mul', 'Mul', ['relu:activations:0', 'then/two']);
+  });
+  g.func('else', [['x', 'float32']], [['y', 'float32', 'sq:y:0']], (f) => f.node('sq', 'Square', ['x']));
+  g.node('if_p', 'If', ['p', 'x'], {then_branch: fn('then'), else_branch: fn('else'),
+    Tcond: A.type('DT_BOOL'), Tin: {list: {type: ['DT_FLOAT']}}, Tout: {list: {type: ['DT_FLOAT']}}});
+  g.ints('all', [0, 1]);
+  g.node('sum', 'Sum', ['x', 'all'], {keep_dims: A.b(false)});
+  g.scalar('lo', -100);
+  g.node('big', 'Greater', ['sum', 'lo']);
+  g.node('if_big', 'StatelessIf', ['big', 'x'], {then_branch: fn('then'), else_branch: fn('else'),
+    Tcond: A.type('DT_BOOL'), Tin: {list: {type: ['DT_FLOAT']}}, Tout: {list: {type: ['DT_FLOAT']}}});
+  const dir = path.join(out, 'functional_v2');
+  g.write(dir);
+  await record(dir, {x: F([2, 3], -2, 2), n: {shape: [], dtype: 'int32', data: [3]}, p: {shape: [], dtype: 'bool', data: [0]}},
+               ['loop_acc', 'loop_i', 'lstack', 'if_p', 'if_big'], false);
 }

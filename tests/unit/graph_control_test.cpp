@@ -61,9 +61,21 @@ struct Graph {
     const auto* b = static_cast<const uint8_t*>(p);
     a.weightData.insert(a.weightData.end(), b, b + bytes);
   }
+  Json functions = Json::array();
+  // A library function: args and rets as [name, "DT_..."]; ret maps each
+  // output arg to "node:arg:index".
+  void func(const std::string& name, const std::vector<std::pair<std::string, std::string>>& args,
+            const std::vector<std::pair<std::string, std::string>>& rets, const Json& body, const Json& ret) {
+    Json in = Json::array(), out = Json::array();
+    for (const auto& [n, t] : args) in.push_back({{"name", n}, {"type", t}});
+    for (const auto& [n, t] : rets) out.push_back({{"name", n}, {"type", t}});
+    functions.push_back({{"signature", {{"name", name}, {"inputArg", in}, {"outputArg", out}}},
+                         {"nodeDef", body},
+                         {"ret", ret}});
+  }
   GraphModel load() {
     a.format = "graph-model";
-    a.modelTopology = Json{{"node", nodes}};
+    a.modelTopology = Json{{"node", nodes}, {"library", {{"function", functions}}}};
     return GraphModel::fromArtifacts(a, {}, "cflow.json");
   }
 };
@@ -219,6 +231,81 @@ TEST(GraphControlFlow, TensorListOpsTfjsCannotCheck) {
     EXPECT_EQ(got[5].data<float>(), xv);
     EXPECT_EQ(got[6].data<int32_t>(), (std::vector<int32_t>{1, 3}));
   });
+}
+
+Json fn(const std::string& name) { return {{"func", {{"name", name}}}}; }
+
+// TF.js has no PartitionedCall (its converter inlines calls), so calls are
+// checked against the arithmetic they stand for, on every backend.
+TEST(GraphControlFlow, FunctionCalls) {
+  Graph g;
+  g.placeholder("x");
+  g.placeholder("y");
+  g.func("inner", {{"a", "DT_FLOAT"}, {"b", "DT_FLOAT"}}, {{"c", "DT_FLOAT"}},
+         Json::parse(R"([{"name": "sub", "op": "Sub", "input": ["a", "b"]}])"), {{"c", "sub:z:0"}});
+  // Node names may repeat across functions and the main graph.
+  g.func("outer", {{"a", "DT_FLOAT"}, {"b", "DT_FLOAT"}}, {{"c", "DT_FLOAT"}, {"d", "DT_FLOAT"}},
+         Json::parse(R"([{"name": "x", "op": "Mul", "input": ["a", "b"]},
+                         {"name": "call", "op": "PartitionedCall", "input": ["x:z:0", "a"],
+                          "attr": {"f": {"func": {"name": "inner"}}}},
+                         {"name": "add", "op": "AddV2", "input": ["call:output:0", "b"]}])"),
+         {{"c", "add:z:0"}, {"d", "call:output:0"}});
+  g.node("called", "StatefulPartitionedCall", {"x", "y"}, {{"f", fn("outer")}});
+  g.node("missing", "PartitionedCall", {"x"}, {{"f", fn("outer")}});
+  GraphModel m = g.load();
+  std::vector<float> xv{0.5f, -1.0f, 2.0f}, yv{3.0f, 0.25f, -1.5f};
+  onEveryBackend([&] {
+    auto got = m.execute({{"x", tensor(xv, {3})}, {"y", tensor(yv, {3})}}, {"called:0", "called:1"});
+    for (size_t i = 0; i < 3; ++i) {
+      float d = xv[i] * yv[i] - xv[i];  // inner(x * y, x)
+      EXPECT_NEAR(got[1].data<float>()[i], d, 1e-6);
+      EXPECT_NEAR(got[0].data<float>()[i], d + yv[i], 1e-6);
+    }
+  });
+  expectError([&] { m.execute({{"x", zeros({3})}, {"y", zeros({3})}}, {"missing"}); },
+              {"cflow.json", "'missing'", "PartitionedCall", "'outer'", "takes 2 arguments, got 1"});
+}
+
+TEST(GraphControlFlow, BadFunctionalOpsNameNodeOpAndFile) {
+  {
+    Graph g;
+    g.placeholder("x");
+    g.node("w", "While", {"x"}, {{"cond", fn("nope")}, {"body", fn("nope")}});
+    expectError([&] { g.load(); }, {"cflow.json", "'w'", "While", "'nope'", "library lacks"});
+  }
+  {
+    Graph g;
+    g.placeholder("x");
+    g.node("w", "If", {"x", "x"}, {{"then_branch", fn("t")}});
+    g.func("t", {{"a", "DT_FLOAT"}}, {{"b", "DT_FLOAT"}}, Json::parse(R"([{"name": "r", "op": "Relu", "input": ["a"]}])"),
+           {{"b", "r:activations:0"}});
+    expectError([&] { g.load(); }, {"cflow.json", "'w'", "If", "else_branch"});
+  }
+  {  // a body that drops a loop variable
+    Graph g;
+    g.placeholder("x");
+    g.ints("zero", {0}, {});
+    g.func("cond", {{"i", "DT_INT32"}, {"v", "DT_FLOAT"}}, {{"ok", "DT_BOOL"}},
+           Json::parse(R"([{"name": "ten", "op": "Const", "attr": {"dtype": {"type": "DT_INT32"}}},
+                           {"name": "lt", "op": "Less", "input": ["i", "ten"]}])"),
+           {{"ok", "lt:z:0"}});
+    int32_t ten = 10;
+    g.weight("ten", {}, DType::int32, &ten, 4);
+    g.func("body", {{"i", "DT_INT32"}, {"v", "DT_FLOAT"}}, {{"v1", "DT_FLOAT"}},
+           Json::parse(R"([{"name": "r", "op": "Relu", "input": ["v"]}])"), {{"v1", "r:activations:0"}});
+    g.node("w", "While", {"zero", "x"}, {{"cond", fn("cond")}, {"body", fn("body")}});
+    GraphModel m = g.load();
+    expectError([&] { m.execute({{"x", zeros({2})}}, {"w:1"}); },
+                {"cflow.json", "'w'", "While", "'body'", "1 values for 2 loop variables"});
+  }
+  {  // an unknown op inside a function names the function
+    Graph g;
+    g.placeholder("x");
+    g.func("f", {{"a", "DT_FLOAT"}}, {{"b", "DT_FLOAT"}}, Json::parse(R"([{"name": "r", "op": "Fancy", "input": ["a"]}])"),
+           {{"b", "r:y:0"}});
+    g.node("c", "PartitionedCall", {"x"}, {{"f", fn("f")}});
+    expectError([&] { g.load(); }, {"cflow.json", "function 'f'", "'r'", "Fancy", "not supported"});
+  }
 }
 
 }  // namespace

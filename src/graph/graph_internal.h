@@ -29,6 +29,7 @@ struct HostValue {
 constexpr int64_t kMaxHostElements = 64;
 
 struct TensorList;
+struct TensorArray;
 
 /// A node output: on the host (with a device copy made on first use), on
 /// the device only, or a TensorList (TF's DT_VARIANT lists, kept on the
@@ -39,12 +40,16 @@ class Value {
   explicit Value(Tensor t) : device_(std::move(t)) {}
   explicit Value(HostValue h);
   explicit Value(std::shared_ptr<const TensorList> list) : list_(std::move(list)) {}
-  bool defined() const { return host_.has_value() || device_.defined() || list_ != nullptr; }
+  explicit Value(std::shared_ptr<TensorArray> array) : array_(std::move(array)) {}
+  bool defined() const { return host_.has_value() || device_.defined() || list_ || array_; }
   bool isHost() const { return host_.has_value(); }
   bool isList() const { return list_ != nullptr; }
+  bool isArray() const { return array_ != nullptr; }
   const HostValue& host() const { return *host_; }
   /// The list; throws unless isList().
   const TensorList& list() const;
+  /// The TensorArray (a resource: ops change it in place); throws unless isArray().
+  TensorArray& array() const;
   /// The device tensor (created from the host value the first time); throws for a list.
   const Tensor& tensor() const;
   const Shape& shape() const;
@@ -54,6 +59,7 @@ class Value {
   std::optional<HostValue> host_{};
   mutable Tensor device_{};
   std::shared_ptr<const TensorList> list_{};
+  std::shared_ptr<TensorArray> array_{};
 };
 
 /// The element shape of a TensorList: unknown rank, or dims with -1 for
@@ -72,6 +78,21 @@ struct TensorList {
   DType dtype = DType::float32;
   int64_t maxElements = -1;  // EmptyTensorList's bound; -1: none
 };
+
+/// TF 1's TensorArray (TensorArrayV3 and friends): a resource that writes
+/// change in place; the "flow" values between its ops only order them.
+struct TensorArray {
+  struct Slot {
+    Tensor value{};
+    bool written = false, read = false;
+  };
+  std::string name{};
+  DType dtype = DType::float32;
+  ElementShape elementShape{};
+  bool dynamicSize = false, clearAfterRead = true, identicalShapes = false, closed = false;
+  std::vector<Slot> slots{};
+};
+
 
 /// A host value from a device tensor's shape and values (used only where the
 /// values are already on the host, such as decoded weights).
@@ -156,6 +177,15 @@ void addNnOps(OpTable& table);
 void addShapeOps(OpTable& table);
 void addImageOps(OpTable& table);
 void addListOps(OpTable& table);
+// Shared by the TensorList and TensorArray ops.
+/// An int32 input: from the host, else read back (as TF.js reads indices).
+std::vector<int64_t> readInts(const NodeContext& ctx, size_t i, const std::string& what);
+int64_t readInt(const NodeContext& ctx, size_t i, const std::string& what);
+ElementShape attrElementShape(const NodeContext& ctx, const std::string& attr = "element_shape");
+ElementShape mergeShapes(const ElementShape& a, const ElementShape& b);
+void checkShape(const ElementShape& want, const Shape& got, const std::string& what);
+std::string elementShapeString(const ElementShape& s);
+void addArrayOps(OpTable& table);
 /// The table, built once.
 const OpTable& opTable();
 

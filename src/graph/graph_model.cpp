@@ -221,6 +221,7 @@ struct GraphModel::Impl {
       needed[n] = 1;
       if (fed[n].defined()) continue;
       for (const auto& [in, k] : nodes[n].inputs) stack.push_back(in);
+      for (int c : nodes[n].controls) stack.push_back(c);
     }
     std::vector<int> uses(nodes.size(), 0);
     for (int n : order)
@@ -272,8 +273,9 @@ struct GraphModel::Impl {
   }
 
   Tensor tensorOf(const Value& v, const std::string& name) const {
-    check(!v.isList(), kOp, source, ": output '", quoteForError(name),
-          "' is a TensorList; ask for a tensor made from it (TensorListStack, TensorListGetItem)");
+    check(!v.isList() && !v.isArray(), kOp, source, ": output '", quoteForError(name), "' is a ",
+          v.isList() ? "TensorList" : "TensorArray handle",
+          "; ask for a tensor made from it (TensorListStack, TensorArrayGatherV3, ...)");
     return v.tensor();
   }
 
@@ -346,17 +348,23 @@ void loadNodes(GraphModel::Impl& m, const Json& nodes, const io::ModelArtifacts&
     }
   }
 
-  // Kahn's algorithm over data inputs, in file order among ready nodes. A
-  // loop's back edge (NextIteration -> Merge) is the one cycle allowed.
+  // Kahn's algorithm over data and control inputs, in file order among
+  // ready nodes (a control input orders side effects: a TensorArray closed
+  // after its last read). A loop's back edge (NextIteration -> Merge) is the
+  // one cycle allowed.
   std::vector<int> pending(m.nodes.size(), 0);
   std::vector<std::vector<int>>& consumers = m.consumers;
   consumers.assign(m.nodes.size(), {});
-  for (size_t i = 0; i < m.nodes.size(); ++i)
-    for (const auto& [in, k] : m.nodes[i].inputs) {
-      consumers[in].push_back(static_cast<int>(i));
-      if (m.nodes[in].op == "NextIteration") continue;
-      ++pending[i];
+  std::vector<std::vector<int>> after(m.nodes.size());
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    for (const auto& [in, k] : m.nodes[i].inputs) consumers[in].push_back(static_cast<int>(i));
+    std::vector<int> before = m.nodes[i].controls;
+    for (const auto& [in, k] : m.nodes[i].inputs) before.push_back(in);
+    for (int in : before) {
+      after[in].push_back(static_cast<int>(i));
+      if (m.nodes[in].op != "NextIteration") ++pending[i];
     }
+  }
   std::vector<int> ready;
   for (size_t i = m.nodes.size(); i-- > 0;)
     if (pending[i] == 0) ready.push_back(static_cast<int>(i));
@@ -364,7 +372,7 @@ void loadNodes(GraphModel::Impl& m, const Json& nodes, const io::ModelArtifacts&
     int n = ready.back();
     ready.pop_back();
     m.order.push_back(n);
-    for (int c : consumers[n])
+    for (int c : after[n])
       if (m.nodes[n].op != "NextIteration" && --pending[c] == 0) ready.push_back(c);
   }
   if (m.order.size() != m.nodes.size()) {
@@ -685,6 +693,7 @@ const OpTable& opTable() {
     addShapeOps(t);
     addImageOps(t);
     addListOps(t);
+    addArrayOps(t);
     return t;
   }();
   return table;

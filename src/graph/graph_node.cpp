@@ -65,12 +65,17 @@ HostValue hostScalar(double value, DType dtype) { return HostValue{{}, dtype, {r
 Value::Value(HostValue h) : host_(std::move(h)) {}
 
 const TensorList& Value::list() const {
-  opCheck(list_ != nullptr, "expects a TensorList here, got a tensor");
+  opCheck(list_ != nullptr, "expects a TensorList here, got ", array_ ? "a TensorArray" : "a tensor");
   return *list_;
 }
 
+TensorArray& Value::array() const {
+  opCheck(array_ != nullptr, "expects a TensorArray handle here, got ", list_ ? "a TensorList" : "a tensor");
+  return *array_;
+}
+
 const Tensor& Value::tensor() const {
-  opCheck(list_ == nullptr, "expects a tensor here, got a TensorList");
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
   if (!device_.defined() && host_) {
     const HostValue& h = *host_;
     if (h.dtype == DType::float32) {
@@ -89,11 +94,11 @@ const Tensor& Value::tensor() const {
 }
 
 const Shape& Value::shape() const {
-  opCheck(list_ == nullptr, "expects a tensor here, got a TensorList");
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
   return host_ ? host_->shape : device_.shape();
 }
 DType Value::dtype() const {
-  opCheck(list_ == nullptr, "expects a tensor here, got a TensorList");
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
   return host_ ? host_->dtype : device_.dtype();
 }
 
@@ -140,7 +145,7 @@ bool NodeContext::allHost() const {
 
 const HostValue& NodeContext::host(size_t i, const std::string& what) const {
   const Value& v = value(i);
-  if (!v.isHost() && readBack_ && !v.isList()) {
+  if (!v.isHost() && readBack_ && !v.isList() && !v.isArray()) {
     if (read_.size() < in_.size()) read_.resize(in_.size());
     if (!read_[i]) {
       const Tensor& t = v.tensor();

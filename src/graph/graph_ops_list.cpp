@@ -11,10 +11,6 @@
 
 namespace glint::graph {
 
-namespace {
-
-using ListPtr = std::shared_ptr<const TensorList>;
-
 std::string elementShapeString(const ElementShape& s) {
   return s.rankKnown ? shapeToString(s.dims) : std::string("<unknown rank>");
 }
@@ -37,7 +33,7 @@ int64_t readInt(const NodeContext& ctx, size_t i, const std::string& what) {
 
 // An element_shape input: a scalar (-1) means unknown rank; a vector gives
 // the dims, -1 for an unknown size.
-ElementShape readElementShape(const NodeContext& ctx, size_t i) {
+static ElementShape readElementShape(const NodeContext& ctx, size_t i) {
   const Value& v = ctx.value(i);
   std::vector<int64_t> dims = readInts(ctx, i, "element_shape");
   if (v.shape().empty()) return {};
@@ -45,10 +41,10 @@ ElementShape readElementShape(const NodeContext& ctx, size_t i) {
   return {true, dims};
 }
 
-ElementShape attrElementShape(const NodeContext& ctx) {
+ElementShape attrElementShape(const NodeContext& ctx, const std::string& name) {
   const Json& attr = ctx.node().attr;
-  if (!attr.contains("element_shape") || !attr["element_shape"].is_object()) return {};
-  const Json& shape = attr["element_shape"].value("shape", Json::object());
+  if (!attr.contains(name) || !attr[name].is_object()) return {};
+  const Json& shape = attr[name].value("shape", Json::object());
   if (!shape.is_object() || shape.value("unknownRank", false)) return {};
   ElementShape s{true, {}};
   for (const Json& d : shape.value("dim", Json::array())) {
@@ -59,6 +55,8 @@ ElementShape attrElementShape(const NodeContext& ctx) {
   return s;
 }
 
+namespace {
+
 bool compatible(const ElementShape& a, const Shape& b) {
   if (!a.rankKnown) return true;
   if (a.dims.size() != b.size()) return false;
@@ -67,12 +65,14 @@ bool compatible(const ElementShape& a, const Shape& b) {
   return true;
 }
 
+}  // namespace
+
 void checkShape(const ElementShape& want, const Shape& got, const std::string& what) {
   opCheck(compatible(want, got), what, " has shape ", shapeToString(got), ", which does not match the element shape ",
           elementShapeString(want));
 }
 
-ElementShape merge(const ElementShape& a, const ElementShape& b) {
+ElementShape mergeShapes(const ElementShape& a, const ElementShape& b) {
   if (!a.rankKnown) return b;
   if (!b.rankKnown) return a;
   opCheck(a.dims.size() == b.dims.size(), "element shapes ", shapeToString(a.dims), " and ", shapeToString(b.dims),
@@ -85,6 +85,10 @@ ElementShape merge(const ElementShape& a, const ElementShape& b) {
   }
   return r;
 }
+
+namespace {
+
+ElementShape merge(const ElementShape& a, const ElementShape& b) { return mergeShapes(a, b); }
 
 bool fullyDefined(const ElementShape& s) {
   return s.rankKnown && std::all_of(s.dims.begin(), s.dims.end(), [](int64_t d) { return d >= 0; });

@@ -137,9 +137,11 @@ class Graph {
 const toJson = async (t) => ({shape: t.shape, dtype: t.dtype, data: Array.from(await t.data())});
 
 // Runs the model in TF.js: predict (when `predict`), and execute of every
-// name in `names`; writes cases.json beside it.
-async function record(dir, feeds, names, predict = true) {
-  const model = await tf.loadGraphModel(fileHandler(dir));
+// name in `names`; writes cases.json beside it. `reload` loads the model
+// afresh for each name (TF.js's TensorArrays dispose tensors that a later
+// execution of the same model still needs).
+async function record(dir, feeds, names, predict = true, reload = false) {
+  let model = await tf.loadGraphModel(fileHandler(dir));
   const inputs = Object.entries(feeds).map(([name, t]) => ({name, ...t}));
   const tensors = {};
   for (const i of inputs) tensors[i.name] = tf.tensor(i.data, i.shape, i.dtype);
@@ -151,6 +153,8 @@ async function record(dir, feeds, names, predict = true) {
     cases.push({kind: 'predict', outputs: model.outputs.map((o) => o.name), expected: await Promise.all(y.map(toJson))});
   }
   for (const name of names) {
+    if (reload) model = await tf.loadGraphModel(fileHandler(dir));
+    for (const i of inputs) tensors[i.name] = tf.tensor(i.data, i.shape, i.dtype);
     const y = await model.executeAsync(tensors, [name]);
     cases.push({kind: 'execute', outputs: [name], expected: [await toJson(Array.isArray(y) ? y[0] : y)]});
   }
@@ -683,4 +687,48 @@ function whileV1(g, frame, vars, invariants, cond, body) {
   g.write(dir);
   await record(dir, {x: F([2, 3], -2, 2), n: {shape: [], dtype: 'int32', data: [3]}, p: {shape: [], dtype: 'bool', data: [0]}},
                ['loop_acc', 'loop_i', 'lstack', 'if_p', 'if_big'], false);
+}
+
+// ---- TensorArray V3: a v1 loop reading one array and writing another -------
+{
+  const g = new Graph();
+  const TA = (clear, shape) => ({dtype: A.type('DT_FLOAT'), dynamic_size: A.b(false), clear_after_read: A.b(clear),
+    identical_element_shapes: A.b(true), tensor_array_name: A.s(''),
+    element_shape: {shape: shape ? {dim: shape.map((d) => ({size: String(d)}))} : {unknownRank: true}}});
+  g.placeholder('xs', [4, 2, 3]);
+  g.placeholder('z', [5, 3]);
+  g.scalarInt('four', 4);
+  g.scalarInt('two', 2);
+  g.scalarInt('zero', 0);
+  g.scalarInt('one', 1);
+  g.scalar('scale', 2);
+  g.ints('all4', [0, 1, 2, 3]);
+  g.node('src', 'TensorArrayV3', ['four'], TA(true, [2, 3]));
+  g.node('scatter', 'TensorArrayScatterV3', ['src', 'all4', 'xs', 'src:1'], {T: A.type('DT_FLOAT')});
+  g.node('dst', 'TensorArrayV3', ['four'], TA(true));
+  const [, flow] = whileV1(g, 'ta', [['i', 'zero'], ['flow', 'dst:1']],
+    [['n', 'four'], ['src', 'src'], ['src_flow', 'scatter'], ['dst', 'dst']],
+    ([mi], [n]) => g.node('ta/less', 'Less', [mi, n]),
+    ([bi, bflow], [, src, srcFlow, dst]) => {
+      const r = g.node('ta/read', 'TensorArrayReadV3', [src, bi, srcFlow], {dtype: A.type('DT_FLOAT')});
+      const y = g.node('ta/y', 'Mul', [g.node('ta/tanh', 'Tanh', [r]), 'scale']);
+      return [g.node('ta/inc', 'AddV2', [bi, 'one']),
+              g.node('ta/write', 'TensorArrayWriteV3', [dst, bi, y, bflow], {T: A.type('DT_FLOAT')})];
+    });
+  g.node('gathered', 'TensorArrayGatherV3', ['dst', 'all4', flow], {dtype: A.type('DT_FLOAT'),
+    element_shape: {shape: {dim: [{size: '2'}, {size: '3'}]}}});
+  g.node('size', 'TensorArraySizeV3', ['dst', flow]);
+  // Split and concat on an array that keeps what is read.
+  g.node('parts', 'TensorArrayV3', ['two'], TA(false, [-1, 3]));
+  g.ints('lengths', [2, 3]);
+  g.node('split', 'TensorArraySplitV3', ['parts', 'z', 'lengths', 'parts:1'], {T: A.type('DT_FLOAT')});
+  g.node('concat', 'TensorArrayConcatV3', ['parts', 'split'], {dtype: A.type('DT_FLOAT'),
+    element_shape_except0: {shape: {dim: [{size: '3'}]}}});
+  g.node('second', 'TensorArrayReadV3', ['parts', 'one', 'split'], {dtype: A.type('DT_FLOAT')});
+  // TF.js's close disposes the elements read before it, outputs included,
+  // so TensorArrayCloseV3 is checked by GraphControlFlow.TensorArrayClose.
+  const dir = path.join(out, 'tensor_array');
+  g.write(dir);
+  await record(dir, {xs: F([4, 2, 3], -2, 2), z: F([5, 3], -1, 1)}, ['gathered', 'size', 'concat', 'second'],
+               false, true);
 }

@@ -308,5 +308,45 @@ TEST(GraphControlFlow, BadFunctionalOpsNameNodeOpAndFile) {
   }
 }
 
+// TF.js's TensorArrayCloseV3 disposes what was read before it, so close is
+// checked here: a control input orders it after the reads, and an op ordered
+// after it finds the array closed. Misuse of an array names the array's op.
+TEST(GraphControlFlow, TensorArrayCloseAndErrors) {
+  Graph g;
+  g.placeholder("x");
+  g.placeholder("row");
+  g.ints("two", {2}, {});
+  g.ints("one", {1}, {});
+  g.ints("zero", {0}, {});
+  g.ints("five", {5}, {});
+  Json attrs = Json::parse(R"({"dtype": {"type": "DT_FLOAT"}, "clear_after_read": {"b": true},
+                               "element_shape": {"shape": {"dim": [{"size": "3"}]}}})");
+  g.node("ta", "TensorArrayV3", {"two"}, attrs);
+  g.node("w0", "TensorArrayWriteV3", {"ta", "zero", "row", "ta:1"});
+  g.node("r0", "TensorArrayReadV3", {"ta", "zero", "w0"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
+  g.node("close", "TensorArrayCloseV3", {"ta", "^r0"});
+  g.node("kept", "Identity", {"r0", "^close"});
+  g.node("read_closed", "TensorArrayReadV3", {"ta", "zero", "w0", "^close"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
+  g.node("w0_again", "TensorArrayWriteV3", {"ta", "zero", "row", "w0"});
+  g.node("r0_again", "TensorArrayReadV3", {"ta", "zero", "w0", "^r0"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
+  g.node("w5", "TensorArrayWriteV3", {"ta", "five", "row", "ta:1"});
+  g.node("r1", "TensorArrayReadV3", {"ta", "one", "w0"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
+  g.node("r_int", "TensorArrayReadV3", {"ta", "zero", "w0"}, {{"dtype", {{"type", "DT_INT32"}}}});
+  g.node("handle_as_tensor", "Relu", {"ta"});
+  GraphModel m = g.load();
+  std::vector<float> row{1.5f, -2.0f, 0.25f};
+  auto run = [&](const std::string& out, const Tensor& r) { return m.execute({{"x", zeros({1})}, {"row", r}}, {out}); };
+  onEveryBackend([&] { EXPECT_EQ(run("kept", tensor(row, {3}))[0].data<float>(), row); });
+  expectError([&] { run("read_closed", tensor(row, {3})); }, {"cflow.json", "'read_closed'", "TensorArrayReadV3", "closed"});
+  expectError([&] { run("w0_again", tensor(row, {3})); }, {"'w0_again'", "TensorArrayWriteV3", "index 0", "already written"});
+  expectError([&] { run("r0_again", tensor(row, {3})); }, {"'r0_again'", "TensorArrayReadV3", "index 0", "cleared"});
+  expectError([&] { run("w5", tensor(row, {3})); }, {"'w5'", "TensorArrayWriteV3", "index 5", "size 2"});
+  expectError([&] { run("w0", zeros({4})); }, {"'w0'", "TensorArrayWriteV3", "[4]", "[3]"});
+  expectError([&] { run("r1", tensor(row, {3})); }, {"'r1'", "TensorArrayReadV3", "index 1", "never written"});
+  expectError([&] { run("r_int", tensor(row, {3})); }, {"'r_int'", "TensorArrayReadV3", "int32", "float32"});
+  expectError([&] { run("handle_as_tensor", tensor(row, {3})); }, {"'handle_as_tensor'", "Relu", "TensorArray"});
+  expectError([&] { run("ta", tensor(row, {3})); }, {"cflow.json", "'ta'", "TensorArray handle"});
+}
+
 }  // namespace
 }  // namespace glint::testing

@@ -297,7 +297,7 @@ TEST(GraphInterop, HandWrittenGraphModelsMatchTfjs) {
   fs::path root = fs::path(interopDir()) / "graph";
   std::set<std::string> used;
   for (const char* name : {"convnet", "shapes", "math", "detect", "while_v1", "nested_v1", "cond_v1", "list_loop_v1",
-                           "lists", "functional_v2"}) {
+                           "lists", "functional_v2", "tensor_array"}) {
     fs::path dir = root / name;
     ASSERT_TRUE(fs::exists(dir / "model.json")) << "missing " << dir;
     GraphModel m = GraphModel::load(dir.string());
@@ -316,7 +316,7 @@ TEST(GraphInterop, HandWrittenGraphModelsMatchTfjs) {
   // TF.js lacks these or runs them differently from TensorFlow:
   // GraphModel.TensorListOpsTfjsCannotCheck checks them.
   for (const char* op : {"TensorListElementShape", "TensorListPopBack", "TensorListSplit", "PartitionedCall",
-                         "StatefulPartitionedCall"})
+                         "StatefulPartitionedCall", "TensorArrayCloseV3"})
     aliases.insert(op);
   for (const std::string& op : graphModelOps())
     if (!used.count(op) && !aliases.count(op)) ADD_FAILURE() << "no interop model uses op " << op;

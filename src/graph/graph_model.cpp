@@ -125,10 +125,13 @@ struct GraphModel::Impl {
   bool controlFlow = false;  // any Enter/Exit/Merge/Switch/NextIteration/LoopCond
   bool disposed = false;
   std::vector<std::vector<int>> consumers;  // per node, through data inputs
-  // The GraphDef's library functions (control flow v2 bodies), shared by the
-  // model and every function in it, which may call each other.
-  std::shared_ptr<std::map<std::string, std::shared_ptr<Impl>>> library =
-      std::make_shared<std::map<std::string, std::shared_ptr<Impl>>>();
+  // The GraphDef's library functions (control flow v2 bodies), owned by the
+  // model; `functions` points at the model's table from the model and from
+  // every function in it (functions may call each other), so no function
+  // owns another and nothing outlives the model.
+  using Library = std::map<std::string, std::shared_ptr<Impl>>;
+  std::unique_ptr<Library> library = std::make_unique<Library>();
+  const Library* functions = library.get();
 
   graph::GraphView view() const {
     return {nodes, constants, source, [this](const std::string& name, std::vector<Value> args) {
@@ -138,8 +141,8 @@ struct GraphModel::Impl {
 
   // Runs library function `name` on `args` (one per input_arg).
   std::vector<Value> call(const std::string& name, std::vector<Value> args) const {
-    auto it = library->find(name);
-    check(it != library->end(), kOp, source, ": function '", quoteForError(name), "' is not in the graph's library");
+    auto it = functions->find(name);
+    check(it != functions->end(), kOp, source, ": function '", quoteForError(name), "' is not in the graph's library");
     const Impl& f = *it->second;
     check(args.size() == f.inputRefs.size(), kOp, source, ": function '", quoteForError(name), "' takes ",
           f.inputRefs.size(), " arguments, got ", args.size());
@@ -461,7 +464,8 @@ void loadLibrary(GraphModel::Impl& m, const Json& topology, const io::ModelArtif
     auto impl = std::make_shared<GraphModel::Impl>();
     GraphModel::Impl& fn = *impl;
     fn.source = m.source + ", function '" + quoteForError(name) + "'";
-    fn.library = m.library;
+    fn.library.reset();
+    fn.functions = m.library.get();
     Json nodes = Json::array();
     const Json& inputArgs = field(sig, "inputArg", "input_arg");
     const Json& outputArgs = field(sig, "outputArg", "output_arg");
@@ -527,7 +531,7 @@ void checkCalls(const GraphModel::Impl& m) {
         m.failAt(n, e.what());
       }
       for (const std::string& f : names)
-        if (!m.library->count(f)) m.failAt(n, "calls function '" + quoteForError(f) + "', which the graph's library lacks");
+        if (!m.functions->count(f)) m.failAt(n, "calls function '" + quoteForError(f) + "', which the graph's library lacks");
     }
 }
 
@@ -650,10 +654,14 @@ std::vector<Tensor> GraphModel::execute(const std::vector<std::pair<std::string,
 }
 
 void GraphModel::dispose() {
-  for (Value& v : impl_->constants)
-    if (v.defined()) v.tensor().dispose();
-  impl_->constants.clear();
-  impl_->disposed = true;
+  auto free = [](Impl& m) {
+    for (Value& v : m.constants)
+      if (v.defined()) v.tensor().dispose();
+    m.constants.clear();
+    m.disposed = true;
+  };
+  for (auto& [name, f] : *impl_->library) free(*f);
+  free(*impl_);
 }
 
 bool GraphModel::isDisposed() const { return impl_->disposed; }

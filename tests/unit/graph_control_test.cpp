@@ -266,6 +266,45 @@ TEST(GraphControlFlow, FunctionCalls) {
               {"cflow.json", "'missing'", "PartitionedCall", "'outer'", "takes 2 arguments, got 1"});
 }
 
+// Loops, lists and function calls leave nothing behind: after the results
+// and the model are disposed, the tensor count is where it started.
+TEST(GraphControlFlow, RunsLeaveNoTensors) {
+  int64_t before = memory().numTensors;
+  {
+    Graph g;
+    g.placeholder("x");
+    g.ints("zero", {0}, {});
+    g.ints("three", {3}, {});
+    g.ints("es", {2});
+    g.func("cond", {{"i", "DT_INT32"}, {"l", "DT_VARIANT"}, {"v", "DT_FLOAT"}}, {{"ok", "DT_BOOL"}},
+           Json::parse(R"([{"name": "lt", "op": "Less", "input": ["i", "three"]},
+                           {"name": "three", "op": "Const", "attr": {"dtype": {"type": "DT_INT32"}}}])"),
+           {{"ok", "lt:z:0"}});
+    g.func("body", {{"i", "DT_INT32"}, {"l", "DT_VARIANT"}, {"v", "DT_FLOAT"}},
+           {{"i1", "DT_INT32"}, {"l1", "DT_VARIANT"}, {"v1", "DT_FLOAT"}},
+           Json::parse(R"([{"name": "one", "op": "Const", "attr": {"dtype": {"type": "DT_INT32"}}},
+                           {"name": "inc", "op": "AddV2", "input": ["i", "one"]},
+                           {"name": "sq", "op": "Mul", "input": ["v", "v"]},
+                           {"name": "set", "op": "TensorListSetItem", "input": ["l", "i", "sq:z:0"],
+                            "attr": {"element_dtype": {"type": "DT_FLOAT"}}}])"),
+           {{"i1", "inc:z:0"}, {"l1", "set:output_handle:0"}, {"v1", "sq:z:0"}});
+    int32_t one = 1;
+    g.weight("one", {}, DType::int32, &one, 4);
+    g.node("l", "TensorListReserve", {"es", "three"}, listAttr());
+    g.node("w", "While", {"zero", "l", "x"}, {{"cond", fn("cond")}, {"body", fn("body")}});
+    g.node("stacked", "TensorListStack", {"w:1", "es"}, listAttr());
+    GraphModel m = g.load();
+    Tensor x = tensor({0.5f, 2.0f}, {2});
+    Tensor y = m.execute({{"x", x}}, {"stacked"})[0];
+    // Row i holds x^(2^(i+1)).
+    EXPECT_EQ(y.data<float>(), (std::vector<float>{0.25f, 4.0f, 0.0625f, 16.0f, 0.00390625f, 256.0f}));
+    y.dispose();
+    x.dispose();
+    m.dispose();
+  }
+  EXPECT_EQ(memory().numTensors, before);
+}
+
 TEST(GraphControlFlow, BadFunctionalOpsNameNodeOpAndFile) {
   {
     Graph g;

@@ -14,6 +14,13 @@
 // never read back from a GPU tensor; a node whose shape argument is only
 // known on the device is an error naming it. NonMaxSuppression, Where and
 // TopKV2 read their inputs back, as TF.js does.
+//
+// TensorFlow control flow runs too (docs/CPP.md): TF 1 loops and conds
+// (Enter/Exit/Merge/Switch/NextIteration/LoopCond) in a dynamic executor by
+// frame and iteration, TF 2's While/If/PartitionedCall with the GraphDef's
+// library functions, and TensorList / TensorArrayV3 ops as host containers
+// of tensors. In a control flow graph a device-computed predicate or shape
+// is read back, as TF.js's executeAsync reads it.
 #include <memory>
 #include <string>
 #include <utility>

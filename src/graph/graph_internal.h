@@ -3,6 +3,7 @@
 // context an op reads its inputs and attributes from, and the op table.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,17 +28,29 @@ struct HostValue {
 /// Host values up to this many elements stay on the host.
 constexpr int64_t kMaxHostElements = 64;
 
-/// A node output: on the host (with a device copy made on first use), or
-/// on the device only.
+struct TensorList;
+struct TensorArray;
+
+/// A node output: on the host (with a device copy made on first use), on
+/// the device only, or a TensorList (TF's DT_VARIANT lists, kept on the
+/// host as a vector of tensors).
 class Value {
  public:
   Value() = default;
   explicit Value(Tensor t) : device_(std::move(t)) {}
   explicit Value(HostValue h);
-  bool defined() const { return host_.has_value() || device_.defined(); }
+  explicit Value(std::shared_ptr<const TensorList> list) : list_(std::move(list)) {}
+  explicit Value(std::shared_ptr<TensorArray> array) : array_(std::move(array)) {}
+  bool defined() const { return host_.has_value() || device_.defined() || list_ || array_; }
   bool isHost() const { return host_.has_value(); }
+  bool isList() const { return list_ != nullptr; }
+  bool isArray() const { return array_ != nullptr; }
   const HostValue& host() const { return *host_; }
-  /// The device tensor (created from the host value the first time).
+  /// The list; throws unless isList().
+  const TensorList& list() const;
+  /// The TensorArray (a resource: ops change it in place); throws unless isArray().
+  TensorArray& array() const;
+  /// The device tensor (created from the host value the first time); throws for a list.
   const Tensor& tensor() const;
   const Shape& shape() const;
   DType dtype() const;
@@ -45,7 +58,41 @@ class Value {
  private:
   std::optional<HostValue> host_{};
   mutable Tensor device_{};
+  std::shared_ptr<const TensorList> list_{};
+  std::shared_ptr<TensorArray> array_{};
 };
+
+/// The element shape of a TensorList: unknown rank, or dims with -1 for
+/// unknown sizes (TF's PartialTensorShape).
+struct ElementShape {
+  bool rankKnown = false;
+  Shape dims{};
+};
+
+/// TF's TensorList, immutable as in TensorFlow (SetItem makes a new list
+/// sharing the other elements' tensors). An undefined item is a slot that
+/// TensorListReserve made and nothing has set yet.
+struct TensorList {
+  std::vector<Tensor> items{};
+  ElementShape elementShape{};
+  DType dtype = DType::float32;
+  int64_t maxElements = -1;  // EmptyTensorList's bound; -1: none
+};
+
+/// TF 1's TensorArray (TensorArrayV3 and friends): a resource that writes
+/// change in place; the "flow" values between its ops only order them.
+struct TensorArray {
+  struct Slot {
+    Tensor value{};
+    bool written = false, read = false;
+  };
+  std::string name{};
+  DType dtype = DType::float32;
+  ElementShape elementShape{};
+  bool dynamicSize = false, clearAfterRead = true, identicalShapes = false, closed = false;
+  std::vector<Slot> slots{};
+};
+
 
 /// A host value from a device tensor's shape and values (used only where the
 /// values are already on the host, such as decoded weights).
@@ -58,6 +105,9 @@ struct Node {
   /// (producer node, output index) per data input; control inputs ("^x") dropped.
   std::vector<std::pair<int, int>> inputs{};
   std::vector<std::string> inputNames{};
+  /// Control inputs ("^x"): they only order nodes, but the control flow
+  /// executor also runs a node in the frame and liveness of these.
+  std::vector<int> controls{};
   Json attr = Json::object();
 };
 
@@ -71,6 +121,10 @@ DType dtypeFromTf(const Json& type, const std::string& what);
 class NodeContext {
  public:
   NodeContext(const Node& node, std::vector<Value> inputs) : node_(node), in_(std::move(inputs)) {}
+  /// Lets host() read a device input back (TF.js's executeAsync does so for
+  /// a data-dependent shape, such as Range's limit after NonMaxSuppression);
+  /// the control flow executor, which already reads its predicates, sets it.
+  void allowReadBack() { readBack_ = true; }
 
   const Node& node() const { return node_; }
   size_t numInputs() const { return in_.size(); }
@@ -99,6 +153,8 @@ class NodeContext {
   const Json* attr(const std::string& name) const;
   const Node& node_;
   std::vector<Value> in_;
+  bool readBack_ = false;
+  mutable std::vector<std::optional<HostValue>> read_{};
 };
 
 /// Throws a glint::Error; the executor adds the node, op and file.
@@ -120,6 +176,16 @@ void addMathOps(OpTable& table);
 void addNnOps(OpTable& table);
 void addShapeOps(OpTable& table);
 void addImageOps(OpTable& table);
+void addListOps(OpTable& table);
+// Shared by the TensorList and TensorArray ops.
+/// An int32 input: from the host, else read back (as TF.js reads indices).
+std::vector<int64_t> readInts(const NodeContext& ctx, size_t i, const std::string& what);
+int64_t readInt(const NodeContext& ctx, size_t i, const std::string& what);
+ElementShape attrElementShape(const NodeContext& ctx, const std::string& attr = "element_shape");
+ElementShape mergeShapes(const ElementShape& a, const ElementShape& b);
+void checkShape(const ElementShape& want, const Shape& got, const std::string& what);
+std::string elementShapeString(const ElementShape& s);
+void addArrayOps(OpTable& table);
 /// The table, built once.
 const OpTable& opTable();
 
@@ -131,5 +197,43 @@ inline std::vector<Value> one(Tensor t) { return {Value(std::move(t))}; }
 inline std::vector<Value> one(HostValue h) { return {Value(std::move(h))}; }
 /// Host values that fit kMaxHostElements stay host; larger become tensors.
 Value fromHost(HostValue h);
+
+}  // namespace glint::graph
+
+namespace glint::graph {
+
+/// The ops the control flow executor runs itself (frames, iterations and
+/// dead branches are its state, not an op's): Enter, Exit, Merge, Switch,
+/// NextIteration, LoopCond.
+bool isControlFlowOp(const std::string& op);
+const std::vector<std::string>& controlFlowOps();
+
+/// What both executors need of a loaded model.
+struct GraphView {
+  const std::vector<Node>& nodes;
+  const std::vector<Value>& constants;  // per node; defined for Const nodes
+  const std::string& source;
+  /// Runs a function of the GraphDef's library (While, If, PartitionedCall).
+  std::function<std::vector<Value>(const std::string&, std::vector<Value>)> call;
+};
+
+/// Ops that call library functions: While/StatelessWhile, If/StatelessIf,
+/// PartitionedCall/StatefulPartitionedCall.
+bool isFunctionalOp(const std::string& op);
+const std::vector<std::string>& functionalOps();
+/// The library functions a functional node calls (its func attributes).
+std::vector<std::string> calledFunctions(const Node& node);
+std::vector<Value> runFunctionalOp(const GraphView& g, NodeContext& ctx);
+
+/// Runs one op with the executor's error prefix (node, op, file).
+std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack = false);
+[[noreturn]] void failAtNode(const GraphView& g, const Node& node, const std::string& message);
+
+/// The control flow executor (TF's v1 while loops and conds): runs nodes as
+/// their inputs arrive, per frame and iteration; `fed` holds the fed values
+/// per node. Returns the wanted (node, output) values.
+std::vector<Value> runDynamic(const GraphView& g, const std::vector<Value>& fed,
+                              const std::vector<std::pair<int, int>>& wanted,
+                              const std::vector<std::string>& wantedNames);
 
 }  // namespace glint::graph

@@ -122,7 +122,36 @@ struct GraphModel::Impl {
   std::vector<GraphTensorInfo> inputs, outputs;
   std::vector<TensorRef> inputRefs, outputRefs;
   Config metadata;
+  bool controlFlow = false;  // any Enter/Exit/Merge/Switch/NextIteration/LoopCond
   bool disposed = false;
+  std::vector<std::vector<int>> consumers;  // per node, through data inputs
+  // The GraphDef's library functions (control flow v2 bodies), owned by the
+  // model; `functions` points at the model's table from the model and from
+  // every function in it (functions may call each other), so no function
+  // owns another and nothing outlives the model.
+  using Library = std::map<std::string, std::shared_ptr<Impl>>;
+  std::unique_ptr<Library> library = std::make_unique<Library>();
+  const Library* functions = library.get();
+
+  graph::GraphView view() const {
+    return {nodes, constants, source, [this](const std::string& name, std::vector<Value> args) {
+              return call(name, std::move(args));
+            }};
+  }
+
+  // Runs library function `name` on `args` (one per input_arg).
+  std::vector<Value> call(const std::string& name, std::vector<Value> args) const {
+    auto it = functions->find(name);
+    check(it != functions->end(), kOp, source, ": function '", quoteForError(name), "' is not in the graph's library");
+    const Impl& f = *it->second;
+    check(args.size() == f.inputRefs.size(), kOp, source, ": function '", quoteForError(name), "' takes ",
+          f.inputRefs.size(), " arguments, got ", args.size());
+    std::vector<Value> fed(f.nodes.size());
+    for (size_t i = 0; i < args.size(); ++i) fed[f.inputRefs[i].node] = std::move(args[i]);
+    std::vector<std::string> names;
+    for (const GraphTensorInfo& o : f.outputs) names.push_back(o.name);
+    return f.runValues(fed, f.outputRefs, names);
+  }
 
   [[noreturn]] void failAt(const Node& n, const std::string& message) const {
     fail(kOp, source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
@@ -169,6 +198,19 @@ struct GraphModel::Impl {
     }
     std::vector<TensorRef> wanted;
     for (const std::string& name : outputNames) wanted.push_back(resolve(name, "output"));
+    std::vector<Tensor> out;
+    for (const Value& v : runValues(fed, wanted, outputNames)) out.push_back(tensorOf(v, outputNames[out.size()]));
+    return out;
+  }
+
+  // `fed`: a value per node, defined for the fed ones.
+  std::vector<Value> runValues(const std::vector<Value>& fed, const std::vector<TensorRef>& wanted,
+                               const std::vector<std::string>& outputNames) const {
+    if (controlFlow) {
+      std::vector<std::pair<int, int>> refs;
+      for (const TensorRef& r : wanted) refs.emplace_back(r.node, r.output);
+      return graph::runDynamic(view(), fed, refs, outputNames);
+    }
 
     // The nodes the outputs need, stopping at fed ones; and how often each
     // value is used, so it is freed after its last consumer.
@@ -182,6 +224,7 @@ struct GraphModel::Impl {
       needed[n] = 1;
       if (fed[n].defined()) continue;
       for (const auto& [in, k] : nodes[n].inputs) stack.push_back(in);
+      for (int c : nodes[n].controls) stack.push_back(c);
     }
     std::vector<int> uses(nodes.size(), 0);
     for (int n : order)
@@ -215,28 +258,28 @@ struct GraphModel::Impl {
                              std::to_string(produced.size()) + " outputs");
           args.push_back(produced[k]);
         }
-        NodeContext ctx(node, std::move(args));
-        try {
-          values[n] = graph::opTable().at(node.op)(ctx);
-        } catch (const DeviceLostError&) {
-          throw;
-        } catch (const Error& e) {
-          failAt(node, e.what());
-        }
+        values[n] = graph::runOp(view(), node, std::move(args));
       }
       for (const auto& [in, k] : node.inputs)
         if (--uses[in] == 0) values[in].clear();
     }
-    std::vector<Tensor> out;
+    std::vector<Value> out;
     for (size_t i = 0; i < wanted.size(); ++i) {
       const TensorRef& r = wanted[i];
       const std::vector<Value>& produced = values[r.node];
       check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp, source,
             ": output '", quoteForError(outputNames[i]), "': node '", quoteForError(nodes[r.node].name),
             "' has ", produced.size(), " outputs");
-      out.push_back(produced[r.output].tensor());
+      out.push_back(produced[r.output]);
     }
     return out;
+  }
+
+  Tensor tensorOf(const Value& v, const std::string& name) const {
+    check(!v.isList() && !v.isArray(), kOp, source, ": output '", quoteForError(name), "' is a ",
+          v.isList() ? "TensorList" : "TensorArray handle",
+          "; ask for a tensor made from it (TensorListStack, TensorArrayGatherV3, ...)");
+    return v.tensor();
   }
 
   static GraphTensorInfo placeholderInfo(const Node& n) {
@@ -259,6 +302,239 @@ struct GraphModel::Impl {
   }
 };
 
+// The nodes of a GraphDef (or of a library function's body): parsed,
+// their inputs resolved, checked for cycles, and their Const weights decoded
+// from the manifest (TF.js's converter writes function constants there too).
+void loadNodes(GraphModel::Impl& m, const Json& nodes, const io::ModelArtifacts& a) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& j = nodes[i];
+    std::string where = "node[" + std::to_string(i) + "]";
+    check(j.is_object() && j.contains("name") && j["name"].is_string() && j.contains("op") &&
+              j["op"].is_string(),
+          kOp, m.source, ": ", where, " needs string \"name\" and \"op\"");
+    Node n;
+    n.name = j["name"].get<std::string>();
+    n.op = j["op"].get<std::string>();
+    if (j.contains("attr") && !j["attr"].is_null()) {
+      check(j["attr"].is_object(), kOp, m.source, ": node '", quoteForError(n.name), "': \"attr\" must be an object");
+      n.attr = j["attr"];
+    }
+    check(m.index.emplace(n.name, static_cast<int>(i)).second, kOp, m.source, ": node name '",
+          quoteForError(n.name), "' appears twice");
+    m.nodes.push_back(std::move(n));
+  }
+  const graph::OpTable& table = graph::opTable();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node& n = m.nodes[i];
+    const Json& j = nodes[i];
+    bool known = n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "Const" ||
+                 table.count(n.op) || graph::isControlFlowOp(n.op) || graph::isFunctionalOp(n.op);
+    m.controlFlow = m.controlFlow || graph::isControlFlowOp(n.op);
+    if (!known)
+      m.failAt(n, "op '" + quoteForError(n.op) + "' is not supported by Glint's graph models (" +
+                      "glint::graphModelOps() lists the " + std::to_string(graphModelOps().size()) + " that are)");
+    if (!j.contains("input") || j["input"].is_null()) continue;
+    if (!j["input"].is_array()) m.failAt(n, "\"input\" must be an array of names");
+    for (const Json& in : j["input"]) {
+      if (!in.is_string()) m.failAt(n, "\"input\" holds a non-string");
+      std::string name = in.get<std::string>();
+      auto [producer, output] = splitTensorName(name);
+      auto it = m.index.find(producer);
+      if (it == m.index.end())
+        m.failAt(n, "input '" + quoteForError(name) + "' names no node of the graph");
+      if (output < 0) {  // a control dependency: order only, no value
+        n.controls.push_back(it->second);
+        continue;
+      }
+      n.inputs.emplace_back(it->second, output);
+      n.inputNames.push_back(name);
+    }
+  }
+
+  // Kahn's algorithm over data and control inputs, in file order among
+  // ready nodes (a control input orders side effects: a TensorArray closed
+  // after its last read). A loop's back edge (NextIteration -> Merge) is the
+  // one cycle allowed.
+  std::vector<int> pending(m.nodes.size(), 0);
+  std::vector<std::vector<int>>& consumers = m.consumers;
+  consumers.assign(m.nodes.size(), {});
+  std::vector<std::vector<int>> after(m.nodes.size());
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    for (const auto& [in, k] : m.nodes[i].inputs) consumers[in].push_back(static_cast<int>(i));
+    std::vector<int> before = m.nodes[i].controls;
+    for (const auto& [in, k] : m.nodes[i].inputs) before.push_back(in);
+    for (int in : before) {
+      after[in].push_back(static_cast<int>(i));
+      if (m.nodes[in].op != "NextIteration") ++pending[i];
+    }
+  }
+  std::vector<int> ready;
+  for (size_t i = m.nodes.size(); i-- > 0;)
+    if (pending[i] == 0) ready.push_back(static_cast<int>(i));
+  while (!ready.empty()) {
+    int n = ready.back();
+    ready.pop_back();
+    m.order.push_back(n);
+    for (int c : after[n])
+      if (m.nodes[n].op != "NextIteration" && --pending[c] == 0) ready.push_back(c);
+  }
+  if (m.order.size() != m.nodes.size()) {
+    std::string cycle;
+    for (size_t i = 0, shown = 0; i < m.nodes.size() && shown < 5; ++i)
+      if (pending[i] > 0) {
+        cycle += (shown++ ? ", '" : "'") + quoteForError(m.nodes[i].name) + "'";
+      }
+    fail(kOp, m.source, ": the graph has a cycle through nodes ", cycle,
+         " (a loop must go through NextIteration into Merge)");
+  }
+
+  // Weights: Const nodes take the manifest entry of their name.
+  std::unordered_map<std::string, size_t> specIndex;
+  std::vector<size_t> offsets;
+  size_t at = 0;
+  for (size_t i = 0; i < a.weightSpecs.size(); ++i) {
+    specIndex[a.weightSpecs[i].name] = i;
+    offsets.push_back(at);
+    at += static_cast<size_t>(io::weightByteLength(a.weightSpecs[i], m.source));
+  }
+  check(at == a.weightData.size(), kOp, m.source, ": the manifest describes ", at,
+        " bytes of weights but the shards hold ", a.weightData.size());
+  m.constants.resize(m.nodes.size());
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    const Node& n = m.nodes[i];
+    if (n.op != "Const") continue;
+    auto it = specIndex.find(n.name);
+    if (it == specIndex.end()) m.failAt(n, "has no weight of that name in the weights manifest");
+    const io::WeightSpec& s = a.weightSpecs[it->second];
+    const uint8_t* p = a.weightData.data() + offsets[it->second];
+    if (shapeSize(s.shape) <= graph::kMaxHostElements) {
+      m.constants[i] = Value(decodeHost(s, p));
+      m.constants[i].tensor();  // its device copy, made once, shared by every run
+    } else {
+      size_t bytes = static_cast<size_t>(io::weightByteLength(s, m.source));
+      std::vector<uint8_t> slice(p, p + bytes);
+      m.constants[i] = Value(io::decodeWeights(slice, {s}, m.source).at(0).second);
+    }
+  }
+}
+
+// Which output of `op` a function body's "node:arg:index" names: TF's
+// multi-output ops number their output args in order; every other op has
+// one output arg.
+int flatOutput(const std::string& op, const std::string& arg, int index) {
+  static const std::map<std::string, std::vector<std::string>> args{
+      {"Switch", {"output_false", "output_true"}},
+      {"Merge", {"output", "value_index"}},
+      {"TopKV2", {"values", "indices"}},
+      {"NonMaxSuppressionV4", {"selected_indices", "valid_outputs"}},
+      {"NonMaxSuppressionV5", {"selected_indices", "selected_scores", "valid_outputs"}},
+      {"TensorListPopBack", {"output_handle", "tensor"}},
+      {"TensorListConcat", {"tensor", "lengths"}},
+      {"TensorListConcatV2", {"tensor", "lengths"}},
+      {"FusedBatchNorm", {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"}},
+      {"FusedBatchNormV3",
+       {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3"}},
+  };
+  auto it = args.find(op);
+  if (it == args.end()) return index;
+  for (size_t i = 0; i < it->second.size(); ++i)
+    if (it->second[i] == arg) return static_cast<int>(i) + index;
+  return index;
+}
+
+const Json& field(const Json& j, const char* camel, const char* snake) {
+  static const Json none;
+  if (j.contains(camel)) return j[camel];
+  if (j.contains(snake)) return j[snake];
+  return none;
+}
+
+// The GraphDef's library.function list: each function becomes a graph of
+// its own whose inputs are its input_args (as Placeholders) and whose
+// outputs are its ret entries.
+void loadLibrary(GraphModel::Impl& m, const Json& topology, const io::ModelArtifacts& a) {
+  if (!topology.contains("library") || !topology["library"].is_object()) return;
+  const Json& list = topology["library"].value("function", Json::array());
+  check(list.is_array(), kOp, m.source, ": library.function must be an array");
+  for (const Json& f : list) {
+    const Json& sig = f.value("signature", Json::object());
+    check(sig.is_object() && sig.contains("name") && sig["name"].is_string(), kOp, m.source,
+          ": a library function needs signature.name");
+    std::string name = sig["name"].get<std::string>();
+    auto impl = std::make_shared<GraphModel::Impl>();
+    GraphModel::Impl& fn = *impl;
+    fn.source = m.source + ", function '" + quoteForError(name) + "'";
+    fn.library.reset();
+    fn.functions = m.library.get();
+    Json nodes = Json::array();
+    const Json& inputArgs = field(sig, "inputArg", "input_arg");
+    const Json& outputArgs = field(sig, "outputArg", "output_arg");
+    const Json& body = field(f, "nodeDef", "node_def");
+    if (inputArgs.is_array())
+      for (const Json& arg : inputArgs)
+        nodes.push_back({{"name", arg.value("name", "")}, {"op", "Placeholder"},
+                         {"attr", {{"dtype", {{"type", arg.value("type", Json("DT_FLOAT"))}}}}}});
+    std::map<std::string, std::string> ops;
+    if (body.is_array())
+      for (const Json& n : body)
+        if (n.is_object() && n.contains("name") && n["name"].is_string() && n.contains("op") && n["op"].is_string())
+          ops[n["name"].get<std::string>()] = n["op"].get<std::string>();
+    // "node:arg:index" -> "node:flat index".
+    auto rewrite = [&](std::string in) {
+      size_t last = in.rfind(':');
+      size_t first = in.find(':');
+      if (first == std::string::npos || first == last) return in;
+      std::string node = in.substr(0, first);
+      bool control = !node.empty() && node[0] == '^';
+      std::string bare = control ? node.substr(1) : node;
+      int index = std::atoi(in.substr(last + 1).c_str());
+      auto op = ops.find(bare);
+      return node + ":" + std::to_string(flatOutput(op == ops.end() ? "" : op->second,
+                                                     in.substr(first + 1, last - first - 1), index));
+    };
+    if (body.is_array())
+      for (Json n : body) {
+        if (n.is_object() && n.contains("input") && n["input"].is_array())
+          for (Json& in : n["input"])
+            if (in.is_string()) in = rewrite(in.get<std::string>());
+        nodes.push_back(n);
+      }
+    loadNodes(fn, nodes, a);
+    if (inputArgs.is_array())
+      for (size_t i = 0; i < inputArgs.size(); ++i) {
+        fn.inputRefs.push_back({static_cast<int>(i), 0});
+        fn.inputs.push_back(GraphModel::Impl::placeholderInfo(fn.nodes[i]));
+      }
+    const Json& ret = f.value("ret", Json::object());
+    if (outputArgs.is_array())
+      for (const Json& arg : outputArgs) {
+        std::string argName = arg.value("name", "");
+        check(ret.is_object() && ret.contains(argName) && ret[argName].is_string(), kOp, fn.source,
+              ": output_arg '", quoteForError(argName), "' has no ret entry");
+        fn.outputRefs.push_back(fn.resolve(rewrite(ret[argName].get<std::string>()), "ret of '" + argName + "'"));
+        GraphTensorInfo info;
+        info.name = argName;
+        fn.outputs.push_back(info);
+      }
+    check(m.library->emplace(name, impl).second, kOp, m.source, ": function '", quoteForError(name),
+          "' is defined twice");
+  }
+}
+
+void checkCalls(const GraphModel::Impl& m) {
+  for (const Node& n : m.nodes)
+    if (graph::isFunctionalOp(n.op)) {
+      std::vector<std::string> names;
+      try {
+        names = graph::calledFunctions(n);
+      } catch (const Error& e) {
+        m.failAt(n, e.what());
+      }
+      for (const std::string& f : names)
+        if (!m.functions->count(f)) m.failAt(n, "calls function '" + quoteForError(f) + "', which the graph's library lacks");
+    }
+}
+
 GraphModel GraphModel::load(const std::string& url, const io::LoadOptions& options) {
   io::ModelArtifacts a = io::loadArtifacts(url, options);
   return fromArtifacts(a, options, url);
@@ -279,103 +555,10 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
         " nodes, more than 10 * LoadOptions.maxLayers (", options.maxLayers * 10, ")");
   m.metadata = a.userDefinedMetadata;
 
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Json& j = nodes[i];
-    std::string where = "node[" + std::to_string(i) + "]";
-    check(j.is_object() && j.contains("name") && j["name"].is_string() && j.contains("op") &&
-              j["op"].is_string(),
-          kOp, source, ": ", where, " needs string \"name\" and \"op\"");
-    Node n;
-    n.name = j["name"].get<std::string>();
-    n.op = j["op"].get<std::string>();
-    if (j.contains("attr") && !j["attr"].is_null()) {
-      check(j["attr"].is_object(), kOp, source, ": node '", quoteForError(n.name), "': \"attr\" must be an object");
-      n.attr = j["attr"];
-    }
-    check(m.index.emplace(n.name, static_cast<int>(i)).second, kOp, source, ": node name '",
-          quoteForError(n.name), "' appears twice");
-    m.nodes.push_back(std::move(n));
-  }
-  const graph::OpTable& table = graph::opTable();
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    Node& n = m.nodes[i];
-    const Json& j = nodes[i];
-    bool known = n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "Const" ||
-                 table.count(n.op);
-    if (!known)
-      m.failAt(n, "op '" + quoteForError(n.op) + "' is not supported by Glint's graph models (" +
-                      "glint::graphModelOps() lists the " + std::to_string(table.size() + 3) + " that are)");
-    if (!j.contains("input") || j["input"].is_null()) continue;
-    if (!j["input"].is_array()) m.failAt(n, "\"input\" must be an array of names");
-    for (const Json& in : j["input"]) {
-      if (!in.is_string()) m.failAt(n, "\"input\" holds a non-string");
-      std::string name = in.get<std::string>();
-      auto [producer, output] = splitTensorName(name);
-      auto it = m.index.find(producer);
-      if (it == m.index.end())
-        m.failAt(n, "input '" + quoteForError(name) + "' names no node of the graph");
-      if (output < 0) continue;  // a control dependency: order only, no value
-      n.inputs.emplace_back(it->second, output);
-      n.inputNames.push_back(name);
-    }
-  }
-
-  // Kahn's algorithm over data inputs, in file order among ready nodes.
-  std::vector<int> pending(m.nodes.size(), 0);
-  std::vector<std::vector<int>> consumers(m.nodes.size());
-  for (size_t i = 0; i < m.nodes.size(); ++i)
-    for (const auto& [in, k] : m.nodes[i].inputs) {
-      ++pending[i];
-      consumers[in].push_back(static_cast<int>(i));
-    }
-  std::vector<int> ready;
-  for (size_t i = m.nodes.size(); i-- > 0;)
-    if (pending[i] == 0) ready.push_back(static_cast<int>(i));
-  while (!ready.empty()) {
-    int n = ready.back();
-    ready.pop_back();
-    m.order.push_back(n);
-    for (int c : consumers[n])
-      if (--pending[c] == 0) ready.push_back(c);
-  }
-  if (m.order.size() != m.nodes.size()) {
-    std::string cycle;
-    for (size_t i = 0, shown = 0; i < m.nodes.size() && shown < 5; ++i)
-      if (pending[i] > 0) {
-        cycle += (shown++ ? ", '" : "'") + quoteForError(m.nodes[i].name) + "'";
-      }
-    fail(kOp, source, ": the graph has a cycle through nodes ", cycle,
-         " (control flow loops are not supported)");
-  }
-
-  // Weights: Const nodes take the manifest entry of their name.
-  std::unordered_map<std::string, size_t> specIndex;
-  std::vector<size_t> offsets;
-  size_t at = 0;
-  for (size_t i = 0; i < a.weightSpecs.size(); ++i) {
-    specIndex[a.weightSpecs[i].name] = i;
-    offsets.push_back(at);
-    at += static_cast<size_t>(io::weightByteLength(a.weightSpecs[i], source));
-  }
-  check(at == a.weightData.size(), kOp, source, ": the manifest describes ", at,
-        " bytes of weights but the shards hold ", a.weightData.size());
-  m.constants.resize(m.nodes.size());
-  for (size_t i = 0; i < m.nodes.size(); ++i) {
-    const Node& n = m.nodes[i];
-    if (n.op != "Const") continue;
-    auto it = specIndex.find(n.name);
-    if (it == specIndex.end()) m.failAt(n, "has no weight of that name in the weights manifest");
-    const io::WeightSpec& s = a.weightSpecs[it->second];
-    const uint8_t* p = a.weightData.data() + offsets[it->second];
-    if (shapeSize(s.shape) <= graph::kMaxHostElements) {
-      m.constants[i] = Value(decodeHost(s, p));
-      m.constants[i].tensor();  // its device copy, made once, shared by every run
-    } else {
-      size_t bytes = static_cast<size_t>(io::weightByteLength(s, source));
-      std::vector<uint8_t> slice(p, p + bytes);
-      m.constants[i] = Value(io::decodeWeights(slice, {s}, source).at(0).second);
-    }
-  }
+  loadNodes(m, nodes, a);
+  loadLibrary(m, topology, a);
+  checkCalls(m);
+  for (const auto& [name, f] : *m.library) checkCalls(*f);
 
   // Inputs and outputs: the signature's, else Placeholders and sinks.
   // TF.js reads the signature from userDefinedMetadata first (the
@@ -391,6 +574,15 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
       auto [node, output] = splitTensorName(info.name);
       auto it = m.index.find(node);
       if (it == m.index.end()) continue;  // as TF.js: entries naming no node are skipped
+      // TF.js takes an input's shape from its Placeholder, not the
+      // signature (converted models often pin the signature's batch or
+      // image size where the graph takes any).
+      const Node& n = m.nodes[it->second];
+      if (std::string(key) == "inputs" && n.op == "Placeholder" && n.attr.contains("shape")) {
+        GraphTensorInfo p = Impl::placeholderInfo(n);
+        info.shape = p.shape;
+        info.rankKnown = p.rankKnown;
+      }
       refs.push_back({it->second, output < 0 ? 0 : output});
       infos.push_back(info);
     }
@@ -405,7 +597,7 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
       }
   if (m.outputRefs.empty())
     for (size_t i = 0; i < m.nodes.size(); ++i)
-      if (consumers[i].empty()) {
+      if (m.consumers[i].empty()) {
         bool control = false;  // TF.js counts control consumers too
         for (size_t c = 0; c < nodes.size() && !control; ++c)
           if (nodes[c].contains("input") && nodes[c]["input"].is_array())
@@ -462,22 +654,45 @@ std::vector<Tensor> GraphModel::execute(const std::vector<std::pair<std::string,
 }
 
 void GraphModel::dispose() {
-  for (Value& v : impl_->constants)
-    if (v.defined()) v.tensor().dispose();
-  impl_->constants.clear();
-  impl_->disposed = true;
+  auto free = [](Impl& m) {
+    for (Value& v : m.constants)
+      if (v.defined()) v.tensor().dispose();
+    m.constants.clear();
+    m.disposed = true;
+  };
+  for (auto& [name, f] : *impl_->library) free(*f);
+  free(*impl_);
 }
 
 bool GraphModel::isDisposed() const { return impl_->disposed; }
 
 std::vector<std::string> graphModelOps() {
   std::vector<std::string> ops{"Const", "Placeholder", "PlaceholderWithDefault"};
+  for (const std::string& op : graph::controlFlowOps()) ops.push_back(op);
+  for (const std::string& op : graph::functionalOps()) ops.push_back(op);
   for (const auto& [name, fn] : graph::opTable()) ops.push_back(name);
   std::sort(ops.begin(), ops.end());
   return ops;
 }
 
 namespace graph {
+void failAtNode(const GraphView& g, const Node& n, const std::string& message) {
+  fail(kOp, g.source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
+}
+
+std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack) {
+  NodeContext ctx(node, std::move(args));
+  if (readBack) ctx.allowReadBack();
+  try {
+    if (isFunctionalOp(node.op)) return runFunctionalOp(g, ctx);
+    return opTable().at(node.op)(ctx);
+  } catch (const DeviceLostError&) {
+    throw;
+  } catch (const Error& e) {
+    failAtNode(g, node, e.what());
+  }
+}
+
 const OpTable& opTable() {
   static const OpTable table = [] {
     OpTable t;
@@ -485,6 +700,8 @@ const OpTable& opTable() {
     addNnOps(t);
     addShapeOps(t);
     addImageOps(t);
+    addListOps(t);
+    addArrayOps(t);
     return t;
   }();
   return table;

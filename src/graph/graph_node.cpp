@@ -64,7 +64,18 @@ HostValue hostScalar(double value, DType dtype) { return HostValue{{}, dtype, {r
 
 Value::Value(HostValue h) : host_(std::move(h)) {}
 
+const TensorList& Value::list() const {
+  opCheck(list_ != nullptr, "expects a TensorList here, got ", array_ ? "a TensorArray" : "a tensor");
+  return *list_;
+}
+
+TensorArray& Value::array() const {
+  opCheck(array_ != nullptr, "expects a TensorArray handle here, got ", list_ ? "a TensorList" : "a tensor");
+  return *array_;
+}
+
 const Tensor& Value::tensor() const {
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
   if (!device_.defined() && host_) {
     const HostValue& h = *host_;
     if (h.dtype == DType::float32) {
@@ -82,8 +93,14 @@ const Tensor& Value::tensor() const {
   return device_;
 }
 
-const Shape& Value::shape() const { return host_ ? host_->shape : device_.shape(); }
-DType Value::dtype() const { return host_ ? host_->dtype : device_.dtype(); }
+const Shape& Value::shape() const {
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
+  return host_ ? host_->shape : device_.shape();
+}
+DType Value::dtype() const {
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
+  return host_ ? host_->dtype : device_.dtype();
+}
 
 Value fromHost(HostValue h) {
   if (static_cast<int64_t>(h.v.size()) <= kMaxHostElements) return Value(std::move(h));
@@ -128,6 +145,20 @@ bool NodeContext::allHost() const {
 
 const HostValue& NodeContext::host(size_t i, const std::string& what) const {
   const Value& v = value(i);
+  if (!v.isHost() && readBack_ && !v.isList() && !v.isArray()) {
+    if (read_.size() < in_.size()) read_.resize(in_.size());
+    if (!read_[i]) {
+      const Tensor& t = v.tensor();
+      HostValue h{t.shape(), t.dtype(), {}};
+      if (t.dtype() == DType::int32) {
+        for (int32_t x : t.data<int32_t>()) h.v.push_back(x);
+      } else {
+        for (float x : t.toFloats()) h.v.push_back(x);
+      }
+      read_[i] = std::move(h);
+    }
+    return *read_[i];
+  }
   opCheck(v.isHost(), what, " (input ", i, ", '", quoteForError(node_.inputNames[i]),
           "') must be known before the graph runs (a constant or computed from static shapes); "
           "here it is computed on the device, which Glint does not read back");

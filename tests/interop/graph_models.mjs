@@ -51,6 +51,22 @@ class Graph {
   constructor() {
     this.nodes = [];
     this.weights = [];
+    this.functions = [];
+  }
+  // A library function (control flow v2): args [[name, dtype]], rets
+  // [[name, dtype, 'node:arg:index']]; build(f) adds its nodes to `f`, a
+  // Graph whose weights join this one's manifest.
+  func(name, args, rets, build) {
+    const f = new Graph();
+    f.weights = this.weights;
+    build(f);
+    this.functions.push({
+      signature: {name, inputArg: args.map(([n, t]) => ({name: n, type: DT[t]})),
+                  outputArg: rets.map(([n, t]) => ({name: n, type: DT[t]}))},
+      nodeDef: f.nodes,
+      ret: Object.fromEntries(rets.map(([n, , r]) => [n, r])),
+    });
+    return name;
   }
   node(name, op, inputs = [], attr = {}) {
     this.nodes.push({name, op, input: inputs, attr});
@@ -109,7 +125,8 @@ class Graph {
       format: 'graph-model',
       generatedBy: 'glint tests/interop/graph_models.mjs',
       convertedBy: null,
-      modelTopology: {node: this.nodes, library: {}, versions: {producer: 1}},
+      modelTopology: {node: this.nodes, library: this.functions.length ? {function: this.functions} : {},
+                      versions: {producer: 1}},
       weightsManifest: [{paths: ['weights.bin'], weights: specs}],
     };
     if (signature) modelJson.signature = signature;
@@ -120,9 +137,11 @@ class Graph {
 const toJson = async (t) => ({shape: t.shape, dtype: t.dtype, data: Array.from(await t.data())});
 
 // Runs the model in TF.js: predict (when `predict`), and execute of every
-// name in `names`; writes cases.json beside it.
-async function record(dir, feeds, names, predict = true) {
-  const model = await tf.loadGraphModel(fileHandler(dir));
+// name in `names`; writes cases.json beside it. `reload` loads the model
+// afresh for each name (TF.js's TensorArrays dispose tensors that a later
+// execution of the same model still needs).
+async function record(dir, feeds, names, predict = true, reload = false) {
+  let model = await tf.loadGraphModel(fileHandler(dir));
   const inputs = Object.entries(feeds).map(([name, t]) => ({name, ...t}));
   const tensors = {};
   for (const i of inputs) tensors[i.name] = tf.tensor(i.data, i.shape, i.dtype);
@@ -134,6 +153,8 @@ async function record(dir, feeds, names, predict = true) {
     cases.push({kind: 'predict', outputs: model.outputs.map((o) => o.name), expected: await Promise.all(y.map(toJson))});
   }
   for (const name of names) {
+    if (reload) model = await tf.loadGraphModel(fileHandler(dir));
+    for (const i of inputs) tensors[i.name] = tf.tensor(i.data, i.shape, i.dtype);
     const y = await model.executeAsync(tensors, [name]);
     cases.push({kind: 'execute', outputs: [name], expected: [await toJson(Array.isArray(y) ? y[0] : y)]});
   }
@@ -402,4 +423,312 @@ const F = (shape, lo, hi) => ({shape, dtype: 'float32', data: randoms(size(shape
   await record(dir, {boxes: {shape: [n, 4], dtype: 'float32', data: boxes}, scores: F([n], 0, 1)},
                ['nms2', 'nms3', 'nms4:0', 'nms4:1', 'nms5:0', 'nms5:1', 'picked', 'topk:0', 'topk:1',
                 'where'], false);
+}
+
+// ---- control flow v1: while loops, nested frames, conds, TensorLists ------
+// Written as TensorFlow 1 builds them (tf.while_loop / tf.cond lowered to
+// Enter, Merge, Switch, LoopCond, NextIteration, Exit) and run by TF.js's
+// executeAsync, the only TF.js path that runs them.
+
+// A while loop in `frame`. vars: [[name, initial]]; invariants: [[name,
+// value]] (is_constant Enters); cond(merges, invariants) gives the
+// predicate's name, body(identities, invariants) the next values' names.
+// Returns the Exit names.
+function whileV1(g, frame, vars, invariants, cond, body) {
+  const F = {frame_name: A.s(frame), is_constant: A.b(false), parallel_iterations: A.i(10)};
+  const enters = vars.map(([n, init]) => g.node(`${frame}/enter_${n}`, 'Enter', [init], F));
+  const inv = invariants.map(([n, v]) => g.node(`${frame}/inv_${n}`, 'Enter', [v], {...F, is_constant: A.b(true)}));
+  const merges = vars.map(([n], k) => g.node(`${frame}/merge_${n}`, 'Merge', [enters[k], `${frame}/next_${n}`], {N: A.i(2)}));
+  const lc = g.node(`${frame}/loop_cond`, 'LoopCond', [cond(merges, inv)]);
+  const sw = vars.map(([n], k) => g.node(`${frame}/switch_${n}`, 'Switch', [merges[k], lc]));
+  const exits = vars.map(([n], k) => g.node(`${frame}/exit_${n}`, 'Exit', [`${sw[k]}:0`]));
+  const ids = vars.map(([n], k) => g.node(`${frame}/body_${n}`, 'Identity', [`${sw[k]}:1`]));
+  const next = body(ids, inv);
+  vars.forEach(([n], k) => g.node(`${frame}/next_${n}`, 'NextIteration', [next[k]]));
+  return exits;
+}
+
+// while i < n: acc = tanh(acc * 0.5 + x); i += 1, with n fed (a predicate
+// read from the device) and with n a constant (known on the host).
+{
+  const g = new Graph();
+  g.placeholder('x', [2, 3]);
+  g.placeholder('n', [], 'int32');
+  g.scalarInt('zero', 0);
+  g.scalarInt('one', 1);
+  g.scalar('half', 0.5);
+  g.scalarInt('three', 3);
+  for (const [frame, limit] of [['fed', 'n'], ['host', 'three']]) {
+    const [i, acc] = whileV1(g, frame, [['i', 'zero'], ['acc', 'x']], [['n', limit], ['x', 'x']],
+      ([mi], [n]) => g.node(`${frame}/less`, 'Less', [mi, n]),
+      ([bi, bacc], [, x]) => {
+        const mul = g.node(`${frame}/mul`, 'Mul', [bacc, 'half']);
+        const add = g.node(`${frame}/add`, 'AddV2', [mul, x]);
+        return [g.node(`${frame}/inc`, 'AddV2', [bi, 'one']), g.node(`${frame}/tanh`, 'Tanh', [add])];
+      });
+    g.node(`${frame}/out`, 'Mul', [acc, 'half']);
+    g.node(`${frame}/count`, 'Identity', [i]);
+  }
+  const dir = path.join(out, 'while_v1');
+  g.write(dir);
+  await record(dir, {x: F([2, 3], -2, 2), n: {shape: [], dtype: 'int32', data: [5]}},
+               ['fed/out', 'fed/count', 'host/out', 'host/count', 'fed/exit_acc'], false);
+}
+
+// Nested frames: for i < 3: (for j <= i: s = s * 0.9 + x * (j + 1)); acc += s.
+{
+  const g = new Graph();
+  g.placeholder('x', [4]);
+  g.scalarInt('zero', 0);
+  g.scalarInt('one', 1);
+  g.scalarInt('three', 3);
+  g.scalar('decay', 0.9);
+  g.node('acc0', 'ZerosLike', ['x']);
+  // x rides along as a loop variable: an inner Enter must hang off a value
+  // of the outer body to run in every outer iteration (an is_constant Enter
+  // of the outer frame is only there in its first iteration, in TF.js too).
+  const [, acc] = whileV1(g, 'outer', [['i', 'zero'], ['acc', 'acc0'], ['x', 'x']], [['n', 'three']],
+    ([mi], [n]) => g.node('outer/less', 'Less', [mi, n]),
+    ([bi, bacc, x]) => {
+      // The inner loop's start values come from the outer body, so they
+      // enter the inner frame once per outer iteration.
+      const j0 = g.node('outer/j0', 'ZerosLike', [bi]);
+      const s0 = g.node('outer/s0', 'ZerosLike', [bacc]);
+      const [, s] = whileV1(g, 'inner', [['j', j0], ['s', s0]], [['i', bi], ['x', x]],
+        ([mj], [ii]) => g.node('inner/le', 'LessEqual', [mj, ii]),
+        ([bj, bs], [, ix]) => {
+          const j1 = g.node('inner/inc', 'AddV2', [bj, 'one']);
+          const jf = g.node('inner/jf', 'Cast', [j1], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT')});
+          const xs = g.node('inner/xs', 'Mul', [ix, jf]);
+          const sd = g.node('inner/sd', 'Mul', [bs, 'decay']);
+          return [j1, g.node('inner/s_next', 'AddV2', [sd, xs])];
+        });
+      return [g.node('outer/inc', 'AddV2', [bi, 'one']), g.node('outer/acc_next', 'AddV2', [bacc, s]), x];
+    });
+  g.node('result', 'Identity', [acc]);
+  const dir = path.join(out, 'nested_v1');
+  g.write(dir);
+  await record(dir, {x: F([4], -1, 1)}, ['result'], false);
+}
+
+// tf.cond as Switch/Merge: the branch's constant hangs off the branch pivot
+// by a control input, so it is dead on the untaken branch. Two conds, one
+// taking each branch; a third chooses by a fed predicate.
+{
+  const g = new Graph();
+  g.placeholder('x', [3, 2]);
+  g.placeholder('p', [], 'bool');
+  g.ints('all', [0, 1]);
+  g.node('sum', 'Sum', ['x', 'all'], {keep_dims: A.b(false)});
+  g.scalar('lo', -100);
+  g.scalar('hi', 100);
+  g.node('pred_true', 'Greater', ['sum', 'lo']);
+  g.node('pred_false', 'Greater', ['sum', 'hi']);
+  for (const [name, pred] of [['ct', 'pred_true'], ['cf', 'pred_false'], ['cp', 'p']]) {
+    g.node(`${name}/sw_pred`, 'Switch', [pred, pred]);
+    g.node(`${name}/switch_t`, 'Identity', [`${name}/sw_pred:1`]);
+    g.node(`${name}/switch_f`, 'Identity', [`${name}/sw_pred:0`]);
+    g.node(`${name}/sw_x`, 'Switch', ['x', pred]);
+    g.weights.push({name: `${name}/two`, values: [2], shape: [], dtype: 'float32'});
+    g.node(`${name}/two`, 'Const', [`^${name}/switch_t`], {dtype: A.type('DT_FLOAT'),
+      value: {tensor: {dtype: 'DT_FLOAT', tensorShape: {}}}});
+    g.node(`${name}/relu`, 'Relu', [`${name}/sw_x:1`]);
+    g.node(`${name}/then`, 'Mul', [`${name}/relu`, `${name}/two`]);
+    g.node(`${name}/else`, 'Square', [`${name}/sw_x:0`]);
+    g.node(`${name}/merge`, 'Merge', [`${name}/else`, `${name}/then`], {N: A.i(2)});
+    g.node(`${name}/out`, 'AddV2', [`${name}/merge`, 'x']);
+  }
+  const dir = path.join(out, 'cond_v1');
+  g.write(dir);
+  await record(dir, {x: F([3, 2], -1, 1), p: {shape: [], dtype: 'bool', data: [0]}},
+               ['ct/out', 'cf/out', 'cp/out', 'ct/merge'], false);
+}
+
+// tf.map_fn's shape: a loop reading rows from a TensorList and writing
+// results into a reserved one, stacked after the loop.
+{
+  const g = new Graph();
+  const L = (dtype) => ({element_dtype: A.type(DT[dtype]), shape_type: A.type('DT_INT32')});
+  g.placeholder('x', [5, 3]);
+  g.ints('row_shape', [3]);
+  g.ints('unknown_row', [-1]);
+  g.scalarInt('rows', 5);
+  g.scalarInt('zero', 0);
+  g.scalarInt('one', 1);
+  g.scalar('bias', 0.25);
+  g.ints('zeros3', [0, 0, 0]);
+  g.node('in_list', 'TensorListFromTensor', ['x', 'row_shape'], L('float32'));
+  g.node('out_list', 'TensorListReserve', ['unknown_row', 'rows'], L('float32'));
+  g.node('idx_list', 'TensorListReserve', ['row_shape', 'rows'], L('int32'));
+  const [, outs, idxs] = whileV1(g, 'map', [['i', 'zero'], ['out', 'out_list'], ['idx', 'idx_list']],
+    [['n', 'rows'], ['in', 'in_list']],
+    ([mi], [n]) => g.node('map/less', 'Less', [mi, n]),
+    ([bi, bout, bidx], [, inl]) => {
+      const row = g.node('map/row', 'TensorListGetItem', [inl, bi, 'row_shape'], L('float32'));
+      const sq = g.node('map/sq', 'Mul', [row, row]);
+      const y = g.node('map/y', 'AddV2', [sq, 'bias']);
+      const k = g.node('map/k', 'ArgMax', [row, 'zero'], {output_type: A.type('DT_INT32')});
+      const kk = g.node('map/kk', 'AddV2', [k, 'zeros3']);
+      return [g.node('map/inc', 'AddV2', [bi, 'one']),
+              g.node('map/set', 'TensorListSetItem', [bout, bi, y], L('float32')),
+              g.node('map/set_idx', 'TensorListSetItem', [bidx, bi, kk], L('int32'))];
+    });
+  g.node('stacked', 'TensorListStack', [outs, 'row_shape'], L('float32'));
+  g.node('stacked_idx', 'TensorListStack', [idxs, 'row_shape'], L('int32'));
+  const dir = path.join(out, 'list_loop_v1');
+  g.write(dir);
+  await record(dir, {x: F([5, 3], -2, 2)}, ['stacked', 'stacked_idx'], false);
+}
+
+// Every TensorList op outside a loop (Glint's static executor) that TF.js
+// runs: it has no TensorListElementShape, and its TensorListPopBack gives
+// the element as output 0 where TensorFlow gives the list; its
+// TensorListSplit reshapes each piece to the element shape, which only
+// works for pieces of one row.
+{
+  const g = new Graph();
+  const L = (dtype = 'float32') => ({element_dtype: A.type(DT[dtype]), shape_type: A.type('DT_INT32')});
+  g.placeholder('x', [4, 3]);
+  g.placeholder('y', [2, 3]);
+  g.ints('es', [3]);
+  g.scalarInt('two', 2);
+  g.scalarInt('four', 4);
+  g.scalarInt('five', 5);
+  g.scalarInt('three_i', 3);
+  g.node('l', 'TensorListFromTensor', ['x', 'es'], L());
+  g.ints('gidx', [3, 0, 2]);
+  g.node('gathered', 'TensorListGather', ['l', 'gidx', 'es'], L());
+  g.node('len', 'TensorListLength', ['l']);
+  g.node('stacked', 'TensorListStack', ['l', 'es'], L());
+  g.ints('sidx', [3, 1]);
+  g.node('scattered', 'TensorListScatterV2', ['y', 'sidx', 'es', 'four'], L());
+  g.node('sc_item', 'TensorListGetItem', ['scattered', 'three_i', 'es'], L());
+  g.node('sc_len', 'TensorListLength', ['scattered']);
+  g.node('concat', 'TensorListConcatV2', ['l'], {...L(), element_shape: {shape: {dim: [{size: '3'}]}}});
+  g.node('pushed', 'TensorListPushBack', ['l', 'sc_item'], L());
+  g.node('pushed_stack', 'TensorListStack', ['pushed', 'es'], L());
+  g.node('resized', 'TensorListResize', ['l', 'two']);
+  g.node('resized_stack', 'TensorListStack', ['resized', 'es'], L());
+  g.node('empty', 'EmptyTensorList', ['es', 'five'], L());
+  g.node('e1', 'TensorListPushBack', ['empty', 'sc_item'], L());
+  g.node('e2', 'TensorListPushBack', ['e1', 'gathered_row'], L());
+  g.scalarInt('zero', 0);
+  g.node('gathered_row', 'TensorListGetItem', ['l', 'zero', 'es'], L());
+  g.node('e_stack', 'TensorListStack', ['e2', 'es'], L());
+  const dir = path.join(out, 'lists');
+  g.write(dir);
+  await record(dir, {x: F([4, 3], -1, 1), y: F([2, 3], -1, 1)},
+               ['gathered', 'len', 'stacked', 'sc_item', 'sc_len', 'concat', 'pushed_stack',
+                'resized_stack', 'e_stack'], false);
+}
+
+// ---- control flow v2: While and If with library functions -----------------
+// (TF.js has no PartitionedCall: GraphControlFlow.FunctionCalls checks it.)
+{
+  const g = new Graph();
+  const fn = (name) => ({func: {name}});
+  const L = {element_dtype: A.type('DT_FLOAT'), shape_type: A.type('DT_INT32')};
+  g.placeholder('x', [2, 3]);
+  g.placeholder('n', [], 'int32');
+  g.placeholder('p', [], 'bool');
+  g.scalarInt('zero', 0);
+  g.scalarInt('four', 4);
+  g.ints('row_shape', [2, 3]);
+  g.func('cond', [['i', 'int32'], ['acc', 'float32'], ['x', 'float32'], ['n', 'int32']], [['ok', 'bool', 'less:z:0']],
+    (f) => f.node('less', 'Less', ['i', 'n']));
+  g.func('body', [['i', 'int32'], ['acc', 'float32'], ['x', 'float32'], ['n', 'int32']],
+    [['i1', 'int32', 'inc:z:0'], ['acc1', 'float32', 'tanh:y:0'], ['x1', 'float32', 'x'], ['n1', 'int32', 'n']], (f) => {
+      f.scalarInt('body/one', 1);
+      f.scalar('body/half', 0.5);
+      f.node('inc', 'AddV2', ['i', 'body/one:output:0']);
+      f.node('mul', 'Mul', ['acc', 'body/half:output:0']);
+      f.node('add', 'AddV2', ['mul:z:0', 'x']);
+      f.node('tanh', 'Tanh', ['add:z:0']);
+    });
+  g.node('loop', 'While', ['zero', 'x', 'x', 'n'], {cond: fn('cond'), body: fn('body'),
+    T: {list: {type: ['DT_INT32', 'DT_FLOAT', 'DT_FLOAT', 'DT_INT32']}}, parallel_iterations: A.i(10)});
+  g.node('loop_acc', 'Identity', ['loop:1']);
+  g.node('loop_i', 'Identity', ['loop:0']);
+  // A TensorList as a loop variable: row i of the list is x * i!. (The item
+  // set is the body's input, not a value it computes: TF.js disposes those
+  // when the body returns, list items included.)
+  g.node('reserved', 'TensorListReserve', ['row_shape', 'four'], L);
+  g.func('lcond', [['i', 'int32'], ['l', 'float32'], ['x', 'float32']], [['ok', 'bool', 'less:z:0']], (f) => {
+    f.scalarInt('lcond/four', 4);
+    f.node('less', 'Less', ['i', 'lcond/four']);
+  });
+  g.func('lbody', [['i', 'int32'], ['l', 'float32'], ['x', 'float32']],
+    [['i1', 'int32', 'inc:z:0'], ['l1', 'float32', 'set:output_handle:0'], ['x1', 'float32', 'scaled:z:0']], (f) => {
+      f.scalarInt('lbody/one', 1);
+      f.node('inc', 'AddV2', ['i', 'lbody/one']);
+      f.node('incf', 'Cast', ['inc:z:0'], {SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT')});
+      f.node('scaled', 'Mul', ['x', 'incf:y:0']);
+      f.node('set', 'TensorListSetItem', ['l', 'i', 'x'], L);
+    });
+  g.node('lloop', 'StatelessWhile', ['zero', 'reserved', 'x'], {cond: fn('lcond'), body: fn('lbody'),
+    T: {list: {type: ['DT_INT32', 'DT_VARIANT', 'DT_FLOAT']}}});
+  g.node('lstack', 'TensorListStack', ['lloop:1', 'row_shape'], L);
+  // If / StatelessIf: the fed predicate and a computed one.
+  g.func('then', [['x', 'float32']], [['y', 'float32', 'mul:z:0']], (f) => {
+    f.scalar('then/two', 2);
+    f.node('relu', 'Relu', ['x']);
+    f.node('mul', 'Mul', ['relu:activations:0', 'then/two']);
+  });
+  g.func('else', [['x', 'float32']], [['y', 'float32', 'sq:y:0']], (f) => f.node('sq', 'Square', ['x']));
+  g.node('if_p', 'If', ['p', 'x'], {then_branch: fn('then'), else_branch: fn('else'),
+    Tcond: A.type('DT_BOOL'), Tin: {list: {type: ['DT_FLOAT']}}, Tout: {list: {type: ['DT_FLOAT']}}});
+  g.ints('all', [0, 1]);
+  g.node('sum', 'Sum', ['x', 'all'], {keep_dims: A.b(false)});
+  g.scalar('lo', -100);
+  g.node('big', 'Greater', ['sum', 'lo']);
+  g.node('if_big', 'StatelessIf', ['big', 'x'], {then_branch: fn('then'), else_branch: fn('else'),
+    Tcond: A.type('DT_BOOL'), Tin: {list: {type: ['DT_FLOAT']}}, Tout: {list: {type: ['DT_FLOAT']}}});
+  const dir = path.join(out, 'functional_v2');
+  g.write(dir);
+  await record(dir, {x: F([2, 3], -2, 2), n: {shape: [], dtype: 'int32', data: [3]}, p: {shape: [], dtype: 'bool', data: [0]}},
+               ['loop_acc', 'loop_i', 'lstack', 'if_p', 'if_big'], false);
+}
+
+// ---- TensorArray V3: a v1 loop reading one array and writing another -------
+{
+  const g = new Graph();
+  const TA = (clear, shape) => ({dtype: A.type('DT_FLOAT'), dynamic_size: A.b(false), clear_after_read: A.b(clear),
+    identical_element_shapes: A.b(true), tensor_array_name: A.s(''),
+    element_shape: {shape: shape ? {dim: shape.map((d) => ({size: String(d)}))} : {unknownRank: true}}});
+  g.placeholder('xs', [4, 2, 3]);
+  g.placeholder('z', [5, 3]);
+  g.scalarInt('four', 4);
+  g.scalarInt('two', 2);
+  g.scalarInt('zero', 0);
+  g.scalarInt('one', 1);
+  g.scalar('scale', 2);
+  g.ints('all4', [0, 1, 2, 3]);
+  g.node('src', 'TensorArrayV3', ['four'], TA(true, [2, 3]));
+  g.node('scatter', 'TensorArrayScatterV3', ['src', 'all4', 'xs', 'src:1'], {T: A.type('DT_FLOAT')});
+  g.node('dst', 'TensorArrayV3', ['four'], TA(true));
+  const [, flow] = whileV1(g, 'ta', [['i', 'zero'], ['flow', 'dst:1']],
+    [['n', 'four'], ['src', 'src'], ['src_flow', 'scatter'], ['dst', 'dst']],
+    ([mi], [n]) => g.node('ta/less', 'Less', [mi, n]),
+    ([bi, bflow], [, src, srcFlow, dst]) => {
+      const r = g.node('ta/read', 'TensorArrayReadV3', [src, bi, srcFlow], {dtype: A.type('DT_FLOAT')});
+      const y = g.node('ta/y', 'Mul', [g.node('ta/tanh', 'Tanh', [r]), 'scale']);
+      return [g.node('ta/inc', 'AddV2', [bi, 'one']),
+              g.node('ta/write', 'TensorArrayWriteV3', [dst, bi, y, bflow], {T: A.type('DT_FLOAT')})];
+    });
+  g.node('gathered', 'TensorArrayGatherV3', ['dst', 'all4', flow], {dtype: A.type('DT_FLOAT'),
+    element_shape: {shape: {dim: [{size: '2'}, {size: '3'}]}}});
+  g.node('size', 'TensorArraySizeV3', ['dst', flow]);
+  // Split and concat on an array that keeps what is read.
+  g.node('parts', 'TensorArrayV3', ['two'], TA(false, [-1, 3]));
+  g.ints('lengths', [2, 3]);
+  g.node('split', 'TensorArraySplitV3', ['parts', 'z', 'lengths', 'parts:1'], {T: A.type('DT_FLOAT')});
+  g.node('concat', 'TensorArrayConcatV3', ['parts', 'split'], {dtype: A.type('DT_FLOAT'),
+    element_shape_except0: {shape: {dim: [{size: '3'}]}}});
+  g.node('second', 'TensorArrayReadV3', ['parts', 'one', 'split'], {dtype: A.type('DT_FLOAT')});
+  // TF.js's close disposes the elements read before it, outputs included,
+  // so TensorArrayCloseV3 is checked by GraphControlFlow.TensorArrayClose.
+  const dir = path.join(out, 'tensor_array');
+  g.write(dir);
+  await record(dir, {xs: F([4, 2, 3], -2, 2), z: F([5, 3], -1, 1)}, ['gathered', 'size', 'concat', 'second'],
+               false, true);
 }

@@ -51,11 +51,17 @@ for (const name of fs.readdirSync(modelsDir).sort()) {
   const started = Date.now();
   try {
     const m = await tf.loadGraphModel(handler(file));
+    // A size the graph leaves open takes the signature's, when it pins one
+    // (handtrack: any image size in the graph, 320 x 320 in its signature).
+    const signature = JSON.parse(fs.readFileSync(file, 'utf8')).signature?.inputs ?? {};
     const inputs = m.inputs.map((info) => {
-      const shape = info.shape.map((d) => (d == null || d < 0 ? 1 : d));
+      const pinned = Object.values(signature).find((s) => s.name.replace(/:0$/, '') === info.name.replace(/:0$/, ''))
+          ?.tensorShape?.dim?.map((d) => Number(d.size));
+      const shape = info.shape.map((d, i) => (d == null || d < 0 ? (pinned?.[i] > 0 ? pinned[i] : 1) : d));
       const size = shape.reduce((a, b) => a * b, 1);
       const dtype = info.dtype ?? 'float32';
-      const data = Array.from({length: size}, () => (dtype === 'int32' ? Math.floor(random() * 4) : random()));
+      // int32 inputs are uint8 images: pixel values.
+      const data = Array.from({length: size}, () => (dtype === 'int32' ? Math.floor(random() * 256) : random()));
       return {name: info.name.replace(/:0$/, ''), shape, dtype, data};
     });
     const feeds = {};

@@ -98,7 +98,11 @@ export class GraphModel {
     return typeof outputs === 'string' || outs.length === 1 ? outs[0] : outs;
   }
 
-  /** As execute: non-maximum suppression, Where and TopKV2 run in the engine too. */
+  /**
+   * As execute: control flow (loops, conds, While/If, TensorLists and
+   * TensorArrays), non-maximum suppression, Where and TopKV2 run in the
+   * engine too, which picks its control flow executor from the graph.
+   */
   async executeAsync(inputs, outputs) {
     return this.execute(inputs, outputs);
   }

@@ -66,6 +66,24 @@ test('BlazeFace: predict and execute match TF.js', async () => {
   assert.throws(() => ours.predict(x), /disposed/);
 });
 
+// HandTrack runs TensorFlow loops (Enter/Merge/Switch/NextIteration over
+// TensorLists) and NMS: executeAsync, as in TF.js, on a seeded 320x320 image.
+const handtrack = path.join(root, 'node_modules/@vladmandic/human/models/handtrack.json');
+test('HandTrack: a control-flow model through executeAsync matches TF.js', async () => {
+  const ours = await glint.loadGraphModel(handtrack);
+  const theirs = await tf.loadGraphModel(tfjsHandler(handtrack));
+  let seed = 7;
+  const pixels = Array.from({length: 320 * 320 * 3}, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) >> 16) % 256);
+  const x = glint.tensor(pixels, [1, 320, 320, 3], 'int32');
+  const tx = tf.tensor(pixels, [1, 320, 320, 3], 'int32');
+  const names = theirs.outputs.map((o) => o.name);
+  const got = await ours.executeAsync(x, names), want = await theirs.executeAsync(tx, names);
+  assert.equal(got.length, want.length);
+  for (let i = 0; i < got.length; ++i) assert.ok(maxRelDiff(got[i], want[i]) <= 1e-4, `output ${names[i]}`);
+  glint.dispose(got);
+  ours.dispose();
+});
+
 test('loadGraphModel: an unknown op names the node and the op', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glint-graph-'));
   const modelJson = {

@@ -18,19 +18,33 @@ export {initializers, regularizers, constraints} from './layer_config.js';
 export {Reduction} from './tf_losses.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
 export {customGrad} from './custom_grad.js';
-export {train, Optimizer} from './train.js';
-export {layers, input, Layer, SymbolicTensor} from './layers.js';
+export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamaxOptimizer, RMSPropOptimizer,
+  AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
+export {TensorBuffer, buffer} from './tensor_buffer.js';
+import './tensor_methods.js';
+export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND, sparseToDense}
+  from './ops_layout.js';
+export {batchNorm2d, batchNorm3d, batchNorm4d, separableConv2d, localResponseNormalization, movingAverage,
+  searchSorted, lowerBound, upperBound, bincount, denseBincount, rand, randomStandardNormal, randomUniformInt,
+  upcastType, sumOutType, op, ensureShape, pool, unique, setdiff1dAsync, inTopKAsync, basicLSTMCell,
+  multiRNNCell} from './ops_more.js';
+export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
 export {browser} from './browser.js';
-export {image} from './image.js';
+import {image as baseImage} from './image.js';
+export const image = {...baseImage, grayscaleToRGB};
 import {data as baseData} from './data.js';
+import {bandPart, gramSchmidt, hannWindow, hammingWindow, frame, grayscaleToRGB} from './ops_more.js';
+/** tf.linalg and tf.signal: the parts composed from Glint's ops. */
+export const linalg = {bandPart, gramSchmidt};
+export const signal = {hannWindow, hammingWindow, frame};
 import {webcam, microphone} from './media.js';
 /** tf.data: datasets, plus the browser's camera and microphone as iterators. */
 export const data = {...baseData, webcam, microphone};
 export {worker} from './worker_client.js';
-export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
+export {callbacks, Callback, CustomCallback, EarlyStopping, History, CallbackList} from './callbacks.js';
 
 export {util} from './util.js';
 export {serialization} from './serialization.js';

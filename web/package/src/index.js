@@ -21,6 +21,8 @@ export {customGrad} from './custom_grad.js';
 export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamaxOptimizer, RMSPropOptimizer,
   AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
 export {TensorBuffer, buffer} from './tensor_buffer.js';
+export {disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
+  loadGraphModelSync} from './globals_more.js';
 import './tensor_methods.js';
 export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND, sparseToDense}
   from './ops_layout.js';
@@ -29,7 +31,7 @@ export {batchNorm2d, batchNorm3d, batchNorm4d, separableConv2d, localResponseNor
   upcastType, sumOutType, op, ensureShape, pool, unique, setdiff1dAsync, inTopKAsync, basicLSTMCell,
   multiRNNCell} from './ops_more.js';
 export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
-export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';
+export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
 export {browser} from './browser.js';

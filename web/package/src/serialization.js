@@ -2,4 +2,22 @@
 // (custom_layer.js).
 import {registerClass} from './custom_layer.js';
 
-export const serialization = {registerClass};
+/**
+ * The base TF.js serializable classes extend: getClassName() is the class's
+ * static className; fromConfig(cls, config) constructs one.
+ */
+export class Serializable {
+  getClassName() {
+    return this.constructor.className;
+  }
+  static fromConfig(cls, config) {
+    return new cls(config);
+  }
+}
+
+/** The name a class registers under: its static className. */
+export function getRegisteredName(cls) {
+  return cls.className;
+}
+
+export const serialization = {registerClass, Serializable, getRegisteredName};

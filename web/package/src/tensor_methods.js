@@ -8,8 +8,19 @@ import * as layout from './ops_layout.js';
 import * as more from './ops_more.js';
 import {image} from './image.js';
 import {TensorBuffer} from './tensor_buffer.js';
+import {computeStrides} from './util_more.js';
 
 const P = Tensor.prototype;
+
+// Read-only shape facts TF.js tensors carry.
+Object.defineProperties(P, {
+  strides: {get() {
+    return computeStrides(this.shape);
+  }, configurable: true},
+  rankType: {get() {
+    return this.rank < 5 ? String(this.rank) : 'higher';
+  }, configurable: true},
+});
 
 function rankAlias(rank) {
   return function(...shape) {

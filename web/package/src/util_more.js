@@ -291,7 +291,8 @@ export function makeZerosNestedTypedArray(shape, dtype) {
 }
 
 export function isPromise(object) {
-  return object != null && typeof object.then === 'function';
+  return object != null && typeof object === 'object' || typeof object === 'function' ?
+      typeof object.then === 'function' : false;
 }
 
 /** A one-element typed array holding value as dtype. */

@@ -375,3 +375,21 @@ test('data.func, models.modelFromJSON and loadGraphModelSync build what TF.js\'s
   m.dispose();
   fresh.dispose();
 });
+
+test('env(): TF.js\'s flags that mean something here, DEBUG and PROD switching debug mode', () => {
+  for (const flag of ['IS_NODE', 'IS_BROWSER', 'DEBUG', 'PROD', 'IS_TEST']) {
+    assert.equal(glint.env().get(flag), tf.env().get(flag), flag);
+  }
+  assert.ok(glint.ENV instanceof glint.Environment);
+  glint.env().set('DEBUG', true);
+  // Debug mode names the kernel that made a NaN (api.test.mjs checks the message).
+  assert.throws(() => glint.log(glint.tensor([-1])).dataSync(), /NaN|nan/);
+  glint.enableProdMode();
+  assert.equal(glint.env().getBool('PROD'), true);
+  glint.log(glint.tensor([-1])).dispose();
+  glint.env().set('PROD', false);
+  glint.env().set('DEBUG', false);
+  assert.throws(() => glint.env().set('WEBGL_PACK', false), /'WEBGL_PACK'.*not registered/);
+  assert.throws(() => tf.env().set('NOT_A_FLAG_30', false));
+  assert.throws(() => glint.env().get('NOT_A_FLAG_30'), glint.GlintError);
+});

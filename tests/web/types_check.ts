@@ -71,6 +71,7 @@ async function main() {
   const hist = new glint.History();
   const list = new glint.CallbackList([hist]);
   await list.onTrainBegin();
+  if (glint.env().getBool('IS_NODE')) glint.enableProdMode();
   glint.searchSorted(glint.tensor1d([1, 2, 3]), glint.tensor1d([2.5]), 'right').print();
 
 }

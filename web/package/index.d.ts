@@ -950,6 +950,23 @@ export function inTopKAsync(predictions: T, targets: T, k?: number): Promise<Ten
 export function basicLSTMCell(forgetBias: T, lstmKernel: T, lstmBias: T, data: T, c: T, h: T): [Tensor, Tensor];
 export function multiRNNCell(lstmCells: Array<(data: Tensor, c: Tensor, h: Tensor) => [Tensor, Tensor]>,
                              data: T, c: Tensor[], h: Tensor[]): [Tensor[], Tensor[]];
+/** TF.js's flag registry, with the flags Glint gives meaning (DEBUG, PROD, IS_BROWSER, IS_NODE, ...). */
+export class Environment {
+  get(flagName: string): number | boolean | string;
+  getAsync(flagName: string): Promise<number | boolean | string>;
+  getBool(flagName: string): boolean;
+  getNumber(flagName: string): number;
+  getString(flagName: string): string;
+  getFlags(): {[flag: string]: number | boolean | string};
+  readonly features: {[flag: string]: number | boolean | string};
+  set(flagName: string, value: number | boolean | string): void;
+  setFlags(flags: {[flag: string]: number | boolean | string}): void;
+  registerFlag(flagName: string, evaluationFn: () => number | boolean | string,
+               setHook?: (value: number | boolean | string) => void): void;
+  reset(): void;
+}
+export const ENV: Environment;
+export function env(): Environment;
 export function disableDeprecationWarnings(): void;
 export function deprecationWarn(msg: string): void;
 /** Debug mode off; Glint keeps validating arguments. */

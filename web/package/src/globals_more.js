@@ -7,25 +7,103 @@ import {enableDebugMode} from './engine.js';
 import {graphModelFromArtifacts} from './graph_model.js';
 import {getModelArtifactsForJSONSync, getWeightSpecs, concatenateArrayBuffers} from './io_more.js';
 
-let deprecationWarnings = true;
+import {isNode} from './platform.js';
+
+/**
+ * tf.env(): TF.js's flag registry, holding the flags that mean something to
+ * Glint. get() evaluates a flag once and caches it; set() runs the flag's
+ * hook (DEBUG and PROD switch Glint's debug mode). Unregistered flags throw,
+ * as in TF.js (WebGL flags do not exist here: configure glint.gl instead).
+ */
+export class Environment {
+  constructor(global) {
+    this.global = global;
+    this.flags = {};
+    this.flagRegistry = {};
+  }
+  registerFlag(flagName, evaluationFn, setHook) {
+    this.flagRegistry[flagName] = {evaluationFn, setHook};
+  }
+  get(flagName) {
+    if (!(flagName in this.flags)) {
+      const entry = this.flagRegistry[flagName];
+      if (!entry) {
+        throw new GlintError(`[env] cannot evaluate flag '${flagName}': it is not registered ` +
+            `(Glint's flags: ${Object.keys(this.flagRegistry).join(', ')})`);
+      }
+      this.flags[flagName] = entry.evaluationFn();
+    }
+    return this.flags[flagName];
+  }
+  async getAsync(flagName) {
+    return this.get(flagName);
+  }
+  getBool(flagName) {
+    return this.get(flagName);
+  }
+  getNumber(flagName) {
+    return this.get(flagName);
+  }
+  getString(flagName) {
+    return this.get(flagName);
+  }
+  getFlags() {
+    return this.flags;
+  }
+  get features() {
+    return this.flags;
+  }
+  set(flagName, value) {
+    const entry = this.flagRegistry[flagName];
+    if (!entry) {
+      throw new GlintError(`[env] cannot set flag '${flagName}': it is not registered ` +
+          `(Glint's flags: ${Object.keys(this.flagRegistry).join(', ')})`);
+    }
+    this.flags[flagName] = value;
+    entry.setHook?.(value);
+  }
+  setFlags(flags) {
+    this.flags = {...flags};
+  }
+  reset() {
+    this.flags = {};
+  }
+}
+
+const nav = () => (typeof navigator !== 'undefined' ? navigator : null);
+export const ENV = new Environment(globalThis);
+ENV.registerFlag('DEBUG', () => false, (on) => enableDebugMode(Boolean(on)));
+ENV.registerFlag('PROD', () => false, (on) => {
+  if (on) enableDebugMode(false);
+});
+ENV.registerFlag('IS_BROWSER', () => typeof window !== 'undefined' || typeof WorkerGlobalScope !== 'undefined');
+ENV.registerFlag('IS_NODE', () => isNode);
+ENV.registerFlag('IS_CHROME', () => /Chrome/.test(nav()?.userAgent ?? '') && /Google Inc/.test(nav()?.vendor ?? ''));
+ENV.registerFlag('IS_SAFARI', () => /Safari/.test(nav()?.userAgent ?? '') && /Apple/.test(nav()?.vendor ?? ''));
+ENV.registerFlag('IS_TEST', () => false);
+ENV.registerFlag('DEPRECATION_WARNINGS_ENABLED', () => true);
+
+export function env() {
+  return ENV;
+}
 
 export function disableDeprecationWarnings() {
-  deprecationWarnings = false;
+  ENV.set('DEPRECATION_WARNINGS_ENABLED', false);
 }
 
 /** Prints msg as a deprecation warning, unless disableDeprecationWarnings() was called. */
 export function deprecationWarn(msg) {
-  if (deprecationWarnings) {
+  if (ENV.getBool('DEPRECATION_WARNINGS_ENABLED')) {
     console.warn(`${msg} You can disable deprecation warnings with tf.disableDeprecationWarnings().`);
   }
 }
 
 /**
- * Production mode: debug mode off (no per-kernel NaN checks and synchronous
- * reads). Glint keeps validating arguments either way.
+ * Production mode (env flag PROD): debug mode off (no per-kernel NaN checks).
+ * Glint keeps validating arguments either way.
  */
 export function enableProdMode() {
-  enableDebugMode(false);
+  ENV.set('PROD', true);
 }
 
 /** TF.js's Rank enum. */

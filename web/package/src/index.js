@@ -21,7 +21,7 @@ export {customGrad} from './custom_grad.js';
 export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamaxOptimizer, RMSPropOptimizer,
   AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
 export {TensorBuffer, buffer} from './tensor_buffer.js';
-export {disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
+export {Environment, ENV, env, disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
   loadGraphModelSync} from './globals_more.js';
 import './tensor_methods.js';
 export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND, sparseToDense}

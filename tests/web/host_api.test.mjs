@@ -393,3 +393,24 @@ test('env(): TF.js\'s flags that mean something here, DEBUG and PROD switching d
   assert.throws(() => tf.env().set('NOT_A_FLAG_30', false));
   assert.throws(() => glint.env().get('NOT_A_FLAG_30'), glint.GlintError);
 });
+
+test('data.csv reads rows as TF.js\'s does (header, quotes, defaults, labels, dtypes)', async () => {
+  const os = await import('node:os'), fs = await import('node:fs'), path = await import('node:path');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'glint-csv-')), 'rows.csv');
+  fs.writeFileSync(file, 'a,b,"c d",lab\n1,2.5,x,1\n3,,"q,r",0\n-4.5,7,true,1\n');
+  const url = 'file://' + file;
+  for (const cfg of [{}, {columnConfigs: {lab: {isLabel: true}, b: {default: 9}}},
+    {columnConfigs: {a: {dtype: 'int32'}, lab: {isLabel: true, dtype: 'bool'}}, configuredColumnsOnly: true},
+    {hasHeader: false, columnNames: ['p', 'q', 'r', 's']}]) {
+    const theirs = await tf.data.csv(url, cfg).toArray(), ours = await glint.data.csv(url, cfg).toArray();
+    assert.deepEqual(ours, theirs, JSON.stringify(cfg));
+    assert.deepEqual(await glint.data.csv(url, cfg).columnNames(), await tf.data.csv(url, cfg).columnNames());
+  }
+  await assert.rejects(glint.data.csv(url, {columnConfigs: {b: {required: true}}}).toArray(), /'b' is empty/);
+  await assert.rejects(glint.data.csv(url, {columnConfigs: {nope: {}}}).toArray(), /'nope'/);
+  // Batched into tensors for fitDataset.
+  const batches = await glint.data.csv(url, {columnConfigs: {lab: {isLabel: true}}})
+      .map(({xs, ys}) => ({xs: [xs.a], ys: [ys.lab]})).batch(2).toArray();
+  assert.deepEqual(batches[0].xs.shape, [2, 1]);
+  glint.dispose(batches.flatMap((b) => [b.xs, b.ys]));
+});

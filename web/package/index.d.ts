@@ -1004,11 +1004,25 @@ export class Dataset<E> implements AsyncIterable<E> {
   forEachAsync(fn: (e: E) => void | Promise<void>): Promise<void>;
   toArray(): Promise<E[]>;
 }
+export interface ColumnConfig {
+  required?: boolean; dtype?: DataType; default?: number | string | boolean; isLabel?: boolean;
+}
+export interface CSVConfig {
+  hasHeader?: boolean; columnNames?: string[]; columnConfigs?: {[column: string]: ColumnConfig};
+  configuredColumnsOnly?: boolean; delimiter?: string; delimWhitespace?: boolean;
+}
+export class CSVDataset extends Dataset<{[column: string]: any}> {
+  constructor(source: string, csvConfig?: CSVConfig);
+  columnNames(): Promise<string[]>;
+}
 export const data: {
   Dataset: typeof Dataset;
   array<E>(items: E[]): Dataset<E>;
   generator<E>(gen: () => Iterator<E> | AsyncIterator<E>): Dataset<E>;
   zip(datasets: Dataset<any>[] | {[key: string]: Dataset<any>}): Dataset<any>;
+  /** Rows of a CSV file (a URL; file:// in node) as objects, {xs, ys} when a column isLabel. */
+  csv(source: string, csvConfig?: CSVConfig): CSVDataset;
+  CSVDataset: typeof CSVDataset;
   /** Calls f() per element: f returns (a promise of) {value, done}. */
   func<E>(f: () => IteratorResult<E> | Promise<IteratorResult<E>>): Dataset<E>;
   /** The camera as an iterator of frames (browser only); see WebcamConfig. */

@@ -44,7 +44,8 @@ export const linalg = {bandPart, gramSchmidt};
 export const signal = {hannWindow, hammingWindow, frame};
 import {webcam, microphone} from './media.js';
 /** tf.data: datasets, plus the browser's camera and microphone as iterators. */
-export const data = {...baseData, webcam, microphone};
+import {csv, CSVDataset} from './data_csv.js';
+export const data = {...baseData, webcam, microphone, csv, CSVDataset};
 export {worker} from './worker_client.js';
 export {callbacks, Callback, CustomCallback, EarlyStopping, History, CallbackList} from './callbacks.js';
 

@@ -135,6 +135,16 @@ const CASES = [
       c: [values(r, b * u), [b, u]], h: [values(r, b * u), [b, u]]};
   }, run: (m, {k, bias, x, c, h}) => m.basicLSTMCell(m.scalar(1), m.tensor(...k), m.tensor(bias), m.tensor(...x), m.tensor(...c), m.tensor(...h)),
   grad: 'x'},
+  ...['ij,jk->ik', 'ij,jk->ki', 'bij,bjk->bik', 'i,j->ij', 'i,i->', 'ij->ji', 'ij->i', 'ijk,k->ij', 'ij,ij->i']
+    .map((eq) => ({name: `einsum ${eq}`, make: (r) => {
+      const dims = {b: int(r, 1, 3), i: int(r, 1, 4), j: int(r, 1, 4), k: int(r, 1, 4)};
+      const terms = eq.split('->')[0].split(',');
+      return Object.fromEntries(terms.map((t, n) => {
+        const shape = [...t].map((c) => dims[c]);
+        return [`x${n}`, [values(r, size(shape)), shape]];
+      }));
+    }, run: (m, inputs) => m.einsum(eq, ...Object.keys(inputs).sort().map((k) => m.tensor(...inputs[k]))), grad: 'x0',
+    gradRef: 'fd'})),
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {

@@ -967,6 +967,8 @@ export class Environment {
 }
 export const ENV: Environment;
 export function env(): Environment;
+/** One or two operands, an explicit '->', no index repeated within an operand. */
+export function einsum(equation: string, ...tensors: T[]): Tensor;
 export function disableDeprecationWarnings(): void;
 export function deprecationWarn(msg: string): void;
 /** Debug mode off; Glint keeps validating arguments. */

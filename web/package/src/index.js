@@ -29,7 +29,7 @@ export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND
 export {batchNorm2d, batchNorm3d, batchNorm4d, separableConv2d, localResponseNormalization, movingAverage,
   searchSorted, lowerBound, upperBound, bincount, denseBincount, rand, randomStandardNormal, randomUniformInt,
   upcastType, sumOutType, op, ensureShape, pool, unique, setdiff1dAsync, inTopKAsync, basicLSTMCell,
-  multiRNNCell} from './ops_more.js';
+  multiRNNCell, einsum} from './ops_more.js';
 export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';

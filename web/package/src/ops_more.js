@@ -446,3 +446,56 @@ export function multiRNNCell(lstmCells, data, c, h) {
   }
   return [cs, hs];
 }
+
+// ---- einsum ------------------------------------------------------------------------
+
+/**
+ * einsum('ij,jk->ik', a, b): one or two operands, an explicit '->', no index
+ * repeated within an operand (TF.js's limits). Each operand is transposed to
+ * one shared index order and given size-1 axes for the indices it lacks; their
+ * broadcast product is summed over the indices the output drops.
+ */
+export function einsum(equation, ...tensors) {
+  if (typeof equation !== 'string' || (equation.match(/->/g) ?? []).length !== 1) {
+    throw new GlintError(`[einsum] the equation needs exactly one '->': got ${JSON.stringify(equation)}`);
+  }
+  const [lhs, out] = equation.replace(/\s/g, '').split('->');
+  const terms = lhs.split(',');
+  if (terms.length !== tensors.length) {
+    throw new GlintError(`[einsum] '${equation}' has ${terms.length} operands, got ${tensors.length} tensors`);
+  }
+  if (terms.length > 2) throw new GlintError('[einsum] more than 2 operands are not supported (as in TF.js)');
+  const xs = tensors.map((t, i) => need('einsum', `tensors[${i}]`, t));
+  const sizes = new Map();
+  terms.forEach((term, i) => {
+    if (!/^[a-zA-Z]*$/.test(term) || new Set(term).size !== term.length) {
+      throw new GlintError(`[einsum] operand ${i} '${term}' must be distinct letters (no repeated or ellipsis axes)`);
+    }
+    if (term.length !== xs[i].rank) {
+      throw new GlintError(`[einsum] operand ${i} '${term}' names ${term.length} axes; its shape is [${xs[i].shape}]`);
+    }
+    [...term].forEach((c, d) => {
+      const n = xs[i].shape[d];
+      if (sizes.has(c) && sizes.get(c) !== n) {
+        throw new GlintError(`[einsum] index '${c}' is ${sizes.get(c)} in one operand and ${n} in another`);
+      }
+      sizes.set(c, n);
+    });
+  });
+  if (new Set(out).size !== out.length || [...out].some((c) => !sizes.has(c))) {
+    throw new GlintError(`[einsum] output '${out}' must be distinct indices of the operands`);
+  }
+  const order = [...out, ...[...sizes.keys()].filter((c) => !out.includes(c))];
+  return tidy(() => {
+    const aligned = xs.map((x, i) => {
+      const term = terms[i];
+      const present = order.filter((c) => term.includes(c));
+      const moved = ops.transpose(x, present.map((c) => term.indexOf(c)));
+      return ops.reshape(moved, order.map((c) => (term.includes(c) ? sizes.get(c) : 1)));
+    });
+    const product = aligned.length === 1 ? aligned[0] : ops.mul(aligned[0], aligned[1]);
+    const summed = order.slice(out.length).map((_, k) => out.length + k);
+    const reduced = summed.length ? ops.sum(product, summed) : product;
+    return ops.reshape(reduced, [...out].map((c) => sizes.get(c)));
+  });
+}

@@ -983,6 +983,8 @@ export const linalg: {
   bandPart(a: T, numLower: number, numUpper: number): Tensor;
   gramSchmidt(xs: Tensor): Tensor;
   gramSchmidt(xs: Tensor[]): Tensor[];
+  /** Householder QR over the last two axes: [q, r]. */
+  qr(x: T, fullMatrices?: boolean): [Tensor, Tensor];
 };
 export const signal: {
   hannWindow(windowLength: number): Tensor;

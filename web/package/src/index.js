@@ -38,9 +38,9 @@ export {browser} from './browser.js';
 import {image as baseImage} from './image.js';
 export const image = {...baseImage, grayscaleToRGB};
 import {data as baseData} from './data.js';
-import {bandPart, gramSchmidt, hannWindow, hammingWindow, frame, grayscaleToRGB} from './ops_more.js';
+import {qr, bandPart, gramSchmidt, hannWindow, hammingWindow, frame, grayscaleToRGB} from './ops_more.js';
 /** tf.linalg and tf.signal: the parts composed from Glint's ops. */
-export const linalg = {bandPart, gramSchmidt};
+export const linalg = {bandPart, gramSchmidt, qr};
 export const signal = {hannWindow, hammingWindow, frame};
 import {webcam, microphone} from './media.js';
 /** tf.data: datasets, plus the browser's camera and microphone as iterators. */

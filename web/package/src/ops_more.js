@@ -499,3 +499,50 @@ export function einsum(equation, ...tensors) {
     return ops.reshape(reduced, [...out].map((c) => sizes.get(c)));
   });
 }
+
+// ---- linalg.qr ---------------------------------------------------------------------
+
+// Householder QR of one [m, n] matrix, with TF.js's conventions (the reflector
+// makes r[j][j] = -sign(r[j][j]) * |column|, a zero diagonal counting as negative).
+function qr2d(x, fullMatrices) {
+  const [m, n] = x.shape;
+  const k = Math.min(m, n);
+  let q = ops.cast(tensor(Float32Array.from({length: m * m}, (_, i) => (i % (m + 1) === 0 ? 1 : 0)), [m, m]), 'float32');
+  let r = x;
+  for (let j = 0; j < k; ++j) {
+    const col = ops.slice(r, [j, j], [m - j, 1]);
+    const normX = ops.sqrt(ops.sum(ops.square(col)));
+    const rjj = ops.slice(r, [j, j], [1, 1]);
+    const s = ops.where(ops.greater(rjj, 0), ops.fill([1, 1], -1), ops.fill([1, 1], 1));
+    const u1 = ops.sub(rjj, ops.mul(s, normX));
+    const below = ops.div(ops.slice(col, [1, 0], [m - j - 1, 1]), u1);
+    const w = ops.concat([ops.ones([1, 1]), below], 0);
+    const tau = ops.div(ops.mul(ops.neg(s), u1), normX);
+    const rLow = ops.slice(r, [j, 0], [m - j, n]);
+    const rLowNew = ops.sub(rLow, ops.matMul(ops.mul(tau, w), ops.matMul(w, rLow, true, false)));
+    r = j === 0 ? rLowNew : ops.concat([ops.slice(r, [0, 0], [j, n]), rLowNew], 0);
+    const qRight = ops.slice(q, [0, j], [m, m - j]);
+    const qRightNew = ops.sub(qRight, ops.matMul(ops.matMul(qRight, w), ops.mul(tau, w), false, true));
+    q = j === 0 ? qRightNew : ops.concat([ops.slice(q, [0, 0], [m, j]), qRightNew], 1);
+  }
+  if (!fullMatrices && m > n) {
+    q = ops.slice(q, [0, 0], [m, n]);
+    r = ops.slice(r, [0, 0], [n, n]);
+  }
+  return [q, r];
+}
+
+/** [q, r] with x = q r over the last two axes: q orthonormal columns, r upper triangular. */
+export function qr(x, fullMatrices = false) {
+  x = need('qr', 'x', x);
+  if (x.rank < 2) throw new GlintError(`[qr] x must be rank >= 2: got [${x.shape}]`);
+  if (x.dtype !== 'float32') throw new GlintError(`[qr] x must be float32: got ${x.dtype}`);
+  const [m, n] = x.shape.slice(-2);
+  const lead = x.shape.slice(0, -2);
+  return tidy(() => {
+    if (lead.length === 0) return qr2d(x, fullMatrices);
+    const parts = ops.unstack(ops.reshape(x, [-1, m, n])).map((mat) => qr2d(mat, fullMatrices));
+    const qs = ops.stack(parts.map((p) => p[0])), rs = ops.stack(parts.map((p) => p[1]));
+    return [ops.reshape(qs, [...lead, ...qs.shape.slice(1)]), ops.reshape(rs, [...lead, ...rs.shape.slice(1)])];
+  });
+}

@@ -150,6 +150,36 @@ const CASES = [
       }));
     }, run: (m, inputs) => m.einsum(eq, ...Object.keys(inputs).sort().map((k) => m.tensor(...inputs[k]))), grad: 'x0',
     gradRef: 'fd'})),
+  {name: 'topk', make: (r) => {
+    const shape = [int(r, 1, 3), int(r, 1, 6)];
+    // Rounded to tenths so that ties occur.
+    return {x: [values(r, size(shape)).map((v) => Math.round(v * 10) / 10), shape], k: int(r, 0, shape[1])};
+  }, run: (m, {x, k}) => m.topk(m.tensor(...x), k)},
+  // Values at least 0.15 apart, so the central differences never reorder them.
+  {name: 'topk gradient', make: (r) => ({x: [Array.from({length: 12}, (_, i) => i * 0.15 - 0.8).sort(() => r() - 0.5), [2, 6]],
+    k: int(r, 1, 6)}),
+    run: (m, {x, k}) => m.topk(m.tensor(...x), k).values, grad: 'x', gradRef: 'fd'},
+  {name: 'topk with -Infinity', make: () => ({x: [[-Infinity, 2, -Infinity, 1], [4]]}),
+    run: (m, {x}) => m.topk(m.tensor(...x), 4)},
+  {name: 'topk int32 1-D', make: (r) => ({x: [values(r, 7, -9, 9).map(Math.round), [7], 'int32'], k: int(r, 1, 7)}),
+    run: (m, {x, k}) => m.topk(m.tensor(...x), k)},
+  ...['same', 'valid'].map((pad) => ({name: `dilation2d ${pad}`, make: (r) => {
+    const c = int(r, 1, 2), shape = [int(r, 1, 2), int(r, 4, 6), int(r, 4, 6), c];
+    return {x: [values(r, size(shape)), shape], f: [values(r, 4 * c), [2, 2, c]], s: int(r, 1, 2), d: int(r, 1, 2)};
+  }, run: (m, {x, f, s, d}) => (s > 1 && d > 1 ? m.dilation2d(m.tensor(...x), m.tensor(...f), s, pad) :
+      m.dilation2d(m.tensor(...x), m.tensor(...f), s, pad, d)), grad: 'x'})),
+  {name: 'tensorScatterUpdate', make: (r) => {
+    const shape = [int(r, 2, 5), int(r, 1, 3)], n = int(r, 1, 4);
+    // Distinct indices: TF.js's cpu kernel sums repeated ones, while TF (and Glint) keep the last.
+    const rows = [...Array(shape[0]).keys()].sort(() => r() - 0.5).slice(0, Math.min(n, shape[0]));
+    return {t: [values(r, size(shape)), shape], idx: rows.map((i) => [i]), upd: [values(r, rows.length * shape[1]), [rows.length, shape[1]]]};
+  }, run: (m, {t, idx, upd}) => m.tensorScatterUpdate(m.tensor(...t), m.tensor(idx, undefined, 'int32'), m.tensor(...upd)),
+  grad: 't', gradRef: 'fd'},
+  {name: 'broadcastArgs', make: (r) => ({a: [int(r, 1, 3), 1, int(r, 1, 4)], b: [1, int(r, 1, 5), 1]}),
+    run: (m, {a, b}) => m.broadcastArgs(m.tensor(a, [a.length], 'int32'), m.tensor(b, undefined, 'int32'))},
+  ...['binary', 'otsu'].flatMap((method) => [1, 3].map((ch) => ({name: `image.threshold ${method} ${ch}ch`,
+    make: (r) => ({x: [values(r, 30 * ch, 0, 255).map(Math.round), [5, 6, ch], 'int32'], inv: r() < 0.5, tv: r()}),
+    run: (m, {x, inv, tv}) => m.image.threshold(m.tensor(...x), method, inv, tv)}))),
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {
@@ -195,7 +225,7 @@ function compare(label, ours, theirs, tol) {
     const a = o.dataSync(), b = t.dataSync();
     for (let j = 0; j < b.length; ++j) {
       const err = Math.abs(a[j] - b[j]);
-      assert.ok(err <= tol * Math.max(1, Math.abs(b[j])) || (Number.isNaN(a[j]) && Number.isNaN(b[j])),
+      assert.ok(a[j] === b[j] || err <= tol * Math.max(1, Math.abs(b[j])) || (Number.isNaN(a[j]) && Number.isNaN(b[j])),
                 `${label} output ${i} element ${j}: ${a[j]} vs TF.js ${b[j]}`);
     }
   });

@@ -116,6 +116,7 @@ export class Tensor {
   spaceToBatchND(blockShape: number[], paddings: number[][]): Tensor;
   batchToSpaceND(blockShape: number[], crops: number[][]): Tensor;
   mirrorPad(paddings: Array<[number, number]>, mode: 'reflect' | 'symmetric'): Tensor;
+  topk(k?: number, sorted?: boolean): {values: Tensor; indices: Tensor};
   [method: string]: any;
 }
 
@@ -969,6 +970,13 @@ export const ENV: Environment;
 export function env(): Environment;
 /** One or two operands, an explicit '->', no index repeated within an operand. */
 export function einsum(equation: string, ...tensors: T[]): Tensor;
+/** The k largest along the last axis, largest first (ties: lower index first). */
+export function topk(x: T, k?: number, sorted?: boolean): {values: Tensor; indices: Tensor};
+export function dilation2d(x: T, filter: T, strides: Pair, pad: 'valid' | 'same', dilations?: Pair,
+                           dataFormat?: 'NHWC'): Tensor;
+/** A repeated index takes its last update. */
+export function tensorScatterUpdate(tensor: T, indices: T, updates: T): Tensor;
+export function broadcastArgs(s0: T, s1: T): Tensor;
 export function disableDeprecationWarnings(): void;
 export function deprecationWarn(msg: string): void;
 /** Debug mode off; Glint keeps validating arguments. */
@@ -1088,6 +1096,7 @@ export const image: {
   flipLeftRight(image: Tensor): Tensor;
   rgbToGrayscale(image: Tensor): Tensor;
   grayscaleToRGB(image: Tensor): Tensor;
+  threshold(image: Tensor, method?: 'binary' | 'otsu', inverted?: boolean, threshValue?: number): Tensor;
   nonMaxSuppression(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
                     scoreThreshold?: number): Tensor;
   nonMaxSuppressionAsync(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,

@@ -21,6 +21,8 @@ export {customGrad} from './custom_grad.js';
 export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamaxOptimizer, RMSPropOptimizer,
   AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
 export {TensorBuffer, buffer} from './tensor_buffer.js';
+export {topk, dilation2d, tensorScatterUpdate, broadcastArgs} from './ops_select.js';
+import {threshold} from './ops_select.js';
 export {Environment, ENV, env, disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
   loadGraphModelSync} from './globals_more.js';
 import './tensor_methods.js';
@@ -36,7 +38,7 @@ export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model
 export {io} from './io.js';
 export {browser} from './browser.js';
 import {image as baseImage} from './image.js';
-export const image = {...baseImage, grayscaleToRGB};
+export const image = {...baseImage, grayscaleToRGB, threshold};
 import {data as baseData} from './data.js';
 import {qr, bandPart, gramSchmidt, hannWindow, hammingWindow, frame, grayscaleToRGB} from './ops_more.js';
 /** tf.linalg and tf.signal: the parts composed from Glint's ops. */

@@ -6,6 +6,7 @@ import {ops} from './ops.js';
 import * as composite from './ops_composite.js';
 import * as layout from './ops_layout.js';
 import * as more from './ops_more.js';
+import * as select from './ops_select.js';
 import {image} from './image.js';
 import {TensorBuffer} from './tensor_buffer.js';
 import {computeStrides} from './util_more.js';
@@ -116,7 +117,7 @@ const FORWARDED = {
   depthToSpace: layout.depthToSpace, spaceToBatchND: layout.spaceToBatchND,
   batchToSpaceND: layout.batchToSpaceND, mirrorPad: layout.mirrorPad,
   localResponseNormalization: more.localResponseNormalization, separableConv2d: more.separableConv2d,
-  pool: more.pool, unique: more.unique,
+  pool: more.pool, unique: more.unique, topk: select.topk, dilation2d: select.dilation2d,
 };
 for (const [name, fn] of Object.entries(FORWARDED)) {
   if (!(name in P)) {

@@ -175,6 +175,14 @@ const CASES = [
     return {t: [values(r, size(shape)), shape], idx: rows.map((i) => [i]), upd: [values(r, rows.length * shape[1]), [rows.length, shape[1]]]};
   }, run: (m, {t, idx, upd}) => m.tensorScatterUpdate(m.tensor(...t), m.tensor(idx, undefined, 'int32'), m.tensor(...upd)),
   grad: 't', gradRef: 'fd'},
+  ...[[false, false], [true, false], [false, true], [true, true]].map(([exclusive, reverse]) => ({
+    name: `cumprod${exclusive ? ' exclusive' : ''}${reverse ? ' reverse' : ''}`, make: (r) => {
+      const shape = [int(r, 1, 3), int(r, 1, 9), int(r, 1, 2)];
+      // Non-negative axes: TF.js 4.22's cumprod returns a malformed shape for negative ones.
+      return {x: [values(r, size(shape), -1.5, 1.5), shape], axis: int(r, 0, 2)};
+    }, run: (m, {x, axis}) => m.cumprod(m.tensor(...x), axis, exclusive, reverse), grad: 'x', gradRef: 'fd'})),
+  {name: 'cumprod int32 with zeros', make: (r) => ({x: [values(r, 8, -3, 3).map(Math.round), [8], 'int32']}),
+    run: (m, {x}) => m.cumprod(m.tensor(...x))},
   {name: 'broadcastArgs', make: (r) => ({a: [int(r, 1, 3), 1, int(r, 1, 4)], b: [1, int(r, 1, 5), 1]}),
     run: (m, {a, b}) => m.broadcastArgs(m.tensor(a, [a.length], 'int32'), m.tensor(b, undefined, 'int32'))},
   ...['binary', 'otsu'].flatMap((method) => [1, 3].map((ch) => ({name: `image.threshold ${method} ${ch}ch`,

@@ -205,3 +205,31 @@ export function threshold(image, method = 'binary', inverted = false, threshValu
     return ops.cast(ops.mul(ops.cast(cond, 'int32'), 255), 'int32');
   });
 }
+
+/**
+ * Running products along axis by doubling (Hillis-Steele): log2(n) rounds of
+ * multiplying by a copy shifted d places (ones shifted in); exclusive shifts
+ * the input by one first, reverse scans from the end.
+ */
+export function cumprod(x, axis = 0, exclusive = false, reverse = false) {
+  x = need('cumprod', 'x', x);
+  const ax = axis < 0 ? axis + x.rank : axis;
+  if (!Number.isInteger(ax) || ax < 0 || ax >= x.rank) {
+    throw new GlintError(`[cumprod] axis ${axis} is out of range for shape [${x.shape}]`);
+  }
+  const n = x.shape[ax];
+  // y shifted by d along ax towards the end, ones in front.
+  const shift = (y, d) => {
+    const size = y.shape.slice();
+    size[ax] = n - d;
+    const pads = y.shape.map(() => [0, 0]);
+    pads[ax] = [d, 0];
+    return ops.pad(ops.slice(y, y.shape.map(() => 0), size), pads, 1);
+  };
+  return tidy(() => {
+    let y = reverse ? ops.reverse(x, [ax]) : x;
+    if (exclusive && n > 0) y = shift(y, 1);
+    for (let d = 1; d < n; d *= 2) y = ops.mul(y, shift(y, d));
+    return reverse ? ops.reverse(y, [ax]) : (y === x ? x.clone() : y);
+  });
+}

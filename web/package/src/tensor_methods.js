@@ -118,6 +118,7 @@ const FORWARDED = {
   batchToSpaceND: layout.batchToSpaceND, mirrorPad: layout.mirrorPad,
   localResponseNormalization: more.localResponseNormalization, separableConv2d: more.separableConv2d,
   pool: more.pool, unique: more.unique, topk: select.topk, dilation2d: select.dilation2d,
+  cumprod: select.cumprod,
 };
 for (const [name, fn] of Object.entries(FORWARDED)) {
   if (!(name in P)) {

@@ -414,3 +414,42 @@ test('data.csv reads rows as TF.js\'s does (header, quotes, defaults, labels, dt
   assert.deepEqual(batches[0].xs.shape, [2, 1]);
   glint.dispose(batches.flatMap((b) => [b.xs, b.ys]));
 });
+
+test('multinomial and randomGamma draw TF.js\'s distributions (frequencies and moments compared)', () => {
+  const logits = [[0.5, -1, 2, 0], [1, 1, 1, -3]];
+  const n = 4000;
+  const freq = (m) => m.tidy(() => {
+    const s = m.multinomial(m.tensor(logits), n, 3);
+    assert.deepEqual([s.dtype, s.shape], ['int32', [2, n]]);
+    const v = s.dataSync();
+    return logits.map((row, b) => row.map((_, c) => v.slice(b * n, (b + 1) * n).filter((x) => x === c).length / n));
+  });
+  const ours = freq(glint), theirs = freq(tf);
+  const probs = logits.map((row) => {
+    const e = row.map(Math.exp), z = e.reduce((a, b) => a + b);
+    return e.map((x) => x / z);
+  });
+  ours.forEach((row, b) => row.forEach((f, c) => {
+    // 4000 draws: 5 standard errors of a frequency is at most 0.04.
+    assert.ok(Math.abs(f - probs[b][c]) < 0.04, `multinomial[${b}][${c}]: ${f} vs p ${probs[b][c]}`);
+    assert.ok(Math.abs(f - theirs[b][c]) < 0.05, `multinomial[${b}][${c}]: ${f} vs TF.js ${theirs[b][c]}`);
+  }));
+  const p1d = glint.multinomial(glint.tensor([0.2, 0.8]), 50, 1, true);
+  assert.deepEqual(p1d.shape, [50]);
+  p1d.dispose();
+  for (const [alpha, beta] of [[0.5, 1], [2, 3], [5, 0.5]]) {
+    const moments = (m) => m.tidy(() => {
+      const g = m.randomGamma([20000], alpha, beta, 'float32', 7);
+      const {mean, variance} = m.moments(g);
+      return [mean.dataSync()[0], variance.dataSync()[0], g.min().dataSync()[0]];
+    });
+    const [mu, v, lo] = moments(glint), [muRef, vRef] = moments(tf);
+    assert.ok(lo > 0);
+    assert.ok(Math.abs(mu - muRef) < 0.05 * muRef + 0.02, `gamma(${alpha}, ${beta}) mean ${mu} vs TF.js ${muRef}`);
+    assert.ok(Math.abs(v - vRef) < 0.12 * vRef + 0.02, `gamma(${alpha}, ${beta}) variance ${v} vs TF.js ${vRef}`);
+  }
+  const gi = glint.randomGamma([3, 2], 4, 2, 'int32', 1);
+  assert.deepEqual([gi.dtype, gi.shape], ['int32', [3, 2]]);
+  assert.deepEqual(Array.from(gi.dataSync()), Array.from(glint.randomGamma([3, 2], 4, 2, 'int32', 1).dataSync()));
+  gi.dispose();
+});

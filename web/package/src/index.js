@@ -21,6 +21,7 @@ export {customGrad} from './custom_grad.js';
 export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamaxOptimizer, RMSPropOptimizer,
   AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
 export {TensorBuffer, buffer} from './tensor_buffer.js';
+export {multinomial, randomGamma} from './ops_random.js';
 export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod} from './ops_select.js';
 import {threshold} from './ops_select.js';
 export {Environment, ENV, env, disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,

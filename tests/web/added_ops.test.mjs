@@ -183,6 +183,11 @@ const CASES = [
     }, run: (m, {x, axis}) => m.cumprod(m.tensor(...x), axis, exclusive, reverse), grad: 'x', gradRef: 'fd'})),
   {name: 'cumprod int32 with zeros', make: (r) => ({x: [values(r, 8, -3, 3).map(Math.round), [8], 'int32']}),
     run: (m, {x}) => m.cumprod(m.tensor(...x))},
+  ...[['same', false], ['valid', true]].map(([pad, batchIndex]) => ({name: `maxPoolWithArgmax ${pad}${batchIndex ? ' batch index' : ''}`,
+    make: (r) => {
+      const shape = [int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), int(r, 1, 3)];
+      return {x: [values(r, size(shape)), shape], f: [int(r, 1, 3), int(r, 1, 3)], s: [int(r, 1, 2), int(r, 1, 2)]};
+    }, run: (m, {x, f, s}) => m.maxPoolWithArgmax(m.tensor(...x), f, s, pad, batchIndex)})),
   {name: 'broadcastArgs', make: (r) => ({a: [int(r, 1, 3), 1, int(r, 1, 4)], b: [1, int(r, 1, 5), 1]}),
     run: (m, {a, b}) => m.broadcastArgs(m.tensor(a, [a.length], 'int32'), m.tensor(b, undefined, 'int32'))},
   ...['binary', 'otsu'].flatMap((method) => [1, 3].map((ch) => ({name: `image.threshold ${method} ${ch}ch`,

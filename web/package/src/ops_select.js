@@ -233,3 +233,65 @@ export function cumprod(x, axis = 0, exclusive = false, reverse = false) {
     return reverse ? ops.reverse(y, [ax]) : (y === x ? x.clone() : y);
   });
 }
+
+/**
+ * {result, indexes}: maxPool and, per output, the flat position of the max
+ * in x ((y * width + x) * channels + c, plus the batch offset when
+ * includeBatchInIndex). The first max in window order wins, as in TF.js.
+ */
+export function maxPoolWithArgmax(x, filterSize, strides, pad, includeBatchInIndex = false) {
+  x = need('maxPoolWithArgmax', 'x', x);
+  if (x.rank !== 4) throw new GlintError(`[maxPoolWithArgmax] x must be rank 4: got shape [${x.shape}]`);
+  if (pad !== 'same' && pad !== 'valid') {
+    throw new GlintError(`[maxPoolWithArgmax] pad must be 'same' or 'valid': got ${JSON.stringify(pad)}`);
+  }
+  const [fh, fw] = pairOf('maxPoolWithArgmax', 'filterSize', filterSize);
+  const [sh, sw] = pairOf('maxPoolWithArgmax', 'strides', strides);
+  const [b, h, w, c] = x.shape;
+  let outH, outW, top = 0, left = 0, padH = 0, padW = 0;
+  if (pad === 'same') {
+    outH = Math.ceil(h / sh);
+    outW = Math.ceil(w / sw);
+    padH = Math.max((outH - 1) * sh + fh - h, 0);
+    padW = Math.max((outW - 1) * sw + fw - w, 0);
+    top = Math.floor(padH / 2);
+    left = Math.floor(padW / 2);
+  } else {
+    outH = Math.ceil((h - fh + 1) / sh);
+    outW = Math.ceil((w - fw + 1) / sw);
+  }
+  if (outH <= 0 || outW <= 0) {
+    throw new GlintError(`[maxPoolWithArgmax] the filter [${fh}, ${fw}] does not fit x [${x.shape}]`);
+  }
+  const nb = includeBatchInIndex ? b : 1;
+  return tidy(() => {
+    const padded = ops.pad(x, [[0, 0], [top, padH - top], [left, padW - left], [0, 0]], LOWEST);
+    let best = null, where = null;
+    for (let i = 0; i < fh; ++i) {
+      for (let j = 0; j < fw; ++j) {
+        const v = ops.stridedSlice(padded, [0, i, j, 0], [b, i + (outH - 1) * sh + 1, j + (outW - 1) * sw + 1, c],
+                                   [1, sh, sw, 1]);
+        const pos = new Int32Array(nb * outH * outW * c);
+        let at = 0;
+        for (let n = 0; n < nb; ++n) {
+          for (let oy = 0; oy < outH; ++oy) {
+            for (let ox = 0; ox < outW; ++ox) {
+              const y = oy * sh + i - top, xx = ox * sw + j - left;
+              for (let ch = 0; ch < c; ++ch) pos[at++] = ((n * h + y) * w + xx) * c + ch;
+            }
+          }
+        }
+        const idx = ops.tile(tensor(pos, [nb, outH, outW, c], 'int32'), [b / nb, 1, 1, 1]);
+        if (!best) {
+          best = v;
+          where = idx;
+        } else {
+          const better = ops.greater(v, best);
+          best = ops.where(better, v, best);
+          where = ops.where(better, idx, where);
+        }
+      }
+    }
+    return {result: best, indexes: where};
+  });
+}

@@ -188,6 +188,13 @@ const CASES = [
       const shape = [int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), int(r, 1, 3)];
       return {x: [values(r, size(shape)), shape], f: [int(r, 1, 3), int(r, 1, 3)], s: [int(r, 1, 2), int(r, 1, 2)]};
     }, run: (m, {x, f, s}) => m.maxPoolWithArgmax(m.tensor(...x), f, s, pad, batchIndex)})),
+  ...[['conv2d', 'relu'], ['conv2d', 'prelu'], ['depthwiseConv2d', 'leakyrelu'], ['depthwiseConv2d', 'elu']].map(([op, act]) => ({
+    name: `fused.${op} ${act}`, make: (r) => {
+      const c = int(r, 1, 3), o = op === 'conv2d' ? int(r, 1, 3) : c * 2, shape = [1, int(r, 3, 5), int(r, 3, 5), c];
+      return {x: [values(r, size(shape)), shape], f: [values(r, 4 * c * (op === 'conv2d' ? o : 2)), [2, 2, c, op === 'conv2d' ? o : 2]],
+        bias: values(r, o), alpha: values(r, o), pad: r() < 0.5 ? 'same' : 'valid'};
+    }, run: (m, {x, f, bias, alpha, pad}) => m.fused[op]({x: m.tensor(...x), filter: m.tensor(...f), strides: 1, pad,
+      bias: m.tensor(bias), activation: act, preluActivationWeights: m.tensor(alpha), leakyreluAlpha: 0.1}), grad: 'x'})),
   {name: 'broadcastArgs', make: (r) => ({a: [int(r, 1, 3), 1, int(r, 1, 4)], b: [1, int(r, 1, 5), 1]}),
     run: (m, {a, b}) => m.broadcastArgs(m.tensor(a, [a.length], 'int32'), m.tensor(b, undefined, 'int32'))},
   ...['binary', 'otsu'].flatMap((method) => [1, 3].map((ch) => ({name: `image.threshold ${method} ${ch}ch`,

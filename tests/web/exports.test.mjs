@@ -18,7 +18,7 @@ const CATEGORIES = ['needs a kernel', 'internal TF.js backend API', 'WebGL-speci
 
 const NAMESPACES = ['layers', 'io', 'util', 'metrics', 'losses', 'data', 'image', 'browser', 'initializers',
   'regularizers', 'constraints', 'serialization', 'train', 'linalg', 'signal', 'spectral', 'sparse', 'string',
-  'math', 'callbacks', 'models'];
+  'math', 'callbacks', 'models', 'fused'];
 
 /** Every property of an object: own ones and those of its prototypes (methods, getters). */
 function members(o) {

@@ -352,7 +352,14 @@ export const fused: {
   matMul(args: {a: T; b: T; transposeA?: boolean; transposeB?: boolean; bias?: T;
                 activation?: 'linear' | 'relu' | 'relu6' | 'elu' | 'sigmoid' | 'tanh' | 'leakyrelu';
                 leakyreluAlpha?: number}): Tensor;
+  conv2d(args: FusedWindowArgs): Tensor;
+  depthwiseConv2d(args: FusedWindowArgs): Tensor;
 };
+export interface FusedWindowArgs {
+  x: T; filter: T; strides: Pair; pad: WindowPadding; dataFormat?: 'NHWC'; dilations?: Pair; bias?: T;
+  activation?: 'linear' | 'relu' | 'relu6' | 'elu' | 'sigmoid' | 'leakyrelu' | 'prelu';
+  preluActivationWeights?: T; leakyreluAlpha?: number;
+}
 export const ops: {[name: string]: (...args: any[]) => any};
 /** TF.js's loss reductions (tf.Reduction). */
 export enum Reduction { NONE = 0, MEAN = 1, SUM = 2, SUM_BY_NONZERO_WEIGHTS = 3 }

@@ -33,6 +33,7 @@ export {batchNorm2d, batchNorm3d, batchNorm4d, separableConv2d, localResponseNor
   searchSorted, lowerBound, upperBound, bincount, denseBincount, rand, randomStandardNormal, randomUniformInt,
   upcastType, sumOutType, op, ensureShape, pool, unique, setdiff1dAsync, inTopKAsync, basicLSTMCell,
   multiRNNCell, einsum} from './ops_more.js';
+import {fusedConv2d, fusedDepthwiseConv2d} from './ops_more.js';
 export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
@@ -102,6 +103,8 @@ export const {
   unsortedSegmentSum, oneHot, tile, expandDims, squeeze, reverse, fill, zeros, ones, range,
   randomUniform, randomNormal, truncatedNormal, dropout, fused,
 } = ops;
+// tf.fused's windowed ops: the op, the bias and the activation composed (fused.matMul is the engine's).
+Object.assign(fused, {conv2d: fusedConv2d, depthwiseConv2d: fusedDepthwiseConv2d});
 
 /**
  * loadLayersModel(urlOrHandler, {onProgress, retries, ...}): a model saved by

@@ -546,3 +546,36 @@ export function qr(x, fullMatrices = false) {
     return [ops.reshape(qs, [...lead, ...qs.shape.slice(1)]), ops.reshape(rs, [...lead, ...rs.shape.slice(1)])];
   });
 }
+
+// ---- fused.conv2d / fused.depthwiseConv2d ----------------------------------------
+
+function activate(op, y, activation, preluActivationWeights, leakyreluAlpha) {
+  switch (activation) {
+    case 'linear': return y;
+    case 'relu': return ops.relu(y);
+    case 'relu6': return ops.relu6(y);
+    case 'elu': return ops.elu(y);
+    case 'sigmoid': return ops.sigmoid(y);
+    case 'leakyrelu': return ops.leakyRelu(y, leakyreluAlpha);
+    case 'prelu':
+      if (preluActivationWeights == null) throw new GlintError(`[${op}] activation 'prelu' needs preluActivationWeights`);
+      return ops.add(ops.relu(y), ops.mul(preluActivationWeights, ops.minimum(y, 0)));
+    default:
+      throw new GlintError(`[${op}] unknown activation '${activation}': use linear, relu, relu6, elu, ` +
+          'sigmoid, leakyrelu or prelu');
+  }
+}
+
+function fusedWindow(op, run) {
+  return ({x, filter, strides, pad, dataFormat = 'NHWC', dilations = [1, 1], dimRoundingMode, bias,
+           activation = 'linear', preluActivationWeights, leakyreluAlpha = 0.2}) => {
+    if (dimRoundingMode != null) throw new GlintError(`[${op}] dimRoundingMode is not supported: pad the input instead`);
+    return tidy(() => {
+      let y = run(x, filter, strides, pad, dataFormat, dilations);
+      if (bias != null) y = ops.add(y, bias);
+      return activate(op, y, activation, preluActivationWeights, leakyreluAlpha);
+    });
+  };
+}
+export const fusedConv2d = fusedWindow('fused.conv2d', ops.conv2d);
+export const fusedDepthwiseConv2d = fusedWindow('fused.depthwiseConv2d', ops.depthwiseConv2d);

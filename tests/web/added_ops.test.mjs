@@ -95,6 +95,8 @@ const CASES = [
     return {s: [sorted, [rows, n]], v: [values(r, rows * k, -3, 3).map(Math.round), [rows, k]], right: r() < 0.5};
   }, run: (m, {s, v, right}) => (fn === 'searchSorted' ? m.searchSorted(m.tensor(...s), m.tensor(...v), right ? 'right' : 'left') :
       m[fn](m.tensor(...s), m.tensor(...v)))})),
+  {name: 'searchSorted 1-D', make: (r) => ({s: values(r, 6).sort((a, b) => a - b), v: values(r, int(r, 1, 5))}),
+    run: (m, {s, v}) => m.searchSorted(m.tensor(s), m.tensor(v))},
   {name: 'bincount', make: (r) => {
     const n = int(r, 1, 8);
     return {x: values(r, n, 0, 6).map(Math.floor), w: values(r, n), size: int(r, 3, 6)};

@@ -100,7 +100,9 @@ export function searchSorted(sortedSequence, values, side = 'left') {
   return tidy(() => {
     const below = side === 'left' ? ops.less : ops.lessEqual;
     const hits = below(ops.expandDims(s, -2), ops.expandDims(v, -1));
-    return ops.sum(ops.cast(hits, 'int32'), -1);
+    const counts = ops.sum(ops.cast(hits, 'int32'), -1);
+    // TF.js answers 1-D inputs with shape [1, values.size]; kept so results match.
+    return v.rank === 1 ? ops.reshape(counts, [1, v.size]) : counts;
   });
 }
 export const lowerBound = (sortedSequence, values) => searchSorted(sortedSequence, values, 'left');

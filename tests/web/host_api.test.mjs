@@ -453,3 +453,26 @@ test('multinomial and randomGamma draw TF.js\'s distributions (frequencies and m
   assert.deepEqual(Array.from(gi.dataSync()), Array.from(glint.randomGamma([3, 2], 4, 2, 'int32', 1).dataSync()));
   gi.dispose();
 });
+
+test('io.CompositeArrayBuffer slices across buffers and decodeWeightsStream decodes a stream, as TF.js\'s', async () => {
+  const parts = [new Uint8Array([1, 2, 3]).buffer, new Uint8Array([]).buffer, new Uint8Array([4, 5, 6, 7, 8]).buffer,
+    new Uint8Array([9])];
+  const ours = new glint.io.CompositeArrayBuffer(parts), theirs = new tf.io.CompositeArrayBuffer(parts);
+  assert.equal(ours.byteLength, theirs.byteLength);
+  for (const [a, b] of [[0, 9], [2, 5], [3, 3], [1, undefined], [undefined, undefined], [7, 100], [-3, -1], [0, 1]]) {
+    assert.deepEqual(plain(ours.slice(a, b)), plain(theirs.slice(a, b)), `slice(${a}, ${b})`);
+  }
+  assert.deepEqual(plain(glint.io.CompositeArrayBuffer.join(parts)), plain(tf.io.CompositeArrayBuffer.join(parts)));
+  const {data, specs} = await glint.io.encodeWeights({a: glint.tensor([1.5, -2, 3]), b: glint.tensor([[7, 8]], [1, 2], 'int32')});
+  const bytes = new Uint8Array(data);
+  const stream = () => new ReadableStream({start(c) {
+    for (let i = 0; i < bytes.length; i += 5) c.enqueue(bytes.slice(i, i + 5));
+    c.close();
+  }});
+  const got = await glint.io.decodeWeightsStream(stream(), specs), ref = await tf.io.decodeWeightsStream(stream(), specs);
+  for (const k of ['a', 'b']) {
+    assert.deepEqual([got[k].dtype, got[k].shape, Array.from(got[k].dataSync())],
+                     [ref[k].dtype, ref[k].shape, Array.from(ref[k].dataSync())], k);
+  }
+  glint.dispose(Object.values(got));
+});

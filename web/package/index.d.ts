@@ -746,9 +746,19 @@ export const io: {
       Promise<{[name: string]: Tensor}>;
   loadWeights(manifest: WeightsManifestGroup[], filePathPrefix?: string, weightNames?: string[],
               requestInit?: RequestInit): Promise<{[name: string]: Tensor}>;
+  CompositeArrayBuffer: typeof CompositeArrayBuffer;
+  decodeWeightsStream(weightStream: ReadableStream<ArrayBuffer | Uint8Array>, specs: WeightsManifestEntry[]):
+      Promise<{[name: string]: Tensor}>;
   /** A load handler over File objects: [model.json, ...weight files]. */
   browserFiles(files: File[]): IOHandler;
 };
+/** Several buffers read as one. */
+export class CompositeArrayBuffer {
+  static join(buffers?: ArrayBuffer[] | ArrayBuffer): ArrayBuffer;
+  constructor(buffers?: ArrayBuffer | ArrayBuffer[] | TypedArray | TypedArray[]);
+  readonly byteLength: number;
+  slice(start?: number, end?: number): ArrayBuffer;
+}
 export interface WeightsManifestEntry {
   name: string; shape: number[]; dtype: 'float32' | 'int32' | 'bool' | string; group?: string;
   quantization?: {dtype: 'uint8' | 'uint16' | 'float16'; min?: number; scale?: number};

@@ -296,7 +296,59 @@ export function browserFiles(files) {
   };
 }
 
+// ---- CompositeArrayBuffer and streamed weights ------------------------------------------
+
+const asBytes = (b) => (b instanceof ArrayBuffer ? new Uint8Array(b) :
+    new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+
+/** Several ArrayBuffers (or typed arrays) read as one: byteLength and slice(start, end) across them. */
+export class CompositeArrayBuffer {
+  /** One ArrayBuffer of them all (the buffer itself when there is one). */
+  static join(buffers) {
+    return new CompositeArrayBuffer(buffers).slice();
+  }
+  constructor(buffers = []) {
+    const list = buffers == null ? [] : Array.isArray(buffers) ? buffers : [buffers];
+    this.shards = [];
+    let start = 0;
+    for (const b of list) {
+      const bytes = asBytes(b);
+      this.shards.push({start, end: start + bytes.byteLength, bytes});
+      start += bytes.byteLength;
+    }
+    this.byteLength = start;
+  }
+  /** A copy of bytes [start, end), both clamped to [0, byteLength] (no negative indexing, as TF.js). */
+  slice(start = 0, end = this.byteLength) {
+    const a = Math.min(Math.max(0, Number(start) || 0), this.byteLength);
+    const z = Math.max(a, Math.min(this.byteLength, Number.isNaN(Number(end)) ? this.byteLength : Number(end)));
+    if (this.shards.length === 1 && a === 0 && z === this.byteLength) {
+      const only = this.shards[0].bytes;
+      if (only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return only.buffer.slice(0);
+    }
+    const out = new Uint8Array(z - a);
+    for (const s of this.shards) {
+      const lo = Math.max(a, s.start), hi = Math.min(z, s.end);
+      if (lo < hi) out.set(s.bytes.subarray(lo - s.start, hi - s.start), lo - a);
+    }
+    return out.buffer;
+  }
+}
+
+/** decodeWeights over a ReadableStream of the weight bytes (read to its end first). */
+export async function decodeWeightsStream(weightStream, specs) {
+  const reader = weightStream.getReader();
+  const chunks = [];
+  for (;;) {
+    const {done, value} = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return decodeWeights(chunks, specs);
+}
+
 export const ioMore = {
+  CompositeArrayBuffer, decodeWeightsStream,
   concatenateArrayBuffers, encodeWeights, decodeWeights, getModelArtifactsInfoForJSON, getWeightSpecs,
   getModelArtifactsForJSON, getModelArtifactsForJSONSync, isHTTPScheme, browserHTTPRequest, fromMemorySync,
   withSaveHandlerSync, registerSaveRouter, registerLoadRouter, getSaveHandlers, getLoadHandlers, copyModel,

@@ -202,6 +202,22 @@ const CASES = [
   ...['binary', 'otsu'].flatMap((method) => [1, 3].map((ch) => ({name: `image.threshold ${method} ${ch}ch`,
     make: (r) => ({x: [values(r, 30 * ch, 0, 255).map(Math.round), [5, 6, ch], 'int32'], inv: r() < 0.5, tv: r()}),
     run: (m, {x, inv, tv}) => m.image.threshold(m.tensor(...x), method, inv, tv)}))),
+  // Batch 1: TF.js 4.22's cpu Transform kernel returns after the first image of a batch.
+  ...['nearest', 'bilinear'].flatMap((interp) => ['constant', 'reflect', 'wrap', 'nearest'].map((mode) => ({
+    name: `image.transform ${interp} ${mode}`, make: (r) => {
+      const shape = [1, int(r, 3, 6), int(r, 3, 6), int(r, 1, 3)];
+      const t = [1 + r() * 0.4, r() * 0.5 - 0.25, r() * 4 - 2, r() * 0.5 - 0.25, 1 + r() * 0.4 - 0.2, r() * 4 - 2,
+        r() * 0.02, r() * 0.02];
+      return {x: [values(r, size(shape)), shape], t, fill: r(), out: r() < 0.5 ? undefined : [int(r, 2, 5), int(r, 2, 5)]};
+    }, run: (m, {x, t, fill, out}) => m.image.transform(m.tensor(...x), m.tensor([t]), interp, mode, fill, out),
+    grad: interp === 'bilinear' && mode === 'constant' ? 'x' : undefined, gradRef: 'fd'}))),
+  {name: 'image.transform 0..255', make: (r) => ({x: [values(r, 16, 0, 255).map(Math.round), [1, 4, 4, 1]]}),
+    run: (m, {x}) => m.image.transform(m.tensor(...x), m.tensor([[0.7, 0.2, 0.5, -0.1, 0.9, 0.3, 0, 0]]), 'bilinear')},
+  ...[[0.5, 0], [[0.3, 0.7], [10, 20, 30]]].map(([center, fill]) => ({name: `image.rotateWithOffset center ${JSON.stringify(center)}`,
+    make: (r) => {
+      const shape = [int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), Array.isArray(fill) ? 3 : int(r, 1, 4)];
+      return {x: [values(r, size(shape), 0, 255).map(Math.round), shape], rad: r() * 6 - 3};
+    }, run: (m, {x, rad}) => m.image.rotateWithOffset(m.tensor(...x), rad, fill, center)})),
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {

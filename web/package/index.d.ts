@@ -1121,6 +1121,11 @@ export const image: {
   rgbToGrayscale(image: Tensor): Tensor;
   grayscaleToRGB(image: Tensor): Tensor;
   threshold(image: Tensor, method?: 'binary' | 'otsu', inverted?: boolean, threshValue?: number): Tensor;
+  transform(image: Tensor, transforms: Tensor | number[][], interpolation?: 'nearest' | 'bilinear',
+            fillMode?: 'constant' | 'reflect' | 'wrap' | 'nearest', fillValue?: number,
+            outputShape?: [number, number]): Tensor;
+  rotateWithOffset(image: Tensor, radians: number, fillValue?: number | [number, number, number],
+                   center?: number | [number, number]): Tensor;
   nonMaxSuppression(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
                     scoreThreshold?: number): Tensor;
   nonMaxSuppressionAsync(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,

@@ -40,7 +40,8 @@ export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model
 export {io} from './io.js';
 export {browser} from './browser.js';
 import {image as baseImage} from './image.js';
-export const image = {...baseImage, grayscaleToRGB, threshold};
+import {transform, rotateWithOffset} from './image_warp.js';
+export const image = {...baseImage, grayscaleToRGB, threshold, transform, rotateWithOffset};
 import {data as baseData} from './data.js';
 import {qr, bandPart, gramSchmidt, hannWindow, hammingWindow, frame, grayscaleToRGB} from './ops_more.js';
 /** tf.linalg and tf.signal: the parts composed from Glint's ops. */

@@ -218,6 +218,15 @@ const CASES = [
       const shape = [int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), Array.isArray(fill) ? 3 : int(r, 1, 4)];
       return {x: [values(r, size(shape), 0, 255).map(Math.round), shape], rad: r() * 6 - 3};
     }, run: (m, {x, rad}) => m.image.rotateWithOffset(m.tensor(...x), rad, fill, center)})),
+  // Random arguments (values and gradients), then the edges: tiny, near 1, huge (values).
+  ...[['asinh', -3, 3], ['acosh', 1.01, 50], ['atanh', -0.99, 0.99]].map(([fn, lo, hi]) => ({name: fn,
+    make: (r) => ({x: [values(r, 9, lo, hi), [9]]}), run: (m, {x}) => m[fn](m.tensor(...x)), grad: 'x', tol: 1e-5})),
+  ...[['asinh', [0, 1e-8, -3e-6, 1e12, -5e11, 1e30]], ['acosh', [1, 1 + 1e-6, 3e15, 1e30]], ['atanh', [0, 1e-7, -2e-6, 0.9999]]]
+    .map(([fn, edge]) => ({name: `${fn} edges`, make: () => ({}), run: (m) => m[fn](m.tensor(edge)), tol: 2e-6})),
+  {name: 'acosh below 1 and atanh outside [-1, 1] are NaN', make: () => ({}),
+    run: (m) => [m.acosh(m.tensor([0.5, -2])), m.atanh(m.tensor([1.5, -3]))]},
+  {name: 'tensor.asinh int32', make: (r) => ({x: [values(r, 4, -9, 9).map(Math.round), [4], 'int32']}),
+    run: (m, {x}) => m.tensor(...x).asinh()},
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {

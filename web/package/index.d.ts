@@ -994,6 +994,9 @@ export function dilation2d(x: T, filter: T, strides: Pair, pad: 'valid' | 'same'
 /** A repeated index takes its last update. */
 export function tensorScatterUpdate(tensor: T, indices: T, updates: T): Tensor;
 export function broadcastArgs(s0: T, s1: T): Tensor;
+export function asinh(x: T): Tensor;
+export function acosh(x: T): Tensor;
+export function atanh(x: T): Tensor;
 export function maxPoolWithArgmax(x: T, filterSize: Pair, strides: Pair, pad: 'valid' | 'same',
                                   includeBatchInIndex?: boolean): {result: Tensor; indexes: Tensor};
 export function multinomial(logits: T, numSamples: number, seed?: number, normalized?: boolean): Tensor;

@@ -7,6 +7,7 @@ import * as composite from './ops_composite.js';
 import * as layout from './ops_layout.js';
 import * as more from './ops_more.js';
 import * as select from './ops_select.js';
+import * as hyperbolic from './ops_hyperbolic.js';
 import {image} from './image.js';
 import {TensorBuffer} from './tensor_buffer.js';
 import {computeStrides} from './util_more.js';
@@ -118,7 +119,7 @@ const FORWARDED = {
   batchToSpaceND: layout.batchToSpaceND, mirrorPad: layout.mirrorPad,
   localResponseNormalization: more.localResponseNormalization, separableConv2d: more.separableConv2d,
   pool: more.pool, unique: more.unique, topk: select.topk, dilation2d: select.dilation2d,
-  cumprod: select.cumprod,
+  cumprod: select.cumprod, asinh: hyperbolic.asinh, acosh: hyperbolic.acosh, atanh: hyperbolic.atanh,
 };
 for (const [name, fn] of Object.entries(FORWARDED)) {
   if (!(name in P)) {

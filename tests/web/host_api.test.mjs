@@ -476,3 +476,11 @@ test('io.CompositeArrayBuffer slices across buffers and decodeWeightsStream deco
   }
   glint.dispose(Object.values(got));
 });
+
+test('time(f) reports wall and (on cpu) kernel milliseconds, as TF.js\'s cpu backend', async () => {
+  const work = (m) => () => m.tidy(() => m.matMul(m.ones([200, 200]), m.ones([200, 200])).dataSync());
+  const ours = await glint.time(work(glint)), theirs = await tf.time(work(tf));
+  assert.deepEqual(Object.keys(ours).sort(), Object.keys(theirs).filter((k) => ['wallMs', 'kernelMs'].includes(k)).sort());
+  assert.equal(glint.getBackend(), 'cpu');
+  assert.ok(typeof ours.kernelMs === 'number' && ours.kernelMs > 0 && ours.kernelMs <= ours.wallMs, JSON.stringify(ours));
+});

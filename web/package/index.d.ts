@@ -1011,6 +1011,8 @@ export function enableProdMode(): void;
 export const Rank: {readonly R0: 'R0'; readonly R1: 'R1'; readonly R2: 'R2'; readonly R3: 'R3';
   readonly R4: 'R4'; readonly R5: 'R5'; readonly R6: 'R6'};
 export function enclosingPowerOfTwo(value: number): number;
+/** kernelMs is f's time on the CPU backends, {error} on GPU backends (no timer queries). */
+export function time(f: () => void): Promise<{wallMs: number; kernelMs: number | {error: string}}>;
 export function cosineWindow(windowLength: number, a: number, b: number): Tensor;
 export function loadGraphModelSync(modelSource: IOHandlerSync | ModelArtifacts | [ModelJSON, ArrayBuffer?]):
     GraphModel;

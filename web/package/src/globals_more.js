@@ -3,7 +3,8 @@
 // loading a graph model synchronously from artifacts already in memory.
 import {GlintError} from './core.js';
 import {tensor} from './tensor.js';
-import {enableDebugMode} from './engine.js';
+import {enableDebugMode, getBackend} from './engine.js';
+import {now} from './util.js';
 import {graphModelFromArtifacts} from './graph_model.js';
 import {getModelArtifactsForJSONSync, getWeightSpecs, concatenateArrayBuffers} from './io_more.js';
 
@@ -147,4 +148,20 @@ export function loadGraphModelSync(modelSource) {
     throw new GlintError('[loadGraphModelSync] expects a sync IOHandler, ModelArtifacts or [modelJSON, weights]');
   }
   return graphModelFromArtifacts(artifacts);
+}
+
+/**
+ * time(f): {wallMs, kernelMs}. On the CPU backends kernels run while f runs,
+ * so kernelMs is f's own time (as TF.js's cpu backend measures it); on GPU
+ * backends Glint has no kernel timers and kernelMs is {error}, the form TF.js
+ * gives where WebGL timer queries are missing.
+ */
+export async function time(f) {
+  const start = now();
+  f();
+  const ran = now() - start;
+  const backend = getBackend();
+  const kernelMs = backend === 'cpu' || backend === 'reference' ? ran :
+      {error: `kernel timing is not available on the '${backend}' backend (Glint has no GPU timer queries)`};
+  return {kernelMs, wallMs: now() - start};
 }

@@ -26,7 +26,7 @@ export {asinh, acosh, atanh} from './ops_hyperbolic.js';
 export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod, maxPoolWithArgmax} from './ops_select.js';
 import {threshold} from './ops_select.js';
 export {Environment, ENV, env, disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
-  loadGraphModelSync} from './globals_more.js';
+  loadGraphModelSync, time} from './globals_more.js';
 import './tensor_methods.js';
 export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND, sparseToDense}
   from './ops_layout.js';

@@ -484,3 +484,26 @@ test('time(f) reports wall and (on cpu) kernel milliseconds, as TF.js\'s cpu bac
   assert.equal(glint.getBackend(), 'cpu');
   assert.ok(typeof ours.kernelMs === 'number' && ours.kernelMs > 0 && ours.kernelMs <= ours.wallMs, JSON.stringify(ours));
 });
+
+test('data.FileDataSource, URLDataSource and TextLineDataset chunk and split as TF.js\'s', async () => {
+  const text = 'héllo\nworld\r\n\nlast line é\nno newline at the end';
+  const bytes = new TextEncoder().encode(text);
+  const lines = (m, size) => new m.data.TextLineDataset(new m.data.FileDataSource(bytes, {chunkSize: size})).toArray();
+  for (const size of [1, 2, 3, 7, 1000]) assert.deepEqual(await lines(glint, size), await lines(tf, size), `chunkSize ${size}`);
+  const sizes = async (m, src) => {
+    const it = await src.iterator();
+    const out = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) out.push(Array.from(r.value));
+    return out;
+  };
+  assert.deepEqual(await sizes(glint, new glint.data.FileDataSource(bytes, {chunkSize: 5})),
+                   await sizes(tf, new tf.data.FileDataSource(bytes, {chunkSize: 5})));
+  const os = await import('node:os'), fs = await import('node:fs'), path = await import('node:path');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'glint-lines-')), 'a.txt');
+  fs.writeFileSync(file, text);
+  assert.deepEqual(await new glint.data.TextLineDataset(new glint.data.URLDataSource('file://' + file)).toArray(),
+                   await lines(tf, 4));
+  const blob = new Blob([bytes]);
+  assert.deepEqual(await new glint.data.TextLineDataset(new glint.data.FileDataSource(blob, {chunkSize: 4})).toArray(),
+                   await lines(tf, 4));
+});

@@ -1056,6 +1056,18 @@ export class CSVDataset extends Dataset<{[column: string]: any}> {
   constructor(source: string, csvConfig?: CSVConfig);
   columnNames(): Promise<string[]>;
 }
+export interface DataSource {iterator(): Promise<AsyncIterableIterator<Uint8Array>>}
+export class FileDataSource implements DataSource {
+  constructor(input: File | Blob | Uint8Array | string, options?: {chunkSize?: number});
+  iterator(): Promise<AsyncIterableIterator<Uint8Array>>;
+}
+export class URLDataSource implements DataSource {
+  constructor(url: string, fileOptions?: {chunkSize?: number; requestInit?: RequestInit});
+  iterator(): Promise<AsyncIterableIterator<Uint8Array>>;
+}
+export class TextLineDataset extends Dataset<string> {
+  constructor(input: DataSource);
+}
 export const data: {
   Dataset: typeof Dataset;
   array<E>(items: E[]): Dataset<E>;
@@ -1064,6 +1076,9 @@ export const data: {
   /** Rows of a CSV file (a URL; file:// in node) as objects, {xs, ys} when a column isLabel. */
   csv(source: string, csvConfig?: CSVConfig): CSVDataset;
   CSVDataset: typeof CSVDataset;
+  FileDataSource: typeof FileDataSource;
+  URLDataSource: typeof URLDataSource;
+  TextLineDataset: typeof TextLineDataset;
   /** Calls f() per element: f returns (a promise of) {value, done}. */
   func<E>(f: () => IteratorResult<E> | Promise<IteratorResult<E>>): Dataset<E>;
   /** The camera as an iterator of frames (browser only); see WebcamConfig. */

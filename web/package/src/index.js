@@ -51,7 +51,8 @@ export const signal = {hannWindow, hammingWindow, frame};
 import {webcam, microphone} from './media.js';
 /** tf.data: datasets, plus the browser's camera and microphone as iterators. */
 import {csv, CSVDataset} from './data_csv.js';
-export const data = {...baseData, webcam, microphone, csv, CSVDataset};
+import {FileDataSource, URLDataSource, TextLineDataset} from './data_sources.js';
+export const data = {...baseData, webcam, microphone, csv, CSVDataset, FileDataSource, URLDataSource, TextLineDataset};
 export {worker} from './worker_client.js';
 export {callbacks, Callback, CustomCallback, EarlyStopping, History, CallbackList} from './callbacks.js';
 

@@ -227,6 +227,26 @@ const CASES = [
     run: (m) => [m.acosh(m.tensor([0.5, -2])), m.atanh(m.tensor([1.5, -3]))]},
   {name: 'tensor.asinh int32', make: (r) => ({x: [values(r, 4, -9, 9).map(Math.round), [4], 'int32']}),
     run: (m, {x}) => m.tensor(...x).asinh()},
+  ...['sparseSegmentSum', 'sparseSegmentMean'].map((fn) => ({name: `sparse.${fn}`, make: (r) => {
+    const rows = int(r, 2, 5), cols = int(r, 1, 3), n = int(r, 1, 7);
+    let seg = 0;
+    const ids = Array.from({length: n}, () => (seg += int(r, 0, 2)));
+    return {d: [values(r, rows * cols), [rows, cols]], idx: Array.from({length: n}, () => int(r, 0, rows - 1)), ids};
+  }, run: (m, {d, idx, ids}) => m.sparse[fn](m.tensor(...d), m.tensor(idx, [idx.length], 'int32'), m.tensor(ids, [ids.length], 'int32')),
+  grad: 'd', gradRef: 'fd'})),
+  {name: 'sparse.sparseReshape', make: (r) => {
+    const shape = [int(r, 1, 4), int(r, 1, 4), int(r, 1, 3)], n = int(r, 1, 5), sz = size(shape);
+    const lin = Array.from({length: n}, () => int(r, 0, sz - 1));
+    const idx = lin.map((l) => [Math.floor(l / (shape[1] * shape[2])), Math.floor(l / shape[2]) % shape[1], l % shape[2]]);
+    return {idx, shape, newShape: [shape[0] * shape[1], -1]};
+  }, run: (m, {idx, shape, newShape}) => m.sparse.sparseReshape(m.tensor(idx, undefined, 'int32'), m.tensor(shape, undefined, 'int32'),
+      m.tensor(newShape, undefined, 'int32'))},
+  {name: 'sparse.sparseFillEmptyRows', make: (r) => {
+    const rows = int(r, 2, 6), n = int(r, 0, 5);
+    const idx = Array.from({length: n}, () => [int(r, 0, rows - 1), int(r, 0, 3)]).sort((a, b) => a[0] - b[0]);
+    return {idx, vals: values(r, n), rows, d: r()};
+  }, run: (m, {idx, vals, rows, d}) => m.sparse.sparseFillEmptyRows(m.tensor(idx.length ? idx : [], [idx.length, 2], 'int32'),
+      m.tensor(vals, [vals.length]), m.tensor([rows, 4], undefined, 'int32'), m.scalar(d))},
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {

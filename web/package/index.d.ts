@@ -1016,6 +1016,13 @@ export function time(f: () => void): Promise<{wallMs: number; kernelMs: number |
 export function cosineWindow(windowLength: number, a: number, b: number): Tensor;
 export function loadGraphModelSync(modelSource: IOHandlerSync | ModelArtifacts | [ModelJSON, ArrayBuffer?]):
     GraphModel;
+export const sparse: {
+  sparseSegmentSum(data: T, indices: T, segmentIds: T): Tensor;
+  sparseSegmentMean(data: T, indices: T, segmentIds: T): Tensor;
+  sparseReshape(inputIndices: T, inputShape: T, newShape: T): {outputIndices: Tensor; outputShape: Tensor};
+  sparseFillEmptyRows(indices: T, values: T, denseShape: T, defaultValue: T):
+      {outputIndices: Tensor; outputValues: Tensor; emptyRowIndicator: Tensor; reverseIndexMap: Tensor};
+};
 export const linalg: {
   bandPart(a: T, numLower: number, numUpper: number): Tensor;
   gramSchmidt(xs: Tensor): Tensor;

@@ -507,3 +507,38 @@ test('data.FileDataSource, URLDataSource and TextLineDataset chunk and split as 
   assert.deepEqual(await new glint.data.TextLineDataset(new glint.data.FileDataSource(blob, {chunkSize: 4})).toArray(),
                    await lines(tf, 4));
 });
+
+test('serialization: SerializationMap lists registered classes; Serializable and getRegisteredName as TF.js', () => {
+  class Doubler30 extends glint.layers.Layer {
+    static get className() {
+      return 'Doubler30';
+    }
+    call(x) {
+      return glint.mul(Array.isArray(x) ? x[0] : x, 2);
+    }
+  }
+  glint.serialization.registerClass(Doubler30);
+  const entry = glint.serialization.SerializationMap.getMap().classNameMap.Doubler30;
+  assert.equal(entry[0], Doubler30);
+  assert.equal(glint.serialization.getRegisteredName(Doubler30), 'Doubler30');
+  class Thing extends glint.serialization.Serializable {
+    static className = 'Thing';
+    constructor(config) {
+      super();
+      this.config = config;
+    }
+  }
+  class ThingRef extends tf.serialization.Serializable {
+    static className = 'Thing';
+    constructor(config) {
+      super();
+      this.config = config;
+    }
+    getConfig() {
+      return this.config;
+    }
+  }
+  const a = glint.serialization.Serializable.fromConfig(Thing, {k: 1});
+  const b = tf.serialization.Serializable.fromConfig(ThingRef, {k: 1});
+  assert.deepEqual([a.getClassName(), a.config], [b.getClassName(), b.config]);
+});

@@ -845,7 +845,13 @@ export const serialization: {
   registerClass<T extends typeof Layer>(cls: T): T;
   Serializable: typeof Serializable;
   getRegisteredName(cls: {className: string}): string;
+  SerializationMap: typeof SerializationMap;
 };
+export class SerializationMap {
+  classNameMap: {[className: string]: [Function, Function]};
+  static getMap(): SerializationMap;
+  static register<T extends typeof Layer>(cls: T): T;
+}
 /**
  * f(...inputs, save) returns {value, gradFunc(dy, saved)}: the result computes
  * value, and its gradient is gradFunc's (one tensor per input).

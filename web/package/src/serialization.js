@@ -20,4 +20,27 @@ export function getRegisteredName(cls) {
   return cls.className;
 }
 
-export const serialization = {registerClass, Serializable, getRegisteredName};
+/**
+ * TF.js's registry view: getMap().classNameMap holds [class, fromConfig] for
+ * every class registered here (register is registerClass).
+ */
+export class SerializationMap {
+  constructor() {
+    this.classNameMap = {};
+  }
+  static getMap() {
+    SerializationMap.instance ??= new SerializationMap();
+    return SerializationMap.instance;
+  }
+  static register(cls) {
+    return register(cls);
+  }
+}
+
+function register(cls) {
+  registerClass(cls);
+  SerializationMap.getMap().classNameMap[getRegisteredName(cls)] = [cls, cls.fromConfig];
+  return cls;
+}
+
+export const serialization = {registerClass: register, Serializable, getRegisteredName, SerializationMap};

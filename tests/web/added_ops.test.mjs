@@ -247,6 +247,11 @@ const CASES = [
     return {idx, vals: values(r, n), rows, d: r()};
   }, run: (m, {idx, vals, rows, d}) => m.sparse.sparseFillEmptyRows(m.tensor(idx.length ? idx : [], [idx.length, 2], 'int32'),
       m.tensor(vals, [vals.length]), m.tensor([rows, 4], undefined, 'int32'), m.scalar(d))},
+  {name: 'bitwiseAnd', make: (r) => {
+    const n = int(r, 1, 8);
+    const big = () => Math.floor((r() * 2 - 1) * 2 ** 31);
+    return {a: [...Array.from({length: n}, big), -1, 2147483647, -2147483648, 0], b: [...Array.from({length: n}, big), -7, -1, -2147483648, 5]};
+  }, run: (m, {a, b}) => m.bitwiseAnd(m.tensor(a, undefined, 'int32'), m.tensor(b, undefined, 'int32'))},
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {

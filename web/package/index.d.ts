@@ -1000,6 +1000,7 @@ export function dilation2d(x: T, filter: T, strides: Pair, pad: 'valid' | 'same'
 /** A repeated index takes its last update. */
 export function tensorScatterUpdate(tensor: T, indices: T, updates: T): Tensor;
 export function broadcastArgs(s0: T, s1: T): Tensor;
+export function bitwiseAnd(x: T, y: T): Tensor;
 export function asinh(x: T): Tensor;
 export function acosh(x: T): Tensor;
 export function atanh(x: T): Tensor;

@@ -24,7 +24,8 @@ export {TensorBuffer, buffer} from './tensor_buffer.js';
 export {multinomial, randomGamma} from './ops_random.js';
 export {sparse} from './ops_sparse.js';
 export {asinh, acosh, atanh} from './ops_hyperbolic.js';
-export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod, maxPoolWithArgmax} from './ops_select.js';
+export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod, maxPoolWithArgmax, bitwiseAnd}
+  from './ops_select.js';
 import {threshold} from './ops_select.js';
 export {Environment, ENV, env, disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
   loadGraphModelSync, time} from './globals_more.js';

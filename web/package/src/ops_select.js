@@ -295,3 +295,26 @@ export function maxPoolWithArgmax(x, filterSize, strides, pad, includeBatchInInd
     return {result: best, indexes: where};
   });
 }
+
+/**
+ * Bitwise AND of int32 tensors of one shape, bit by bit: floorDiv by 2^i is an
+ * arithmetic shift, so negative values give their two's-complement bits.
+ */
+export function bitwiseAnd(x, y) {
+  const a = need('bitwiseAnd', 'x', x), b = need('bitwiseAnd', 'y', y);
+  if (a.dtype !== 'int32' || b.dtype !== 'int32' || a.shape.join() !== b.shape.join()) {
+    throw new GlintError(`[bitwiseAnd] x and y must be int32 of one shape: got ${a.dtype} [${a.shape}] and ` +
+        `${b.dtype} [${b.shape}]`);
+  }
+  return tidy(() => {
+    const two = tensor(2, [], 'int32');
+    let out = ops.zerosLike(a);
+    for (let i = 0; i < 31; ++i) {
+      const p = tensor(2 ** i, [], 'int32');
+      const both = ops.mul(ops.mod(ops.floorDiv(a, p), two), ops.mod(ops.floorDiv(b, p), two));
+      out = ops.add(out, ops.mul(both, p));
+    }
+    const signs = ops.cast(ops.logicalAnd(ops.less(a, 0), ops.less(b, 0)), 'int32');
+    return ops.add(out, ops.mul(signs, tensor(-(2 ** 31), [], 'int32')));
+  });
+}

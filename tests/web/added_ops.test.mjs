@@ -252,6 +252,13 @@ const CASES = [
     const big = () => Math.floor((r() * 2 - 1) * 2 ** 31);
     return {a: [...Array.from({length: n}, big), -1, 2147483647, -2147483648, 0], b: [...Array.from({length: n}, big), -7, -1, -2147483648, 5]};
   }, run: (m, {a, b}) => m.bitwiseAnd(m.tensor(a, undefined, 'int32'), m.tensor(b, undefined, 'int32'))},
+  {name: 'raggedRange int32', make: (r) => {
+    const n = int(r, 1, 5);
+    return {s: Array.from({length: n}, () => int(r, -5, 5)), l: Array.from({length: n}, () => int(r, -5, 9)),
+      d: Array.from({length: n}, () => (r() < 0.3 ? -1 : 1) * int(r, 1, 3))};
+  }, run: (m, {s, l, d}) => m.raggedRange(m.tensor(s, undefined, 'int32'), m.tensor(l, undefined, 'int32'), m.tensor(d, undefined, 'int32'))},
+  {name: 'raggedRange float32 with scalars', make: (r) => ({s: values(r, 3, -2, 2), l: 3.5, d: 0.75}),
+    run: (m, {s, l, d}) => m.raggedRange(m.tensor(s), m.scalar(l), m.scalar(d))},
   {name: 'randomUniformInt dtype and shape', make: (r) => ({shape: [int(r, 1, 4), int(r, 1, 4)]}),
     run: (m, {shape}) => m.greaterEqual(m.randomUniformInt(shape, 3, 3), 3)},
   {name: 'rand', make: (r) => ({shape: [int(r, 1, 3), int(r, 1, 3)]}), run: (m, {shape}) => {

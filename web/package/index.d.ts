@@ -1023,6 +1023,7 @@ export function time(f: () => void): Promise<{wallMs: number; kernelMs: number |
 export function cosineWindow(windowLength: number, a: number, b: number): Tensor;
 export function loadGraphModelSync(modelSource: IOHandlerSync | ModelArtifacts | [ModelJSON, ArrayBuffer?]):
     GraphModel;
+export function raggedRange(starts: T, limits: T, deltas: T): {rtNestedSplits: Tensor; rtDenseValues: Tensor};
 export const sparse: {
   sparseSegmentSum(data: T, indices: T, segmentIds: T): Tensor;
   sparseSegmentMean(data: T, indices: T, segmentIds: T): Tensor;

@@ -22,7 +22,7 @@ export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, Adamax
   AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
 export {TensorBuffer, buffer} from './tensor_buffer.js';
 export {multinomial, randomGamma} from './ops_random.js';
-export {sparse} from './ops_sparse.js';
+export {sparse, raggedRange} from './ops_sparse.js';
 export {asinh, acosh, atanh} from './ops_hyperbolic.js';
 export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod, maxPoolWithArgmax, bitwiseAnd}
   from './ops_select.js';

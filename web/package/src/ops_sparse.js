@@ -143,3 +143,34 @@ export function sparseFillEmptyRows(indices, values, denseShape, defaultValue) {
 }
 
 export const sparse = {sparseSegmentSum, sparseSegmentMean, sparseReshape, sparseFillEmptyRows};
+
+/**
+ * raggedRange(starts, limits, deltas): the ranges start:limit:delta of each
+ * row, as {rtNestedSplits: [rows + 1] int32 row offsets, rtDenseValues}.
+ * Scalars broadcast against the vectors. Host-side, as TF.js's kernel.
+ */
+export function raggedRange(starts, limits, deltas) {
+  const op = 'raggedRange';
+  const s = asTensor(starts, op, 'starts'), l = asTensor(limits, op, 'limits'), d = asTensor(deltas, op, 'deltas');
+  const ts = [s, l, d];
+  if (ts.some((t) => t.rank > 1) || ts.some((t) => t.dtype !== s.dtype) || s.dtype === 'bool') {
+    throw new GlintError(`[${op}] starts, limits and deltas must be scalars or 1-D of one numeric dtype: got ` +
+        ts.map((t) => `${t.dtype} [${t.shape}]`).join(', '));
+  }
+  const lens = ts.filter((t) => t.rank === 1).map((t) => t.shape[0]);
+  if (lens.some((n) => n !== lens[0])) throw new GlintError(`[${op}] the 1-D inputs differ in length: ${lens.join(', ')}`);
+  const rows = lens.length ? lens[0] : 1;
+  const [sv, lv, dv] = ts.map((t) => t.dataSync());
+  const at = (v, t, i) => (t.rank === 0 ? v[0] : v[i]);
+  const splits = new Int32Array(rows + 1), vals = [];
+  for (let i = 0; i < rows; ++i) {
+    const a = at(sv, s, i), z = at(lv, l, i), step = at(dv, d, i);
+    if (step === 0) throw new GlintError(`[${op}] deltas[${i}] is 0`);
+    const n = (step > 0 && z > a) || (step < 0 && z < a) ?
+      (s.dtype === 'int32' ? Math.floor((Math.abs(z - a) + Math.abs(step) - 1) / Math.abs(step)) :
+        Math.ceil(Math.abs((z - a) / step))) : 0;
+    for (let k = 0; k < n; ++k) vals.push(a + k * step);
+    splits[i + 1] = splits[i] + n;
+  }
+  return {rtNestedSplits: tensor(splits, [rows + 1], 'int32'), rtDenseValues: tensor(vals, [vals.length], s.dtype)};
+}

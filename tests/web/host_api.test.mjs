@@ -272,8 +272,9 @@ test('optimizer classes step exactly as TF.js\'s', () => {
   const theirs = run(tf), ours = run(glint);
   ours.forEach(([name, vals], i) => vals.forEach((x, j) =>
     assert.ok(Math.abs(x - theirs[i][1][j]) <= 1e-5 * Math.max(1, Math.abs(x)), `${name}[${j}]: ${x} vs TF.js ${theirs[i][1][j]}`)));
-  // TF.js 4.22's cpu Adadelta leaves v[0] at 0.5 and sends v[1] to -201.5 in
-  // these four steps, so Adadelta's reference is its update rule, in float64.
+  // Glint's Adadelta follows Keras (web/package/README.md); TF.js 4.22's leaves
+  // v[0] at 0.5 and sends v[1] to -201.5 in these four steps. The reference is
+  // Keras's update rule, in float64.
   const rho = 0.9, eps = 1e-7, lr = 1, w = [1, 2, 3];
   const v = glint.variable(glint.tensor(start)), opt = new glint.AdadeltaOptimizer(lr, rho);
   const ref = start.slice(), accG = [0, 0, 0], accU = [0, 0, 0];

@@ -34,8 +34,10 @@ export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND
   from './ops_layout.js';
 export {batchNorm2d, batchNorm3d, batchNorm4d, separableConv2d, localResponseNormalization, movingAverage,
   searchSorted, lowerBound, upperBound, bincount, denseBincount, rand, randomStandardNormal, randomUniformInt,
-  upcastType, sumOutType, op, ensureShape, pool, unique, setdiff1dAsync, inTopKAsync, basicLSTMCell,
-  multiRNNCell, einsum} from './ops_more.js';
+  upcastType, sumOutType, op, ensureShape, pool} from './ops_more.js';
+export {unique, setdiff1dAsync, inTopKAsync} from './ops_host.js';
+export {basicLSTMCell, multiRNNCell} from './ops_rnn_cells.js';
+export {einsum} from './ops_linalg.js';
 import {fusedConv2d, fusedDepthwiseConv2d} from './ops_more.js';
 export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';
@@ -46,7 +48,9 @@ import {image as baseImage} from './image.js';
 import {transform, rotateWithOffset} from './image_warp.js';
 export const image = {...baseImage, grayscaleToRGB, threshold, transform, rotateWithOffset};
 import {data as baseData} from './data.js';
-import {qr, bandPart, gramSchmidt, hannWindow, hammingWindow, frame, grayscaleToRGB} from './ops_more.js';
+import {qr, bandPart, gramSchmidt} from './ops_linalg.js';
+import {hannWindow, hammingWindow, frame} from './ops_signal.js';
+import {grayscaleToRGB} from './ops_more.js';
 /** tf.linalg and tf.signal: the parts composed from Glint's ops. */
 export const linalg = {bandPart, gramSchmidt, qr};
 export const signal = {hannWindow, hammingWindow, frame};

@@ -6,6 +6,7 @@ import {ops} from './ops.js';
 import * as composite from './ops_composite.js';
 import * as layout from './ops_layout.js';
 import * as more from './ops_more.js';
+import * as host from './ops_host.js';
 import * as select from './ops_select.js';
 import * as hyperbolic from './ops_hyperbolic.js';
 import {image} from './image.js';
@@ -118,7 +119,7 @@ const FORWARDED = {
   depthToSpace: layout.depthToSpace, spaceToBatchND: layout.spaceToBatchND,
   batchToSpaceND: layout.batchToSpaceND, mirrorPad: layout.mirrorPad,
   localResponseNormalization: more.localResponseNormalization, separableConv2d: more.separableConv2d,
-  pool: more.pool, unique: more.unique, topk: select.topk, dilation2d: select.dilation2d,
+  pool: more.pool, unique: host.unique, topk: select.topk, dilation2d: select.dilation2d,
   cumprod: select.cumprod, asinh: hyperbolic.asinh, acosh: hyperbolic.acosh, atanh: hyperbolic.atanh,
 };
 for (const [name, fn] of Object.entries(FORWARDED)) {

@@ -157,8 +157,11 @@ test('custom layer: fit trains its weights as TF.js does', async () => {
     model.compile({optimizer: m.train.sgd(0.1), loss: 'meanSquaredError'});
     const h = await model.fit(m.tensor2d(X), m.tensor2d(Y), {epochs: 5, batchSize: 4, shuffle: false, verbose: 0});
     const custom = model.layers[0];
-    return {loss: h.history.loss, scale: flat(custom.weights[0]), shift: flat(custom.weights[1]),
+    const out = {loss: h.history.loss, scale: flat(custom.weights[0]), shift: flat(custom.weights[1]),
       names: custom.weights.map((w) => w.name), trainable: custom.trainableWeights.length};
+    // Disposed here, not left to the garbage collector: a later test counts tensors.
+    model.dispose();
+    return out;
   };
   const ours = await run(glint), theirs = await run(tf);
   close(ours.loss, theirs.loss);
@@ -177,9 +180,12 @@ test('custom layer: eager apply, functional model and computeOutputShape', () =>
     const input = m.input({shape: [3]});
     const out = new ScaleShift({}).apply(input);
     const model = m.model({inputs: input, outputs: out});
-    return {eager: flat(eager), symbolicShape: out.shape, predicted: flat(model.predict(m.tensor2d(X))),
+    const result = {eager: flat(eager), symbolicShape: out.shape, predicted: flat(model.predict(m.tensor2d(X))),
       className: layer.getClassName(), useTanh: layer.getConfig().useTanh,
       shape: layer.computeOutputShape([null, 3])};
+    model.dispose();
+    layer.dispose();
+    return result;
   };
   const ours = run(glint), theirs = run(tf);
   close(ours.eager, theirs.eager);
@@ -212,6 +218,8 @@ test('custom layer: save to disk and load back, weights and predictions kept', a
       new Uint8Array(fs.readFileSync(path.join(dir, json.weightsManifest[0].paths[0]))).buffer));
   close(flat(theirs.predict(tf.tensor2d(X))), flat(model.predict(glint.tensor2d(X))));
   fs.rmSync(dir, {recursive: true});
+  model.dispose();
+  loaded.dispose();
 });
 
 test('custom layer: training leaks no tensors', async () => {

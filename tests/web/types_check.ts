@@ -50,5 +50,29 @@ async function main() {
   const mid = await g.executeAsync({[g.inputNodes[0]]: t}, ['conv1', 'out:1']);
   console.log(g.inputs[0].shape, g.outputs[0].dtype, y.shape, mid, g.execute(t, 'conv1'));
   g.dispose();
+  // TF.js names composed in JS (tests/web/added_ops.test.mjs checks their values).
+  const b = glint.buffer([2, 2]);
+  b.set(3, 1, 0);
+  b.toTensor().as4D(1, 2, 2, 1).toInt().print();
+  glint.depthToSpace(glint.ones([1, 1, 1, 4]), 2).print();
+  glint.mirrorPad(glint.ones([2, 2]), [[1, 1], [0, 1]], 'reflect').print();
+  const {values, indices} = glint.unique(glint.tensor1d([1, 1, 2], 'int32'));
+  glint.dispose([values, indices]);
+  const [kept] = await glint.setdiff1dAsync(glint.tensor1d([1, 2, 3]), glint.tensor1d([2]));
+  (await glint.inTopKAsync(glint.ones([2, 3]), glint.tensor1d([0, 2], 'int32'), 1)).print();
+  kept.print();
+  const opt: glint.Optimizer = new glint.AdamOptimizer(0.01, 0.9, 0.999);
+  opt.dispose();
+  const {data, specs} = await glint.io.encodeWeights({w: glint.ones([2])});
+  glint.io.decodeWeights(data, specs).w.print();
+  glint.util.squeezeShape([1, 2, 1]).newShape.forEach((d) => console.log(d));
+  glint.linalg.bandPart(glint.ones([3, 3]), 1, 0).print();
+  glint.signal.frame(glint.linspace(0, 1, 8), 3, 2).print();
+  const hist = new glint.History();
+  const list = new glint.CallbackList([hist]);
+  await list.onTrainBegin();
+  if (glint.env().getBool('IS_NODE')) glint.enableProdMode();
+  glint.searchSorted(glint.tensor1d([1, 2, 3]), glint.tensor1d([2.5]), 'right').print();
+
 }
 main();

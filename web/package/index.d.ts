@@ -92,11 +92,37 @@ export class Tensor {
   expandDims(axis?: number): Tensor;
   squeeze(axis?: number[]): Tensor;
   cast(dtype: DataType): Tensor;
+  /** Row-major strides without the last (1); rankType: the rank as a string, 'higher' from 5. */
+  readonly strides: number[];
+  readonly rankType: string;
+  throwIfDisposed(): void;
+  asScalar(): Tensor;
+  as3D(rows: number, columns: number, depth: number): Tensor;
+  as4D(rows: number, columns: number, depth: number, depth2: number): Tensor;
+  as5D(rows: number, columns: number, depth: number, depth2: number, depth3: number): Tensor;
+  reshapeAs(x: Tensor): Tensor;
+  toBool(): Tensor;
+  toFloat(): Tensor;
+  toInt(): Tensor;
+  variable(trainable?: boolean, name?: string, dtype?: DataType): Variable;
+  buffer(): Promise<TensorBuffer>;
+  bufferSync(): TensorBuffer;
+  bytes(): Promise<Uint8Array>;
+  concat(x: Tensor | Tensor[], axis?: number): Tensor;
+  stack(x: Tensor | Tensor[], axis?: number): Tensor;
+  where(condition: Tensor | TensorLike, x: Tensor | TensorLike): Tensor;
+  unique(axis?: number): {values: Tensor; indices: Tensor};
+  depthToSpace(blockSize: number, dataFormat?: 'NHWC'): Tensor;
+  spaceToBatchND(blockShape: number[], paddings: number[][]): Tensor;
+  batchToSpaceND(blockShape: number[], crops: number[][]): Tensor;
+  mirrorPad(paddings: Array<[number, number]>, mode: 'reflect' | 'symmetric'): Tensor;
+  topk(k?: number, sorted?: boolean): {values: Tensor; indices: Tensor};
   [method: string]: any;
 }
 
 export class Variable extends Tensor {
   readonly name: string;
+  trainable: boolean;
   assign(value: Tensor): void;
 }
 /** A custom layer's weight (Layer.addWeight): read() is the variable itself. */
@@ -326,7 +352,14 @@ export const fused: {
   matMul(args: {a: T; b: T; transposeA?: boolean; transposeB?: boolean; bias?: T;
                 activation?: 'linear' | 'relu' | 'relu6' | 'elu' | 'sigmoid' | 'tanh' | 'leakyrelu';
                 leakyreluAlpha?: number}): Tensor;
+  conv2d(args: FusedWindowArgs): Tensor;
+  depthwiseConv2d(args: FusedWindowArgs): Tensor;
 };
+export interface FusedWindowArgs {
+  x: T; filter: T; strides: Pair; pad: WindowPadding; dataFormat?: 'NHWC'; dilations?: Pair; bias?: T;
+  activation?: 'linear' | 'relu' | 'relu6' | 'elu' | 'sigmoid' | 'leakyrelu' | 'prelu';
+  preluActivationWeights?: T; leakyreluAlpha?: number;
+}
 export const ops: {[name: string]: (...args: any[]) => any};
 /** TF.js's loss reductions (tf.Reduction). */
 export enum Reduction { NONE = 0, MEAN = 1, SUM = 2, SUM_BY_NONZERO_WEIGHTS = 3 }
@@ -386,6 +419,40 @@ export class Optimizer {
   minimize(f: () => Tensor, returnCost?: boolean, varList?: Variable[]): Tensor | null;
   applyGradients(grads: {[name: string]: Tensor}, varList: Variable[]): void;
   dispose(): void;
+}
+export class SGDOptimizer extends Optimizer {
+  constructor(learningRate: number);
+}
+export class MomentumOptimizer extends Optimizer {
+  constructor(learningRate: number, momentum: number, useNesterov?: boolean);
+}
+export class AdamOptimizer extends Optimizer {
+  constructor(learningRate: number, beta1: number, beta2: number, epsilon?: number | null);
+}
+export class AdamaxOptimizer extends Optimizer {
+  constructor(learningRate: number, beta1: number, beta2: number, epsilon?: number | null, decay?: number);
+}
+export class RMSPropOptimizer extends Optimizer {
+  constructor(learningRate: number, decay?: number, momentum?: number, epsilon?: number | null,
+              centered?: boolean);
+}
+export class AdagradOptimizer extends Optimizer {
+  constructor(learningRate: number, initialAccumulatorValue?: number);
+}
+export class AdadeltaOptimizer extends Optimizer {
+  constructor(learningRate: number, rho: number, epsilon?: number | null);
+}
+/** train's factories as static methods. */
+export class OptimizerConstructors {
+  static sgd(learningRate: number): SGDOptimizer;
+  static momentum(learningRate: number, momentum: number, useNesterov?: boolean): MomentumOptimizer;
+  static adam(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number): AdamOptimizer;
+  static adamax(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number,
+                decay?: number): AdamaxOptimizer;
+  static rmsprop(learningRate: number, decay?: number, momentum?: number, epsilon?: number,
+                 centered?: boolean): RMSPropOptimizer;
+  static adagrad(learningRate: number, initialAccumulatorValue?: number): AdagradOptimizer;
+  static adadelta(learningRate?: number, rho?: number, epsilon?: number): AdadeltaOptimizer;
 }
 export const train: {
   sgd(learningRate: number): Optimizer;
@@ -650,7 +717,65 @@ export const io: {
   fromMemory(artifacts: ModelArtifacts): IOHandler;
   fromMemory(modelTopology: object, weightSpecs?: object[], weightData?: ArrayBuffer,
              trainingConfig?: object): IOHandler;
+  fromMemorySync(artifacts: ModelArtifacts): IOHandlerSync;
+  fromMemorySync(modelTopology: object, weightSpecs?: object[], weightData?: ArrayBuffer,
+                 trainingConfig?: object): IOHandlerSync;
+  withSaveHandlerSync(saveFn: (artifacts: ModelArtifacts) => SaveResult | void): IOHandlerSync;
+  concatenateArrayBuffers(buffers: ArrayBuffer[] | ArrayBuffer): ArrayBuffer;
+  encodeWeights(tensors: {[name: string]: Tensor} | Array<{name: string; tensor: Tensor}>, group?: string):
+      Promise<{data: ArrayBuffer; specs: WeightsManifestEntry[]}>;
+  decodeWeights(weightData: ArrayBuffer | ArrayBuffer[], specs: WeightsManifestEntry[]): {[name: string]: Tensor};
+  getModelArtifactsInfoForJSON(modelArtifacts: ModelArtifacts): ModelArtifactsInfo;
+  getModelArtifactsForJSON(modelJSON: ModelJSON,
+      loadWeights: (manifest: WeightsManifestGroup[]) => Promise<[WeightsManifestEntry[], ArrayBuffer]>):
+      Promise<ModelArtifacts>;
+  getModelArtifactsForJSONSync(modelJSON: ModelJSON, weightSpecs?: WeightsManifestEntry[],
+                               weightData?: ArrayBuffer): ModelArtifacts;
+  getWeightSpecs(weightsManifest: WeightsManifestGroup[]): WeightsManifestEntry[];
+  isHTTPScheme(url: string): boolean;
+  /** Deprecated in TF.js: http. */
+  browserHTTPRequest(path: string, loadOptions?: object): IOHandler;
+  registerSaveRouter(router: (url: string) => IOHandler | null): void;
+  registerLoadRouter(router: (url: string, loadOptions?: object) => IOHandler | null): void;
+  getSaveHandlers(url: string): IOHandler[];
+  getLoadHandlers(url: string, loadOptions?: object): IOHandler[];
+  copyModel(sourceURL: string, destURL: string): Promise<ModelArtifactsInfo>;
+  moveModel(sourceURL: string, destURL: string): Promise<ModelArtifactsInfo>;
+  weightsLoaderFactory(fetchWeightsFunction: (urls: string[]) => Promise<ArrayBuffer[]>):
+      (manifest: WeightsManifestGroup[], filePathPrefix?: string, weightNames?: string[]) =>
+      Promise<{[name: string]: Tensor}>;
+  loadWeights(manifest: WeightsManifestGroup[], filePathPrefix?: string, weightNames?: string[],
+              requestInit?: RequestInit): Promise<{[name: string]: Tensor}>;
+  CompositeArrayBuffer: typeof CompositeArrayBuffer;
+  decodeWeightsStream(weightStream: ReadableStream<ArrayBuffer | Uint8Array>, specs: WeightsManifestEntry[]):
+      Promise<{[name: string]: Tensor}>;
+  /** A load handler over File objects: [model.json, ...weight files]. */
+  browserFiles(files: File[]): IOHandler;
 };
+/** Several buffers read as one. */
+export class CompositeArrayBuffer {
+  static join(buffers?: ArrayBuffer[] | ArrayBuffer): ArrayBuffer;
+  constructor(buffers?: ArrayBuffer | ArrayBuffer[] | TypedArray | TypedArray[]);
+  readonly byteLength: number;
+  slice(start?: number, end?: number): ArrayBuffer;
+}
+export interface WeightsManifestEntry {
+  name: string; shape: number[]; dtype: 'float32' | 'int32' | 'bool' | string; group?: string;
+  quantization?: {dtype: 'uint8' | 'uint16' | 'float16'; min?: number; scale?: number};
+}
+export interface WeightsManifestGroup {paths: string[]; weights: WeightsManifestEntry[]}
+export interface ModelJSON {
+  modelTopology: object; weightsManifest?: WeightsManifestGroup[]; format?: string; generatedBy?: string;
+  convertedBy?: string | null; trainingConfig?: object; signature?: object; userDefinedMetadata?: object;
+}
+export interface ModelArtifactsInfo {
+  dateSaved: Date; modelTopologyType: 'JSON' | 'GraphDef'; modelTopologyBytes?: number;
+  weightSpecsBytes?: number; weightDataBytes?: number;
+}
+export interface IOHandlerSync {
+  save?(artifacts: ModelArtifacts): SaveResult;
+  load?(): ModelArtifacts;
+}
 
 // ---- Callbacks and utilities ---------------------------------------------------------------
 
@@ -678,6 +803,33 @@ export class EarlyStopping extends Callback {
   stoppedEpoch: number;
 }
 export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
+/** Records each epoch's number and logs. */
+export class History extends Callback {
+  epoch: number[];
+  history: {[name: string]: number[]};
+  syncData(): Promise<void>;
+}
+/** Callbacks called together, in order. */
+export class CallbackList {
+  constructor(callbacks?: Callback[], queueLength?: number);
+  callbacks: Callback[];
+  append(callback: Callback): void;
+  setParams(params: object): void;
+  setModel(model: LayersModel): void;
+  onTrainBegin(logs?: Logs): Promise<void>;
+  onTrainEnd(logs?: Logs): Promise<void>;
+  onEpochBegin(epoch: number, logs?: Logs): Promise<void>;
+  onEpochEnd(epoch: number, logs?: Logs): Promise<void>;
+  onBatchBegin(batch: number, logs?: Logs): Promise<void>;
+  onBatchEnd(batch: number, logs?: Logs): Promise<void>;
+}
+/** What a layer accepts. */
+export class InputSpec {
+  constructor(args: {dtype?: DataType; shape?: Array<number | null>; ndim?: number; maxNDim?: number;
+                     minNDim?: number; axes?: {[axis: number]: number}});
+  dtype?: DataType; shape?: Array<number | null>; ndim?: number; maxNDim?: number; minNDim?: number;
+  axes?: {[axis: number]: number};
+}
 /** Resolves on the next animation frame (a task turn where there are no frames). */
 export function nextFrame(): Promise<void>;
 /**
@@ -685,7 +837,21 @@ export function nextFrame(): Promise<void>;
  * model.json may name. Custom initializers, regularizers and constraints are
  * not supported (it throws for them).
  */
-export const serialization: {registerClass<T extends typeof Layer>(cls: T): T};
+export class Serializable {
+  getClassName(): string;
+  static fromConfig<C>(cls: new (config: object) => C, config: object): C;
+}
+export const serialization: {
+  registerClass<T extends typeof Layer>(cls: T): T;
+  Serializable: typeof Serializable;
+  getRegisteredName(cls: {className: string}): string;
+  SerializationMap: typeof SerializationMap;
+};
+export class SerializationMap {
+  classNameMap: {[className: string]: [Function, Function]};
+  static getMap(): SerializationMap;
+  static register<T extends typeof Layer>(cls: T): T;
+}
 /**
  * f(...inputs, save) returns {value, gradFunc(dy, saved)}: the result computes
  * value, and its gradient is gradFunc's (one tensor per input).
@@ -707,6 +873,178 @@ export const util: {
   flatten(values: unknown): unknown[];
   arraysEqual(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean;
   now(): number;
+  nearestLargerEven(val: number): number;
+  swap<V>(object: {[index: number]: V}, left: number, right: number): void;
+  distSquared(a: ArrayLike<number>, b: ArrayLike<number>): number;
+  assertShapesMatch(shapeA: number[], shapeB: number[], errorMessagePrefix?: string): void;
+  assertNonNull(a: unknown): void;
+  assertNonNegativeIntegerDimensions(shape: number[]): void;
+  isScalarShape(shape: number[]): boolean;
+  arraysEqualWithNull(n1: Array<number | null>, n2: Array<number | null>): boolean;
+  isInt(a: number): boolean;
+  tanh(x: number): number;
+  sizeToSquarishShape(size: number): [number, number];
+  rightPad(a: string, size: number): string;
+  repeatedTry(checkFn: () => boolean, delayFn?: (counter: number) => number, maxCounter?: number,
+              scheduleFn?: (functionRef: Function, delay: number) => void): Promise<void>;
+  inferFromImplicitShape(shape: number[], size: number): number[];
+  parseAxisParam(axis: number | number[] | null | undefined, shape: number[]): number[];
+  squeezeShape(shape: number[], axis?: number[]): {newShape: number[]; keptDims: number[]};
+  getTypedArrayFromDType(dtype: DataType, size: number): TypedArray;
+  getArrayFromDType(dtype: DataType | 'string', size: number): TypedArray | string[];
+  checkConversionForErrors(vals: ArrayLike<number>, dtype: DataType): void;
+  isValidDtype(dtype: string): boolean;
+  hasEncodingLoss(oldType: string, newType: string): boolean;
+  bytesPerElement(dtype: string): number;
+  bytesFromStringArray(arr: Uint8Array[]): number;
+  isString(value: unknown): value is string;
+  isBoolean(value: unknown): boolean;
+  isNumber(value: unknown): boolean;
+  inferDtype(values: unknown): DataType | 'string';
+  isFunction(f: unknown): boolean;
+  nearestDivisor(size: number, start: number): number;
+  computeStrides(shape: number[]): number[];
+  locToIndex(locs: number[], rank: number, strides: number[]): number;
+  indexToLoc(index: number, rank: number, strides: number[]): number[];
+  toNestedArray(shape: number[], a: ArrayLike<number>, isComplex?: boolean): number | any[];
+  makeOnesTypedArray(size: number, dtype: DataType): TypedArray;
+  makeZerosTypedArray(size: number, dtype: DataType): TypedArray;
+  makeZerosNestedTypedArray(shape: number[], dtype: DataType): number | any[];
+  isPromise(object: unknown): object is Promise<unknown>;
+  createScalarValue(value: number | boolean | string, dtype: DataType | 'string'): TypedArray | Uint8Array[];
+  toTypedArray(a: TensorLike, dtype: DataType): TypedArray;
+  convertBackendValuesAndArrayBuffer(data: TypedArray | ArrayBuffer | Uint8Array[], dtype: DataType):
+      TypedArray | Uint8Array[];
+  encodeString(s: string, encoding?: string): Uint8Array;
+  decodeString(bytes: Uint8Array, encoding?: string): string;
+  fetch(path: string, requestInits?: RequestInit): Promise<Response>;
+};
+
+// ---- More ops composed in JS (ops_layout.js, ops_more.js), buffers, globals -------------------
+
+/** A mutable host-side array with a shape; toTensor() makes a tensor of it. */
+export class TensorBuffer {
+  constructor(shape: number[], dtype?: DataType, values?: TypedArray);
+  readonly shape: number[];
+  readonly dtype: DataType;
+  readonly size: number;
+  readonly strides: number[];
+  readonly rank: number;
+  values: TypedArray;
+  set(value: number | boolean, ...locs: number[]): void;
+  get(...locs: number[]): number;
+  locToIndex(locs: number[]): number;
+  indexToLoc(index: number): number[];
+  toTensor(): Tensor;
+}
+export function buffer(shape: number[], dtype?: DataType, values?: TypedArray): TensorBuffer;
+export function depthToSpace(x: T, blockSize: number, dataFormat?: 'NHWC'): Tensor;
+export function spaceToBatchND(x: T, blockShape: number[], paddings: number[][]): Tensor;
+export function batchToSpaceND(x: T, blockShape: number[], crops: number[][]): Tensor;
+export function mirrorPad(x: T, paddings: Array<[number, number]>, mode: 'reflect' | 'symmetric'): Tensor;
+export function diag(x: T): Tensor;
+export function scatterND(indices: T, updates: T, shape: number[]): Tensor;
+export function sparseToDense(sparseIndices: T, sparseValues: T, outputShape: number[], defaultValue?: T): Tensor;
+export function batchNorm2d(x: T, mean: T, variance: T, offset?: T, scale?: T, varianceEpsilon?: number): Tensor;
+export function batchNorm3d(x: T, mean: T, variance: T, offset?: T, scale?: T, varianceEpsilon?: number): Tensor;
+export function batchNorm4d(x: T, mean: T, variance: T, offset?: T, scale?: T, varianceEpsilon?: number): Tensor;
+export function separableConv2d(x: T, depthwiseFilter: T, pointwiseFilter: T, strides: Pair,
+                                pad: 'valid' | 'same' | number, dilation?: Pair, dataFormat?: 'NHWC'): Tensor;
+export function localResponseNormalization(x: T, depthRadius?: number, bias?: number, alpha?: number,
+                                           beta?: number): Tensor;
+export function movingAverage(v: T, x: T, decay: number | Tensor, step?: number | Tensor,
+                              zeroDebias?: boolean): Tensor;
+export function searchSorted(sortedSequence: T, values: T, side?: 'left' | 'right'): Tensor;
+export function lowerBound(sortedSequence: T, values: T): Tensor;
+export function upperBound(sortedSequence: T, values: T): Tensor;
+export function bincount(x: T, weights: T, size: number): Tensor;
+export function denseBincount(x: T, weights: T, size: number, binaryOutput?: boolean): Tensor;
+export function rand(shape: number[], randFunction: () => number, dtype?: DataType): Tensor;
+export function randomStandardNormal(shape: number[], dtype?: 'float32' | 'int32', seed?: number): Tensor;
+export function randomUniformInt(shape: number[], minval: number, maxval: number, seed?: number | string): Tensor;
+export function upcastType(typeA: string, typeB: string): string;
+export function sumOutType(type: string): string;
+export function op<F extends (...args: any[]) => any>(f: {[name: string]: F}): F;
+export function ensureShape(x: Tensor, shape: Array<number | null>): Tensor;
+export function pool(input: T, windowShape: Pair, poolingType: 'avg' | 'max', pad: 'valid' | 'same',
+                     dilations?: Pair, strides?: Pair): Tensor;
+export function unique(x: T, axis?: number): {values: Tensor; indices: Tensor};
+export function setdiff1dAsync(x: T, y: T): Promise<[Tensor, Tensor]>;
+export function inTopKAsync(predictions: T, targets: T, k?: number): Promise<Tensor>;
+export function basicLSTMCell(forgetBias: T, lstmKernel: T, lstmBias: T, data: T, c: T, h: T): [Tensor, Tensor];
+export function multiRNNCell(lstmCells: Array<(data: Tensor, c: Tensor, h: Tensor) => [Tensor, Tensor]>,
+                             data: T, c: Tensor[], h: Tensor[]): [Tensor[], Tensor[]];
+/** TF.js's flag registry, with the flags Glint gives meaning (DEBUG, PROD, IS_BROWSER, IS_NODE, ...). */
+export class Environment {
+  get(flagName: string): number | boolean | string;
+  getAsync(flagName: string): Promise<number | boolean | string>;
+  getBool(flagName: string): boolean;
+  getNumber(flagName: string): number;
+  getString(flagName: string): string;
+  getFlags(): {[flag: string]: number | boolean | string};
+  readonly features: {[flag: string]: number | boolean | string};
+  set(flagName: string, value: number | boolean | string): void;
+  setFlags(flags: {[flag: string]: number | boolean | string}): void;
+  registerFlag(flagName: string, evaluationFn: () => number | boolean | string,
+               setHook?: (value: number | boolean | string) => void): void;
+  reset(): void;
+}
+export const ENV: Environment;
+export function env(): Environment;
+/** One or two operands, an explicit '->', no index repeated within an operand. */
+export function einsum(equation: string, ...tensors: T[]): Tensor;
+/** The k largest along the last axis, largest first (ties: lower index first). */
+export function topk(x: T, k?: number, sorted?: boolean): {values: Tensor; indices: Tensor};
+export function dilation2d(x: T, filter: T, strides: Pair, pad: 'valid' | 'same', dilations?: Pair,
+                           dataFormat?: 'NHWC'): Tensor;
+/** A repeated index takes its last update. */
+export function tensorScatterUpdate(tensor: T, indices: T, updates: T): Tensor;
+export function broadcastArgs(s0: T, s1: T): Tensor;
+export function bitwiseAnd(x: T, y: T): Tensor;
+export function asinh(x: T): Tensor;
+export function acosh(x: T): Tensor;
+export function atanh(x: T): Tensor;
+export function maxPoolWithArgmax(x: T, filterSize: Pair, strides: Pair, pad: 'valid' | 'same',
+                                  includeBatchInIndex?: boolean): {result: Tensor; indexes: Tensor};
+export function multinomial(logits: T, numSamples: number, seed?: number, normalized?: boolean): Tensor;
+/** As TF.js: samples with mean alpha * beta. */
+export function randomGamma(shape: number[], alpha: number, beta?: number, dtype?: 'float32' | 'int32',
+                            seed?: number): Tensor;
+export function cumprod(x: T, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor;
+export function disableDeprecationWarnings(): void;
+export function deprecationWarn(msg: string): void;
+/** Debug mode off; Glint keeps validating arguments. */
+export function enableProdMode(): void;
+export const Rank: {readonly R0: 'R0'; readonly R1: 'R1'; readonly R2: 'R2'; readonly R3: 'R3';
+  readonly R4: 'R4'; readonly R5: 'R5'; readonly R6: 'R6'};
+export function enclosingPowerOfTwo(value: number): number;
+/** kernelMs is f's time on the CPU backends, {error} on GPU backends (no timer queries). */
+export function time(f: () => void): Promise<{wallMs: number; kernelMs: number | {error: string}}>;
+export function cosineWindow(windowLength: number, a: number, b: number): Tensor;
+export function loadGraphModelSync(modelSource: IOHandlerSync | ModelArtifacts | [ModelJSON, ArrayBuffer?]):
+    GraphModel;
+export function raggedRange(starts: T, limits: T, deltas: T): {rtNestedSplits: Tensor; rtDenseValues: Tensor};
+export const sparse: {
+  sparseSegmentSum(data: T, indices: T, segmentIds: T): Tensor;
+  sparseSegmentMean(data: T, indices: T, segmentIds: T): Tensor;
+  sparseReshape(inputIndices: T, inputShape: T, newShape: T): {outputIndices: Tensor; outputShape: Tensor};
+  sparseFillEmptyRows(indices: T, values: T, denseShape: T, defaultValue: T):
+      {outputIndices: Tensor; outputValues: Tensor; emptyRowIndicator: Tensor; reverseIndexMap: Tensor};
+};
+export const linalg: {
+  bandPart(a: T, numLower: number, numUpper: number): Tensor;
+  gramSchmidt(xs: Tensor): Tensor;
+  gramSchmidt(xs: Tensor[]): Tensor[];
+  /** Householder QR over the last two axes: [q, r]. */
+  qr(x: T, fullMatrices?: boolean): [Tensor, Tensor];
+};
+export const signal: {
+  hannWindow(windowLength: number): Tensor;
+  hammingWindow(windowLength: number): Tensor;
+  frame(signal: T, frameLength: number, frameStep: number, padEnd?: boolean, padValue?: number): Tensor;
+};
+export const models: {
+  modelFromJSON(modelAndWeightsConfig: ModelJSON & {pathPrefix?: string} | object): Promise<LayersModel>;
 };
 
 // ---- Data -------------------------------------------------------------------------------------
@@ -722,11 +1060,42 @@ export class Dataset<E> implements AsyncIterable<E> {
   forEachAsync(fn: (e: E) => void | Promise<void>): Promise<void>;
   toArray(): Promise<E[]>;
 }
+export interface ColumnConfig {
+  required?: boolean; dtype?: DataType; default?: number | string | boolean; isLabel?: boolean;
+}
+export interface CSVConfig {
+  hasHeader?: boolean; columnNames?: string[]; columnConfigs?: {[column: string]: ColumnConfig};
+  configuredColumnsOnly?: boolean; delimiter?: string; delimWhitespace?: boolean;
+}
+export class CSVDataset extends Dataset<{[column: string]: any}> {
+  constructor(source: string, csvConfig?: CSVConfig);
+  columnNames(): Promise<string[]>;
+}
+export interface DataSource {iterator(): Promise<AsyncIterableIterator<Uint8Array>>}
+export class FileDataSource implements DataSource {
+  constructor(input: File | Blob | Uint8Array | string, options?: {chunkSize?: number});
+  iterator(): Promise<AsyncIterableIterator<Uint8Array>>;
+}
+export class URLDataSource implements DataSource {
+  constructor(url: string, fileOptions?: {chunkSize?: number; requestInit?: RequestInit});
+  iterator(): Promise<AsyncIterableIterator<Uint8Array>>;
+}
+export class TextLineDataset extends Dataset<string> {
+  constructor(input: DataSource);
+}
 export const data: {
   Dataset: typeof Dataset;
   array<E>(items: E[]): Dataset<E>;
   generator<E>(gen: () => Iterator<E> | AsyncIterator<E>): Dataset<E>;
   zip(datasets: Dataset<any>[] | {[key: string]: Dataset<any>}): Dataset<any>;
+  /** Rows of a CSV file (a URL; file:// in node) as objects, {xs, ys} when a column isLabel. */
+  csv(source: string, csvConfig?: CSVConfig): CSVDataset;
+  CSVDataset: typeof CSVDataset;
+  FileDataSource: typeof FileDataSource;
+  URLDataSource: typeof URLDataSource;
+  TextLineDataset: typeof TextLineDataset;
+  /** Calls f() per element: f returns (a promise of) {value, done}. */
+  func<E>(f: () => IteratorResult<E> | Promise<IteratorResult<E>>): Dataset<E>;
   /** The camera as an iterator of frames (browser only); see WebcamConfig. */
   webcam(webcamVideoElement?: HTMLVideoElement | null, webcamConfig?: WebcamConfig): Promise<WebcamIterator>;
   /** The microphone as an iterator of spectrograms / waveforms (browser only). */
@@ -785,6 +1154,13 @@ export const image: {
                 method?: 'bilinear' | 'nearest', extrapolationValue?: number): Tensor;
   flipLeftRight(image: Tensor): Tensor;
   rgbToGrayscale(image: Tensor): Tensor;
+  grayscaleToRGB(image: Tensor): Tensor;
+  threshold(image: Tensor, method?: 'binary' | 'otsu', inverted?: boolean, threshValue?: number): Tensor;
+  transform(image: Tensor, transforms: Tensor | number[][], interpolation?: 'nearest' | 'bilinear',
+            fillMode?: 'constant' | 'reflect' | 'wrap' | 'nearest', fillValue?: number,
+            outputShape?: [number, number]): Tensor;
+  rotateWithOffset(image: Tensor, radians: number, fillValue?: number | [number, number, number],
+                   center?: number | [number, number]): Tensor;
   nonMaxSuppression(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,
                     scoreThreshold?: number): Tensor;
   nonMaxSuppressionAsync(boxes: Tensor, scores: Tensor, maxOutputSize: number, iouThreshold?: number,

@@ -97,3 +97,58 @@ export class EarlyStopping extends Callback {
 export const callbacks = {
   earlyStopping: (args) => new EarlyStopping(args),
 };
+
+/** tf.History: records each epoch's number and logs (model.fit returns the same record). */
+export class History extends Callback {
+  async onTrainBegin() {
+    this.epoch = [];
+    this.history = {};
+  }
+  async onEpochEnd(epoch, logs = {}) {
+    this.epoch.push(epoch);
+    for (const [k, v] of Object.entries(logs)) {
+      const value = v && typeof v.dataSync === 'function' ? (await v.data())[0] : v;
+      (this.history[k] ??= []).push(value);
+    }
+  }
+  /** Values already read: History stores numbers. */
+  async syncData() {}
+}
+
+/** tf.CallbackList: a list of callbacks called together, in order. */
+export class CallbackList {
+  constructor(callbacks = [], queueLength = 10) {
+    this.callbacks = callbacks.slice();
+    this.queueLength = queueLength;
+  }
+  append(callback) {
+    this.callbacks.push(callback);
+  }
+  setParams(params) {
+    for (const c of this.callbacks) c.setParams?.(params);
+  }
+  setModel(model) {
+    for (const c of this.callbacks) c.setModel?.(model);
+  }
+  async _each(hook, ...args) {
+    for (const c of this.callbacks) if (typeof c[hook] === 'function') await c[hook](...args);
+  }
+  onEpochBegin(epoch, logs = {}) {
+    return this._each('onEpochBegin', epoch, logs);
+  }
+  onEpochEnd(epoch, logs = {}) {
+    return this._each('onEpochEnd', epoch, logs);
+  }
+  onBatchBegin(batch, logs = {}) {
+    return this._each('onBatchBegin', batch, logs);
+  }
+  onBatchEnd(batch, logs = {}) {
+    return this._each('onBatchEnd', batch, logs);
+  }
+  onTrainBegin(logs = {}) {
+    return this._each('onTrainBegin', logs);
+  }
+  onTrainEnd(logs = {}) {
+    return this._each('onTrainEnd', logs);
+  }
+}

@@ -124,6 +124,17 @@ export const data = {
   generator: (gen) => new Dataset(async function* () {
     yield* gen();
   }),
+  /** A dataset calling f() for each element: f returns (a promise of) {value, done}. */
+  func: (f) => new Dataset(async function* () {
+    for (;;) {
+      const r = await f();
+      if (!r || typeof r !== 'object' || !('done' in r)) {
+        throw new GlintError('[data.func] the function must return {value, done}');
+      }
+      if (r.done) return;
+      yield r.value;
+    }
+  }),
   zip: (datasets) => new Dataset(async function* () {
     const its = (Array.isArray(datasets) ? datasets : Object.values(datasets))
         .map((d) => d[Symbol.asyncIterator]());

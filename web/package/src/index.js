@@ -18,19 +18,49 @@ export {initializers, regularizers, constraints} from './layer_config.js';
 export {Reduction} from './tf_losses.js';
 export {grad, grads, valueAndGrad, valueAndGrads, variableGrads} from './grad.js';
 export {customGrad} from './custom_grad.js';
-export {train, Optimizer} from './train.js';
-export {layers, input, Layer, SymbolicTensor} from './layers.js';
-export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame} from './model.js';
+export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamaxOptimizer, RMSPropOptimizer,
+  AdagradOptimizer, AdadeltaOptimizer, OptimizerConstructors} from './train.js';
+export {TensorBuffer, buffer} from './tensor_buffer.js';
+export {multinomial, randomGamma} from './ops_random.js';
+export {sparse, raggedRange} from './ops_sparse.js';
+export {asinh, acosh, atanh} from './ops_hyperbolic.js';
+export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod, maxPoolWithArgmax, bitwiseAnd}
+  from './ops_select.js';
+import {threshold} from './ops_select.js';
+export {Environment, ENV, env, disableDeprecationWarnings, deprecationWarn, enableProdMode, Rank, enclosingPowerOfTwo, cosineWindow,
+  loadGraphModelSync, time} from './globals_more.js';
+import './tensor_methods.js';
+export {depthToSpace, spaceToBatchND, batchToSpaceND, mirrorPad, diag, scatterND, sparseToDense}
+  from './ops_layout.js';
+export {batchNorm2d, batchNorm3d, batchNorm4d, separableConv2d, localResponseNormalization, movingAverage,
+  searchSorted, lowerBound, upperBound, bincount, denseBincount, rand, randomStandardNormal, randomUniformInt,
+  upcastType, sumOutType, op, ensureShape, pool} from './ops_more.js';
+export {unique, setdiff1dAsync, inTopKAsync} from './ops_host.js';
+export {basicLSTMCell, multiRNNCell} from './ops_rnn_cells.js';
+export {einsum} from './ops_linalg.js';
+import {fusedConv2d, fusedDepthwiseConv2d} from './ops_more.js';
+export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
+export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
 export {browser} from './browser.js';
-export {image} from './image.js';
+import {image as baseImage} from './image.js';
+import {transform, rotateWithOffset} from './image_warp.js';
+export const image = {...baseImage, grayscaleToRGB, threshold, transform, rotateWithOffset};
 import {data as baseData} from './data.js';
+import {qr, bandPart, gramSchmidt} from './ops_linalg.js';
+import {hannWindow, hammingWindow, frame} from './ops_signal.js';
+import {grayscaleToRGB} from './ops_more.js';
+/** tf.linalg and tf.signal: the parts composed from Glint's ops. */
+export const linalg = {bandPart, gramSchmidt, qr};
+export const signal = {hannWindow, hammingWindow, frame};
 import {webcam, microphone} from './media.js';
 /** tf.data: datasets, plus the browser's camera and microphone as iterators. */
-export const data = {...baseData, webcam, microphone};
+import {csv, CSVDataset} from './data_csv.js';
+import {FileDataSource, URLDataSource, TextLineDataset} from './data_sources.js';
+export const data = {...baseData, webcam, microphone, csv, CSVDataset, FileDataSource, URLDataSource, TextLineDataset};
 export {worker} from './worker_client.js';
-export {callbacks, Callback, CustomCallback, EarlyStopping} from './callbacks.js';
+export {callbacks, Callback, CustomCallback, EarlyStopping, History, CallbackList} from './callbacks.js';
 
 export {util} from './util.js';
 export {serialization} from './serialization.js';
@@ -82,6 +112,8 @@ export const {
   unsortedSegmentSum, oneHot, tile, expandDims, squeeze, reverse, fill, zeros, ones, range,
   randomUniform, randomNormal, truncatedNormal, dropout, fused,
 } = ops;
+// tf.fused's windowed ops: the op, the bias and the activation composed (fused.matMul is the engine's).
+Object.assign(fused, {conv2d: fusedConv2d, depthwiseConv2d: fusedDepthwiseConv2d});
 
 /**
  * loadLayersModel(urlOrHandler, {onProgress, retries, ...}): a model saved by

@@ -34,11 +34,24 @@ function validName(op, name) {
   return name;
 }
 
+/** io.registerSaveRouter / registerLoadRouter: (url, options) => handler | null, tried first. */
+export const routers = {save: [], load: []};
+
+function fromRouter(kind, url, options) {
+  for (const r of routers[kind]) {
+    const h = r(url, options);
+    if (h) return h;
+  }
+  return null;
+}
+
 export function getSaveHandler(handlerOrUrl) {
   if (handlerOrUrl && typeof handlerOrUrl === 'object' && typeof handlerOrUrl.save === 'function') {
     return handlerOrUrl;
   }
   const url = String(handlerOrUrl);
+  const routed = fromRouter('save', url);
+  if (routed) return routed;
   switch (schemeOf(url)) {
     case 'indexeddb': return browserIndexedDB(validName('save', pathOf(url)));
     case 'localstorage': return browserLocalStorage(validName('save', pathOf(url)));
@@ -56,6 +69,8 @@ export function getLoadHandler(handlerOrUrl, options = {}) {
     return handlerOrUrl;
   }
   const url = String(handlerOrUrl);
+  const routed = fromRouter('load', url, options);
+  if (routed) return routed;
   switch (schemeOf(url)) {
     case 'indexeddb': return browserIndexedDB(validName('load', pathOf(url)));
     case 'localstorage': return browserLocalStorage(validName('load', pathOf(url)));
@@ -480,7 +495,9 @@ export function fromMemory(modelArtifacts, weightSpecs, weightData, trainingConf
   return {load: async () => artifacts};
 }
 
+import {ioMore} from './io_more.js';
+
 export const io = {
   browserIndexedDB, browserLocalStorage, browserDownloads, http, fileSystem, listModels,
-  removeModel, getSaveHandler, getLoadHandler, withSaveHandler, fromMemory,
+  removeModel, getSaveHandler, getLoadHandler, withSaveHandler, fromMemory, ...ioMore,
 };

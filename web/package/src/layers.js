@@ -247,7 +247,21 @@ Object.assign(layers, {
   maxPool1d: layers.maxPooling1d, avgPool1d: layers.averagePooling1d,
   avgPooling1d: layers.averagePooling1d,
   avgPool3d: layers.averagePooling3d, avgPooling3d: layers.averagePooling3d,
+  avgPooling2d: layers.averagePooling2d, globalMaxPool1d: layers.globalMaxPooling1d,
 });
+
+/** tf.InputSpec: what a layer accepts (dtype, shape, ndim, maxNDim, minNDim, axes). */
+export class InputSpec {
+  constructor(args = {}) {
+    this.dtype = args.dtype;
+    this.shape = args.shape;
+    // A shape fixes the rank.
+    this.ndim = args.shape != null ? args.shape.length : args.ndim;
+    this.maxNDim = args.maxNDim;
+    this.minNDim = args.minNDim;
+    this.axes = args.axes || {};
+  }
+}
 function wrapper(kind) {
   return (args = {}) => {
     const {layer, ...rest} = args;

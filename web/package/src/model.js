@@ -583,3 +583,40 @@ export function modelFromArtifacts(artifacts) {
   const cls = artifacts.modelTopology.class_name === 'Sequential' ? Sequential : LayersModel;
   return new cls(id);
 }
+
+/**
+ * tf.models.modelFromJSON({modelTopology, weightsManifest?, pathPrefix?} | topology):
+ * a LayersModel from model.json's content; weights fetched from pathPrefix when
+ * a manifest is given, fresh (initialized) otherwise.
+ */
+async function modelFromJSON(modelAndWeightsConfig, customObjects) {
+  if (customObjects != null) {
+    throw new GlintError('[models.modelFromJSON] customObjects: register custom classes with ' +
+        'serialization.registerClass instead');
+  }
+  const cfg = modelAndWeightsConfig ?? {};
+  const topology = cfg.modelTopology ?? cfg;
+  const artifacts = {modelTopology: topology.model_config ?? topology};
+  if (cfg.modelTopology != null && cfg.weightsManifest != null) {
+    const prefix = cfg.pathPrefix ?? '';
+    const buffers = [];
+    for (const g of cfg.weightsManifest) {
+      for (const p of g.paths) {
+        const r = await fetch(prefix + p);
+        if (!r.ok) throw new GlintError(`[models.modelFromJSON] weight shard '${prefix + p}': HTTP ${r.status}`);
+        buffers.push(new Uint8Array(await r.arrayBuffer()));
+      }
+    }
+    const all = new Uint8Array(buffers.reduce((n, b) => n + b.byteLength, 0));
+    let at = 0;
+    for (const b of buffers) {
+      all.set(b, at);
+      at += b.byteLength;
+    }
+    artifacts.weightSpecs = cfg.weightsManifest.flatMap((g) => g.weights);
+    artifacts.weightData = all.buffer;
+  }
+  return modelFromArtifacts(artifacts);
+}
+
+export const models = {modelFromJSON};

@@ -214,7 +214,9 @@ export function variable(initial, trainable = true, name = undefined) {
   const id = core.callInt(() => core.module()._glint_variable(t.id, trainable ? 1 : 0,
                                                               core.str(name ?? '')));
   if (t !== initial) t.dispose();
-  return new Variable(id, name);
+  const v = new Variable(id, name);
+  v.trainable = trainable;
+  return v;
 }
 
 function toTyped(bytes, dtype) {

@@ -87,20 +87,88 @@ export class Optimizer {
   }
 }
 
+// TF.js's optimizer classes: `new tf.AdamOptimizer(...)` is a Glint optimizer
+// (the engine's), with TF.js's constructor arguments; epsilon null is TF.js's
+// backend epsilon (1e-7 for float32).
+const engineOptimizer = (className, config) =>
+  core.callInt(() => core.module()._glint_optimizer_create(core.str(className), core.json(config)));
+const eps = (e) => e ?? 1e-7;
+
+export class SGDOptimizer extends Optimizer {
+  constructor(learningRate) {
+    super(engineOptimizer('SGD', {learningRate}));
+  }
+}
+export class MomentumOptimizer extends Optimizer {
+  constructor(learningRate, momentum, useNesterov = false) {
+    super(engineOptimizer('Momentum', {learningRate, momentum, useNesterov}));
+  }
+}
+export class AdamOptimizer extends Optimizer {
+  constructor(learningRate, beta1, beta2, epsilon = null) {
+    super(engineOptimizer('Adam', {learningRate, beta1, beta2, epsilon: eps(epsilon)}));
+  }
+}
+export class AdamaxOptimizer extends Optimizer {
+  constructor(learningRate, beta1, beta2, epsilon = null, decay = 0) {
+    super(engineOptimizer('Adamax', {learningRate, beta1, beta2, epsilon: eps(epsilon), decay}));
+  }
+}
+export class RMSPropOptimizer extends Optimizer {
+  constructor(learningRate, decay = 0.9, momentum = 0, epsilon = null, centered = false) {
+    super(engineOptimizer('RMSProp', {learningRate, decay, momentum, epsilon: eps(epsilon), centered}));
+  }
+}
+export class AdagradOptimizer extends Optimizer {
+  constructor(learningRate, initialAccumulatorValue = 0.1) {
+    super(engineOptimizer('Adagrad', {learningRate, initialAccumulatorValue}));
+  }
+}
+export class AdadeltaOptimizer extends Optimizer {
+  constructor(learningRate, rho, epsilon = null) {
+    super(engineOptimizer('Adadelta', {learningRate, rho, epsilon: eps(epsilon)}));
+  }
+}
+
 export const train = {
-  sgd: (learningRate) => Optimizer.create('SGD', {learningRate}),
+  sgd: (learningRate) => new SGDOptimizer(learningRate),
   momentum: (learningRate, momentum, useNesterov = false) =>
-    Optimizer.create('Momentum', {learningRate, momentum, useNesterov}),
+    new MomentumOptimizer(learningRate, momentum, useNesterov),
   adam: (learningRate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7) =>
-    Optimizer.create('Adam', {learningRate, beta1, beta2, epsilon}),
+    new AdamOptimizer(learningRate, beta1, beta2, epsilon),
   adamw: (learningRate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, weightDecay = 0.004) =>
     Optimizer.create('AdamW', {learningRate, beta1, beta2, epsilon, weightDecay}),
   adamax: (learningRate = 0.002, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, decay = 0) =>
-    Optimizer.create('Adamax', {learningRate, beta1, beta2, epsilon, decay}),
+    new AdamaxOptimizer(learningRate, beta1, beta2, epsilon, decay),
   rmsprop: (learningRate, decay = 0.9, momentum = 0, epsilon = 1e-7, centered = false) =>
-    Optimizer.create('RMSProp', {learningRate, decay, momentum, epsilon, centered}),
+    new RMSPropOptimizer(learningRate, decay, momentum, epsilon, centered),
   adagrad: (learningRate, initialAccumulatorValue = 0.1) =>
-    Optimizer.create('Adagrad', {learningRate, initialAccumulatorValue}),
+    new AdagradOptimizer(learningRate, initialAccumulatorValue),
   adadelta: (learningRate = 0.001, rho = 0.95, epsilon = 1e-7) =>
-    Optimizer.create('Adadelta', {learningRate, rho, epsilon}),
+    new AdadeltaOptimizer(learningRate, rho, epsilon),
 };
+
+/** tf.OptimizerConstructors: the train.* factories as static methods. */
+export class OptimizerConstructors {
+  static sgd(...a) {
+    return train.sgd(...a);
+  }
+  static momentum(...a) {
+    return train.momentum(...a);
+  }
+  static adam(...a) {
+    return train.adam(...a);
+  }
+  static adamax(...a) {
+    return train.adamax(...a);
+  }
+  static rmsprop(...a) {
+    return train.rmsprop(...a);
+  }
+  static adagrad(...a) {
+    return train.adagrad(...a);
+  }
+  static adadelta(...a) {
+    return train.adadelta(...a);
+  }
+}

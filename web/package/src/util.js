@@ -38,6 +38,7 @@ export function createShuffledIndices(n) {
 
 export function sizeFromShape(shape) {
   if (!Array.isArray(shape)) throw new GlintError('[util.sizeFromShape] expects an array of dimensions');
+  if (shape.length === 0) return 1;
   return shape.reduce((n, d) => n * d, 1);
 }
 
@@ -79,7 +80,9 @@ export function now() {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }
 
+import * as more from './util_more.js';
+
 export const util = {
   assert, shuffle, shuffleCombo, createShuffledIndices, sizeFromShape, clamp, sum, randUniform,
-  isTypedArray, flatten, arraysEqual, now,
+  isTypedArray, flatten, arraysEqual, now, ...more,
 };

@@ -6,7 +6,8 @@
 // compared) and check(result) -> [problems] (ranges a working library meets;
 // applied to both results, so a wrong range fails on TF.js too).
 import * as tfjs from '@tensorflow/tfjs';
-import * as glint from '../../web/package/src/index.js';
+// The node entry, as `import * as tf from 'glint-ml'` gets in node: no ready() needed.
+import * as glint from '../../web/package/src/index.node.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -60,7 +61,7 @@ function brief(e) {
 }
 
 await tfjs.setBackend('cpu');
-await glint.ready();
+// No glint.ready(): the first op starts the engine, as TF.js programs expect.
 
 const wanted = process.argv.slice(2);
 const files = fs.readdirSync(here).filter((f) => f.endsWith('.mjs') && !NOT_PROGRAMS.has(f)).sort()

@@ -32,6 +32,12 @@ export interface ReadyOptions {
    */
   webgpu?: boolean | 'auto' | {requestAdapter(options?: object): Promise<any>};
 }
+/**
+ * Starts the engine; resolves when ops can run. In a page or worker, await it before
+ * the first op. In node the first op starts the engine with these defaults when
+ * nothing called ready() (as TF.js programs expect); options that need another build
+ * (wasmPath, threads: true) must then come before any op.
+ */
 export function ready(options?: ReadyOptions): Promise<void>;
 export function isReady(): boolean;
 export const version: string;

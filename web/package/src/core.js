@@ -14,23 +14,49 @@ export class GlintError extends Error {
 
 let M = null;
 let loading = null;
+let startSync = null;
+
+/** The engine's JS side set up on a freshly started module. */
+function adopt(m) {
+  M = m;
+  arenaBase = arenaTop = m._malloc(CHUNK);
+  m.__glintCall = (fnId, argsPtr, n) => callRegisteredFn(fnId, argsPtr, n);
+  m.__glintInvoke = invokeRegistered;
+  m.__glintRelease = releaseRegistered;
+  m.__glintReadShard = (path, maxBytes, lengthPtr) => readShardForEngine(path, maxBytes, lengthPtr);
+  m.__glintTakeError = () => {
+    const e = pendingJsError;
+    pendingJsError = '';
+    return e;
+  };
+}
+
+/**
+ * Where the engine can start synchronously (node: the entry registers it),
+ * the first op starts it with ready()'s defaults, so TF.js code that never
+ * awaits tf.ready() runs as written.
+ */
+export function setSyncStart(start) {
+  startSync = start;
+}
 
 /** Loads the module once; resolves when the engine is usable. */
 export function ready(options = {}) {
-  if (M) return Promise.resolve();
+  if (M) {
+    // Started already (by an op, or an earlier ready()): what can still
+    // apply does; what would need another build says so.
+    const other = options.wasmPath != null ? 'wasmPath' :
+        options.threads === true && !M.glintBuild?.threads ? 'threads' : null;
+    if (other && M.glintStartedBy === 'op') {
+      return Promise.reject(new GlintError(`[glint.ready] ${other}: the engine already started ` +
+          'with the defaults when the first op ran; call glint.ready({...}) before any op'));
+    }
+    if (options.webgpu != null && !M.glintWebGPU) M.glintWebGPUOption = options.webgpu;
+    return Promise.resolve();
+  }
   if (!loading) {
     loading = loadModule(options).then((m) => {
-      M = m;
-      arenaBase = arenaTop = m._malloc(CHUNK);
-      m.__glintCall = (fnId, argsPtr, n) => callRegisteredFn(fnId, argsPtr, n);
-      m.__glintInvoke = invokeRegistered;
-      m.__glintRelease = releaseRegistered;
-      m.__glintReadShard = (path, maxBytes, lengthPtr) => readShardForEngine(path, maxBytes, lengthPtr);
-      m.__glintTakeError = () => {
-        const e = pendingJsError;
-        pendingJsError = '';
-        return e;
-      };
+      if (!M) adopt(m);  // an op may have started it meanwhile
     }, (e) => {
       loading = null;
       throw e;
@@ -40,7 +66,12 @@ export function ready(options = {}) {
 }
 
 export function module() {
-  if (!M) throw new GlintError('[glint] the engine is not loaded: await glint.ready() first');
+  if (!M) {
+    if (!startSync) throw new GlintError('[glint] the engine is not loaded: await glint.ready() first');
+    const m = startSync();
+    m.glintStartedBy = 'op';
+    adopt(m);
+  }
   return M;
 }
 
@@ -81,6 +112,7 @@ let arenaBase = 0, arenaTop = 0;
 const bigAllocs = [];  // [mark, ptr] for requests that do not fit
 
 export function mark() {
+  module();  // a first op may start the engine: the arena exists from then on
   return {top: arenaTop, big: bigAllocs.length};
 }
 

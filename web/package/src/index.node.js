@@ -1,5 +1,12 @@
 // glint-ml's entry in node (the "node" export condition): the same API as
-// src/index.js, with node's file system ready for io.fileSystem and the wasm.
+// src/index.js, with node's file system ready for io.fileSystem and the wasm,
+// and the engine started by the first op when nothing awaited ready() (TF.js
+// programs never need to).
 import './node_platform.js';
+import createSingleThread from '../dist/glint-st.mjs';
+import {setSyncStart} from './core.js';
+import {instantiateSync} from './module.js';
+
+setSyncStart(() => instantiateSync(createSingleThread));
 
 export * from './index.js';

@@ -11,7 +11,7 @@
 // that those bundles carry and use when the .wasm beside them is missing.
 
 import {acquireWebGPU, nodeGPU, softwareWebGL, watchWebGPU} from './webgpu.js';
-import {isNode, nodeModules} from './platform.js';
+import {isNode, nodeModules, platform} from './platform.js';
 import {fromBase64} from './base64.js';
 
 /** A URL, or null where import.meta.url is empty (an IIFE bundle). */
@@ -93,6 +93,53 @@ export async function loadModule(options = {}) {
   M.glintBuild.fallback = fallback;
   M.glintWebGPUOption = gpuWanted;
   M.glintWebGPUDeferred = deferred;
+  watchWebGPU(M);
+  return M;
+}
+
+/**
+ * The single-thread build started synchronously, in node (whose
+ * WebAssembly.Module has no size limit, unlike a page's main thread), from
+ * its glue's factory: ready()'s defaults, for code that never awaits
+ * ready(). Emscripten finishes its start inside the factory call once the
+ * instance is handed over at once, so the factory's argument is the module.
+ */
+export function instantiateSync(factory) {
+  if (!platform.node) throw new Error('[glint] a synchronous start needs node\'s file system');
+  const {fs, fileURLToPath} = platform.node;
+  const url = BUILDS['glint-st'].wasm();
+  const file = fileURLToPath(url);
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    throw new Error(`[glint] could not read ${file}: ${e.message} (is the package installed whole? npm install glint-ml)`);
+  }
+  const module = new WebAssembly.Module(bytes);
+  let failure = null;
+  const M = {
+    print: (s) => console.log(s),
+    printErr: (s) => console.warn(s),
+    locateFile: (f) => f,
+    glintWebGPU: null,
+    instantiateWasm(imports, receive) {
+      try {
+        const instance = new WebAssembly.Instance(module, imports);
+        receive(instance, module);
+        return instance.exports;
+      } catch (e) {
+        failure = e;
+        throw e;
+      }
+    },
+  };
+  factory(M).then(null, () => {});  // its promise settles later; M is complete now or never
+  if (failure || !M.calledRun) {
+    throw new Error(`[glint] the engine did not start synchronously${failure ? ': ' + failure.message : ''}`);
+  }
+  M.glintBuild = {name: 'glint-st', threads: false, files: [file], wasmFrom: file, fallback: null};
+  M.glintWebGPUOption = 'auto';
+  M.glintWebGPUDeferred = null;
   watchWebGPU(M);
   return M;
 }

@@ -36,6 +36,15 @@ Tensor softplus(const Tensor& x);
 Tensor gelu(const Tensor& x, bool approximate = false);
 Tensor sin(const Tensor& x);
 Tensor cos(const Tensor& x);
+/// The inverse trigonometric and hyperbolic functions, and the Gauss error
+/// function; NaN outside their domains (asin, acos, atanh: [-1, 1]; acosh: >= 1).
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor atan(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor erf(const Tensor& x);
 Tensor sign(const Tensor& x);        // float32, int32
 Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
@@ -53,6 +62,9 @@ Tensor pow(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor squaredDifference(const Tensor& a, const Tensor& b);
+/// The angle of (b, a) in (-pi, pi], as C's atan2(a, b); int32 operands give
+/// the angle truncated toward zero (TF.js).
+Tensor atan2(const Tensor& a, const Tensor& b);
 /// floor(a / b); int32 stays int32 (an int32 division by zero gives 0).
 Tensor floorDiv(const Tensor& a, const Tensor& b);
 /// Remainder with the sign of the divisor (Python/TF.js semantics); int32 mod 0 gives 0.

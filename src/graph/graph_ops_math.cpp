@@ -141,6 +141,13 @@ void addMathOps(OpTable& t) {
   unary(t, "Reciprocal", reciprocal);
   unary(t, "Sin", sin);
   unary(t, "Cos", cos);
+  unary(t, "Asin", asin);
+  unary(t, "Acos", acos);
+  unary(t, "Atan", atan);
+  unary(t, "Asinh", asinh);
+  unary(t, "Acosh", acosh);
+  unary(t, "Atanh", atanh);
+  unary(t, "Erf", erf);
   unary(t, "LogicalNot", logicalNot, [](double v) { return v != 0 ? 0.0 : 1.0; });
 
   auto addH = [](double a, double b) { return a + b; };
@@ -156,6 +163,7 @@ void addMathOps(OpTable& t) {
   binary(t, "Minimum", minimum, [](double a, double b) { return std::fmin(a, b); });
   binary(t, "SquaredDifference", squaredDifference, nullptr);
   binary(t, "Pow", pow, nullptr);
+  binary(t, "Atan2", atan2, nullptr);
   binary(t, "Less", less, [](double a, double b) { return double(a < b); }, true);
   binary(t, "LessEqual", lessEqual, [](double a, double b) { return double(a <= b); }, true);
   binary(t, "Greater", greater, [](double a, double b) { return double(a > b); }, true);

@@ -65,6 +65,7 @@ Tensor minimum(const Tensor& a, const Tensor& b) { return binary("minimum", "Min
 Tensor squaredDifference(const Tensor& a, const Tensor& b) {
   return binary("squaredDifference", "SquaredDifference", a, b);
 }
+Tensor atan2(const Tensor& a, const Tensor& b) { return binary("atan2", "Atan2", a, b); }
 Tensor floorDiv(const Tensor& a, const Tensor& b) { return binary("floorDiv", "FloorDiv", a, b); }
 Tensor mod(const Tensor& a, const Tensor& b) { return binary("mod", "Mod", a, b); }
 
@@ -106,6 +107,11 @@ void registerBinaryGradients() {
   binaryGrad("SquaredDifference", [](T dy, T a, T b, T) {
     Tensor d = mul(dy, (a - b) * 2.0f);
     return P{d, neg(d)};
+  });
+  // d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+  binaryGrad("Atan2", [](T dy, T a, T b, T) {
+    Tensor r = square(a) + square(b);
+    return P{div(mul(dy, b), r), neg(div(mul(dy, a), r))};
   });
   // floor(a / b) is piecewise constant: zero almost everywhere (TF.js uses
   // div's gradient here, which finite differences contradict).

@@ -31,9 +31,6 @@ Tensor unary(const std::string& op, const std::string& kernel, const Tensor& x,
   return runKernel(kernel, {x}, OutputSpec{x.shape(), x.dtype()}, attrs);
 }
 
-/// The Gauss error function; only the exact GELU gradient needs it (kernel "Erf", as TF.js).
-Tensor erf(const Tensor& x) { return unary("erf", "Erf", x); }
-
 Tensor s(float v) { return scalar(v); }
 Tensor mask(const Tensor& condition) { return cast(condition, DType::float32); }
 
@@ -67,6 +64,13 @@ Tensor tanh(const Tensor& x) { return unary("tanh", "Tanh", x); }
 Tensor softplus(const Tensor& x) { return unary("softplus", "Softplus", x); }
 Tensor sin(const Tensor& x) { return unary("sin", "Sin", x); }
 Tensor cos(const Tensor& x) { return unary("cos", "Cos", x); }
+Tensor asin(const Tensor& x) { return unary("asin", "Asin", x); }
+Tensor acos(const Tensor& x) { return unary("acos", "Acos", x); }
+Tensor atan(const Tensor& x) { return unary("atan", "Atan", x); }
+Tensor asinh(const Tensor& x) { return unary("asinh", "Asinh", x); }
+Tensor acosh(const Tensor& x) { return unary("acosh", "Acosh", x); }
+Tensor atanh(const Tensor& x) { return unary("atanh", "Atanh", x); }
+Tensor erf(const Tensor& x) { return unary("erf", "Erf", x); }
 Tensor sign(const Tensor& x) { return unary("sign", "Sign", x, true); }
 Tensor floor(const Tensor& x) { return unary("floor", "Floor", x); }
 Tensor ceil(const Tensor& x) { return unary("ceil", "Ceil", x); }
@@ -140,6 +144,13 @@ void registerUnaryGradients() {
   });
   unaryGrad("Sin", [](T dy, T x, T, A) { return mul(dy, cos(x)); });
   unaryGrad("Cos", [](T dy, T x, T, A) { return neg(mul(dy, sin(x))); });
+  // (1 - x)(1 + x) rather than 1 - x^2: no cancellation near |x| = 1.
+  unaryGrad("Asin", [](T dy, T x, T, A) { return div(dy, sqrt(mul(1.0f - x, x + 1.0f))); });
+  unaryGrad("Acos", [](T dy, T x, T, A) { return neg(div(dy, sqrt(mul(1.0f - x, x + 1.0f)))); });
+  unaryGrad("Atan", [](T dy, T x, T, A) { return div(dy, square(x) + 1.0f); });
+  unaryGrad("Asinh", [](T dy, T x, T, A) { return div(dy, sqrt(square(x) + 1.0f)); });
+  unaryGrad("Acosh", [](T dy, T x, T, A) { return div(dy, sqrt(mul(x - 1.0f, x + 1.0f))); });
+  unaryGrad("Atanh", [](T dy, T x, T, A) { return div(dy, mul(1.0f - x, x + 1.0f)); });
   // Piecewise constant: zero almost everywhere (as TF.js).
   for (const char* k : {"Sign", "Floor", "Ceil", "Round"})
     unaryGrad(k, [](T, T x, T, A) { return zerosLike(x); });

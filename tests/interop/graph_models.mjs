@@ -352,6 +352,13 @@ const F = (shape, lo, hi) => ({shape, dtype: 'float32', data: randoms(size(shape
   for (const op of ['Square', 'Exp', 'Neg', 'Abs', 'Floor', 'Ceil', 'Round', 'Sign', 'Sin', 'Cos', 'Relu', 'Relu6',
                     'Elu', 'Selu', 'Sigmoid', 'Tanh', 'Softplus'])
     names.push(g.node('u_' + op.toLowerCase(), op, ['a'], T));
+  for (const op of ['Atan', 'Asinh', 'Erf']) names.push(g.node('u_' + op.toLowerCase(), op, ['a'], T));
+  // Inside their domains: (-1, 1) through tanh, [1.5, inf) for acosh.
+  for (const op of ['Asin', 'Acos', 'Atanh']) names.push(g.node('u_' + op.toLowerCase(), op, ['u_tanh'], T));
+  g.scalar('one', 1.0);
+  g.node('pos1', 'AddV2', ['pos', 'one'], T);
+  names.push(g.node('u_acosh', 'Acosh', ['pos1'], T));
+  names.push(g.node('atan2', 'Atan2', ['a', 'b'], T));
   g.const('alpha', randoms(4, 0, 0.5), [4]);
   names.push(g.node('prelu', 'Prelu', ['a', 'alpha'], T));
   names.push(g.node('lrelu', 'LeakyRelu', ['a'], {...T, alpha: A.f(0.25)}));

@@ -31,6 +31,9 @@ const UnaryOp kUnary[] = {
     {"geluApprox", &geluApprox, false}, {"sin", &glint::sin, false}, {"cos", &glint::cos, false},
     {"sign", &sign, false},     {"floor", &glint::floor, false}, {"ceil", &glint::ceil, false},
     {"round", &glint::round, false}, {"clipByValue", &clip, false},
+    {"asin", &glint::asin, false}, {"acos", &glint::acos, false}, {"atan", &glint::atan, false},
+    {"asinh", &glint::asinh, false}, {"acosh", &glint::acosh, false},
+    {"atanh", &glint::atanh, false}, {"erf", &glint::erf, false},
 };
 Shape drawShape(Rng& r, int64_t rank, int64_t maxElements) {
   Shape s;
@@ -46,7 +49,8 @@ const Register unary({
     "unary",
     {"Neg", "Abs", "Exp", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Relu", "Relu6",
      "LeakyRelu", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus", "Gelu", "Sin", "Cos", "Sign",
-     "Floor", "Ceil", "Round", "ClipByValue"},
+     "Floor", "Ceil", "Round", "ClipByValue", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh",
+     "Erf"},
     [](Rng& r) {
       int64_t rank = drawInt(r, 0, 6);
       Shape s = drawShape(r, rank, 4096);
@@ -102,6 +106,7 @@ const BinaryOp kBinary[] = {
     {"floorDiv", &floorDiv, true},  {"mod", &mod, true},          {"equal", &equal, false},
     {"notEqual", &notEqual, false}, {"less", &less, false},       {"lessEqual", &lessEqual, false},
     {"greater", &greater, false},   {"greaterEqual", &greaterEqual, false},
+    {"atan2", &glint::atan2, false},
 };
 bool comparison(const std::string& n) {
   return n == "equal" || n == "notEqual" || n == "less" || n == "lessEqual" || n == "greater" ||
@@ -112,7 +117,7 @@ bool comparison(const std::string& n) {
 const Register binary({
     "binary",
     {"Add", "Sub", "Mul", "Div", "Pow", "Maximum", "Minimum", "SquaredDifference", "FloorDiv",
-     "Mod", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"},
+     "Mod", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "Atan2"},
     [](Rng& r) {
       int64_t rank = drawInt(r, 0, 6);
       Shape s = drawShape(r, rank, 4096);

@@ -219,12 +219,25 @@ const CASES = [
       return {x: [values(r, size(shape), 0, 255).map(Math.round), shape], rad: r() * 6 - 3};
     }, run: (m, {x, rad}) => m.image.rotateWithOffset(m.tensor(...x), rad, fill, center)})),
   // Random arguments (values and gradients), then the edges: tiny, near 1, huge (values).
-  ...[['asinh', -3, 3], ['acosh', 1.01, 50], ['atanh', -0.99, 0.99]].map(([fn, lo, hi]) => ({name: fn,
+  ...[['asinh', -3, 3], ['acosh', 1.01, 50], ['atanh', -0.99, 0.99], ['asin', -0.99, 0.99],
+    ['acos', -0.99, 0.99], ['atan', -20, 20], ['erf', -3, 3]].map(([fn, lo, hi]) => ({name: fn,
     make: (r) => ({x: [values(r, 9, lo, hi), [9]]}), run: (m, {x}) => m[fn](m.tensor(...x)), grad: 'x', tol: 1e-5})),
-  ...[['asinh', [0, 1e-8, -3e-6, 1e12, -5e11, 1e30]], ['acosh', [1, 1 + 1e-6, 3e15, 1e30]], ['atanh', [0, 1e-7, -2e-6, 0.9999]]]
+  ...[['asinh', [0, 1e-8, -3e-6, 1e12, -5e11, 1e30]], ['acosh', [1, 1 + 1e-6, 3e15, 1e30]], ['atanh', [0, 1e-7, -2e-6, 0.9999]],
+    ['asin', [0, 1e-8, -1, 1, 0.9999]], ['acos', [1, -1, 0.9999, -0.9999, 0]],
+    ['atan', [0, 1e-8, -3e-20, 1e30, -1e30, 0.41, 2.42, Infinity]], ['erf', [0, 1e-8, -4, 10, 0.49, 0.51]]]
     .map(([fn, edge]) => ({name: `${fn} edges`, make: () => ({}), run: (m) => m[fn](m.tensor(edge)), tol: 2e-6})),
   {name: 'acosh below 1 and atanh outside [-1, 1] are NaN', make: () => ({}),
     run: (m) => [m.acosh(m.tensor([0.5, -2])), m.atanh(m.tensor([1.5, -3]))]},
+  {name: 'asin and acos outside [-1, 1] are NaN', make: () => ({}),
+    run: (m) => [m.asin(m.tensor([1.5, -2])), m.acos(m.tensor([-1.01, 3]))]},
+  ...['asin', 'atan', 'erf'].map((fn) => ({name: `tensor.${fn} int32`,
+    make: (r) => ({x: [values(r, 4, -1, 1).map(Math.round), [4], 'int32']}), run: (m, {x}) => m.tensor(...x)[fn]()})),
+  {name: 'atan2', make: (r) => ({a: [values(r, 6, -3, 3), [2, 3]], b: [values(r, 3, -3, 3), [3]]}),
+    run: (m, {a, b}) => m.atan2(m.tensor(...a), m.tensor(...b)), grad: 'a', tol: 1e-5},
+  {name: 'atan2 quadrants, zeros and infinities', make: () => ({}),
+    run: (m) => m.atan2(m.tensor([1, -1, 1, -1, 0, 0, Infinity, -Infinity, 2]), m.tensor([1, 1, -1, -1, 1, -1, 1, -Infinity, Infinity]))},
+  {name: 'atan2 int32', make: (r) => ({a: [values(r, 4, -9, 9).map(Math.round), [4], 'int32'], b: [values(r, 4, 1, 9).map(Math.round), [4], 'int32']}),
+    run: (m, {a, b}) => m.tensor(...a).atan2(m.tensor(...b))},
   {name: 'tensor.asinh int32', make: (r) => ({x: [values(r, 4, -9, 9).map(Math.round), [4], 'int32']}),
     run: (m, {x}) => m.tensor(...x).asinh()},
   ...['sparseSegmentSum', 'sparseSegmentMean'].map((fn) => ({name: `sparse.${fn}`, make: (r) => {

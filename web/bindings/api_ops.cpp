@@ -116,7 +116,9 @@ std::unordered_map<std::string, OpEntry> buildTable() {
            {"relu", relu}, {"relu6", relu6}, {"elu", elu}, {"selu", selu},
            {"sigmoid", sigmoid}, {"tanh", tanh}, {"softplus", softplus}, {"sin", sin},
            {"cos", cos}, {"sign", sign}, {"floor", floor}, {"ceil", ceil}, {"round", round},
-           {"logicalNot", logicalNot}, {"zerosLike", zerosLike}, {"onesLike", onesLike}}) {
+           {"logicalNot", logicalNot}, {"zerosLike", zerosLike}, {"onesLike", onesLike},
+           {"asin", asin}, {"acos", acos}, {"atan", atan}, {"asinh", asinh}, {"acosh", acosh},
+           {"atanh", atanh}, {"erf", erf}}) {
     unary(n, f);
   }
   for (auto [n, f] :
@@ -126,7 +128,7 @@ std::unordered_map<std::string, OpEntry> buildTable() {
            {"floorDiv", floorDiv}, {"mod", mod}, {"equal", equal}, {"notEqual", notEqual},
            {"less", less}, {"lessEqual", lessEqual}, {"greater", greater},
            {"greaterEqual", greaterEqual}, {"logicalAnd", logicalAnd}, {"logicalOr", logicalOr},
-           {"logicalXor", logicalXor}}) {
+           {"logicalXor", logicalXor}, {"atan2", atan2}}) {
     binary(n, f);
   }
   for (auto [n, f] : std::initializer_list<std::pair<const char*, Reduce>>{

@@ -123,6 +123,9 @@ export class Tensor {
   batchToSpaceND(blockShape: number[], crops: number[][]): Tensor;
   mirrorPad(paddings: Array<[number, number]>, mode: 'reflect' | 'symmetric'): Tensor;
   topk(k?: number, sorted?: boolean): {values: Tensor; indices: Tensor};
+  asin(): Tensor; acos(): Tensor; atan(): Tensor; asinh(): Tensor; acosh(): Tensor; atanh(): Tensor;
+  erf(): Tensor;
+  atan2(b: Tensor | TensorLike): Tensor;
   [method: string]: any;
 }
 
@@ -1007,9 +1010,17 @@ export function dilation2d(x: T, filter: T, strides: Pair, pad: 'valid' | 'same'
 export function tensorScatterUpdate(tensor: T, indices: T, updates: T): Tensor;
 export function broadcastArgs(s0: T, s1: T): Tensor;
 export function bitwiseAnd(x: T, y: T): Tensor;
+/** In float32; an int32 input keeps its dtype (truncated toward zero), as in TF.js. */
+export function asin(x: T): Tensor;
+export function acos(x: T): Tensor;
+export function atan(x: T): Tensor;
 export function asinh(x: T): Tensor;
 export function acosh(x: T): Tensor;
 export function atanh(x: T): Tensor;
+/** The Gauss error function; int32 inputs give float32. */
+export function erf(x: T): Tensor;
+/** The angle of (b, a); int32 operands give int32 (truncated), as in TF.js. */
+export function atan2(a: T, b: T): Tensor;
 export function maxPoolWithArgmax(x: T, filterSize: Pair, strides: Pair, pad: 'valid' | 'same',
                                   includeBatchInIndex?: boolean): {result: Tensor; indexes: Tensor};
 export function multinomial(logits: T, numSamples: number, seed?: number, normalized?: boolean): Tensor;

@@ -354,6 +354,12 @@ void registerElementwiseKernels(const std::string& backend) {
   reg("Erf", unaryD([](double x) { return std::erf(x); }));
   reg("Sin", unaryD([](double x) { return std::sin(x); }));
   reg("Cos", unaryD([](double x) { return std::cos(x); }));
+  reg("Asin", unaryD([](double x) { return std::asin(x); }));
+  reg("Acos", unaryD([](double x) { return std::acos(x); }));
+  reg("Atan", unaryD([](double x) { return std::atan(x); }));
+  reg("Asinh", unaryD([](double x) { return std::asinh(x); }));
+  reg("Acosh", unaryD([](double x) { return std::acosh(x); }));
+  reg("Atanh", unaryD([](double x) { return std::atanh(x); }));
   reg("Floor", unaryF([](float x) { return std::floor(x); }));
   reg("Ceil", unaryF([](float x) { return std::ceil(x); }));
   // Round to nearest, ties to even (the default rounding mode).
@@ -371,6 +377,11 @@ void registerElementwiseKernels(const std::string& backend) {
                  [](float a, float b) { return static_cast<float>(std::pow(double(a), b)); },
                  intPow));
   reg("ReluGrad", reluGrad);
+  reg("Atan2", binaryNumeric(
+                   [](float a, float b) { return static_cast<float>(std::atan2(double(a), double(b))); },
+                   [](int32_t a, int32_t b) {
+                     return static_cast<int32_t>(std::atan2(double(a), double(b)));
+                   }));
   reg("Maximum", binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
   reg("Minimum", binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
   reg("SquaredDifference", binaryNumeric(

@@ -158,6 +158,12 @@ void registerElementwiseKernels() {
   reg("Erf", unary("erf_(x)"));
   reg("Sin", unary("sincos_(x).x"));
   reg("Cos", unary("sincos_(x).y"));
+  reg("Asin", unary("asin_(x)"));
+  reg("Acos", unary("acos_(x)"));
+  reg("Atan", unary("atan_(x)"));
+  reg("Asinh", unary("asinh_(x)"));
+  reg("Acosh", unary("acosh_(x)"));
+  reg("Atanh", unary("atanh_(x)"));
   reg("Floor", unary("floor(x)"));
   reg("Ceil", unary("ceil(x)"));
   reg("Round", unary("roundEven(x)"));
@@ -171,6 +177,7 @@ void registerElementwiseKernels() {
                    a.outputs[0]);
   });
   reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  reg("Atan2", binary("atan2_(a, b)", "int(atan2_(float(a), float(b)))"));
   reg("ReluGrad", binary("a * (b > 0.0 ? 1.0 : 0.0)", "b > 0 ? a : 0"));  // (dy, x)
   reg("Maximum", binary("isnan(b) ? b : isnan(a) ? a : max(a, b)", "max(a, b)"));
   reg("Minimum", binary("isnan(b) ? b : isnan(a) ? a : min(a, b)", "min(a, b)"));

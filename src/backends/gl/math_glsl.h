@@ -102,6 +102,68 @@ float erf_(float x) {
                    0.254829592) * t * exp(-ax * ax);
   return x < 0.0 ? -y : y;
 }
+// atan on [0, inf) as Cephes' atanf: reduced to |t| <= tan(pi/8) by
+// tan(3pi/8) and tan(pi/8), a degree-9 odd polynomial there (2 ulp); the
+// shader's own atan is allowed 4096 ulp.
+float atanPositive_(float x) {
+  float base = 0.0, t = x;
+  if (x > 2.414213562373095) { base = 1.5707963267948966; t = -1.0 / x; }
+  else if (x > 0.4142135623730950) { base = 0.7853981633974483; t = (x - 1.0) / (x + 1.0); }
+  float z = t * t;
+  return base + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z -
+                  3.33329491539e-1) * z * t + t);
+}
+float atan_(float x) {
+  if (isnan(x)) return x;
+  float r = atanPositive_(abs(x));
+  return x < 0.0 ? -r : (x == 0.0 ? x : r);
+}
+bool signBit_(float x) { return (floatBitsToUint(x) >> 31) != 0u; }
+// IEEE atan2 (C's): signed zeros and infinities pick the quadrant.
+float atan2_(float y, float x) {
+  if (isnan(x) || isnan(y)) return NAN;
+  float pi = 3.141592653589793;
+  float ay = abs(y), ax = abs(x), r;
+  if (ay == 0.0) r = signBit_(x) ? pi : 0.0;
+  else if (ax == 0.0) r = pi * 0.5;
+  else if (isinf(ax) && isinf(ay)) r = signBit_(x) ? pi * 0.75 : pi * 0.25;
+  else if (isinf(ax)) r = signBit_(x) ? pi : 0.0;
+  else if (isinf(ay)) r = pi * 0.5;
+  else {
+    // The smaller over the larger: no overflow, and the ratio is exact-ish.
+    r = ay <= ax ? atanPositive_(ay / ax) : pi * 0.5 - atanPositive_(ax / ay);
+    if (signBit_(x)) r = pi - r;
+  }
+  return signBit_(y) ? -r : r;
+}
+float asin_(float x) {
+  if (isnan(x) || abs(x) > 1.0) return NAN;
+  return atan2_(x, sqrt((1.0 - x) * (1.0 + x)));
+}
+float acos_(float x) {
+  if (isnan(x) || abs(x) > 1.0) return NAN;
+  return atan2_(sqrt((1.0 - x) * (1.0 + x)), x);
+}
+// asinh, acosh, atanh over log1p_: exact identities arranged for float32
+// (no cancellation near 0, no overflow of x^2 beyond 1e10, where sqrt(x^2
+// + 1) is |x| and the result log(2|x|)).
+float asinh_(float x) {
+  float u = abs(x), r;
+  if (isnan(x) || isinf(x)) return x;
+  if (u > 1e10) r = log_(u) + 0.6931471805599453;
+  else r = log1p_(u + u * u / (1.0 + sqrt(1.0 + u * u)));
+  return signBit_(x) ? -r : r;
+}
+float acosh_(float x) {
+  if (isnan(x) || x < 1.0) return NAN;
+  if (x > 1e10) return log_(x) + 0.6931471805599453;
+  float d = x - 1.0;
+  return log1p_(d + sqrt(d * (x + 1.0)));
+}
+float atanh_(float x) {
+  if (isnan(x) || abs(x) > 1.0) return NAN;
+  return 0.5 * log1p_(2.0 * x / (1.0 - x));
+}
 // IEEE pow's special cases, as the webgpu backend's pow_ has them (found by
 // the kernel fuzzer: gl gave pow(-inf, -1.94) = NaN where it is 0, and
 // pow(-1, inf) = 0 where it is 1).

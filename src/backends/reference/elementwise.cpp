@@ -272,6 +272,12 @@ void registerElementwiseKernels(const std::string& backend) {
   reg("Erf", unaryFloat([](double x) { return std::erf(x); }));
   reg("Sin", unaryFloat([](double x) { return std::sin(x); }));
   reg("Cos", unaryFloat([](double x) { return std::cos(x); }));
+  reg("Asin", unaryFloat([](double x) { return std::asin(x); }));
+  reg("Acos", unaryFloat([](double x) { return std::acos(x); }));
+  reg("Atan", unaryFloat([](double x) { return std::atan(x); }));
+  reg("Asinh", unaryFloat([](double x) { return std::asinh(x); }));
+  reg("Acosh", unaryFloat([](double x) { return std::acosh(x); }));
+  reg("Atanh", unaryFloat([](double x) { return std::atanh(x); }));
   reg("Floor", unaryFloat([](double x) { return std::floor(x); }));
   reg("Ceil", unaryFloat([](double x) { return std::ceil(x); }));
   reg("Round", unaryFloat(roundHalfEven));
@@ -288,6 +294,11 @@ void registerElementwiseKernels(const std::string& backend) {
   reg("ReluGrad", binaryNumeric([](double dy, double x) { return dy * (x > 0 ? 1.0 : 0.0); },
                                 [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
   reg("Pow", binaryNumeric([](double a, double b) { return std::pow(a, b); }, intPow));
+  // int32 operands: the float angle truncated toward zero (TF.js).
+  reg("Atan2", binaryNumeric([](double a, double b) { return std::atan2(a, b); },
+                             [](int32_t a, int32_t b) {
+                               return static_cast<int32_t>(std::atan2(double(a), double(b)));
+                             }));
   reg("Maximum", binaryNumeric(
                      [](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::max(a, b)); },
                      [](int32_t a, int32_t b) { return std::max(a, b); }));

@@ -180,6 +180,12 @@ void registerElementwiseKernels() {
   reg("Erf", unary("erf_(x)"));
   reg("Sin", unary("sincos_(x).x"));
   reg("Cos", unary("sincos_(x).y"));
+  reg("Asin", unary("asin_(x)"));
+  reg("Acos", unary("acos_(x)"));
+  reg("Atan", unary("atan_(x)"));
+  reg("Asinh", unary("asinh_(x)"));
+  reg("Acosh", unary("acosh_(x)"));
+  reg("Atanh", unary("atanh_(x)"));
   reg("Floor", unary("floor(x)"));
   reg("Ceil", unary("ceil(x)"));
   reg("Round", unary("round(x)"));  // WGSL rounds halves to even
@@ -192,6 +198,7 @@ void registerElementwiseKernels() {
     runElementwise(gpuBackend(a), binaryBody(a, "f32", "f32", "a / b"), a.inputs, a.outputs[0]);
   });
   reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  reg("Atan2", binary("atan2_(a, b)", "i32(atan2_(f32(a), f32(b)))"));
   reg("ReluGrad", binary("a * select(0.0, 1.0, b > 0.0)", "select(0, a, b > 0)"));  // (dy, x)
   reg("Maximum", binary("select(select(max(a, b), a, isnan_(a)), b, isnan_(b))", "max(a, b)"));
   reg("Minimum", binary("select(select(min(a, b), a, isnan_(a)), b, isnan_(b))", "min(a, b)"));

@@ -112,6 +112,73 @@ fn erf_(x: f32) -> f32 {
                  0.254829592) * t * exp_(-ax * ax);
   return select(y, -y, x < 0.0);
 }
+// atan on [0, inf) as Cephes' atanf: reduced to |t| <= tan(pi/8) by
+// tan(3pi/8) and tan(pi/8), a degree-9 odd polynomial there (2 ulp); WGSL
+// allows its own atan 4096 ulp. The gl backend's math_glsl.h has the same.
+fn atanPositive_(x: f32) -> f32 {
+  var base = 0.0;
+  var t = x;
+  if (x > 2.414213562373095) { base = 1.5707963267948966; t = -1.0 / x; }
+  else if (x > 0.4142135623730950) { base = 0.7853981633974483; t = (x - 1.0) / (x + 1.0); }
+  let z = t * t;
+  return base + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z -
+                  3.33329491539e-1) * z * t + t);
+}
+fn atan_(x: f32) -> f32 {
+  if (isnan_(x)) { return x; }
+  let r = atanPositive_(abs(x));
+  if (x == 0.0) { return x; }
+  return select(r, -r, x < 0.0);
+}
+fn signBit_(x: f32) -> bool { return (bitcast<u32>(x) >> 31u) != 0u; }
+// IEEE atan2 (C's): signed zeros and infinities pick the quadrant.
+fn atan2_(y: f32, x: f32) -> f32 {
+  if (isnan_(x) || isnan_(y)) { return nan_(); }
+  let pi = 3.141592653589793;
+  let ay = abs(y);
+  let ax = abs(x);
+  var r: f32;
+  if (ay == 0.0) { r = select(0.0, pi, signBit_(x)); }
+  else if (ax == 0.0) { r = pi * 0.5; }
+  else if (isinf_(ax) && isinf_(ay)) { r = select(pi * 0.25, pi * 0.75, signBit_(x)); }
+  else if (isinf_(ax)) { r = select(0.0, pi, signBit_(x)); }
+  else if (isinf_(ay)) { r = pi * 0.5; }
+  else {
+    // The smaller over the larger: no overflow.
+    if (ay <= ax) { r = atanPositive_(ay / ax); } else { r = pi * 0.5 - atanPositive_(ax / ay); }
+    if (signBit_(x)) { r = pi - r; }
+  }
+  return select(r, -r, signBit_(y));
+}
+fn asin_(x: f32) -> f32 {
+  if (isnan_(x) || abs(x) > 1.0) { return nan_(); }
+  return atan2_(x, sqrt((1.0 - x) * (1.0 + x)));
+}
+fn acos_(x: f32) -> f32 {
+  if (isnan_(x) || abs(x) > 1.0) { return nan_(); }
+  return atan2_(sqrt((1.0 - x) * (1.0 + x)), x);
+}
+// asinh, acosh, atanh over log1p_: exact identities arranged for float32
+// (no cancellation near 0; beyond 1e10, sqrt(x^2 + 1) is |x| and the
+// result log(2|x|)).
+fn asinh_(x: f32) -> f32 {
+  if (isnan_(x) || isinf_(x)) { return x; }
+  let u = abs(x);
+  var r: f32;
+  if (u > 1e10) { r = log_(u) + 0.6931471805599453; }
+  else { r = log1p_(u + u * u / (1.0 + sqrt(1.0 + u * u))); }
+  return select(r, -r, signBit_(x));
+}
+fn acosh_(x: f32) -> f32 {
+  if (isnan_(x) || x < 1.0) { return nan_(); }
+  if (x > 1e10) { return log_(x) + 0.6931471805599453; }
+  let d = x - 1.0;
+  return log1p_(d + sqrt(d * (x + 1.0)));
+}
+fn atanh_(x: f32) -> f32 {
+  if (isnan_(x) || abs(x) > 1.0) { return nan_(); }
+  return 0.5 * log1p_(2.0 * x / (1.0 - x));
+}
 // aa^b for finite aa > 0: aa = m 2^e with m in [sqrt(1/2), sqrt(2)], so
 // b log2(aa) = b e + b log2(m), both products exact (twoProd_) and b e split
 // into an integer and a rest: the rounding grows with b log2(m) only, not with

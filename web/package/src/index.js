@@ -23,7 +23,6 @@ export {train, Optimizer, SGDOptimizer, MomentumOptimizer, AdamOptimizer, Adamax
 export {TensorBuffer, buffer} from './tensor_buffer.js';
 export {multinomial, randomGamma} from './ops_random.js';
 export {sparse, raggedRange} from './ops_sparse.js';
-export {asinh, acosh, atanh} from './ops_hyperbolic.js';
 export {topk, dilation2d, tensorScatterUpdate, broadcastArgs, cumprod, maxPoolWithArgmax, bitwiseAnd}
   from './ops_select.js';
 import {threshold} from './ops_select.js';
@@ -103,7 +102,7 @@ import {getLoadHandler} from './io.js';
 // The ops at the top level, as in TF.js (glint.add, glint.matMul, ...).
 export const {
   neg, abs, exp, log, log1p, sqrt, rsqrt, square, reciprocal, relu, relu6, elu, selu, sigmoid,
-  tanh, softplus, sin, cos, sign, floor, ceil, round, logicalNot, zerosLike, onesLike, add, sub,
+  tanh, softplus, sin, cos, asin, acos, atan, asinh, acosh, atanh, erf, atan2, sign, floor, ceil, round, logicalNot, zerosLike, onesLike, add, sub,
   mul, div, pow, maximum, minimum, squaredDifference, floorDiv, mod, equal, notEqual, less,
   lessEqual, greater, greaterEqual, logicalAnd, logicalOr, logicalXor, sum, mean, max, min, prod,
   logSumExp, any, all, leakyRelu, gelu, where, cast, clipByValue, argMax, argMin, softmax,

@@ -43,7 +43,7 @@ const UNARY = ['neg', 'abs', 'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'square', '
   'relu', 'relu6', 'elu', 'selu', 'sigmoid', 'tanh', 'softplus', 'sin', 'cos', 'sign', 'floor',
   'ceil', 'round', 'logicalNot', 'zerosLike', 'onesLike'];
 const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'squaredDifference',
-  'floorDiv', 'mod', 'equal', 'notEqual', 'less', 'lessEqual', 'greater', 'greaterEqual',
+  'atan2', 'floorDiv', 'mod', 'equal', 'notEqual', 'less', 'lessEqual', 'greater', 'greaterEqual',
   'logicalAnd', 'logicalOr', 'logicalXor'];
 const REDUCE = ['sum', 'mean', 'max', 'min', 'prod', 'logSumExp', 'any', 'all'];
 
@@ -78,8 +78,32 @@ function binaryOp(name) {
   };
 }
 
+// Computed in float32 from any numeric input, as TF.js does: the inverse
+// trigonometric and hyperbolic functions keep an int32 input's dtype (the
+// result truncated toward zero); erf gives float32.
+const FLOAT_KEEPING_DTYPE = ['asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh'];
+function inFloat(name, keepDtype) {
+  return (x) => {
+    const t = asTensor(x, name, 'x');
+    const temps = t === x ? [] : [t];
+    try {
+      if (t.dtype === 'float32') return one(name, [t]);
+      const f = one('cast', [t], {dtype: 'float32'});
+      temps.push(f);
+      const y = one(name, [f]);
+      if (!keepDtype) return y;
+      temps.push(y);
+      return one('cast', [y], {dtype: 'int32'});
+    } finally {
+      dispose(temps);
+    }
+  };
+}
+
 export const ops = {};
 for (const n of UNARY) ops[n] = (x) => one(n, [x]);
+for (const n of FLOAT_KEEPING_DTYPE) ops[n] = inFloat(n, true);
+ops.erf = inFloat('erf', false);
 for (const n of BINARY) ops[n] = binaryOp(n);
 for (const n of REDUCE) ops[n] = (x, axis = null, keepDims = false) => one(n, [x], {axis, keepDims});
 
@@ -237,7 +261,7 @@ for (const n of METRICS) metrics[n] = (yTrue, yPred) => one('metric', [yTrue, yP
 
 // ---- Tensor methods (x.add(y), x.reshape([...]), ...) ------------------------------
 
-const METHODS = [...UNARY, ...BINARY, ...REDUCE, 'leakyRelu', 'gelu', 'cast', 'clipByValue',
+const METHODS = [...UNARY, ...FLOAT_KEEPING_DTYPE, 'erf', ...BINARY, ...REDUCE, 'leakyRelu', 'gelu', 'cast', 'clipByValue',
   'argMax', 'argMin', 'softmax', 'logSoftmax', 'matMul', 'dot', 'reshape', 'flatten', 'transpose',
   'slice', 'stridedSlice', 'pad', 'gather', 'oneHot', 'tile', 'expandDims', 'squeeze', 'reverse',
   'split', 'unstack', 'conv2d', 'maxPool', 'avgPool'];

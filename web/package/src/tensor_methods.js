@@ -8,7 +8,6 @@ import * as layout from './ops_layout.js';
 import * as more from './ops_more.js';
 import * as host from './ops_host.js';
 import * as select from './ops_select.js';
-import * as hyperbolic from './ops_hyperbolic.js';
 import {image} from './image.js';
 import {TensorBuffer} from './tensor_buffer.js';
 import {computeStrides} from './util_more.js';
@@ -120,7 +119,7 @@ const FORWARDED = {
   batchToSpaceND: layout.batchToSpaceND, mirrorPad: layout.mirrorPad,
   localResponseNormalization: more.localResponseNormalization, separableConv2d: more.separableConv2d,
   pool: more.pool, unique: host.unique, topk: select.topk, dilation2d: select.dilation2d,
-  cumprod: select.cumprod, asinh: hyperbolic.asinh, acosh: hyperbolic.acosh, atanh: hyperbolic.atanh,
+  cumprod: select.cumprod,
 };
 for (const [name, fn] of Object.entries(FORWARDED)) {
   if (!(name in P)) {

@@ -20,7 +20,8 @@
 // frame and iteration, TF 2's While/If/PartitionedCall with the GraphDef's
 // library functions, and TensorList / TensorArrayV3 ops as host containers
 // of tensors. In a control flow graph a device-computed predicate or shape
-// is read back, as TF.js's executeAsync reads it.
+// is read back, as TF.js's executeAsync reads it; where the backend cannot
+// read at once (WebGPU outside a page), a GraphRun waits for those reads.
 #include <memory>
 #include <string>
 #include <utility>

@@ -250,7 +250,7 @@ namespace {
 
 // The executor of graphs without TF 1 control flow: the nodes the outputs
 // need, in topological order, each value freed after its last consumer. A
-// node that waits for a read stays next (`at`), with its function call when
+// node that waits for a read stays next (`at_`), with its function call when
 // it has one.
 class StaticRun : public graph::Run {
  public:

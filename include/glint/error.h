@@ -2,6 +2,7 @@
 // glint::Error: every user-facing failure. Messages start with the op in
 // brackets, then name the argument, what was seen and what was expected:
 //   "[matMul] a.shape[1] (3) must equal b.shape[0] (4): got a [2,3], b [4,5]"
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,25 @@ class Error : public std::runtime_error {
 class DeviceLostError : public Error {
  public:
   explicit DeviceLostError(const std::string& message) : Error(message) {}
+};
+
+struct TensorImpl;  // glint/tensor.h
+
+/// A synchronous read that this backend can only do asynchronously (WebGPU
+/// outside a page: no blocking read). tensor() is what was to be read, kept
+/// alive here. Whoever can wait reads it asynchronously, keeping its bytes on
+/// the host, and runs the throwing code again: GraphModel's resumable runs
+/// (GraphRun, executeAsync in JS) stop at it and go on from the node that
+/// threw. Elsewhere it is the error it derives from.
+class HostReadPending : public Error {
+ public:
+  explicit HostReadPending(const std::string& message, std::shared_ptr<TensorImpl> tensor = nullptr)
+      : Error(message), tensor_(std::move(tensor)) {}
+  /// Null where the thrower knew only the buffer (the read path adds it).
+  const std::shared_ptr<TensorImpl>& tensor() const { return tensor_; }
+
+ private:
+  std::shared_ptr<TensorImpl> tensor_;
 };
 
 /// A kernel produced a NaN or an infinity while debug mode was on

@@ -20,7 +20,8 @@
 // frame and iteration, TF 2's While/If/PartitionedCall with the GraphDef's
 // library functions, and TensorList / TensorArrayV3 ops as host containers
 // of tensors. In a control flow graph a device-computed predicate or shape
-// is read back, as TF.js's executeAsync reads it.
+// is read back, as TF.js's executeAsync reads it; where the backend cannot
+// read at once (WebGPU outside a page), a GraphRun waits for those reads.
 #include <memory>
 #include <string>
 #include <utility>
@@ -38,6 +39,39 @@ struct GraphTensorInfo {
   Shape shape{};
   bool rankKnown = false;
   DType dtype = DType::float32;
+};
+
+/// An execution that waits for reads instead of failing. Where a node needs
+/// values on the host that the backend can only read asynchronously (WebGPU
+/// outside a page: NonMaxSuppression, TopKV2, Where, a loop's predicate, a
+/// shape computed on the device), resume() stops, and pendingRead() is the
+/// tensor it waits for. Read it asynchronously, leaving its bytes on the host
+/// (glint-ml's executeAsync does so), and resume() again: the run goes on from
+/// that node; nothing before it runs again. GraphModel::start makes one.
+///
+///   GraphRun run = model.start({{"input", x}}, {"Identity"});
+///   while (!run.resume()) { /* await the read of run.pendingRead() */ }
+///   std::vector<Tensor> ys = run.outputs();
+class GraphRun {
+ public:
+  /// True once every output is computed; false when stopped at a read. Other
+  /// errors throw (glint::Error naming the node) and end the run.
+  bool resume();
+  /// While stopped: the tensor to read, and the read that could not be done
+  /// (the message names the node and the op).
+  const Tensor& pendingRead() const;
+  const std::string& pendingReason() const;
+  /// How often the run has stopped at a read.
+  int64_t numStops() const;
+  /// The tensors asked for, once resume() returned true.
+  std::vector<Tensor> outputs() const;
+
+  struct State;
+
+ private:
+  friend class GraphModel;
+  explicit GraphRun(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
 };
 
 class GraphModel {
@@ -63,6 +97,11 @@ class GraphModel {
   /// intermediate nodes included; only the nodes they need run.
   std::vector<Tensor> execute(const std::vector<std::pair<std::string, Tensor>>& inputs,
                               const std::vector<std::string>& outputNames) const;
+
+  /// As execute, as a run that stops at reads the backend cannot do at once
+  /// (TF.js's executeAsync). execute and predict fail there instead.
+  GraphRun start(const std::vector<std::pair<std::string, Tensor>>& inputs,
+                 const std::vector<std::string>& outputNames) const;
 
   /// The model.json "userDefinedMetadata" (null when absent).
   const Config& metadata() const;

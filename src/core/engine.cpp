@@ -98,7 +98,7 @@ void Engine::ensureOn(Backend& target, const Tensor& t) {
   Storage& s = *t.impl()->storage;
   if (s.backend == &target) return;
   std::vector<uint8_t> host(s.bytes);
-  if (s.bytes) s.backend->read(s.handle, host.data(), s.bytes);
+  readStorage(t, host.data());
   void* handle = target.allocate(s.bytes);
   if (s.bytes) target.write(handle, host.data(), s.bytes);
   s.backend->release(s.handle, s.bytes);

@@ -124,4 +124,8 @@ struct RecordingPause {
 /// Registers gradients and the backends this build has (src/backends/builtin.cpp).
 void registerBuiltins();
 
+/// Reads t's whole buffer into dst (t's storage bytes). A backend that can
+/// only read asynchronously throws HostReadPending; this names the tensor in it.
+void readStorage(const Tensor& t, void* dst);
+
 }  // namespace glint

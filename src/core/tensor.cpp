@@ -57,8 +57,17 @@ static void readBytes(const Tensor& t, void* dst, const char* op) {
   check(t.defined(), op, "the tensor is undefined");
   if (t.isDisposed()) fail(op, "tensor ", shapeToString(t.shape()), " was disposed");
   t.impl()->storage->backend->restoreIfLost();
+  readStorage(t, dst);
+}
+
+void readStorage(const Tensor& t, void* dst) {
   const Storage& s = *t.impl()->storage;
-  if (s.bytes) s.backend->read(s.handle, dst, s.bytes);
+  try {
+    if (s.bytes) s.backend->read(s.handle, dst, s.bytes);
+  } catch (const HostReadPending& e) {
+    if (e.tensor()) throw;
+    throw HostReadPending(e.what(), t.implPtr());  // the backend knew only the buffer
+  }
 }
 
 template <class T>

@@ -34,9 +34,9 @@ struct Slot {
   std::vector<int> deadOrigin{};  // per dead output: the Switch or Merge that killed it
 };
 
-class Executor {
+class Executor : public Run {
  public:
-  Executor(const GraphView& g, const std::vector<Value>& fed) : g_(g), fed_(fed) {
+  Executor(const GraphView& g, std::vector<Value> fed) : g_(g), fed_(std::move(fed)) {
     contexts_.push_back({});
     consumers_.resize(g.nodes.size());
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -47,7 +47,9 @@ class Executor {
     }
   }
 
-  std::vector<Value> run(const std::vector<std::pair<int, int>>& wanted, const std::vector<std::string>& names) {
+  void begin(const std::vector<std::pair<int, int>>& wanted, const std::vector<std::string>& names) {
+    wanted_ = wanted;
+    names_ = names;
     needed_.assign(g_.nodes.size(), 0);
     std::vector<int> stack;
     for (const auto& [n, k] : wanted) stack.push_back(n);
@@ -62,29 +64,36 @@ class Executor {
     }
     for (size_t n = 0; n < g_.nodes.size(); ++n)
       if (needed_[n] && !global(static_cast<int>(n))) schedule(static_cast<int>(n), 0);
+  }
+
+  void resume() override {
     while (!ready_.empty()) {
       auto [n, ctx] = ready_.front();
-      ready_.pop_front();
+      // A HostReadPending leaves the node at the front, to run again; every
+      // path of execute() reads before it stores anything.
       execute(n, ctx);
+      ready_.pop_front();
     }
     std::vector<Value> out;
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      const auto& [n, k] = wanted[i];
+    for (size_t i = 0; i < wanted_.size(); ++i) {
+      const auto& [n, k] = wanted_[i];
+      const std::string& name = names_[i];
       const Slot* s = lookup(n, 0);
-      if (!s) blame(n, names[i]);
+      if (!s) blame(n, name);
       if (k >= static_cast<int>(s->values.size()))
-        failAtNode(g_, g_.nodes[n], "output '" + quoteForError(names[i]) + "': the node has " +
+        failAtNode(g_, g_.nodes[n], "output '" + quoteForError(name) + "': the node has " +
                                         std::to_string(s->values.size()) + " outputs");
       if (s->dead[k]) {
         const Node& origin = g_.nodes[s->deadOrigin[k]];
-        failAtNode(g_, origin, "output '" + quoteForError(names[i]) + "' is dead: " +
+        failAtNode(g_, origin, "output '" + quoteForError(name) + "' is dead: " +
                                    (origin.op == "Merge" ? "no input of this Merge arrived live"
                                                          : "it lies on the untaken branch of this Switch"));
       }
       out.push_back(s->values[k]);
     }
-    return out;
+    out_ = std::move(out);
   }
+  std::vector<Value> results() const override { return out_; }
 
  private:
   bool global(int n) const {
@@ -175,17 +184,13 @@ class Executor {
   }
 
   bool predicate(const Node& node, const Value& v) {
-    try {
+    return atNode(g_, node, [&] {
       opCheck(v.shape().empty() || shapeSize(v.shape()) == 1, "the predicate must be a scalar, got shape ",
               shapeToString(v.shape()));
       if (v.isHost()) return v.host().v.at(0) != 0;
       // A data-dependent predicate: read back, as TF.js's executeAsync does.
       return v.tensor().toFloats().at(0) != 0;
-    } catch (const DeviceLostError&) {
-      throw;
-    } catch (const Error& e) {
-      failAtNode(g_, node, e.what());
-    }
+    });
   }
 
   void execute(int n, int ctx) {
@@ -223,10 +228,9 @@ class Executor {
     }
     const Context here = contexts_[ctx];
     if (node.op == "Enter") {
-      std::string frame;
-      try {
+      atNode(g_, node, [&] {
         NodeContext attrs(node, {});
-        frame = attrs.attrString("frame_name", "");
+        std::string frame = attrs.attrString("frame_name", "");
         opCheck(!frame.empty(), "has no frame_name attribute");
         opCheck(!args.empty(), "needs 1 input, got 0");
         int inner = child(ctx, frame, 0);
@@ -235,11 +239,7 @@ class Executor {
         bool constant = attrs.attrBool("is_constant", false);
         Slot s = anyDead ? deadSlot(1, deadFrom) : liveSlot({args[0]});
         store(n, constant ? ctx : inner, std::move(s), inner);
-      } catch (const DeviceLostError&) {
-        throw;
-      } catch (const Error& e) {
-        failAtNode(g_, node, e.what());
-      }
+      });
       return;
     }
     if (node.op == "Exit" || node.op == "NextIteration") {
@@ -286,7 +286,8 @@ class Executor {
       store(n, ctx, liveSlot({g_.constants[n]}), ctx);
       return;
     }
-    store(n, ctx, liveSlot(runOp(g_, node, std::move(args), true)), ctx);
+    // As TF.js's executeAsync, read back a shape computed on the device.
+    store(n, ctx, liveSlot(runNode(g_, node, args, true, call_)), ctx);
   }
 
   // A dead node's output count: what its consumers ask for (outputs are
@@ -324,8 +325,12 @@ class Executor {
     failAtNode(g_, g_.nodes[wanted], "output '" + quoteForError(name) + "' was never computed");
   }
 
-  const GraphView& g_;
-  const std::vector<Value>& fed_;
+  const GraphView g_;
+  const std::vector<Value> fed_;
+  std::vector<std::pair<int, int>> wanted_{};
+  std::vector<std::string> names_{};
+  std::vector<Value> out_{};
+  std::unique_ptr<Run> call_{};  // the front node's function call, while it waits for a read
   std::vector<Context> contexts_;
   std::map<std::tuple<int, std::string, int64_t>, int> contextIndex_;
   std::vector<std::vector<int>> consumers_;
@@ -349,11 +354,12 @@ const std::vector<std::string>& controlFlowOps() {
   return ops;
 }
 
-std::vector<Value> runDynamic(const GraphView& g, const std::vector<Value>& fed,
-                              const std::vector<std::pair<int, int>>& wanted,
-                              const std::vector<std::string>& wantedNames) {
-  Executor e(g, fed);
-  return e.run(wanted, wantedNames);
+std::unique_ptr<Run> startDynamic(const GraphView& g, std::vector<Value> fed,
+                                  const std::vector<std::pair<int, int>>& wanted,
+                                  const std::vector<std::string>& wantedNames) {
+  auto e = std::make_unique<Executor>(g, std::move(fed));
+  e->begin(wanted, wantedNames);
+  return e;
 }
 
 }  // namespace glint::graph

@@ -208,14 +208,34 @@ namespace glint::graph {
 bool isControlFlowOp(const std::string& op);
 const std::vector<std::string>& controlFlowOps();
 
-/// What both executors need of a loaded model.
+/// An execution that can stop at a read the backend can only do
+/// asynchronously and go on from there: resume() throws HostReadPending with
+/// its state kept and the node that threw not consumed, and the next resume()
+/// runs that node again (nodes are pure: their outputs are new tensors, and
+/// the TensorArray ops read their indices before they change the array).
+/// After any other error the run is over.
+class Run {
+ public:
+  virtual ~Run() = default;
+  /// Runs to the end, or throws.
+  virtual void resume() = 0;
+  /// The wanted values, once resume() returned.
+  virtual std::vector<Value> results() const = 0;
+};
+
+/// What both executors need of a loaded model (which outlives its runs).
 struct GraphView {
   const std::vector<Node>& nodes;
   const std::vector<Value>& constants;  // per node; defined for Const nodes
   const std::string& source;
-  /// Runs a function of the GraphDef's library (While, If, PartitionedCall).
-  std::function<std::vector<Value>(const std::string&, std::vector<Value>)> call;
+  /// A run of a function of the GraphDef's library (While, If, PartitionedCall).
+  std::function<std::unique_ptr<Run>(const std::string&, std::vector<Value>)> start;
 };
+
+/// Runs `call` (started from `name` and `args` the first time) to the end.
+/// A HostReadPending leaves it in `call`, to go on at the next attempt.
+std::vector<Value> finishCall(const GraphView& g, std::unique_ptr<Run>& call, const std::string& name,
+                              const std::vector<Value>& args);
 
 /// Ops that call library functions: While/StatelessWhile, If/StatelessIf,
 /// PartitionedCall/StatefulPartitionedCall.
@@ -223,17 +243,36 @@ bool isFunctionalOp(const std::string& op);
 const std::vector<std::string>& functionalOps();
 /// The library functions a functional node calls (its func attributes).
 std::vector<std::string> calledFunctions(const Node& node);
-std::vector<Value> runFunctionalOp(const GraphView& g, NodeContext& ctx);
+/// The run of a functional node's call(s); a While keeps its loop variables
+/// and where it is (cond or body) across HostReadPending.
+std::unique_ptr<Run> startFunctionalOp(const GraphView& g, const Node& node, std::vector<Value> args);
 
-/// Runs one op with the executor's error prefix (node, op, file).
-std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack = false);
+/// Runs one node with the executor's error prefix (node, op, file); a
+/// functional node's call lives in `call` while it waits for a read.
+std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args, bool readBack,
+                           std::unique_ptr<Run>& call);
+/// "[GraphModel] file: node 'name' (Op): message".
+std::string atNodeMessage(const GraphView& g, const Node& node, const std::string& message);
 [[noreturn]] void failAtNode(const GraphView& g, const Node& node, const std::string& message);
+/// Runs fn; errors get the node's prefix (a HostReadPending stays one).
+template <class F>
+auto atNode(const GraphView& g, const Node& node, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const DeviceLostError&) {
+    throw;
+  } catch (const HostReadPending& e) {
+    throw HostReadPending(atNodeMessage(g, node, e.what()), e.tensor());
+  } catch (const Error& e) {
+    failAtNode(g, node, e.what());
+  }
+}
 
 /// The control flow executor (TF's v1 while loops and conds): runs nodes as
 /// their inputs arrive, per frame and iteration; `fed` holds the fed values
-/// per node. Returns the wanted (node, output) values.
-std::vector<Value> runDynamic(const GraphView& g, const std::vector<Value>& fed,
-                              const std::vector<std::pair<int, int>>& wanted,
-                              const std::vector<std::string>& wantedNames);
+/// per node. Its results are the wanted (node, output) values.
+std::unique_ptr<Run> startDynamic(const GraphView& g, std::vector<Value> fed,
+                                  const std::vector<std::pair<int, int>>& wanted,
+                                  const std::vector<std::string>& wantedNames);
 
 }  // namespace glint::graph

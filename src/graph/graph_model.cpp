@@ -139,8 +139,8 @@ struct GraphModel::Impl {
             }};
   }
 
-  // Runs library function `name` on `args` (one per input_arg).
-  std::vector<Value> call(const std::string& name, std::vector<Value> args) const {
+  // A run of library function `name` on `args` (one per input_arg).
+  std::unique_ptr<graph::Run> call(const std::string& name, std::vector<Value> args) const {
     auto it = functions->find(name);
     check(it != functions->end(), kOp, source, ": function '", quoteForError(name), "' is not in the graph's library");
     const Impl& f = *it->second;
@@ -150,7 +150,7 @@ struct GraphModel::Impl {
     for (size_t i = 0; i < args.size(); ++i) fed[f.inputRefs[i].node] = std::move(args[i]);
     std::vector<std::string> names;
     for (const GraphTensorInfo& o : f.outputs) names.push_back(o.name);
-    return f.runValues(fed, f.outputRefs, names);
+    return f.startValues(std::move(fed), f.outputRefs, names);
   }
 
   [[noreturn]] void failAt(const Node& n, const std::string& message) const {
@@ -179,8 +179,9 @@ struct GraphModel::Impl {
           shapeToString(info->shape), " (-1: any size), got ", shapeToString(t.shape()));
   }
 
-  std::vector<Tensor> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-                          const std::vector<std::string>& outputNames) const {
+  // A run of the graph from tensors fed by name to the named outputs.
+  std::unique_ptr<graph::Run> start(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& outputNames) const {
     check(!disposed, kOp, source, ": the model was disposed");
     std::vector<Value> fed(nodes.size());
     for (const auto& [name, t] : feeds) {
@@ -198,82 +199,25 @@ struct GraphModel::Impl {
     }
     std::vector<TensorRef> wanted;
     for (const std::string& name : outputNames) wanted.push_back(resolve(name, "output"));
+    return startValues(std::move(fed), wanted, outputNames);
+  }
+
+  std::vector<Tensor> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                          const std::vector<std::string>& outputNames) const {
+    std::unique_ptr<graph::Run> r = start(feeds, outputNames);
+    r->resume();  // a read that must wait fails here: HostReadPending is an Error
+    return tensorsOf(r->results(), outputNames);
+  }
+
+  std::vector<Tensor> tensorsOf(const std::vector<Value>& values, const std::vector<std::string>& names) const {
     std::vector<Tensor> out;
-    for (const Value& v : runValues(fed, wanted, outputNames)) out.push_back(tensorOf(v, outputNames[out.size()]));
+    for (const Value& v : values) out.push_back(tensorOf(v, names[out.size()]));
     return out;
   }
 
   // `fed`: a value per node, defined for the fed ones.
-  std::vector<Value> runValues(const std::vector<Value>& fed, const std::vector<TensorRef>& wanted,
-                               const std::vector<std::string>& outputNames) const {
-    if (controlFlow) {
-      std::vector<std::pair<int, int>> refs;
-      for (const TensorRef& r : wanted) refs.emplace_back(r.node, r.output);
-      return graph::runDynamic(view(), fed, refs, outputNames);
-    }
-
-    // The nodes the outputs need, stopping at fed ones; and how often each
-    // value is used, so it is freed after its last consumer.
-    std::vector<char> needed(nodes.size(), 0);
-    std::vector<int> stack;
-    for (const TensorRef& r : wanted) stack.push_back(r.node);
-    while (!stack.empty()) {
-      int n = stack.back();
-      stack.pop_back();
-      if (needed[n]) continue;
-      needed[n] = 1;
-      if (fed[n].defined()) continue;
-      for (const auto& [in, k] : nodes[n].inputs) stack.push_back(in);
-      for (int c : nodes[n].controls) stack.push_back(c);
-    }
-    std::vector<int> uses(nodes.size(), 0);
-    for (int n : order)
-      if (needed[n] && !fed[n].defined())
-        for (const auto& [in, k] : nodes[n].inputs) ++uses[in];
-    for (const TensorRef& r : wanted) ++uses[r.node];
-
-    std::vector<std::vector<Value>> values(nodes.size());
-    for (int n : order) {
-      if (!needed[n]) continue;
-      const Node& node = nodes[n];
-      if (fed[n].defined()) {
-        values[n] = {fed[n]};
-      } else if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault") {
-        if (node.op == "PlaceholderWithDefault" && !node.inputs.empty()) {
-          values[n] = {values[node.inputs[0].first].at(0)};
-        } else {
-          fail(kOp, source, ": input '", quoteForError(node.name), "' was not given a value");
-        }
-      } else if (node.op == "Const") {
-        values[n] = {constants[n]};
-      } else {
-        std::vector<Value> args;
-        for (size_t i = 0; i < node.inputs.size(); ++i) {
-          const auto& [in, k] = node.inputs[i];
-          const std::vector<Value>& produced = values[in];
-          if (k >= static_cast<int>(produced.size()) || !produced[k].defined())
-            failAt(node, "input " + std::to_string(i) + " ('" + quoteForError(node.inputNames[i]) +
-                             "') names output " + std::to_string(k) + " of node '" +
-                             quoteForError(nodes[in].name) + "', which has " +
-                             std::to_string(produced.size()) + " outputs");
-          args.push_back(produced[k]);
-        }
-        values[n] = graph::runOp(view(), node, std::move(args));
-      }
-      for (const auto& [in, k] : node.inputs)
-        if (--uses[in] == 0) values[in].clear();
-    }
-    std::vector<Value> out;
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      const TensorRef& r = wanted[i];
-      const std::vector<Value>& produced = values[r.node];
-      check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp, source,
-            ": output '", quoteForError(outputNames[i]), "': node '", quoteForError(nodes[r.node].name),
-            "' has ", produced.size(), " outputs");
-      out.push_back(produced[r.output]);
-    }
-    return out;
-  }
+  std::unique_ptr<graph::Run> startValues(std::vector<Value> fed, const std::vector<TensorRef>& wanted,
+                                          const std::vector<std::string>& outputNames) const;
 
   Tensor tensorOf(const Value& v, const std::string& name) const {
     check(!v.isList() && !v.isArray(), kOp, source, ": output '", quoteForError(name), "' is a ",
@@ -301,6 +245,114 @@ struct GraphModel::Impl {
     return info;
   }
 };
+
+namespace {
+
+// The executor of graphs without TF 1 control flow: the nodes the outputs
+// need, in topological order, each value freed after its last consumer. A
+// node that waits for a read stays next (`at_`), with its function call when
+// it has one.
+class StaticRun : public graph::Run {
+ public:
+  StaticRun(const GraphModel::Impl& m, std::vector<Value> fed, const std::vector<TensorRef>& wanted,
+            const std::vector<std::string>& names)
+      : m_(m), view_(m.view()), fed_(std::move(fed)), wanted_(wanted), names_(names) {
+    const std::vector<Node>& nodes = m.nodes;
+    // The nodes the outputs need, stopping at fed ones; and how often each
+    // value is used.
+    std::vector<char> needed(nodes.size(), 0);
+    std::vector<int> stack;
+    for (const TensorRef& r : wanted) stack.push_back(r.node);
+    while (!stack.empty()) {
+      int n = stack.back();
+      stack.pop_back();
+      if (needed[n]) continue;
+      needed[n] = 1;
+      if (fed_[n].defined()) continue;
+      for (const auto& [in, k] : nodes[n].inputs) stack.push_back(in);
+      for (int c : nodes[n].controls) stack.push_back(c);
+    }
+    uses_.assign(nodes.size(), 0);
+    for (int n : m.order)
+      if (needed[n]) {
+        steps_.push_back(n);
+        if (!fed_[n].defined())
+          for (const auto& [in, k] : nodes[n].inputs) ++uses_[in];
+      }
+    for (const TensorRef& r : wanted) ++uses_[r.node];
+    values_.resize(nodes.size());
+  }
+
+  void resume() override {
+    const std::vector<Node>& nodes = m_.nodes;
+    for (; at_ < steps_.size(); ++at_) {
+      int n = steps_[at_];
+      const Node& node = nodes[n];
+      if (fed_[n].defined()) {
+        values_[n] = {fed_[n]};
+      } else if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault") {
+        if (node.op == "PlaceholderWithDefault" && !node.inputs.empty()) {
+          values_[n] = {values_[node.inputs[0].first].at(0)};
+        } else {
+          fail(kOp, m_.source, ": input '", quoteForError(node.name), "' was not given a value");
+        }
+      } else if (node.op == "Const") {
+        values_[n] = {m_.constants[n]};
+      } else {
+        std::vector<Value> args;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+          const auto& [in, k] = node.inputs[i];
+          const std::vector<Value>& produced = values_[in];
+          if (k >= static_cast<int>(produced.size()) || !produced[k].defined())
+            m_.failAt(node, "input " + std::to_string(i) + " ('" + quoteForError(node.inputNames[i]) +
+                                "') names output " + std::to_string(k) + " of node '" +
+                                quoteForError(nodes[in].name) + "', which has " +
+                                std::to_string(produced.size()) + " outputs");
+          args.push_back(produced[k]);
+        }
+        // Only after this returns is the node done (a HostReadPending leaves `at_` here).
+        values_[n] = graph::runNode(view_, node, args, false, call_);
+      }
+      for (const auto& [in, k] : node.inputs)
+        if (--uses_[in] == 0) values_[in].clear();
+    }
+    out_.clear();
+    for (size_t i = 0; i < wanted_.size(); ++i) {
+      const TensorRef& r = wanted_[i];
+      const std::vector<Value>& produced = values_[r.node];
+      check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp, m_.source,
+            ": output '", quoteForError(names_[i]), "': node '", quoteForError(nodes[r.node].name), "' has ",
+            produced.size(), " outputs");
+      out_.push_back(produced[r.output]);
+    }
+  }
+  std::vector<Value> results() const override { return out_; }
+
+ private:
+  const GraphModel::Impl& m_;
+  graph::GraphView view_;
+  std::vector<Value> fed_;
+  std::vector<TensorRef> wanted_;
+  std::vector<std::string> names_;
+  std::vector<int> steps_{};  // the needed nodes in order
+  std::vector<int> uses_{};
+  std::vector<std::vector<Value>> values_{};
+  size_t at_ = 0;
+  std::unique_ptr<graph::Run> call_{};
+  std::vector<Value> out_{};
+};
+
+}  // namespace
+
+std::unique_ptr<graph::Run> GraphModel::Impl::startValues(std::vector<Value> fed, const std::vector<TensorRef>& wanted,
+                                                          const std::vector<std::string>& outputNames) const {
+  if (controlFlow) {
+    std::vector<std::pair<int, int>> refs;
+    for (const TensorRef& r : wanted) refs.emplace_back(r.node, r.output);
+    return graph::startDynamic(view(), std::move(fed), refs, outputNames);
+  }
+  return std::make_unique<StaticRun>(*this, std::move(fed), wanted, outputNames);
+}
 
 // The nodes of a GraphDef (or of a library function's body): parsed,
 // their inputs resolved, checked for cycles, and their Const weights decoded
@@ -653,6 +705,67 @@ std::vector<Tensor> GraphModel::execute(const std::vector<std::pair<std::string,
   return impl_->run(inputs, outputNames);
 }
 
+struct GraphRun::State {
+  std::shared_ptr<const GraphModel::Impl> model;
+  std::unique_ptr<graph::Run> run;
+  std::vector<std::string> names;
+  bool done = false;
+  Tensor pending{};
+  std::string reason{};
+  int64_t stops = 0;
+};
+
+GraphRun GraphModel::start(const std::vector<std::pair<std::string, Tensor>>& inputs,
+                           const std::vector<std::string>& outputNames) const {
+  auto state = std::make_shared<GraphRun::State>();
+  state->model = impl_;
+  state->run = impl_->start(inputs, outputNames);
+  state->names = outputNames;
+  return GraphRun(std::move(state));
+}
+
+bool GraphRun::resume() {
+  State& s = *state_;
+  const GraphModel::Impl& m = *s.model;
+  check(s.run != nullptr, kOp, m.source, ": the run ended with an error; start another");
+  if (s.done) return true;
+  // The run holds the model's constants and nodes by reference.
+  check(!m.disposed, kOp, m.source, ": the model was disposed while a run waited for a read");
+  try {
+    s.run->resume();
+  } catch (const HostReadPending& e) {
+    // Stopping again at the same tensor would stop forever: its read did not
+    // leave the bytes on the host.
+    bool again = s.pending.defined() && e.tensor() == s.pending.implPtr();
+    if (!e.tensor() || again) {
+      s.run.reset();
+      if (again) fail(kOp, m.source, ": resumed, but the values waited for are still not on the host: ", e.what());
+      throw;
+    }
+    s.pending = Tensor(e.tensor());
+    s.reason = e.what();
+    ++s.stops;
+    return false;
+  } catch (...) {
+    s.run.reset();
+    throw;
+  }
+  s.done = true;
+  s.pending = Tensor();
+  s.reason.clear();
+  return true;
+}
+
+const Tensor& GraphRun::pendingRead() const { return state_->pending; }
+const std::string& GraphRun::pendingReason() const { return state_->reason; }
+int64_t GraphRun::numStops() const { return state_->stops; }
+
+std::vector<Tensor> GraphRun::outputs() const {
+  const State& s = *state_;
+  check(s.done, kOp, s.model->source, ": the run has not finished (resume() returns true when it has)");
+  return s.model->tensorsOf(s.run->results(), s.names);
+}
+
 void GraphModel::dispose() {
   auto free = [](Impl& m) {
     for (Value& v : m.constants)
@@ -676,21 +789,29 @@ std::vector<std::string> graphModelOps() {
 }
 
 namespace graph {
-void failAtNode(const GraphView& g, const Node& n, const std::string& message) {
-  fail(kOp, g.source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
+std::string atNodeMessage(const GraphView& g, const Node& n, const std::string& message) {
+  return std::string("[") + kOp + "] " + g.source + ": node '" + quoteForError(n.name) + "' (" +
+         quoteForError(n.op) + "): " + message;
 }
 
-std::vector<Value> runOp(const GraphView& g, const Node& node, std::vector<Value> args, bool readBack) {
-  NodeContext ctx(node, std::move(args));
-  if (readBack) ctx.allowReadBack();
-  try {
-    if (isFunctionalOp(node.op)) return runFunctionalOp(g, ctx);
+void failAtNode(const GraphView& g, const Node& n, const std::string& message) {
+  throw Error(atNodeMessage(g, n, message));
+}
+
+std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args, bool readBack,
+                           std::unique_ptr<Run>& call) {
+  return atNode(g, node, [&] {
+    if (isFunctionalOp(node.op)) {
+      if (!call) call = startFunctionalOp(g, node, args);
+      call->resume();
+      std::vector<Value> out = call->results();
+      call.reset();
+      return out;
+    }
+    NodeContext ctx(node, args);
+    if (readBack) ctx.allowReadBack();
     return opTable().at(node.op)(ctx);
-  } catch (const DeviceLostError&) {
-    throw;
-  } catch (const Error& e) {
-    failAtNode(g, node, e.what());
-  }
+  });
 }
 
 const OpTable& opTable() {

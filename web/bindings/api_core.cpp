@@ -107,6 +107,9 @@ struct PendingReadEntry {
   // A tensor on webgpu: mapAsync on a copy, done once the page's event loop ran.
   webgpu::WebGpuBackend* gpu = nullptr;
   webgpu::WebGpuBackend::PendingRead gpuRead;
+  // Set for a graph run's read: the tensor, whose buffer keeps the bytes as
+  // its host copy once read (the waiting node then reads them synchronously).
+  Tensor keep{};
 };
 HandleTable<std::shared_ptr<PendingReadEntry>>& pendingReads() {
   static HandleTable<std::shared_ptr<PendingReadEntry>> t;
@@ -114,6 +117,24 @@ HandleTable<std::shared_ptr<PendingReadEntry>>& pendingReads() {
 }
 
 }  // namespace
+
+int32_t startRead(const Tensor& t, bool keepOnHost) {
+  auto entry = std::make_shared<PendingReadEntry>();
+  check(t.defined() && !t.isDisposed(), "data", "the tensor is undefined or disposed");
+  Storage& s = *t.impl()->storage;
+  s.backend->restoreIfLost();
+  if (s.backend->name() == "webgpu") {
+    entry->gpu = static_cast<webgpu::WebGpuBackend*>(t.impl()->storage->backend);
+    const auto& buffer = *static_cast<webgpu::Buffer*>(t.impl()->storage->handle);
+    if (s.bytes && !buffer.id) throw DeviceLostError("[data] the tensor was lost with the WebGPU device");
+    entry->gpuRead = entry->gpu->startRead(buffer);
+    if (keepOnHost) entry->keep = t;
+  } else {
+    entry->read = gl::readAsync(t);
+  }
+  return pendingReads().put(entry);
+}
+
 }  // namespace glint::web
 
 using namespace glint;
@@ -380,21 +401,7 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* glint_tensor_read(int32_t id, int32_t* lengt
 
 /// Starts a non-blocking read (a GPU fence on gl); poll, then take.
 EMSCRIPTEN_KEEPALIVE int32_t glint_read_start(int32_t id) {
-  return guarded(-1, [&] {
-    auto entry = std::make_shared<PendingReadEntry>();
-    const Tensor& t = tensorHandles().get(id, "tensor");
-    Storage& s = *t.impl()->storage;
-    s.backend->restoreIfLost();
-    if (s.backend->name() == "webgpu") {
-      entry->gpu = static_cast<webgpu::WebGpuBackend*>(t.impl()->storage->backend);
-      const auto& buffer = *static_cast<webgpu::Buffer*>(t.impl()->storage->handle);
-      if (s.bytes && !buffer.id) throw DeviceLostError("[data] the tensor was lost with the WebGPU device");
-      entry->gpuRead = entry->gpu->startRead(buffer);
-    } else {
-      entry->read = gl::readAsync(t);
-    }
-    return pendingReads().put(entry);
-  });
+  return guarded(-1, [&] { return startRead(tensorHandles().get(id, "tensor"), false); });
 }
 
 /// The WebGPU read behind a pending read (0: another backend's), for JS to await.
@@ -422,7 +429,12 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* glint_read_take(int32_t readId, int32_t* len
   return guarded<const uint8_t*>(nullptr, [&] {
     auto entry = pendingReads().get(readId, "read");
     pendingReads().erase(readId);
-    if (entry->gpu) return returnBytes(entry->gpu->finishRead(entry->gpuRead), length);
+    if (entry->gpu) {
+      std::vector<uint8_t> bytes = entry->gpu->finishRead(entry->gpuRead);
+      if (entry->keep.defined() && !entry->keep.isDisposed())
+        entry->gpu->keepHostCopy(*static_cast<webgpu::Buffer*>(entry->keep.impl()->storage->handle), bytes);
+      return returnBytes(std::move(bytes), length);
+    }
     return returnBytes(entry->read.bytes(), length);
   });
 }

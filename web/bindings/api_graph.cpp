@@ -13,6 +13,11 @@ HandleTable<std::shared_ptr<GraphModel>>& graphHandles() {
   return table;
 }
 
+HandleTable<std::shared_ptr<GraphRun>>& runHandles() {
+  static HandleTable<std::shared_ptr<GraphRun>> table;
+  return table;
+}
+
 Json infoJson(const std::vector<GraphTensorInfo>& infos) {
   Json list = Json::array();
   for (const GraphTensorInfo& i : infos) {
@@ -71,6 +76,42 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNam
     for (size_t i = 0; i < xs.size(); ++i) feeds.emplace_back(names[i], xs[i]);
     return putTensors(m.execute(feeds, namesFrom(outputsJson, "the output names")), out, maxOut);
   });
+}
+
+/// executeAsync: a run of the graph (GraphModel::start) that stops where a
+/// node waits for a read; glint_graph_resume goes on.
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_start(int32_t id, const char* feedNamesJson, const int32_t* feedIds,
+                                               int32_t nFeeds, const char* outputsJson) {
+  return guarded(-1, [&] {
+    const GraphModel& m = *graphHandles().get(id, "graph model");
+    std::vector<Tensor> xs = tensorsFrom(feedIds, nFeeds);
+    std::vector<std::string> names = namesFrom(feedNamesJson, "the input names");
+    check(names.size() == xs.size(), "GraphModel", "executeAsync: ", names.size(), " names for ", xs.size(),
+          " tensors");
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (size_t i = 0; i < xs.size(); ++i) feeds.emplace_back(names[i], xs[i]);
+    return runHandles().put(std::make_shared<GraphRun>(m.start(feeds, namesFrom(outputsJson, "the output names"))));
+  });
+}
+
+/// 0 when the run has finished; else the id of a read (glint_read_poll,
+/// glint_read_take) of the tensor the run waits for: once taken, its bytes
+/// stay on the host and the next resume goes on.
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_resume(int32_t runId) {
+  return guarded(-1, [&] {
+    GraphRun& run = *runHandles().get(runId, "graph run");
+    if (run.resume()) return 0;
+    return startRead(run.pendingRead(), true);
+  });
+}
+
+/// Handles of the outputs of a finished run.
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_run_outputs(int32_t runId, int32_t* out, int32_t maxOut) {
+  return guarded(-1, [&] { return putTensors(runHandles().get(runId, "graph run")->outputs(), out, maxOut); });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_run_dispose(int32_t runId) {
+  return guarded(-1, [&] { return runHandles().erase(runId) ? 0 : 1; });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_dispose(int32_t id) {

@@ -48,6 +48,10 @@ std::vector<Tensor> tensorsFrom(const int32_t* ids, int32_t n);
 /// Writes new handles for `ts` into out (at most maxOut); returns the count.
 int32_t putTensors(const std::vector<Tensor>& ts, int32_t* out, int32_t maxOut);
 std::shared_ptr<Model> modelFrom(int32_t id);
+/// A pending read of t (glint_read_poll / glint_read_take go on with its id).
+/// keepOnHost: a webgpu buffer keeps the bytes read as its host copy, so
+/// synchronous reads of it succeed afterwards (GraphRun waits for that).
+int32_t startRead(const Tensor& t, bool keepOnHost);
 /// Artifacts from a model.json text (weightsManifest paths ignored) and all
 /// weight bytes, validated as a loaded model.json is (api_model.cpp).
 io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, int32_t length);

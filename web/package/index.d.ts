@@ -701,6 +701,7 @@ export class GraphModel {
   predict(inputs: Tensor | Tensor[] | {[name: string]: Tensor}): Tensor | Tensor[];
   /** Named tensors ("node" or "node:1"), intermediate nodes included; a string asks for one. */
   execute(inputs: Tensor | Tensor[] | {[name: string]: Tensor}, outputs?: string | string[]): Tensor | Tensor[];
+  /** As execute; awaits the reads its nodes need where the backend has no synchronous one (webgpu in node). */
   executeAsync(inputs: Tensor | Tensor[] | {[name: string]: Tensor},
                outputs?: string | string[]): Promise<Tensor | Tensor[]>;
   dispose(): void;

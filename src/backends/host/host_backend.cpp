@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "glint/error.h"
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define GLINT_ASAN 1
@@ -64,16 +66,42 @@ void* HostBackend::allocate(size_t bytes) {
 
 void HostBackend::write(void* handle, const void* src, size_t bytes) {
   if (bytes) std::memcpy(handle, src, bytes);
+  if (asyncReadsOnly_ && bytes) keepHostCopy(handle, bytes);
 }
 
 void HostBackend::read(void* handle, void* dst, size_t bytes) {
-  if (bytes) std::memcpy(dst, handle, bytes);
+  if (!bytes) return;
+  if (asyncReadsOnly_) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = hostCopies_.find(handle);
+    if (it == hostCopies_.end() || it->second.size() != bytes)
+      throw HostReadPending("[" + name_ + "] read: only asynchronous reads here (setAsyncReadsOnly)");
+    // From the copy, not the buffer: a copy gone stale would show.
+    std::memcpy(dst, it->second.data(), bytes);
+    return;
+  }
+  std::memcpy(dst, handle, bytes);
+}
+
+void HostBackend::setAsyncReadsOnly(bool on) {
+  asyncReadsOnly_ = on;
+  if (on) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  hostCopies_.clear();
+}
+
+void HostBackend::keepHostCopy(const void* handle, size_t bytes) {
+  const auto* p = static_cast<const uint8_t*>(handle);
+  std::vector<uint8_t> copy(p, p + bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  hostCopies_[handle] = std::move(copy);
 }
 
 void HostBackend::release(void* handle, size_t bytes) {
   if (!handle) return;
   const size_t size = sizeClass(bytes);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!hostCopies_.empty()) hostCopies_.erase(handle);
   if (pooledBytes_ + static_cast<int64_t>(size) > poolCap_) {
     std::free(handle);
     bytesHeld_ -= static_cast<int64_t>(size);

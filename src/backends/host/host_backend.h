@@ -49,6 +49,16 @@ class HostBackend : public Backend {
   /// The capacity a request of `bytes` (> 0) gets: its size class.
   static size_t sizeClass(size_t bytes);
 
+  /// Test hook: reads as WebGPU outside a page does (no blocking read). read()
+  /// serves only buffers with a host copy (uploads, and what keepHostCopy
+  /// took) and throws HostReadPending for the others; readsSynchronously() is
+  /// false meanwhile. Kernels read their inputs as ever. Off drops the copies.
+  void setAsyncReadsOnly(bool on);
+  /// What a landed asynchronous read leaves on WebGPU: the buffer's bytes as
+  /// they are now, kept as its host copy until the buffer is released.
+  void keepHostCopy(const void* handle, size_t bytes);
+  bool readsSynchronously() const override { return !asyncReadsOnly_; }
+
  private:
   std::string name_;
   std::string description_;
@@ -61,6 +71,8 @@ class HostBackend : public Backend {
   std::atomic<int64_t> pooledBytes_{0};
   std::atomic<int64_t> numAllocations_{0};
   std::atomic<int64_t> numPoolHits_{0};
+  std::atomic<bool> asyncReadsOnly_{false};
+  std::unordered_map<const void*, std::vector<uint8_t>> hostCopies_;  // guarded by mutex_
 };
 
 }  // namespace glint

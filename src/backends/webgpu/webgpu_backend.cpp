@@ -210,7 +210,7 @@ void WebGpuBackend::read(void* handle, void* dst, size_t bytes) {
   if (!b->id) throw DeviceLostError("[webgpu] read: the buffer was lost with its device");
   if (!syncReads_) {
     if (readFromHost(handle, dst, bytes)) return;
-    throw Error("[webgpu] read: a synchronous read (dataSync, arraySync, print, or an op that "
+    throw HostReadPending("[webgpu] read: a synchronous read (dataSync, arraySync, print, or an op that "
                 "needs values on the host) is not possible here: WebGPU outside a page has no "
                 "blocking read. Use await tensor.data() or await tensor.array()");
   }
@@ -223,6 +223,16 @@ void WebGpuBackend::read(void* handle, void* dst, size_t bytes) {
     restoreIfLost();
     throw DeviceLostError("[webgpu] read: the device was lost while reading");
   }
+}
+
+void WebGpuBackend::keepHostCopy(const Buffer& buffer, std::vector<uint8_t> bytes) {
+  auto* b = const_cast<Buffer*>(&buffer);
+  check(live_.count(b) && bytes.size() == b->bytes, "webgpu",
+        "keepHostCopy: the bytes are not those of a live buffer");
+  dropHostCopy(b);
+  // Past the upload limit too: a waiting graph run needs exactly these bytes.
+  hostCopyBytes_ += static_cast<int64_t>(bytes.size());
+  b->host = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
 }
 
 void WebGpuBackend::dropHostCopy(Buffer* b) {

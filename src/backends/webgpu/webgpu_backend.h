@@ -105,6 +105,11 @@ class WebGpuBackend : public Backend {
   /// 1 ready, 0 not yet, -1 failed (device lost).
   int poll(const PendingRead& r) const;
   std::vector<uint8_t> finishRead(PendingRead& r);
+  /// Keeps bytes an asynchronous read returned as the buffer's host copy, so
+  /// that synchronous reads of it succeed (GraphRun retries the node that
+  /// waited for them). Buffers are immutable while they hold a tensor, and the
+  /// copy goes when the buffer is released.
+  void keepHostCopy(const Buffer& b, std::vector<uint8_t> bytes);
 
   // ---- device loss (recovery.cpp) ----
   /// Starts the snapshot reads of the variables changed since the last ones;

@@ -3,7 +3,7 @@
 // glint::GraphModel on the active backend.
 import * as core from './core.js';
 import {GlintError} from './core.js';
-import {Tensor} from './tensor.js';
+import {Tensor, finishRead} from './tensor.js';
 import {getLoadHandler} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
 
@@ -99,12 +99,28 @@ export class GraphModel {
   }
 
   /**
-   * As execute: control flow (loops, conds, While/If, TensorLists and
-   * TensorArrays), non-maximum suppression, Where and TopKV2 run in the
-   * engine too, which picks its control flow executor from the graph.
+   * As execute, but a node that needs values on the host (non-maximum
+   * suppression, Where, TopKV2, a loop's predicate, a shape computed on the
+   * device) awaits their read where the backend has no synchronous one
+   * (webgpu in node): the engine's run stops at that node, the read lands on
+   * the host, and the run goes on from there.
    */
   async executeAsync(inputs, outputs) {
-    return this.execute(inputs, outputs);
+    const [names, tensors] = this._feeds(inputs, 'executeAsync');
+    const wanted = outputs === undefined ? this.outputNodes : Array.isArray(outputs) ? outputs : [outputs];
+    const M = core.module();
+    const run = core.callInt(() => M._glint_graph_start(this.id, core.json(names),
+        core.ints(tensors.map((t) => t.id)), tensors.length, core.json(wanted)));
+    let ids;
+    try {
+      // The engine checks at each resume that the model was not disposed meanwhile.
+      for (let read; (read = core.callInt(() => M._glint_graph_resume(run))) !== 0;) await finishRead(read);
+      ids = core.callIds(Math.max(1, wanted.length), (out, max) => M._glint_graph_run_outputs(run, out, max));
+    } finally {
+      M._glint_graph_run_dispose(run);
+    }
+    const outs = ids.map((id) => new Tensor(id));
+    return typeof outputs === 'string' || outs.length === 1 ? outs[0] : outs;
   }
 
   dispose() {

@@ -144,25 +144,8 @@ export class Tensor {
   async data() {
     this._assertLive();
     this._info();
-    const M = core.module();
-    const readId = core.callInt(() => M._glint_read_start(this.id));
-    const gpuRead = M._glint_read_gpu_id(readId);
-    if (gpuRead > 0 && M.glintWebGPUReadDone) await M.glintWebGPUReadDone(gpuRead);
-    for (;;) {
-      const r = M._glint_read_poll(readId);
-      if (r < 0) throw core.engineError();
-      if (r === 1) break;
-      await nextTick();
-    }
-    const m = core.mark();
-    try {
-      const lenPtr = core.outInt();
-      const p = M._glint_read_take(readId, lenPtr);
-      if (!p) throw core.engineError();
-      return toTyped(core.readBytes(p, core.heapI32()[lenPtr >> 2]), this._dtype);
-    } finally {
-      core.release(m);
-    }
+    const readId = core.callInt(() => core.module()._glint_read_start(this.id));
+    return toTyped(await finishRead(readId), this._dtype);
   }
 
   // Numbers for every dtype, bool too (0 and 1), as TF.js returns them.
@@ -238,6 +221,28 @@ function nest(flat, shape) {
 // In browsers a MessageChannel turn (not clamped like setTimeout); setImmediate in node.
 let channel = null;
 const waiting = [];
+/** The bytes of a read that glint_read_start (or a graph run) started, once it landed. */
+export async function finishRead(readId) {
+  const M = core.module();
+  const gpuRead = M._glint_read_gpu_id(readId);
+  if (gpuRead > 0 && M.glintWebGPUReadDone) await M.glintWebGPUReadDone(gpuRead);
+  for (;;) {
+    const r = M._glint_read_poll(readId);
+    if (r < 0) throw core.engineError();
+    if (r === 1) break;
+    await nextTick();
+  }
+  const m = core.mark();
+  try {
+    const lenPtr = core.outInt();
+    const p = M._glint_read_take(readId, lenPtr);
+    if (!p) throw core.engineError();
+    return core.readBytes(p, core.heapI32()[lenPtr >> 2]);
+  } finally {
+    core.release(m);
+  }
+}
+
 export function nextTick() {
   if (typeof setImmediate === 'function') return new Promise((r) => setImmediate(r));
   if (typeof MessageChannel === 'function') {

@@ -230,7 +230,11 @@ test('custom layer: training leaks no tensors', async () => {
   const before = glint.memory().numTensors;
   await model.fit(x, y, {epochs: 30, batchSize: 2, verbose: 0});
   for (let i = 0; i < 20; ++i) model.predict(x).dispose();
-  assert.equal(glint.memory().numTensors, before);
+  // At most the count before: tensors earlier tests left to the garbage
+  // collector may be finalized meanwhile (a few); a leak in fit or predict
+  // would add one or more per step (80 steps and predictions here).
+  const after = glint.memory().numTensors;
+  assert.ok(after <= before, `${after} tensors after, ${before} before`);
 });
 
 test('custom layer: errors name the class, the layer and the file', async () => {

@@ -94,8 +94,16 @@ Backend& Engine::active() {
 }
 
 void Engine::ensureOn(Backend& target, const Tensor& t) {
-  if (t.impl()->storage->backend != &target) t.impl()->storage->backend->restoreIfLost();
   Storage& s = *t.impl()->storage;
+  Backend* from;
+  {
+    std::lock_guard<std::mutex> lock(storageMoveMutex);
+    if (s.backend == &target) return;
+    from = s.backend;
+  }
+  from->restoreIfLost();
+  // One thread moves it; the others, waiting here, find it moved.
+  std::lock_guard<std::mutex> lock(storageMoveMutex);
   if (s.backend == &target) return;
   std::vector<uint8_t> host(s.bytes);
   readStorage(t, host.data());

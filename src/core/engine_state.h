@@ -108,6 +108,11 @@ class Engine {
   std::map<std::string, KernelProfileRow> profile;  // by kernel, backend and input shapes
   std::mutex rngMutex;
   Rng rng;
+  // Moves of a tensor's storage to another backend (ensureOn): threads that
+  // first use one tensor after a backend switch must not each move it (each
+  // releasing the buffer the other just made: ASan saw matMul read a pooled,
+  // poisoned buffer in Threads.SetNumThreadsAnyTime).
+  std::mutex storageMoveMutex;
 
  private:
   Engine() = default;

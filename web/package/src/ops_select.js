@@ -60,6 +60,19 @@ function pairOf(op, name, v) {
 }
 
 /**
+ * A window of fh x fw (dilated extent) sliding by (sh, sw) over h x w: the
+ * output size and, for 'same', TF's padding (the odd pixel after).
+ */
+function windowGeometry(h, w, fh, fw, sh, sw, pad) {
+  if (pad !== 'same') {
+    return {outH: Math.ceil((h - fh + 1) / sh), outW: Math.ceil((w - fw + 1) / sw), top: 0, left: 0, padH: 0, padW: 0};
+  }
+  const outH = Math.ceil(h / sh), outW = Math.ceil(w / sw);
+  const padH = Math.max((outH - 1) * sh + fh - h, 0), padW = Math.max((outW - 1) * sw + fw - w, 0);
+  return {outH, outW, top: Math.floor(padH / 2), left: Math.floor(padW / 2), padH, padW};
+}
+
+/**
  * Grayscale morphological dilation: out = max over the window of x + filter,
  * x [b, h, w, c] (or [h, w, c]), filter [fh, fw, c].
  */
@@ -81,18 +94,7 @@ export function dilation2d(x, filter, strides, pad, dilations = [1, 1], dataForm
     const xb = x4 ?? ops.expandDims(x, 0);
     const [b, h, w, c] = xb.shape;
     const effH = (fh - 1) * dh + 1, effW = (fw - 1) * dw + 1;
-    let outH, outW, top = 0, left = 0, padH = 0, padW = 0;
-    if (pad === 'same') {
-      outH = Math.ceil(h / sh);
-      outW = Math.ceil(w / sw);
-      padH = Math.max((outH - 1) * sh + effH - h, 0);
-      padW = Math.max((outW - 1) * sw + effW - w, 0);
-      top = Math.floor(padH / 2);
-      left = Math.floor(padW / 2);
-    } else {
-      outH = Math.ceil((h - effH + 1) / sh);
-      outW = Math.ceil((w - effW + 1) / sw);
-    }
+    const {outH, outW, top, left, padH, padW} = windowGeometry(h, w, effH, effW, sh, sw, pad);
     if (outH <= 0 || outW <= 0) {
       throw new GlintError(`[dilation2d] the dilated filter [${effH}, ${effW}] does not fit x [${xb.shape}]`);
     }
@@ -248,18 +250,7 @@ export function maxPoolWithArgmax(x, filterSize, strides, pad, includeBatchInInd
   const [fh, fw] = pairOf('maxPoolWithArgmax', 'filterSize', filterSize);
   const [sh, sw] = pairOf('maxPoolWithArgmax', 'strides', strides);
   const [b, h, w, c] = x.shape;
-  let outH, outW, top = 0, left = 0, padH = 0, padW = 0;
-  if (pad === 'same') {
-    outH = Math.ceil(h / sh);
-    outW = Math.ceil(w / sw);
-    padH = Math.max((outH - 1) * sh + fh - h, 0);
-    padW = Math.max((outW - 1) * sw + fw - w, 0);
-    top = Math.floor(padH / 2);
-    left = Math.floor(padW / 2);
-  } else {
-    outH = Math.ceil((h - fh + 1) / sh);
-    outW = Math.ceil((w - fw + 1) / sw);
-  }
+  const {outH, outW, top, left, padH, padW} = windowGeometry(h, w, fh, fw, sh, sw, pad);
   if (outH <= 0 || outW <= 0) {
     throw new GlintError(`[maxPoolWithArgmax] the filter [${fh}, ${fw}] does not fit x [${x.shape}]`);
   }

@@ -6,20 +6,11 @@ import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
 import * as glint from '../../web/package/src/index.js';
+import {rng} from './shared_cases.mjs';
 
 await glint.ready();
 await tf.setBackend('cpu');
 
-// A seeded generator, so a failure names a reproducible case.
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6D2B79F5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const SEEDS = [1, 2, 3];
 
 function values(r, n, lo = -1, hi = 1) {

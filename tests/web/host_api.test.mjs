@@ -5,19 +5,11 @@ import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
 import * as glint from '../../web/package/src/index.js';
+import {rng} from './shared_cases.mjs';
 
 await glint.ready();
 await tf.setBackend('cpu');
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6D2B79F5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const r = rng(30);
 const int = (lo, hi) => lo + Math.floor(r() * (hi - lo + 1));
 const shape = () => Array.from({length: int(0, 4)}, () => int(1, 4));

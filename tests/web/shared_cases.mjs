@@ -71,3 +71,14 @@ export function standardModel(glint, name) {
   }
   throw new Error('no model ' + name);
 }
+
+/** A seeded generator of uniforms in [0, 1) (mulberry32), so a failure names a reproducible case. */
+export function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -149,26 +149,7 @@ export const train = {
 };
 
 /** tf.OptimizerConstructors: the train.* factories as static methods. */
-export class OptimizerConstructors {
-  static sgd(...a) {
-    return train.sgd(...a);
-  }
-  static momentum(...a) {
-    return train.momentum(...a);
-  }
-  static adam(...a) {
-    return train.adam(...a);
-  }
-  static adamax(...a) {
-    return train.adamax(...a);
-  }
-  static rmsprop(...a) {
-    return train.rmsprop(...a);
-  }
-  static adagrad(...a) {
-    return train.adagrad(...a);
-  }
-  static adadelta(...a) {
-    return train.adadelta(...a);
-  }
-}
+export class OptimizerConstructors {}
+for (const name of ['sgd', 'momentum', 'adam', 'adamax', 'rmsprop', 'adagrad', 'adadelta'])
+  OptimizerConstructors[name] = (...args) => train[name](...args);
+

@@ -1,7 +1,11 @@
 #pragma once
 // Tape autograd. While a gradient function runs, every kernel call is
 // recorded; the gradients then run backwards, written with ops, on whatever
-// backend is active. First-order only.
+// backend is active. The backward pass is itself recorded by the tapes
+// around it, so gradients nest: grad of grad, Hessian-vector products. A
+// gradient that is not differentiable again (MaxPoolGrad, the RNN cells'
+// gradients, lstmSequence) fails with an error naming it where a tape
+// around needs its gradient; it never gives zeros.
 #include <functional>
 #include <vector>
 
@@ -44,7 +48,9 @@ struct CustomGradResult {
   std::function<std::vector<Tensor>(const Tensor& dy)> gradFunc;
 };
 /// Runs f on `inputs` without recording its internals; on a tape the result's
-/// gradient is gradFunc's.
+/// gradient is gradFunc's. For grad of grad, gradFunc's ops are recorded: it
+/// is differentiable again where it computes from `inputs`, f's value and dy
+/// (tensors f made along the way are constants there).
 Tensor customGrad(const std::function<CustomGradResult(const std::vector<Tensor>&)>& f,
                   const std::vector<Tensor>& inputs);
 

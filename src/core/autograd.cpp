@@ -6,6 +6,7 @@
 
 #include "glint/error.h"
 #include "glint/ops.h"
+#include "src/core/custom_grad.h"
 #include "src/core/engine_state.h"
 
 namespace glint {
@@ -13,12 +14,16 @@ namespace glint {
 Tape::Tape() { threadState().tapes.push_back(this); }
 
 Tape::~Tape() {
-  auto& tapes = threadState().tapes;
-  tapes.erase(std::remove(tapes.begin(), tapes.end(), this), tapes.end());
+  close();
   for (auto& node : nodes_) {
     for (auto& t : node.inputs) t.impl()->tapeRefs -= 1;
     for (auto& t : node.outputs) t.impl()->tapeRefs -= 1;
   }
+}
+
+void Tape::close() {
+  auto& tapes = threadState().tapes;
+  tapes.erase(std::remove(tapes.begin(), tapes.end(), this), tapes.end());
 }
 
 void Tape::record(TapeNode node) {
@@ -30,7 +35,8 @@ void Tape::record(TapeNode node) {
 namespace {
 
 /// Runs the tape backwards from y; returns d y / d x for each x (zeros for
-/// an x that y does not depend on). Runs without recording.
+/// an x that y does not depend on). The tape is closed; tapes around it
+/// record the backward pass's ops, so their own gradients see through it.
 std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy,
                              const std::vector<Tensor>& xs) {
   const auto& nodes = tape.nodes();
@@ -65,7 +71,8 @@ std::vector<Tensor> backprop(const Tape& tape, const Tensor& y, const Tensor& dy
     for (const Tensor& out : node.outputs) {
       auto it = gradOf.find(out.id());
       any = any || it != gradOf.end();
-      dys.push_back(it != gradOf.end() ? it->second : zerosLike(out));
+      // customGrad's nodes take an undefined dy for an output nothing reached.
+      dys.push_back(it != gradOf.end() ? it->second : node.customGrad ? Tensor() : zerosLike(out));
     }
     if (!any) continue;
     GradFn fn = node.customGrad;
@@ -132,7 +139,7 @@ ValueAndGrads differentiate(RunF runF, PickXs pickXs, const Tensor& dy,
       Tape tape;
       out.value = runF();
       xs = pickXs(tape);
-      RecordingPause pause;
+      tape.close();
       out.grads = backprop(tape, out.value, checkedResult(out.value, dy), xs);
     }
     if (chosen) *chosen = xs;
@@ -203,8 +210,10 @@ VariableGrads variableGrads(const std::function<Tensor()>& f, const std::vector<
   return out;
 }
 
-Tensor customGrad(const std::function<CustomGradResult(const std::vector<Tensor>&)>& f,
-                  const std::vector<Tensor>& inputs) {
+namespace {
+
+Tensor recordCustomGrad(const std::function<CustomGradResult(const std::vector<Tensor>&)>& f,
+                        const std::vector<Tensor>& inputs, const std::string& firstOrderOp) {
   Engine& e = Engine::get();
   CustomGradResult r;
   Tensor value;
@@ -218,15 +227,41 @@ Tensor customGrad(const std::function<CustomGradResult(const std::vector<Tensor>
   if (e.recording()) {
     auto gradFunc = r.gradFunc;
     size_t n = inputs.size();
-    GradFn fn = [gradFunc, n](const std::vector<Tensor>& dys, const GradContext&) {
-      std::vector<Tensor> g = gradFunc(dys[0]);
+    GradFn fn = [gradFunc, n, firstOrderOp](const std::vector<Tensor>& dys, const GradContext&) {
+      if (!firstOrderOp.empty() && Engine::get().recording())
+        fail("grad", "the gradient of ", firstOrderOp,
+             " has no gradient (it reads values of the forward pass that no tape recorded): "
+             "second-order gradients do not go through it");
+      Tensor dy = dys[0];
+      if (dys.size() > 1 && dys[1].defined()) dy = dy.defined() ? add(dy, dys[1]) : dys[1];
+      std::vector<Tensor> g = gradFunc(dy);  // defined: some output was reached
       check(g.size() == n, "customGrad", "gradFunc returned ", g.size(),
             " gradients for ", n, " inputs");
       return g;
     };
-    e.recordOnTapes("CustomGradient", inputs, {value}, Attrs(), fn);
+    // f's own result is an output of the node too (the same values as
+    // `value`): a gradFunc that uses it (logSumExp's does) is then
+    // differentiable through it on the tapes around, for grad of grad.
+    std::vector<Tensor> outputs{value};
+    bool isInput = std::any_of(inputs.begin(), inputs.end(),
+                               [&](const Tensor& t) { return t.id() == r.value.id(); });
+    if (!isInput) outputs.push_back(r.value);
+    e.recordOnTapes("CustomGradient", inputs, outputs, Attrs(), fn);
   }
   return value;
+}
+
+}  // namespace
+
+Tensor customGrad(const std::function<CustomGradResult(const std::vector<Tensor>&)>& f,
+                  const std::vector<Tensor>& inputs) {
+  return recordCustomGrad(f, inputs, "");
+}
+
+Tensor firstOrderCustomGrad(const std::string& op,
+                            const std::function<CustomGradResult(const std::vector<Tensor>&)>& f,
+                            const std::vector<Tensor>& inputs) {
+  return recordCustomGrad(f, inputs, op);
 }
 
 }  // namespace glint

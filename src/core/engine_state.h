@@ -37,6 +37,9 @@ class Tape {
   Tape& operator=(const Tape&) = delete;
   void record(TapeNode node);
   const std::vector<TapeNode>& nodes() const { return nodes_; }
+  /// Stops recording (the tape keeps what it has). Its backward pass then
+  /// runs on the tapes around it, if any: that is how grad of grad works.
+  void close();
 
  private:
   std::vector<TapeNode> nodes_;

@@ -165,20 +165,29 @@ void registerConvGradients() {
       if (ctx.needs(1)) df = backpropFilter(bpFilter, x, dys[0], f.shape(), ctx.attrs);
       return std::vector<Tensor>{dx, df};
     });
+    // Both backprops are bilinear, and <g, backprop(a, b)> is <dy, fwd(x, f)>
+    // with g standing in for the operand it replaces: their adjoints are the
+    // forward conv and the other backprop. conv2dTranspose differentiates
+    // through BackpropInput; grad of grad through both.
+    registerGradient(bpInput, [=](const std::vector<Tensor>& dys, const GradContext& ctx) {
+      const Tensor& dy = ctx.inputs[0];
+      const Tensor& f = ctx.inputs[1];
+      const Tensor& g = dys[0];
+      Tensor dDy, df;
+      if (ctx.needs(0)) dDy = runKernel(fwd, {g, f}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
+      if (ctx.needs(1)) df = backpropFilter(bpFilter, g, dy, f.shape(), ctx.attrs);
+      return std::vector<Tensor>{dDy, df};
+    });
+    registerGradient(bpFilter, [=](const std::vector<Tensor>& dys, const GradContext& ctx) {
+      const Tensor& x = ctx.inputs[0];
+      const Tensor& dy = ctx.inputs[1];
+      const Tensor& g = dys[0];
+      Tensor dx, dDy;
+      if (ctx.needs(0)) dx = backpropInput(bpInput, dy, g, x.shape(), ctx.attrs);
+      if (ctx.needs(1)) dDy = runKernel(fwd, {x, g}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
+      return std::vector<Tensor>{dx, dDy};
+    });
   }
-  // For conv2dTranspose: BackpropInput is bilinear in (dy, filter); its
-  // adjoint in dy is the forward conv, in filter the filter backprop with g as input.
-  registerGradient("Conv2DBackpropInput", [](const std::vector<Tensor>& dys,
-                                             const GradContext& ctx) {
-    const Tensor& dy = ctx.inputs[0];
-    const Tensor& f = ctx.inputs[1];
-    const Tensor& g = dys[0];
-    Tensor dDy, df;
-    if (ctx.needs(0))
-      dDy = runKernel("Conv2D", {g, f}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
-    if (ctx.needs(1)) df = backpropFilter("Conv2DBackpropFilter", g, dy, f.shape(), ctx.attrs);
-    return std::vector<Tensor>{dDy, df};
-  });
   registerPoolGradients();
 }
 

@@ -7,6 +7,7 @@
 #include "glint/backend.h"
 #include "glint/fused_ops.h"
 #include "glint/ops.h"
+#include "src/core/engine_state.h"
 #include "src/core/name_table.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
@@ -172,14 +173,20 @@ void registerFusedGradients() {
     return grads;
   });
 
-  // Output 1 (the saved backprop) is internal: no op returns it, so only the
-  // loss's dy arrives.
+  // Output 1 (the saved backprop, softmax * sum(labels) - labels) is internal: no op
+  // returns it, so only the loss's dy arrives. Where a tape around records
+  // this backward pass (grad of grad), it is recomputed with ops instead:
+  // the kernel's saved output carries no gradient.
   registerGradient("SoftmaxCrossEntropyWithLogits",
                    [](const std::vector<Tensor>& dys, const GradContext& ctx) {
                      Tensor d = expandDims(dys[0], -1);
                      Tensor dLabels, dLogits;
                      if (ctx.needs(0)) dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
-                     if (ctx.needs(1)) dLogits = mul(d, ctx.outputs[1]);
+                     if (ctx.needs(1))
+                       dLogits = mul(d, Engine::get().recording()
+                                            ? sub(mul(softmax(ctx.inputs[1], -1), sum(ctx.inputs[0], {-1}, true)),
+                                                  ctx.inputs[0])
+                                            : ctx.outputs[1]);
                      return std::vector<Tensor>{dLabels, dLogits};
                    });
 }

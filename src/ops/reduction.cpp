@@ -7,6 +7,7 @@
 #include "glint/backend.h"
 #include "glint/ops.h"
 #include "src/backends/mean_scale.h"
+#include "src/core/engine_state.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 
@@ -31,6 +32,31 @@ Shape keptShape(const Shape& shape, const std::vector<int64_t>& axes) {
   Shape kept = shape;
   for (int64_t a : axes) kept[a] = 1;
   return kept;
+}
+
+/// For each element of x, the product of the other elements of its window
+/// over `axes`, as n x n products of x with ones on the diagonal: no
+/// division, so zeros need no case, and differentiable again.
+Tensor productOfOthers(const Tensor& x, const std::vector<int64_t>& axes) {
+  std::vector<int64_t> perm;
+  int64_t rest = 1, n = 1;
+  for (int64_t a = 0; a < x.rank(); ++a)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end()) {
+      perm.push_back(a);
+      rest *= x.shape()[a];
+    }
+  for (int64_t a : axes) {
+    perm.push_back(a);
+    n *= x.shape()[a];
+  }
+  Tensor xt = transpose(x, perm);
+  Tensor index = range(0.0f, static_cast<float>(n), 1.0f, DType::int32);
+  Tensor eye = cast(equal(reshape(index, {n, 1}), reshape(index, {1, n})), DType::float32);
+  Tensor rows = add(mul(reshape(xt, {rest, 1, n}), sub(scalar(1.0f), eye)), eye);  // [rest, n, n]
+  Tensor others = reshape(prod(rows, {2}), xt.shape());
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return transpose(others, inverse);
 }
 
 std::vector<int64_t> toInt64(const std::vector<int>& axes) {
@@ -175,6 +201,11 @@ void registerReductionGradients() {
     if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
     const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
     Shape kept = keptShape(x.shape(), axes);
+    // Where a tape around records this (grad of grad), the product of the
+    // others is built from x by ops alone: the zero masks below are right in
+    // value but constant, so their derivative would be lost.
+    if (Engine::get().recording())
+      return std::vector<Tensor>{mul(productOfOthers(x, axes), reshape(dys[0], kept))};
     Tensor zero = scalar(0.0f);
     Tensor isZero = equal(x, zero);
     Tensor safeX = where(isZero, onesLike(x), x);

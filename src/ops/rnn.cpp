@@ -10,6 +10,7 @@
 #include "glint/backend.h"
 #include "glint/engine.h"
 #include "glint/ops.h"
+#include "src/core/custom_grad.h"
 #include "src/core/engine_state.h"
 #include "src/ops/op_util.h"
 
@@ -141,8 +142,8 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
   std::vector<Tensor> inputs{xw, recurrentKernel};
   if (recurrentMask.defined()) inputs.push_back(recurrentMask);
   // One value for customGrad: [outputs, h, c] flattened.
-  Tensor packed = customGrad(
-      [&](const std::vector<Tensor>& in) {
+  Tensor packed = firstOrderCustomGrad(
+      op, [&](const std::vector<Tensor>& in) {
         const Tensor& wr = in[1];
         Tensor mask = in.size() > 2 ? in[2] : Tensor();
         auto trace = std::make_shared<LstmTrace>();

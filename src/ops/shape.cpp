@@ -407,6 +407,11 @@ void registerShapeGradients() {
                                                       ctx.attrs.ints("strides"),
                                                       ctx.inputs[0].shape())};
   });
+  // Linear in dy: its adjoint is the slice itself (grad of grad).
+  registerGradient("StridedSliceGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    return std::vector<Tensor>{stridedSliceKernel(dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"),
+                                                  ctx.inputs[0].shape())};
+  });
   registerGradient("PadV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const std::vector<int64_t>& paddings = ctx.attrs.ints("paddings");
     const Tensor& x = ctx.inputs[0];

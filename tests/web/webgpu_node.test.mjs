@@ -160,6 +160,21 @@ test('gradients on webgpu match central differences', async () => {
   }
 });
 
+test('grad of grad on webgpu matches cpu: Hessian-vector product through conv, softmax, tanh', async () => {
+  const hvp = async (backend) => {
+    await glint.setBackend(backend);
+    const x = glint.tensor(randomValues(2 * 5 * 5, 11), [2, 5, 5, 1]);
+    const f = glint.tensor(randomValues(3 * 3 * 2, 12).map((v) => v * 0.3), [3, 3, 1, 2]);
+    const v = glint.tensor(randomValues(3 * 3 * 2, 13), [3, 3, 1, 2]);
+    const loss = (w) => glint.logSoftmax(glint.conv2d(x, w, 1, 'same').tanh().mean([1, 2])).sum();
+    return read(glint.grad((w) => glint.grad(loss)(w).mul(v).sum())(f));
+  };
+  const want = await hvp('cpu'), got = await hvp('webgpu');
+  assert.ok(want.some((e) => Math.abs(e) > 1e-3), 'H v is not all zeros');
+  for (let i = 0; i < want.length; ++i)
+    assert.ok(Math.abs(got[i] - want[i]) <= 1e-3 * Math.max(1, Math.abs(want[i])), `element ${i}: ${got[i]} vs ${want[i]}`);
+});
+
 test('dataSync on webgpu in node says to use data(); uploads still read back', async () => {
   await glint.setBackend('webgpu');
   const up = glint.tensor([1, 2, 3], [3]);

@@ -4,9 +4,29 @@ import * as core from './core.js';
 import {GlintError} from './core.js';
 import {Tensor, asTensor} from './tensor.js';
 
+// How many gradient functions are running. A gradient taken inside another's
+// function is recorded by the outer tape (grad of grad), which may still read
+// the inner value: that one is left to the engine's scopes, not disposed.
+let running = 0;
+
+function counted(f) {
+  return (...args) => {
+    ++running;
+    try {
+      return f(...args);
+    } finally {
+      --running;
+    }
+  };
+}
+
+function disposeUnlessNested(value) {
+  if (running === 0) value.dispose();
+}
+
 function valueAndGradsImpl(f, xs, dy) {
   const M = core.module();
-  return core.withRegisteredFn(f, (fnId) => {
+  return core.withRegisteredFn(counted(f), (fnId) => {
     const ids = core.callIds(xs.length + 1, (out) => M._glint_value_and_grads(
         fnId, core.ints(xs.map((x) => x.id)), xs.length, dy ? dy.id : 0, out));
     const [value, ...grads] = ids.map((id) => new Tensor(id));
@@ -23,7 +43,7 @@ function tensorsArg(op, xs) {
 export function grad(f) {
   return (x, dy) => {
     const r = valueAndGradsImpl(f, [asTensor(x, 'grad', 'x')], dy);
-    r.value.dispose();
+    disposeUnlessNested(r.value);
     return r.grads[0];
   };
 }
@@ -32,7 +52,7 @@ export function grad(f) {
 export function grads(f) {
   return (xs, dy) => {
     const r = valueAndGradsImpl(f, tensorsArg('grads', xs), dy);
-    r.value.dispose();
+    disposeUnlessNested(r.value);
     return r.grads;
   };
 }
@@ -54,7 +74,7 @@ export function valueAndGrads(f) {
  */
 export function variableGrads(f, varList = []) {
   const M = core.module();
-  return core.withRegisteredFn(f, (fnId) => {
+  return core.withRegisteredFn(counted(f), (fnId) => {
     const ids = core.callIds(1 + 2 * Math.max(varList.length, 4096), (out, max) =>
       M._glint_variable_grads(fnId, core.ints(varList.map((v) => v.id)), varList.length, out, max));
     const value = new Tensor(ids[0]);

@@ -15,6 +15,7 @@ void writeFloats(std::ostream& out, const std::vector<float>& v) {
     if (i) out << ',';
     if (std::isnan(v[i])) out << "\"NaN\"";
     else if (std::isinf(v[i])) out << (v[i] > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    else if (v[i] == 0.0f && std::signbit(v[i])) out << "-0.0";  // "-0" would parse as the integer 0 in Python
     else {
       std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v[i]));
       out << buf;
@@ -42,7 +43,8 @@ void emitCall(std::ostream& out, const Generator& g, const Knobs& knobs, const C
                {"atol", call.atol},
                {"gradScale", call.gradScale},
                {"checkGrad", call.checkGrad && !reference.grads.empty()},
-               {"gradInputs", reference.gradInputs}};
+               {"gradInputs", reference.gradInputs},
+               {"tags", call.tags}};
   std::string text = head.dump();
   text.pop_back();  // the object goes on with the arrays, written by hand
   out << text << ",\"inputs\":[";

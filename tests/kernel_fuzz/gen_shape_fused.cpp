@@ -144,7 +144,8 @@ const Register shapeOps({
             if (p >> a & 1) axes.push_back(negAxis ? a - rank : a);
           call.fn = [=](const std::vector<Tensor>& x) { return reverse(x[0], axes); };
           args = "axes " + shapeText(axes);
-          call.spec = {{"op", "reverse"}, {"attrs", {{"axis", axes}}}};
+          // No axes reverses every axis, as TF.js's axis left out.
+          call.spec = {{"op", "reverse"}, {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}}}};
         }
       } else if (op == "pad") {
         std::vector<std::pair<int64_t, int64_t>> pads;
@@ -201,7 +202,8 @@ const Register indexing({
         call.fn = [depth](const std::vector<Tensor>& x) { return oneHot(x[0], depth, 2.5f, -0.5f); };
         call.describe = "oneHot indices " + shapeText(call.inputs[0].shape) + " depth " + std::to_string(depth);
         call.tags = {"outOfRangeIndices"};
-        call.spec = {{"op", "oneHot"},
+        // TF.js's oneHot refuses depth 1: torch's form (a comparison with arange) then.
+        call.spec = {{depth < 2 ? "torch" : "op", "oneHot"},
                      {"attrs", {{"depth", depth}, {"onValue", 2.5}, {"offValue", -0.5}, {"dtype", "float32"}}}};
       } else if (op == 1) {
         call.inputs = {floats({n, m}, kUniform, seed), ints({n}, 0, static_cast<int>(depth - 1), seed + 1)};
@@ -285,7 +287,8 @@ const Register fused({
         call.atol = 1e-6 + 8e-7 * static_cast<double>(kk);
         call.rtol = 3.2e-5;
         call.tags = {a};
-        call.spec = {{"op", "fused.matMul"},
+        // TF.js's fused.matMul has no tanh: then matMul, add, tanh.
+        call.spec = {{a == "tanh" ? "compose" : "op", a == "tanh" ? "fusedMatMul" : "fused.matMul"},
                      {"attrs", {{"transposeA", ta}, {"transposeB", tb}, {"activation", a},
                                 {"leakyreluAlpha", 0.2}}}};
         // Activations' kinks (relu at exactly 0) differ only where a sum is

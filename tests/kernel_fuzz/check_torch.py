@@ -134,7 +134,8 @@ def t_matmul(x, a):
 def numpy_op(f, x):
     """A NumPy function of the inputs, float32; no gradient (the callers' ops
     have none, or their gradient is checked on TF.js)."""
-    return torch.from_numpy(np.asarray(f(*[t.detach().numpy() for t in x]), dtype=np.float32))
+    with np.errstate(all="ignore"):  # NaN where the op defines NaN
+        return torch.from_numpy(np.asarray(f(*[t.detach().numpy() for t in x]), dtype=np.float32))
 
 
 # TF.js op names (deferred calls) and torch names (the spec's "torch").

@@ -138,7 +138,7 @@ function callFunction(spec) {
   if (spec.compose) return [spec.compose, (x) => compositions[spec.compose](x, attrs)];
   const name = spec.op;
   let f = ops[name];
-  if (!f && typeof tf[name] === 'function' && !ops[name]) {
+  if (!f && typeof tf[name] === 'function') {
     f = x => tf[name](...x);  // element-wise: the inputs in order
   }
   if (!f) throw new Error(`check_tfjs: no TF.js form for op ${name}`);

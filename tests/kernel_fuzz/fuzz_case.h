@@ -44,7 +44,10 @@ struct Call {
   std::vector<std::string> tags;
   /// The call in an independent library's terms, for check_tfjs.mjs and
   /// check_torch.py (glint_kernel_fuzz --emit):
-  ///   {"op": TF.js op name, "attrs": {...}}: the op with these arguments;
+  ///   {"op": TF.js op name, "attrs": {...}}: the op with these arguments,
+  ///     with "pre" / "post" naming what fn does around it
+  ///     ("normalizeLabels": x0 / sum(x0, 1); "concatFlatScaled": the parts
+  ///     flattened, part i times i + 1, concatenated);
   ///   {"compose": name, "attrs": {...}}: the scripts compose it from TF.js
   ///     ops by the equations in the Glint header (cells, optimizer updates,
   ///     argMaxEqual) or post-process an op's result ("post");

@@ -3,15 +3,17 @@
 
     ./build/release/glint_kernel_fuzz --emit calls.jsonl --cases 3000 --seed 1
     node tests/kernel_fuzz/check_tfjs.mjs calls.jsonl --defer deferred.jsonl
-    python3 tests/kernel_fuzz/check_torch.py calls.jsonl [--defer deferred.jsonl] [--show N]
+    /usr/bin/python3 tests/kernel_fuzz/check_torch.py calls.jsonl [--defer deferred.jsonl] [--show N]
 
 Checks the calls whose spec names torch (ops TF.js lacks: gelu, softmax over
 a non-last axis, oneHot of depth 1) and, with --defer, the calls
 check_tfjs.mjs handed over because TF.js differs there by design or by its
 own bug (check_common.mjs's intended differences): forward, and the
 gradients of sum(w * f) through autograd, with the fuzzer's comparison rule
-(differential.cpp close). Prints per op: calls compared, agreed, differed,
-then each difference with its replay line. Exit status 1 when one differed.
+(differential.cpp close). Where torch itself differs from reference by
+design, INTENDED names it (docs/TESTING.md). Prints per op: calls compared,
+agreed, intended, differed, then each difference with its replay line. Exit
+status 1 when one differed.
 """
 import json
 import math

@@ -1,6 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser clean fuzz fuzz-short fuzz-build soak
+.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -162,6 +162,24 @@ test-kernel-fuzz: build build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS) --target glint_kernel_fuzz
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:print_legend=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GLINT_GL=0 \
 	  ./build/asan/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 45 --seed 2
+
+## check-kernels-tfjs: reference itself against independent implementations
+## on the fuzzer's random calls (docs/TESTING.md): FUZZ_CASES calls (default
+## 3000) of every generator, seed FUZZ_SEED (default 1), emitted with
+## reference's results, run on TF.js 4.22 (cpu backend) for every op it has,
+## then on PyTorch (CPU) for those TF.js lacks or differs on by design.
+FUZZ_CASES ?= 3000
+KERNEL_CALLS := build/kernel_calls
+check-kernels-tfjs: build
+	mkdir -p $(KERNEL_CALLS)
+	GLINT_GL=0 ./build/release/glint_kernel_fuzz --emit $(KERNEL_CALLS)/calls.jsonl \
+	  --cases $(FUZZ_CASES) --seed $(or $(FUZZ_SEED),1)
+	$(NODE) tests/kernel_fuzz/check_tfjs.mjs $(KERNEL_CALLS)/calls.jsonl --defer $(KERNEL_CALLS)/deferred.jsonl; \
+	  tfjs=$$?; /usr/bin/python3 tests/kernel_fuzz/check_torch.py $(KERNEL_CALLS)/calls.jsonl \
+	  --defer $(KERNEL_CALLS)/deferred.jsonl; torch=$$?; test $$tfjs = 0 -a $$torch = 0
+## test-kernels-tfjs (for make test): the same on 600 calls, seed 1 (~15 s).
+test-kernels-tfjs:
+	$(MAKE) check-kernels-tfjs FUZZ_CASES=600 FUZZ_SEED=1
 
 ## soak: the mlp trains 20,000 steps on cpu and gl (2,000 on the scalar
 ## reference backend) with memory() and the resident set flat; prints figures.

@@ -31,12 +31,7 @@ std::vector<Tensor> makeTensors(const Call& c) {
   return out;
 }
 
-struct Result {
-  Shape shape;
-  DType dtype = DType::float32;
-  std::vector<float> values;
-  std::vector<std::vector<float>> grads;  // of sum(w * f), per differentiable input
-};
+using Result = Evaluation;
 
 /// Forward and gradients on the current backend. Throws what the op throws.
 Result evaluate(const Call& c, bool withGrads) {
@@ -49,17 +44,15 @@ Result evaluate(const Call& c, bool withGrads) {
     r.dtype = y.dtype();
     r.values = y.toFloats();
     if (withGrads && y.dtype() == DType::float32 && y.size() > 0) {
-      std::vector<float> w(static_cast<size_t>(y.size()));
-      Rng rng(std::hash<std::string>{}(c.describe));
-      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-      for (float& v : w) v = u(rng);
-      Tensor dy = tensor(w, y.shape());
+      r.weights = upstreamWeights(c, static_cast<size_t>(y.size()));
+      Tensor dy = tensor(r.weights, y.shape());
       std::vector<Tensor> diff;
       std::vector<size_t> which;
       for (size_t i = 0; i < xs.size(); ++i)
         if (c.inputs[i].differentiable && c.inputs[i].dtype == DType::float32) {
           diff.push_back(xs[i]);
           which.push_back(i);
+          r.gradInputs.push_back(i);
         }
       if (!diff.empty()) {
         std::vector<Tensor> g = grads(
@@ -128,6 +121,26 @@ std::string compareResults(const Call& call, const Result& got, const Result& wa
 }
 
 }  // namespace
+
+std::vector<float> upstreamWeights(const Call& c, size_t n) {
+  std::vector<float> w(n);
+  Rng rng(std::hash<std::string>{}(c.describe));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& v : w) v = u(rng);
+  return w;
+}
+
+std::optional<Evaluation> evaluateReference(const Call& call) {
+  std::string saved = getBackend();
+  setBackend("reference");
+  std::optional<Evaluation> out;
+  try {
+    out = evaluate(call, call.checkGrad);
+  } catch (const Error&) {
+  }
+  setBackend(saved);
+  return out;
+}
 
 std::string knobsText(const Knobs& k) {
   std::string s;

@@ -14,6 +14,26 @@ struct Outcome {
   std::set<std::string> kernels;  // reached on reference (forward and backward)
 };
 
+/// One backend's result of a call: forward, and with gradients the upstream
+/// weights w and the gradients of sum(w * f) for the differentiable float32
+/// inputs (their indices in gradInputs).
+struct Evaluation {
+  Shape shape;
+  DType dtype = DType::float32;
+  std::vector<float> values;
+  std::vector<float> weights;
+  std::vector<std::vector<float>> grads;
+  std::vector<size_t> gradInputs;
+};
+
+/// The w of sum(w * f) for a call whose output has n elements: the same on
+/// every backend and in --emit.
+std::vector<float> upstreamWeights(const Call& c, size_t n);
+
+/// The call on reference (gradients when call.checkGrad); nullopt when the op
+/// refuses it (not a valid call).
+std::optional<Evaluation> evaluateReference(const Call& call);
+
 Outcome runCall(const Call& call, const std::vector<std::string>& backends);
 
 /// Lowers knobs (all but the first, which picks the op, and the last, the

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "glint/glint.h"
+#include "glint/json.h"
 
 namespace glint::kfuzz {
 
@@ -41,6 +42,19 @@ struct Call {
   /// Which attributes and shape classes this call exercised ("same",
   /// "odd", "broadcast", "rank3", "specials"...): the coverage table.
   std::vector<std::string> tags;
+  /// The call in an independent library's terms, for check_tfjs.mjs and
+  /// check_torch.py (glint_kernel_fuzz --emit):
+  ///   {"op": TF.js op name, "attrs": {...}}: the op with these arguments,
+  ///     with "pre" / "post" naming what fn does around it
+  ///     ("normalizeLabels": x0 / sum(x0, 1); "concatFlatScaled": the parts
+  ///     flattened, part i times i + 1, concatenated);
+  ///   {"compose": name, "attrs": {...}}: the scripts compose it from TF.js
+  ///     ops by the equations in the Glint header (cells, optimizer updates,
+  ///     argMaxEqual) or post-process an op's result ("post");
+  ///   {"torch": torch.nn.functional / torch name, "attrs": {...}}: TF.js has
+  ///     no such op (gelu, softmax over a non-last axis);
+  ///   {"op": null, "why": "..."}: neither has it.
+  Json spec;
 };
 
 struct Generator {

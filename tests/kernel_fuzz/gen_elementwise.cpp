@@ -44,6 +44,16 @@ Shape drawShape(Rng& r, int64_t rank, int64_t maxElements) {
   return s;
 }
 
+/// The op in TF.js's terms; TF.js has no gelu op: torch's.
+Json unarySpec(const std::string& name) {
+  if (name == "gelu") return {{"torch", "gelu"}, {"attrs", {{"approximate", "none"}}}};
+  if (name == "geluApprox") return {{"torch", "gelu"}, {"attrs", {{"approximate", "tanh"}}}};
+  Json attrs = Json::object();
+  if (name == "leakyRelu") attrs = {{"alpha", 0.2}};
+  if (name == "clipByValue") attrs = {{"clipValueMin", -0.5}, {"clipValueMax", 1.25}};
+  return {{"op", name}, {"attrs", attrs}};
+}
+
 // knobs: op, rank, d0..d5, valueClass, seed
 const Register unary({
     "unary",
@@ -74,6 +84,7 @@ const Register unary({
       auto fn = op.fn;
       call.fn = [fn](const std::vector<Tensor>& x) { return fn(x[0]); };
       call.describe = std::string(op.name) + " x " + shapeText(s);
+      call.spec = unarySpec(op.name);
       call.tags = {"rank" + std::to_string(s.size())};
       if (numElements(s) == 0) call.tags.push_back("empty");
       if (vc == kSpecials) call.tags.push_back("specials");
@@ -164,6 +175,7 @@ const Register binary({
       auto fn = op.fn;
       call.fn = [fn](const std::vector<Tensor>& x) { return fn(x[0], x[1]); };
       call.describe = name + (asInt ? " int32" : "") + " a " + shapeText(a) + " b " + shapeText(b);
+      call.spec = {{"op", name}, {"attrs", Json::object()}};
       call.tags.push_back("rank" + std::to_string(full.size()));
       if (a != full || b != full) call.tags.push_back("broadcast");
       if (b.size() < full.size()) call.tags.push_back("lowerRank");

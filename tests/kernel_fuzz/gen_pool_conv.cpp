@@ -67,6 +67,9 @@ const Register pool({
       call.describe = std::string(kind == 0 ? "maxPool" : "avgPool") + " x " +
                       shapeText({n, h, w, c}) + " filter " + shapeText({fh, fw}) + " strides " +
                       shapeText({sh, sw}) + (same ? " same" : " valid");
+      call.spec = {{"op", kind == 0 ? "maxPool" : "avgPool"},
+                   {"attrs", {{"filterSize", {fh, fw}}, {"strides", {sh, sw}},
+                              {"pad", same ? "same" : "valid"}}}};
       call.tags = geometryTags(h, w, fh, fw, sh, sw, same);
       if (c % 4) call.tags.push_back("channels%4");
       if (vc == kSpecials) call.tags.push_back("specials");
@@ -134,6 +137,10 @@ const Register conv({
                       shapeText({sh, sw}) + " dilations " + shapeText({dh, dw}) +
                       (same ? " same" : " valid") +
                       (kind == 2 ? " outputShape " + shapeText(outShape) : "");
+      Json attrs = {{"strides", {sh, sw}}, {"pad", same ? "same" : "valid"}};
+      if (kind == 2) attrs["outputShape"] = outShape;
+      else attrs["dilations"] = {dh, dw};
+      call.spec = {{"op", name}, {"attrs", attrs}};
       call.tags = geometryTags(h, w, fh, fw, sh, sw, same);
       call.tags.push_back(name);
       if (dh > 1 || dw > 1) call.tags.push_back("dilated");

@@ -81,6 +81,16 @@ const Register reduce({
       call.describe = op + " x " + shapeText(s) +
                       (singleAxis ? " axis " + std::to_string(axis)
                                   : " axes [" + axesText + "]" + (keep ? " keepDims" : ""));
+      if (!singleAxis) {
+        // No axes means all of them, as TF.js's axis null.
+        call.spec = {{"op", op}, {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)},
+                                            {"keepDims", keep}}}};
+      } else if ((op == "softmax" || op == "logSoftmax") && (axis + rank) % rank != rank - 1) {
+        // TF.js's softmax and logSoftmax take the last axis only.
+        call.spec = {{"torch", op == "softmax" ? "softmax" : "log_softmax"}, {"attrs", {{"dim", axis}}}};
+      } else {
+        call.spec = {{"op", op}, {"attrs", {{op == "softmax" || op == "logSoftmax" ? "dim" : "axis", axis}}}};
+      }
       call.tags = {"rank" + std::to_string(rank)};
       if (!singleAxis && axes.empty()) call.tags.push_back("allAxes");
       if (k[10]) call.tags.push_back("negativeAxes");
@@ -136,6 +146,7 @@ const Register matmul({
       call.fn = [=](const std::vector<Tensor>& x) { return matMul(x[0], x[1], ta, tb); };
       call.describe = "matMul a " + shapeText(a) + " b " + shapeText(b) +
                       (ta ? " transposeA" : "") + (tb ? " transposeB" : "");
+      call.spec = {{"op", "matMul"}, {"attrs", {{"transposeA", ta}, {"transposeB", tb}}}};
       call.tags = {"batchRank" + std::to_string(br)};
       if (ta) call.tags.push_back("transposeA");
       if (tb) call.tags.push_back("transposeB");

@@ -74,6 +74,7 @@ const Register shapeOps({
         std::shuffle(perm.begin(), perm.end(), pr);
         call.fn = [perm](const std::vector<Tensor>& x) { return transpose(x[0], perm); };
         for (int64_t v : perm) args += std::to_string(v) + " ";
+        call.spec = {{"op", "transpose"}, {"attrs", {{"perm", perm}}}};
       } else if (op == "concat" || op == "stack") {
         int64_t pieces = 1 + static_cast<int64_t>(u % 20);  // many pieces: gl's multi-piece path
         for (int64_t i = 1; i < pieces; ++i) {
@@ -88,6 +89,7 @@ const Register shapeOps({
         args = std::to_string(pieces) + " pieces axis " +
                std::to_string(op == "concat" ? signedAxis : stackAxis);
         if (pieces > 15) call.tags.push_back("manyPieces");
+        call.spec = {{"op", op}, {"attrs", {{"axis", op == "concat" ? signedAxis : stackAxis}}}};
       } else if (op == "unstack") {
         bool kernel = q & 2;  // the Unpack kernel (rnn_ops' unpack), or the op's slices
         call.fn = [signedAxis, kernel](const std::vector<Tensor>& x) {
@@ -97,6 +99,8 @@ const Register shapeOps({
           return concat(flats, 0);
         };
         args = std::string(kernel ? "unpack" : "unstack") + " axis " + std::to_string(signedAxis);
+        // The parts come back as one tensor: concat of part i flattened times i + 1.
+        call.spec = {{"op", "unstack"}, {"attrs", {{"axis", signedAxis}}}, {"post", "concatFlatScaled"}};
       } else if (op == "slice" || op == "stridedSlice" || op == "reverse") {
         std::vector<int64_t> begin, end, size, strides, revAxes;
         Rng sr(p);
@@ -123,18 +127,25 @@ const Register shapeOps({
           args = "begin " + shapeText(sb) + " end " + shapeText(end) + " strides " +
                  shapeText(strides) + " masks " + std::to_string(beginMask) + "," +
                  std::to_string(endMask) + "," + std::to_string(shrink);
+          call.spec = {{"op", "stridedSlice"},
+                       {"attrs", {{"begin", sb}, {"end", end}, {"strides", strides},
+                                  {"beginMask", beginMask}, {"endMask", endMask},
+                                  {"ellipsisMask", 0}, {"newAxisMask", 0}, {"shrinkAxisMask", shrink}}}};
           call.tags.push_back("strided");
           if (std::any_of(strides.begin(), strides.end(), [](int64_t v) { return v < 0; }))
             call.tags.push_back("negativeStrides");
         } else if (op == "slice") {
           call.fn = [=](const std::vector<Tensor>& x) { return slice(x[0], begin, size); };
           args = "begin " + shapeText(begin) + " size " + shapeText(size);
+          call.spec = {{"op", "slice"}, {"attrs", {{"begin", begin}, {"size", size}}}};
         } else {
           std::vector<int64_t> axes;
           for (int64_t a = 0; a < rank; ++a)
             if (p >> a & 1) axes.push_back(negAxis ? a - rank : a);
           call.fn = [=](const std::vector<Tensor>& x) { return reverse(x[0], axes); };
           args = "axes " + shapeText(axes);
+          // No axes reverses every axis, as TF.js's axis left out.
+          call.spec = {{"op", "reverse"}, {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}}}};
         }
       } else if (op == "pad") {
         std::vector<std::pair<int64_t, int64_t>> pads;
@@ -143,11 +154,15 @@ const Register shapeOps({
         float value = static_cast<float>(static_cast<int64_t>(u % 7) - 3) / 2;
         call.fn = [=](const std::vector<Tensor>& x) { return pad(x[0], pads, value); };
         args = "value " + std::to_string(value);
+        Json paddings = Json::array();
+        for (const auto& [before, after] : pads) paddings.push_back({before, after});
+        call.spec = {{"op", "pad"}, {"attrs", {{"paddings", paddings}, {"constantValue", value}}}};
       } else if (op == "tile") {
         std::vector<int64_t> reps;
         for (int64_t i = 0; i < rank; ++i) reps.push_back(1 + static_cast<int64_t>((p >> (2 * i)) % (i + 1 == rank ? 4 : 2)));
         call.fn = [=](const std::vector<Tensor>& x) { return tile(x[0], reps); };
         args = "reps " + shapeText(reps);
+        call.spec = {{"op", "tile"}, {"attrs", {{"reps", reps}}}};
       } else {  // gather
         int64_t n = s[static_cast<size_t>(axis)];
         Shape is{1 + static_cast<int64_t>(q % 9)};
@@ -155,6 +170,7 @@ const Register shapeOps({
         call.inputs.push_back(ints(is, 0, static_cast<int>(n - 1), seed + 7));
         call.fn = [signedAxis](const std::vector<Tensor>& x) { return gather(x[0], x[1], signedAxis); };
         args = "indices " + shapeText(is) + " axis " + std::to_string(signedAxis);
+        call.spec = {{"op", "gather"}, {"attrs", {{"axis", signedAxis}, {"batchDims", 0}}}};
       }
       call.describe = op + " x " + shapeText(s) + " " + args;
       return call;
@@ -186,10 +202,14 @@ const Register indexing({
         call.fn = [depth](const std::vector<Tensor>& x) { return oneHot(x[0], depth, 2.5f, -0.5f); };
         call.describe = "oneHot indices " + shapeText(call.inputs[0].shape) + " depth " + std::to_string(depth);
         call.tags = {"outOfRangeIndices"};
+        // TF.js's oneHot refuses depth 1: torch's form (a comparison with arange) then.
+        call.spec = {{depth < 2 ? "torch" : "op", "oneHot"},
+                     {"attrs", {{"depth", depth}, {"onValue", 2.5}, {"offValue", -0.5}, {"dtype", "float32"}}}};
       } else if (op == 1) {
         call.inputs = {floats({n, m}, kUniform, seed), ints({n}, 0, static_cast<int>(depth - 1), seed + 1)};
         call.fn = [depth](const std::vector<Tensor>& x) { return unsortedSegmentSum(x[0], x[1], depth); };
         call.describe = "unsortedSegmentSum x " + shapeText({n, m}) + " segments " + std::to_string(depth);
+        call.spec = {{"op", "unsortedSegmentSum"}, {"attrs", {{"numSegments", depth}}}};
       } else if (op == 2 || op == 3) {
         Shape s{n, m};
         call.inputs = {boolInput(s, seed), boolInput(variant & 4 ? Shape{m} : s, seed + 1)};
@@ -205,6 +225,13 @@ const Register indexing({
         call.describe = std::string(op == 3 ? "any/all" : "logical") + " variant " +
                         std::to_string(variant) + " x " + shapeText(s);
         if (variant & 4) call.tags.push_back("broadcast");
+        const char* logical[] = {"logicalAnd", "logicalOr", "logicalXor", "logicalNot"};
+        if (op == 3 && variant & 1)
+          call.spec = {{"op", "any"}, {"attrs", {{"axis", variant & 2 ? 1 : 0}, {"keepDims", false}}}};
+        else if (op == 3)
+          call.spec = {{"op", "all"}, {"attrs", {{"axis", variant & 2 ? -1 : 0}, {"keepDims", true}}}};
+        else
+          call.spec = {{"op", logical[variant % 4]}, {"attrs", Json::object()}};
       } else {
         Shape s{n, m};
         call.inputs = {boolInput(variant & 1 ? Shape{m} : s, seed), floats(s, kSpecials, seed + 1),
@@ -214,6 +241,7 @@ const Register indexing({
                         " b " + shapeText(call.inputs[2].shape);
         call.checkGrad = false;
         call.tags = {"specials"};
+        call.spec = {{"op", "where"}, {"attrs", Json::object()}};
       }
       return call;
     },
@@ -259,6 +287,10 @@ const Register fused({
         call.atol = 1e-6 + 8e-7 * static_cast<double>(kk);
         call.rtol = 3.2e-5;
         call.tags = {a};
+        // TF.js's fused.matMul has no tanh: then matMul, add, tanh.
+        call.spec = {{a == "tanh" ? "compose" : "op", a == "tanh" ? "fusedMatMul" : "fused.matMul"},
+                     {"attrs", {{"transposeA", ta}, {"transposeB", tb}, {"activation", a},
+                                {"leakyreluAlpha", 0.2}}}};
         // Activations' kinks (relu at exactly 0) differ only where a sum is
         // exactly 0, which quarters make likely: gradients on uniform values.
         call.checkGrad = vc == kUniform;
@@ -269,6 +301,7 @@ const Register fused({
           call.fn = [](const std::vector<Tensor>& x) { return argMaxEqual(x[0], x[1]); };
           call.describe = "argMaxEqual a, b " + shapeText({m, n});
           call.tags = {"ties"};
+          call.spec = {{"compose", "argMaxEqual"}, {"attrs", Json::object()}};
         } else {
           call.inputs[0].differentiable = false;
           call.fn = [](const std::vector<Tensor>& x) {
@@ -276,6 +309,10 @@ const Register fused({
             return softmaxCrossEntropyWithLogits(labels, x[1]);
           };
           call.describe = "softmaxCrossEntropyWithLogits labels, logits " + shapeText({m, n});
+          // labels = x0 / sum(x0, 1), then per row; TF.js's losses.softmaxCrossEntropy
+          // with Reduction.NONE.
+          call.spec = {{"op", "losses.softmaxCrossEntropy"},
+                       {"attrs", {{"reduction", "none"}}}, {"pre", "normalizeLabels"}};
           call.rtol = 3.2e-5;
           call.atol = 1e-5;
         }
@@ -321,6 +358,12 @@ const Register cells({
                         (resetAfter ? " resetAfter" : "");
       }
       call.describe += " " + ract + "/" + act;
+      // TF.js has the layers, not the pointwise step: the scripts compose it
+      // from TF.js ops by rnn_ops.h's (Keras's) equations.
+      const char* cellName[] = {"lstmCell", "gruCell", "gruCell", "gruResetState"};
+      call.spec = {{"compose", cellName[cell]},
+                   {"attrs", {{"recurrentActivation", ract}, {"activation", act},
+                              {"resetAfter", cell == 2}}}};
       call.tags = {ract, act};
       call.rtol = 3.2e-5;
       // hardSigmoid's and relu's kinks: uniform values never land on them.
@@ -356,6 +399,16 @@ const Register optim({
       const char* names[] = {"applyGradientDescent", "applyMomentum", "applyMomentum nesterov",
                              "applyAdam", "applyAdam weightDecay"};
       call.describe = std::string(names[op]) + " n " + std::to_string(n);
+      // TF.js keeps its optimizers' state inside: composed from TF.js ops by
+      // optim_ops.h's equations, with these arguments.
+      const char* composeName[] = {"applyGradientDescent", "applyMomentum", "applyMomentum",
+                                   "applyAdam", "applyAdam"};
+      Json attrs = {{"lr", 0.05}};
+      if (op == 1 || op == 2) attrs = {{"lr", 0.05}, {"momentum", 0.9}, {"nesterov", op == 2}};
+      if (op >= 3)
+        attrs = {{"lr", 0.01}, {"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-7}, {"c1", 0.1},
+                 {"c2", 0.001}, {"weightDecay", op == 4 ? 0.01 : 0.0}};
+      call.spec = {{"compose", composeName[op]}, {"attrs", attrs}};
       call.rtol = 3.2e-5;
       return call;
     },

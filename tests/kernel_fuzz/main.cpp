@@ -3,6 +3,7 @@
 //
 //   glint_kernel_fuzz [--seconds S] [--cases N] [--seed X] [--generator NAME]
 //                     [--backends a,b] [--regressions FILE] [--replay NAME:K1,K2,...]
+//                     [--emit FILE]
 //
 // Replays the regression file first (every case a fuzz run once shrank),
 // then draws random calls until the time or case budget is spent, round-robin
@@ -10,15 +11,21 @@
 // and tags reached, the registry's kernels no generator reached, and each
 // failure shrunk to its smallest knobs with the line that replays it.
 // Exit status 1 when any call failed.
+//
+// --emit FILE draws the same calls (seed, cases, generator) but runs them on
+// reference only and writes each valid one with reference's results as a
+// JSON line (emit.h), for tests/kernel_fuzz/check_tfjs.mjs and check_torch.py.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
 #include "glint/backend.h"
 #include "tests/kernel_fuzz/differential.h"
+#include "tests/kernel_fuzz/emit.h"
 
 using namespace glint;
 using namespace glint::kfuzz;
@@ -74,7 +81,7 @@ int main(int argc, char** argv) {
   double seconds = 10;
   int64_t maxCases = -1;
   uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  std::string only, regressions, replay;
+  std::string only, regressions, replay, emit;
   std::vector<std::string> backends = availableBackends();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -92,6 +99,7 @@ int main(int argc, char** argv) {
     else if (a == "--backends") backends = splitList(value(), ',');
     else if (a == "--regressions") regressions = value();
     else if (a == "--replay") replay = value();
+    else if (a == "--emit") emit = value();
     else {
       std::fprintf(stderr, "unknown argument %s (see the comment at the top of main.cpp)\n", a.c_str());
       return 2;
@@ -104,7 +112,9 @@ int main(int argc, char** argv) {
 
   std::map<std::string, Tally> tally;  // per generator
   std::set<std::string> reached;
-  auto runOne = [&](const Generator& g, const Knobs& k, bool doShrink) {
+  std::function<void(const Generator&, const Knobs&, bool)> runOne = [&](const Generator& g,
+                                                                         const Knobs& k,
+                                                                         bool doShrink) {
     std::optional<Call> call = g.build(k);
     Tally& t = tally[g.name];
     if (!call) {
@@ -175,6 +185,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   Rng rng(seed);
+  std::ofstream emitted;
+  if (!emit.empty()) {
+    emitted.open(emit);
+    if (!emitted) {
+      std::fprintf(stderr, "cannot write %s\n", emit.c_str());
+      return 2;
+    }
+    runOne = [&](const Generator& g, const Knobs& k, bool) {
+      std::optional<Call> call = g.build(k);
+      std::optional<Evaluation> want = call ? evaluateReference(*call) : std::nullopt;
+      Tally& t = tally[g.name];
+      if (!want) {
+        ++t.invalid;
+        return;
+      }
+      ++t.cases;
+      emitCall(emitted, g, k, *call, *want);
+    };
+  }
   auto start = std::chrono::steady_clock::now();
   int64_t drawn = 0;
   while (maxCases < 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -187,6 +216,12 @@ int main(int argc, char** argv) {
     ++drawn;
   }
 
+  if (!emit.empty()) {
+    int64_t n = 0;
+    for (const auto& [name, t] : tally) n += t.cases;
+    std::printf("emitted %lld calls (reference only) to %s\n", static_cast<long long>(n), emit.c_str());
+    return emitted.good() ? 0 : 1;
+  }
   std::printf("\n%-8s %8s %8s %7s  per backend: %s\n", "family", "cases", "invalid", "failed",
               list.c_str());
   for (const auto& [name, t] : tally) {

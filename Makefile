@@ -35,7 +35,7 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-models test-headers test-install test-tsan test-asan test-kernel-fuzz test-wasm test-wasm-mt test-web test-programs test-browser test-browser-web test-bundlers test-apps fuzz-short
+test: test-native test-cli test-interop test-models test-headers test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm test-wasm-mt test-web test-programs test-browser test-browser-web test-bundlers test-apps fuzz-short
 	@echo "make test: all suites passed"
 
 ## install: the library, headers, CMake package (find_package(Glint)) and

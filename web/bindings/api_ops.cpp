@@ -64,6 +64,13 @@ class Attrs {
     if (v.size() != 2) bad(key, "a number or [height, width]");
     return {v[0], v[1]};
   }
+  Triple triple(const char* key, Triple dflt) const {
+    if (!has(key)) return dflt;
+    auto v = ints(key);
+    if (v.size() == 1) return {v[0], v[0], v[0]};
+    if (v.size() != 3) bad(key, "a number or [depth, height, width]");
+    return {v[0], v[1], v[2]};
+  }
   Padding padding(const char* key) const {
     std::string p = s(key, "valid");
     if (p == "valid") return Padding::valid;
@@ -189,6 +196,22 @@ std::unordered_map<std::string, OpEntry> buildTable() {
                             return {conv2dTranspose(x[0], x[1], a.shape("outputShape"),
                                                     a.pair("strides", {1, 1}), a.padding("pad"))};
                           }};
+  t["conv3d"] = {2, 2, [](const Args& x, const Attrs& a) -> Args {
+                   return {conv3d(x[0], x[1], a.triple("strides", {1, 1, 1}), a.padding("pad"),
+                                  a.triple("dilations", {1, 1, 1}))};
+                 }};
+  t["conv3dTranspose"] = {2, 2, [](const Args& x, const Attrs& a) -> Args {
+                            return {conv3dTranspose(x[0], x[1], a.shape("outputShape"),
+                                                    a.triple("strides", {1, 1, 1}), a.padding("pad"))};
+                          }};
+  t["maxPool3d"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
+                      Triple f = a.triple("filterSize", {1, 1, 1});
+                      return {maxPool3d(x[0], f, a.triple("strides", f), a.padding("pad"))};
+                    }};
+  t["avgPool3d"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
+                      Triple f = a.triple("filterSize", {1, 1, 1});
+                      return {avgPool3d(x[0], f, a.triple("strides", f), a.padding("pad"))};
+                    }};
   t["maxPool"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                     Pair f = a.pair("filterSize", {1, 1});
                     return {maxPool(x[0], f, a.pair("strides", f), a.padding("pad"))};

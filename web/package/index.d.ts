@@ -276,6 +276,16 @@ export function conv2dTranspose(x: T, filter: T, outputShape: number[], strides?
                                 pad?: Padding): Tensor;
 export function maxPool(x: T, filterSize: Pair, strides?: Pair, pad?: WindowPadding): Tensor;
 export function avgPool(x: T, filterSize: Pair, strides?: Pair, pad?: Padding): Tensor;
+type Triple = number | [number, number, number];
+/** 3-D windows, NDHWC; a rank-4 x is one example [d, h, w, c]. */
+export function conv3d(x: T, filter: T, strides?: Triple, pad?: Padding | number, dataFormat?: 'NDHWC',
+                       dilations?: Triple): Tensor;
+export function conv3dTranspose(x: T, filter: T, outputShape: number[], strides?: Triple,
+                                pad?: Padding): Tensor;
+export function maxPool3d(x: T, filterSize?: Triple, strides?: Triple, pad?: Padding | number,
+                          dimRoundingMode?: 'floor' | 'round' | 'ceil', dataFormat?: 'NDHWC'): Tensor;
+export function avgPool3d(x: T, filterSize?: Triple, strides?: Triple, pad?: Padding,
+                          dimRoundingMode?: 'floor' | 'round' | 'ceil', dataFormat?: 'NDHWC'): Tensor;
 export function reshape(x: T, shape: number[]): Tensor;
 export function transpose(x: T, perm?: number[]): Tensor;
 export function concat(tensors: T[], axis?: number): Tensor;

@@ -155,6 +155,17 @@ fuzz-short: fuzz-build
 fuzz-kernels: build
 	./build/release/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt \
 	  --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+## fuzz-kernels-webgpu: the same fuzzer on webgpu in node through Dawn
+## (tests/kernel_fuzz_async), SwiftShader's Vulkan driver unless
+## VK_DRIVER_FILES names another: FUZZ_SECONDS with the kernel forms the
+## adapter gets, then FUZZ_SECONDS with the GPU forms forced.
+.PHONY: fuzz-kernels-webgpu
+fuzz-kernels-webgpu: bootstrap build/wasm/build.ninja
+	cmake --build --preset wasm -j $(JOBS) --target glint_kernel_fuzz_async
+	node tests/kernel_fuzz_async/run.mjs --regressions tests/kernel_fuzz/regressions.txt \
+	  --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+	node tests/kernel_fuzz_async/run.mjs --regressions tests/kernel_fuzz/regressions.txt --force-gpu \
+	  --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 ## test-kernel-fuzz (part of make test): the regressions, then fixed seeds for
 ## a fixed budget: cpu and gl natively (60 s), cpu under ASan+UBSan (45 s).
 test-kernel-fuzz: build build/asan/build.ninja
@@ -225,6 +236,7 @@ web: web-st build/wasm-mt/build.ninja
 ## backend in node through Dawn (npm webgpu) on SwiftShader's Vulkan driver.
 test-web: web-st
 	cmake --build --preset wasm -j $(JOBS) --target glint_optable_async  # the op table on webgpu in node
+	cmake --build --preset wasm -j $(JOBS) --target glint_kernel_fuzz_async  # the kernel fuzzer on webgpu in node
 	node --test tests/web/
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts

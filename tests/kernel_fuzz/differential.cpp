@@ -31,40 +31,18 @@ std::vector<Tensor> makeTensors(const Call& c) {
   return out;
 }
 
-using Result = Evaluation;
-
-/// Forward and gradients on the current backend. Throws what the op throws.
-Result evaluate(const Call& c, bool withGrads) {
+/// Forward and gradients on the active backend, read. Throws what the op throws.
+Evaluation evaluate(const Call& c) {
   startScope();
-  Result r;
+  Evaluation r;
   try {
-    std::vector<Tensor> xs = makeTensors(c);
-    Tensor y = c.fn(xs);
-    r.shape = y.shape();
-    r.dtype = y.dtype();
-    r.values = y.toFloats();
-    if (withGrads && y.dtype() == DType::float32 && y.size() > 0) {
-      r.weights = upstreamWeights(c, static_cast<size_t>(y.size()));
-      Tensor dy = tensor(r.weights, y.shape());
-      std::vector<Tensor> diff;
-      std::vector<size_t> which;
-      for (size_t i = 0; i < xs.size(); ++i)
-        if (c.inputs[i].differentiable && c.inputs[i].dtype == DType::float32) {
-          diff.push_back(xs[i]);
-          which.push_back(i);
-          r.gradInputs.push_back(i);
-        }
-      if (!diff.empty()) {
-        std::vector<Tensor> g = grads(
-            [&](const std::vector<Tensor>& d) {
-              std::vector<Tensor> all = xs;
-              for (size_t k = 0; k < which.size(); ++k) all[which[k]] = d[k];
-              return c.fn(all);
-            },
-            diff, dy);
-        for (const Tensor& t : g) r.grads.push_back(t.toFloats());
-      }
-    }
+    OnDevice e = evaluateOnActive(c);
+    r.shape = e.y.shape();
+    r.dtype = e.y.dtype();
+    r.values = e.y.toFloats();
+    r.weights = std::move(e.weights);
+    r.gradInputs = std::move(e.gradInputs);
+    for (const Tensor& t : e.grads) r.grads.push_back(t.toFloats());
   } catch (...) {
     endScope();
     throw;
@@ -108,7 +86,7 @@ std::optional<Call> flushedDenormals(const Call& c) {
   return out;
 }
 
-std::string compareResults(const Call& call, const Result& got, const Result& want) {
+std::string compareResults(const Call& call, const Evaluation& got, const Evaluation& want) {
   if (got.shape != want.shape)
     return "shape " + shapeText(got.shape) + " vs reference " + shapeText(want.shape);
   if (got.dtype != want.dtype) return "dtype differs from reference's";
@@ -135,7 +113,7 @@ std::optional<Evaluation> evaluateReference(const Call& call) {
   setBackend("reference");
   std::optional<Evaluation> out;
   try {
-    out = evaluate(call, call.checkGrad);
+    out = evaluate(call);
   } catch (const Error&) {
   }
   setBackend(saved);
@@ -151,14 +129,37 @@ std::string knobsText(const Knobs& k) {
   return s;
 }
 
-Outcome runCall(const Call& call, const std::vector<std::string>& backends) {
+OnDevice evaluateOnActive(const Call& c) {
+  OnDevice e;
+  std::vector<Tensor> xs = makeTensors(c);
+  e.y = c.fn(xs);
+  if (!c.checkGrad || e.y.dtype() != DType::float32 || e.y.size() == 0) return e;
+  e.weights = upstreamWeights(c, static_cast<size_t>(e.y.size()));
+  Tensor dy = tensor(e.weights, e.y.shape());
+  std::vector<Tensor> diff;
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (c.inputs[i].differentiable && c.inputs[i].dtype == DType::float32) {
+      diff.push_back(xs[i]);
+      e.gradInputs.push_back(i);
+    }
+  if (diff.empty()) return e;
+  e.grads = grads(
+      [&](const std::vector<Tensor>& d) {
+        std::vector<Tensor> all = xs;
+        for (size_t k = 0; k < e.gradInputs.size(); ++k) all[e.gradInputs[k]] = d[k];
+        return c.fn(all);
+      },
+      diff, dy);
+  return e;
+}
+
+Outcome runReference(const Call& call, Evaluation& want) {
   Outcome out;
   std::string saved = getBackend();
-  Result want;
   setBackend("reference");
   setKernelProfiling(true);
   try {
-    want = evaluate(call, call.checkGrad);
+    want = evaluate(call);
   } catch (const Error&) {
     setKernelProfiling(false);
     setBackend(saved);
@@ -166,24 +167,42 @@ Outcome runCall(const Call& call, const std::vector<std::string>& backends) {
   }
   for (const KernelProfileRow& row : kernelProfile()) out.kernels.insert(row.kernel);
   setKernelProfiling(false);
+  setBackend(saved);
   out.kind = Outcome::pass;
+  return out;
+}
+
+std::string judge(const Call& call, const std::string& backend, const Evaluation& got, const Evaluation& want) {
+  std::string problem = compareResults(call, got, want);
+  if (problem.empty() || backend == "cpu") return problem;
+  std::optional<Call> flushed = flushedDenormals(call);
+  if (!flushed) return problem;
+  std::string saved = getBackend();
+  setBackend("reference");
+  Evaluation wantFlushed;
+  try {
+    wantFlushed = evaluate(*flushed);
+  } catch (...) {
+    setBackend(saved);
+    throw;
+  }
+  setBackend(saved);
+  std::string again = compareResults(call, got, wantFlushed);
+  if (again.empty()) return "";
+  return problem + " (with denormal inputs flushed to zero: " + again + ")";
+}
+
+Outcome runCall(const Call& call, const std::vector<std::string>& backends) {
+  std::string saved = getBackend();
+  Evaluation want;
+  Outcome out = runReference(call, want);
+  if (out.kind == Outcome::invalid) return out;
   for (const std::string& b : backends) {
     if (b == "reference") continue;
     setBackend(b);
     std::string problem;
     try {
-      Result got = evaluate(call, call.checkGrad);
-      problem = compareResults(call, got, want);
-      if (!problem.empty() && b != "cpu") {
-        if (std::optional<Call> flushed = flushedDenormals(call)) {
-          setBackend("reference");
-          Result wantFlushed = evaluate(*flushed, call.checkGrad);
-          setBackend(b);
-          std::string again = compareResults(call, got, wantFlushed);
-          if (again.empty()) problem.clear();
-          else problem += " (with denormal inputs flushed to zero: " + again + ")";
-        }
-      }
+      problem = judge(call, b, evaluate(call), want);
     } catch (const std::exception& e) {
       problem = std::string("threw where reference computes: ") + e.what();
     }
@@ -198,30 +217,86 @@ Outcome runCall(const Call& call, const std::vector<std::string>& backends) {
   return out;
 }
 
+bool Shrinker::next(Knobs& trial, Call& call) {
+  for (;;) {
+    if (knob_ + 1 >= knobs_.size() || attempts_ <= 0) {  // the end of a pass over the knobs
+      if (!progress_ || attempts_ <= 0) return false;
+      progress_ = false;
+      knob_ = 1;
+      candidate_ = 0;
+      continue;
+    }
+    int64_t v = knobs_[knob_];
+    if (candidate_ == 4) {
+      ++knob_;
+      candidate_ = 0;
+      continue;
+    }
+    const int64_t candidates[] = {0, 1, v / 2, v - 1};
+    int64_t c = candidates[candidate_++];
+    if (c >= v || c < 0 || attempts_-- <= 0) continue;
+    trial_ = knobs_;
+    trial_[knob_] = c;
+    std::optional<Call> built = g_.build(trial_);
+    if (!built) continue;
+    trial = trial_;
+    call = std::move(*built);
+    return true;
+  }
+}
+
+void Shrinker::result(bool failed) {
+  if (!failed) return;
+  knobs_ = trial_;
+  progress_ = true;
+  ++knob_;
+  candidate_ = 0;
+}
+
 Knobs shrink(const Generator& g, Knobs knobs, const std::vector<std::string>& backends,
              Outcome& outcome, int attempts) {
-  bool progress = true;
-  while (progress && attempts > 0) {
-    progress = false;
-    for (size_t i = 1; i + 1 < knobs.size() && attempts > 0; ++i) {
-      int64_t v = knobs[i];
-      for (int64_t candidate : {int64_t{0}, int64_t{1}, v / 2, v - 1}) {
-        if (candidate >= v || candidate < 0 || attempts-- <= 0) continue;
-        Knobs trial = knobs;
-        trial[i] = candidate;
-        std::optional<Call> call = g.build(trial);
-        if (!call) continue;
-        Outcome o = runCall(*call, backends);
-        if (o.kind == Outcome::fail) {
-          knobs = trial;
-          outcome = o;
-          progress = true;
-          break;
-        }
-      }
+  Shrinker s(g, std::move(knobs), attempts);
+  Knobs trial;
+  Call call;
+  while (s.next(trial, call)) {
+    Outcome o = runCall(call, backends);
+    if (o.kind == Outcome::fail) outcome = o;
+    s.result(o.kind == Outcome::fail);
+  }
+  return s.knobs();
+}
+
+const Generator* findGenerator(const std::string& name) {
+  for (const Generator& g : generators())
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+bool parseReplay(const std::string& line, const Generator*& g, Knobs& k) {
+  size_t colon = line.find(':');
+  if (colon == std::string::npos) return false;
+  g = findGenerator(line.substr(0, colon));
+  if (!g) return false;
+  k.clear();
+  std::stringstream in(line.substr(colon + 1));
+  for (std::string v; std::getline(in, v, ',');) {
+    if (v.empty()) continue;
+    try {
+      k.push_back(std::stoll(v));
+    } catch (const std::exception&) {
+      return false;
     }
   }
-  return knobs;
+  return true;
+}
+
+const Generator& CaseStream::next(Knobs& knobs) {
+  const auto n = static_cast<int64_t>(gens_.size());
+  const Generator& g = *gens_[static_cast<size_t>(drawn_ % n)];
+  knobs = g.sample(rng_);
+  if (g.ops > 0) knobs[0] = (drawn_ / n) % g.ops;
+  ++drawn_;
+  return g;
 }
 
 }  // namespace glint::kfuzz

@@ -45,23 +45,6 @@ std::vector<std::string> splitList(const std::string& s, char sep) {
   return out;
 }
 
-const Generator* findGenerator(const std::string& name) {
-  for (const Generator& g : generators())
-    if (g.name == name) return &g;
-  return nullptr;
-}
-
-/// "pool:0,2,5,..." -> generator and knobs.
-bool parseReplay(const std::string& line, const Generator*& g, Knobs& k) {
-  size_t colon = line.find(':');
-  if (colon == std::string::npos) return false;
-  g = findGenerator(line.substr(0, colon));
-  if (!g) return false;
-  k.clear();
-  for (const std::string& v : splitList(line.substr(colon + 1), ',')) k.push_back(std::stoll(v));
-  return true;
-}
-
 int failures = 0;
 
 void report(const Generator& g, const Knobs& knobs, const Call& call, Outcome o,
@@ -184,7 +167,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no generator named '%s'\n", only.c_str());
     return 2;
   }
-  Rng rng(seed);
+  CaseStream stream(seed, gens);
   std::ofstream emitted;
   if (!emit.empty()) {
     emitted.open(emit);
@@ -209,9 +192,8 @@ int main(int argc, char** argv) {
   while (maxCases < 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                                 .count() < seconds
                       : drawn < maxCases) {
-    const Generator& g = *gens[static_cast<size_t>(drawn % static_cast<int64_t>(gens.size()))];
-    Knobs k = g.sample(rng);
-    if (g.ops > 0) k[0] = (drawn / static_cast<int64_t>(gens.size())) % g.ops;
+    Knobs k;
+    const Generator& g = stream.next(k);
     runOne(g, k, true);
     ++drawn;
   }

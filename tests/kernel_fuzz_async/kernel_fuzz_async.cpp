@@ -101,22 +101,22 @@ void startWebGpu(const Call& call) {
   setBackend("webgpu");
   setKernelProfiling(true);
   takeDeviceChecks();  // none of an earlier case's
+  std::vector<Tensor> all;  // the output, then the gradients
   startScope();
   try {
     OnDevice e = evaluateOnActive(call);
-    std::vector<Tensor> all{e.y};
+    all.push_back(e.y);
     all.insert(all.end(), e.grads.begin(), e.grads.end());
-    endScope(all);
-    for (size_t k = 0; k < all.size() && half.problem.empty(); ++k)
-      if (!onGpu(all[k]))
-        half.problem = (k == 0 ? "forward" : "gradient of input " + std::to_string(k - 1)) +
-                       " was computed on " + all[k].backendName() + ", not webgpu";
-    if (half.problem.empty())
-      for (const Tensor& t : all) half.results.push_back(startRead(t));
   } catch (const std::exception& e) {
-    endScope();
     half.problem = std::string("threw where reference computes: ") + e.what();
   }
+  endScope(all);
+  for (size_t k = 0; k < all.size() && half.problem.empty(); ++k)
+    if (!onGpu(all[k]))
+      half.problem = (k == 0 ? "forward" : "gradient of input " + std::to_string(k - 1)) +
+                     " was computed on " + all[k].backendName() + ", not webgpu";
+  if (half.problem.empty())
+    for (const Tensor& t : all) half.results.push_back(startRead(t));
   // Ops that validate on the device (checkOnDevice) leave their verdicts here.
   half.checks = takeDeviceChecks();
   if (half.problem.empty())
@@ -210,8 +210,12 @@ EMSCRIPTEN_KEEPALIVE int kfuzz_select(const char* seed, const char* generator) {
 }
 
 /// The stream's next case: 1 when its knobs build a call (start it), 0 when
-/// they do not (counted invalid).
+/// they do not (counted invalid), -1 before kfuzz_select.
 EMSCRIPTEN_KEEPALIVE int kfuzz_draw() {
+  if (!stream) {
+    message = "kfuzz_select first";
+    return -1;
+  }
   Knobs k;
   const Generator& g = stream->next(k);
   return setCase(g, std::move(k)) ? 1 : 0;
@@ -245,10 +249,21 @@ EMSCRIPTEN_KEEPALIVE const char* kfuzz_describe() {
 EMSCRIPTEN_KEEPALIVE int kfuzz_start() {
   half = Half{};
   message.clear();
+  if (!current.call) {
+    message = "no case to start: draw or replay one that builds a call first";
+    return -1;
+  }
   const Call& call = *current.call;
-  half.outcome = runReference(call, half.want);
-  if (half.outcome.kind == Outcome::invalid) return 0;
-  startWebGpu(call);
+  try {
+    half.outcome = runReference(call, half.want);
+    if (half.outcome.kind == Outcome::invalid) return 0;
+    startWebGpu(call);
+  } catch (const std::exception& e) {
+    // Not the op's refusal (a glint::Error on reference makes the call
+    // invalid): the harness itself went wrong. A failure, not a crash.
+    half.outcome.kind = Outcome::fail;
+    half.problem = std::string("the fuzzer's own step threw: ") + e.what();
+  }
   if (!half.problem.empty()) {
     message = half.problem;
     return -1;

@@ -21,6 +21,7 @@
 #include "glint/ops.h"
 #include "glint/optim.h"
 #include "glint/optim_ops.h"
+#include "glint/profile.h"
 #include "glint/regularizers.h"
 #include "glint/rnn_ops.h"
 #include "glint/shape.h"

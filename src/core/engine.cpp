@@ -137,7 +137,8 @@ void Engine::recordOnTapes(const std::string& kernel, const std::vector<Tensor>&
 Storage::Storage(Backend* b, void* h, size_t n) : backend(b), handle(h), bytes(n) {
   Engine& e = Engine::get();
   e.numBuffers += 1;
-  e.numBytes += static_cast<int64_t>(n);
+  int64_t total = e.numBytes += static_cast<int64_t>(n);
+  for (auto& p : threadState().profiles) p->info.peakBytes = std::max(p->info.peakBytes, total);
 }
 
 Storage::~Storage() {
@@ -267,6 +268,33 @@ std::vector<KernelProfileRow> kernelProfile() {
   return rows;
 }
 
+namespace {
+
+/// Runs a kernel for the open profiles: timed with the device waited for,
+/// then one record in each (TF.js's tf.profile fields).
+void recordForProfiles(const std::string& kernel, Backend& backend, const std::vector<Tensor>& inputs,
+                       const std::vector<Tensor>& outputs, const std::function<void()>& run,
+                       int64_t bytesBefore, int64_t tensorsBefore) {
+  Engine& e = Engine::get();
+  backend.finish();
+  auto t0 = std::chrono::steady_clock::now();
+  run();
+  backend.finish();
+  KernelRecord r;
+  r.kernelTimeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  r.name = kernel;
+  r.backend = backend.name();
+  for (const Tensor& t : inputs) r.inputShapes.push_back(t.shape());
+  for (const Tensor& t : outputs) r.outputShapes.push_back(t.shape());
+  r.totalBytesSnapshot = e.numBytes;
+  r.totalTensorsSnapshot = e.numTensors;
+  r.bytesAdded = r.totalBytesSnapshot - bytesBefore;
+  r.tensorsAdded = r.totalTensorsSnapshot - tensorsBefore;
+  for (auto& p : threadState().profiles) p->info.kernels.push_back(r);
+}
+
+}  // namespace
+
 std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
                               const std::vector<OutputSpec>& outputSpecs, const Attrs& attrs) {
   Engine& e = Engine::get();
@@ -279,6 +307,7 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   }
   const KernelFn* fn = e.findKernel(kernel, backend.name());
   if (!fn) fail(kernel, "no kernel registered for backend '", backend.name(), "'");
+  const int64_t bytesBefore = e.numBytes, tensorsBefore = e.numTensors;  // for profile()
   std::vector<Tensor> outputs;
   outputs.reserve(outputSpecs.size());
   bool anyElements = false;
@@ -291,7 +320,14 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     auto storage = std::make_shared<Storage>(&backend, backend.allocate(bytes), bytes);
     outputs.push_back(e.makeTensor(spec.shape, spec.dtype, std::move(storage)));
   }
-  if (anyElements) {
+  if (!threadState().profiles.empty()) {
+    recordForProfiles(kernel, backend, inputs, outputs, [&] {
+      if (!anyElements) return;
+      KernelArgs args{kernel, backend, inputs, outputs, attrs};
+      (*fn)(args);
+    }, bytesBefore, tensorsBefore);
+    if (anyElements && e.debugMode) checkFinite(kernel, backend, inputs, outputs);
+  } else if (anyElements) {
     KernelArgs args{kernel, backend, inputs, outputs, attrs};
     if (e.profiling) {
       backend.finish();  // earlier kernels' work is not this one's

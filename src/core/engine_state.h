@@ -16,6 +16,7 @@
 
 #include "glint/backend.h"
 #include "glint/engine.h"
+#include "glint/profile.h"
 #include "src/core/random.h"
 
 namespace glint {
@@ -54,8 +55,15 @@ struct BackendEntry {
   std::string whyNot;
 };
 
+/// An open profile() (src/core/profile.cpp): runKernel appends to it.
+struct ProfileRecorder {
+  int64_t startBytes = 0, startTensors = 0;
+  ProfileInfo info;
+};
+
 /// One thread's computation state: tidy() scopes, the tapes recording it.
 struct ThreadState {
+  std::vector<std::unique_ptr<ProfileRecorder>> profiles;  // open profiles, innermost last
   std::vector<std::vector<std::weak_ptr<TensorImpl>>> scopes;
   std::vector<Tape*> tapes;
   int recordingPaused = 0;

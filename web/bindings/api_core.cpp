@@ -5,6 +5,7 @@
 
 #include "glint/backend.h"
 #include "glint/gl.h"
+#include "glint/profile.h"
 #include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_backend.h"
 #include "src/core/engine_state.h"
@@ -284,6 +285,30 @@ EMSCRIPTEN_KEEPALIVE const char* glint_memory() {
               {"bytesPerBackend", per}, {"numAllocations", m.numAllocations},
               {"numPoolHits", m.numPoolHits},
               {"numHandles", tensorHandles().size()}};
+    return returnString(j.dump());
+  });
+}
+
+// tf.profile (web/package/src/profile.js): JS code, sync or async, runs
+// between the two calls.
+EMSCRIPTEN_KEEPALIVE int32_t glint_profile_start() {
+  return guarded(-1, [&] {
+    startProfile();
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* glint_profile_end() {
+  return guarded<const char*>(nullptr, [&] {
+    ProfileInfo info = endProfile();
+    Json kernels = Json::array();
+    for (const KernelRecord& k : info.kernels)
+      kernels.push_back({{"name", k.name}, {"backend", k.backend}, {"inputShapes", k.inputShapes},
+                         {"outputShapes", k.outputShapes}, {"bytesAdded", k.bytesAdded},
+                         {"totalBytesSnapshot", k.totalBytesSnapshot}, {"tensorsAdded", k.tensorsAdded},
+                         {"totalTensorsSnapshot", k.totalTensorsSnapshot}, {"kernelTimeMs", k.kernelTimeMs}});
+    Json j = {{"newBytes", info.newBytes}, {"newTensors", info.newTensors}, {"peakBytes", info.peakBytes},
+              {"kernels", kernels}};
     return returnString(j.dump());
   });
 }

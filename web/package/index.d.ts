@@ -276,6 +276,15 @@ export function conv2dTranspose(x: T, filter: T, outputShape: number[], strides?
                                 pad?: Padding): Tensor;
 export function maxPool(x: T, filterSize: Pair, strides?: Pair, pad?: WindowPadding): Tensor;
 export function avgPool(x: T, filterSize: Pair, strides?: Pair, pad?: Padding): Tensor;
+export interface KernelInfo {
+  name: string; bytesAdded: number; totalBytesSnapshot: number; tensorsAdded: number; totalTensorsSnapshot: number;
+  inputShapes: number[][]; outputShapes: number[][]; kernelTimeMs: number; extraInfo: string;
+}
+export interface ProfileInfo<R = unknown> {
+  newBytes: number; newTensors: number; peakBytes: number; kernels: KernelInfo[]; result: R; kernelNames: string[];
+}
+/** The kernels f runs (sync or async) with the memory each added, as TF.js's tf.profile. */
+export function profile<R>(f: () => R | Promise<R>): Promise<ProfileInfo<R>>;
 type Triple = number | [number, number, number];
 /** 3-D windows, NDHWC; a rank-4 x is one example [d, h, w, c]. */
 export function conv3d(x: T, filter: T, strides?: Triple, pad?: Padding | number, dataFormat?: 'NDHWC',

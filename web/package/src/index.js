@@ -38,6 +38,7 @@ export {unique, setdiff1dAsync, inTopKAsync} from './ops_host.js';
 export {basicLSTMCell, multiRNNCell} from './ops_rnn_cells.js';
 export {einsum} from './ops_linalg.js';
 export {conv3d, conv3dTranspose, maxPool3d, avgPool3d} from './ops_conv3d.js';
+export {profile} from './profile.js';
 import {fusedConv2d, fusedDepthwiseConv2d} from './ops_more.js';
 export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';

@@ -215,6 +215,7 @@ namespace {
 Tensor recordCustomGrad(const std::function<CustomGradResult(const std::vector<Tensor>&)>& f,
                         const std::vector<Tensor>& inputs, const std::string& firstOrderOp) {
   Engine& e = Engine::get();
+  const int64_t madeFrom = tensorIdWatermark();
   CustomGradResult r;
   Tensor value;
   {
@@ -242,10 +243,10 @@ Tensor recordCustomGrad(const std::function<CustomGradResult(const std::vector<T
     // f's own result is an output of the node too (the same values as
     // `value`): a gradFunc that uses it (logSumExp's does) is then
     // differentiable through it on the tapes around, for grad of grad.
+    // Only when f made it: an input or a tensor f captured from outside
+    // would otherwise seem to depend on the inputs.
     std::vector<Tensor> outputs{value};
-    bool isInput = std::any_of(inputs.begin(), inputs.end(),
-                               [&](const Tensor& t) { return t.id() == r.value.id(); });
-    if (!isInput) outputs.push_back(r.value);
+    if (r.value.id() >= madeFrom) outputs.push_back(r.value);
     e.recordOnTapes("CustomGradient", inputs, outputs, Attrs(), fn);
   }
   return value;

@@ -131,6 +131,10 @@ class Engine {
   std::atomic<bool> ready_{false};
 };
 
+/// The id the next tensor gets: ids only grow, so a tensor made after this
+/// call has an id at or above it (customGrad tells f's own results so).
+int64_t tensorIdWatermark();
+
 /// Pauses tape recording on this thread for its lifetime (backprop, customGrad internals).
 struct RecordingPause {
   RecordingPause() { ++threadState().recordingPaused; }

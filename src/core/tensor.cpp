@@ -11,10 +11,11 @@
 
 namespace glint {
 
-static int64_t nextTensorId() {
-  static std::atomic<int64_t> next{1};
-  return next++;
-}
+static std::atomic<int64_t> gNextTensorId{1};
+
+static int64_t nextTensorId() { return gNextTensorId++; }
+
+int64_t tensorIdWatermark() { return gNextTensorId.load(); }
 
 TensorImpl::TensorImpl(Shape s, DType d, std::shared_ptr<Storage> st)
     : id(nextTensorId()), shape(std::move(s)), dtype(d), storage(std::move(st)) {

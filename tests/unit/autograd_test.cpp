@@ -62,6 +62,28 @@ TEST(Autograd, CustomGradReplacesTheRecordedGradient) {
   EXPECT_EQ(g[0].data<float>(), (std::vector<float>{7, 7, 7}));
 }
 
+// f may return a tensor made before it ran (captured): that tensor must not
+// seem to depend on f's inputs, or its other uses' gradients would flow
+// into them through gradFunc.
+TEST(Autograd, CustomGradReturningACapturedTensorKeepsItsOtherUsesApart) {
+  Tensor c = tensor({2, 3}, {2});
+  Tensor x = tensor({1, 1}, {2});
+  Tensor g = grad(
+      [&](const Tensor& t) {
+        Tensor v = customGrad(
+            [&](const std::vector<Tensor>&) {
+              CustomGradResult r;
+              r.value = c;
+              r.gradFunc = [](const Tensor& dy) { return std::vector<Tensor>{mul(dy, fill(dy.shape(), 5))}; };
+              return r;
+            },
+            {t});
+        return sum(add(v, mul(c, c)));
+      },
+      x);
+  EXPECT_EQ(g.data<float>(), (std::vector<float>{5, 5}));
+}
+
 TEST(Autograd, NonScalarResultNeedsNoDyButAcceptsOne) {
   Tensor x = tensor({1, 2}, {2});
   Tensor g = grad([](const Tensor& t) { return mul(t, t); }, x, tensor({1, 10}, {2}));

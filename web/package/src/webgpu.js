@@ -77,7 +77,10 @@ export async function nodeGPU(option) {
   if (option && typeof option === 'object' && typeof option.requestAdapter === 'function') return option;
   let dawn;
   try {
-    const name = 'webgpu';  // a variable: bundlers leave the import alone
+    // Built at run time: Vite's dependency optimizer folds a constant into
+    // the import, then finds `webgpu` as a new dependency in the page and
+    // re-optimizes mid-load (504 Outdated Optimize Dep).
+    const name = ['web', 'gpu'].join('');
     dawn = await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
   } catch (e) {
     throw new GlintError('[glint] webgpu in node needs the optional package `webgpu` (npm install ' +

@@ -96,6 +96,38 @@ export async function fuzz(M, {seconds, seed, generator = '', onFailure = () => 
   return {drawn, failures};
 }
 
+/**
+ * Until every kernel webgpu registers has run (or `maxDraws` per generator):
+ * each generator's stream in turn, drawn on while it still reaches new
+ * kernels (`patience` draws without one end it). Counted draws, not time,
+ * so a budget on a slow machine reaches the same kernels. Failures shrunk.
+ */
+export async function cover(M, {seed, patience = 60, maxDraws = 400, onFailure = () => {}}) {
+  const failures = [];
+  const missing = () => {
+    const t = tallies(M);
+    const reached = new Set(t.reached);
+    return t.webgpuKernels.filter((k) => !reached.has(k));
+  };
+  for (const generator of Object.keys(tallies(M).generators)) {
+    if (missing().length === 0) break;
+    if (M.ccall('kfuzz_select', 'number', ['string', 'string'], [String(seed), generator]) < 0)
+      throw new Error(message(M));
+    let left = missing().length, idle = 0;
+    for (let drawn = 0; drawn < maxDraws && idle < patience && left > 0; ++drawn) {
+      if (M._kfuzz_draw() === 1 && await runCurrent(M) === 1) {
+        const f = await shrunkReport(M, true);
+        failures.push(f);
+        onFailure(f);
+      }
+      const now = missing().length;
+      idle = now < left ? 0 : idle + 1;
+      left = now;
+    }
+  }
+  return {failures, missing: missing()};
+}
+
 /** {generators: {name: {cases, invalid, failed, tags}}, reached, webgpuKernels}. */
 export function tallies(M) {
   return JSON.parse(M.UTF8ToString(M._kfuzz_tallies()));

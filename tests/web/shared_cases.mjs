@@ -35,6 +35,13 @@ export function opCases(a, b) {
     gather: (g) => g.gather(g.tensor(a, [6, 5]), g.tensor([5, 0, 2], [3], 'int32')),
     oneHot: (g) => g.oneHot(g.tensor([3, 0, 1], [3], 'int32'), 4),
     argMax: (g) => g.argMax(g.tensor(a, [6, 5]), 1),
+    // The transforms in each of their forms: one product (n 15), four-step
+    // (n 96 = 8 x 12, and 4096 through 100), Bluestein's (n 67, prime).
+    fft: (g) => g.fft(g.complex(g.tensor(a.slice(0, 15), [15]), g.tensor(b.slice(0, 15), [15]))),
+    rfft: (g) => g.rfft(g.tensor([...a, ...b, ...a, ...b].slice(0, 96), [96])),
+    ifftPrime: (g) => g.ifft(g.complex(g.tensor([...b, ...a, ...b, ...a].slice(0, 67), [67]),
+        g.tensor([...a, ...b, ...a, ...b].slice(0, 67), [67]))),
+    irfft: (g) => g.irfft(g.complex(g.tensor(a.slice(0, 10), [2, 5]), g.tensor(b.slice(0, 10), [2, 5]))),
   };
 }
 

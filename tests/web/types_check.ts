@@ -68,6 +68,13 @@ async function main() {
   glint.util.squeezeShape([1, 2, 1]).newShape.forEach((d) => console.log(d));
   glint.linalg.bandPart(glint.ones([3, 3]), 1, 0).print();
   glint.signal.frame(glint.linspace(0, 1, 8), 3, 2).print();
+  // An audio program's spectrogram: stft, magnitudes, back to a signal.
+  const spec = glint.signal.stft(glint.linspace(-1, 1, 64), 16, 8, 16, glint.signal.hammingWindow);
+  glint.abs(spec).print();
+  const c = glint.complex(glint.real(spec), glint.imag(spec));
+  if (c.dtype === 'complex64') glint.irfft(c).print();
+  glint.spectral.ifft(glint.fft(c)).print();
+  c.rfft === undefined || glint.real(c.fft()).print();
   const hist = new glint.History();
   const list = new glint.CallbackList([hist]);
   await list.onTrainBegin();

@@ -1,7 +1,8 @@
 // Type declarations for glint-ml (the JS API over Glint's WebAssembly engine).
 // Names and signatures follow TensorFlow.js 4.x where they exist.
 
-export type DataType = 'float32' | 'int32' | 'bool';
+/** complex64 tensors come only from complex(), cast() and the FFTs: tensor() refuses the dtype, as TF.js does. */
+export type DataType = 'float32' | 'int32' | 'bool' | 'complex64';
 export type TypedArray = Float32Array | Int32Array | Uint8Array;
 export type TensorLike = number | boolean | number[] | number[][] | number[][][] | number[][][][] |
     boolean[] | boolean[][] | boolean[][][] | TypedArray;
@@ -60,6 +61,10 @@ export class Tensor {
   toString(): string;
   print(): void;
   asType(dtype: DataType): Tensor;
+  fft(): Tensor;
+  ifft(): Tensor;
+  rfft(fftLength?: number): Tensor;
+  irfft(): Tensor;
   as1D(): Tensor;
   as2D(rows: number, columns: number): Tensor;
   add(b: Tensor | TensorLike): Tensor;
@@ -1079,7 +1084,23 @@ export const signal: {
   hannWindow(windowLength: number): Tensor;
   hammingWindow(windowLength: number): Tensor;
   frame(signal: T, frameLength: number, frameStep: number, padEnd?: boolean, padValue?: number): Tensor;
+  /** Short-time Fourier transform of a 1-D signal: [frames, fftLength / 2 + 1], complex64. */
+  stft(signal: T, frameLength: number, frameStep: number, fftLength?: number,
+       windowFn?: (length: number) => Tensor): Tensor;
 };
+/** complex64 from two real tensors of one shape; real(x) and imag(x) take them apart. */
+export function complex(real: T, imag: T): Tensor;
+export function real(input: T): Tensor;
+export function imag(input: T): Tensor;
+/** The DFT over the innermost axis. */
+export function fft(input: T): Tensor;
+/** The inverse DFT over the innermost axis, scaled by 1/n. */
+export function ifft(input: T): Tensor;
+/** The DFT of a real signal: fftLength / 2 + 1 complex values (input cut or zero-padded to fftLength). */
+export function rfft(input: T, fftLength?: number): Tensor;
+/** The real signal of length 2 (m - 1) whose rfft is the m values (a 1-D input gives [1, length], as TF.js). */
+export function irfft(input: T): Tensor;
+export const spectral: {fft: typeof fft; ifft: typeof ifft; rfft: typeof rfft; irfft: typeof irfft};
 export const models: {
   modelFromJSON(modelAndWeightsConfig: ModelJSON & {pathPrefix?: string} | object): Promise<LayersModel>;
 };

@@ -54,7 +54,12 @@ import {hannWindow, hammingWindow, frame} from './ops_signal.js';
 import {grayscaleToRGB} from './ops_more.js';
 /** tf.linalg and tf.signal: the parts composed from Glint's ops. */
 export const linalg = {bandPart, gramSchmidt, qr};
-export const signal = {hannWindow, hammingWindow, frame};
+import {complex, real, imag} from './complex.js';
+import {fft, ifft, rfft, irfft, stft} from './ops_fft.js';
+export {complex, real, imag, fft, ifft, rfft, irfft};
+/** tf.spectral: the transforms over the innermost axis (ops_fft.js). */
+export const spectral = {fft, ifft, rfft, irfft};
+export const signal = {hannWindow, hammingWindow, frame, stft};
 import {webcam, microphone} from './media.js';
 /** tf.data: datasets, plus the browser's camera and microphone as iterators. */
 import {csv, CSVDataset} from './data_csv.js';

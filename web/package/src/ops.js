@@ -13,8 +13,19 @@ class IntInput {
 const ints = (x) => (x instanceof Tensor ? x : new IntInput(x));
 const INT32_LIKE = {dtype: 'int32'};
 
+// complex64 tensors (complex.js) have no engine handle: the ops that take
+// them are replaced there; every other op refuses them by name.
+function refuseComplex(name, inputs) {
+  const at = inputs.findIndex((x) => x instanceof Tensor && x._parts);
+  if (at >= 0) {
+    throw new GlintError(`[${name}] input ${at} is complex64, which ${name} does not take ` +
+        '(take real(), imag() or abs() of it first)');
+  }
+}
+
 /** Runs an op; inputs may be numbers or arrays (converted, then freed). */
 export function runOp(name, inputs, attrs, maxOut = 1) {
+  refuseComplex(name, inputs);
   const temps = [];
   const like = inputs.find((v) => v instanceof Tensor);
   const tensors = inputs.map((x, i) => {
@@ -59,6 +70,7 @@ const COMPARISON = new Set(['equal', 'notEqual', 'less', 'lessEqual', 'greater',
 function binaryOp(name) {
   if (LOGICAL.has(name)) return (a, b) => one(name, [a, b]);
   return (a, b) => {
+    refuseComplex(name, [a, b]);
     const temps = [];
     const operand = (x, arg) => {
       const t = asTensor(x, name, arg);

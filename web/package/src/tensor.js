@@ -16,6 +16,11 @@ function track(t) {
   if (scopes.length) scopes[scopes.length - 1].add(t);
 }
 
+/** @internal Takes a tensor out of every scope: its new owner disposes it (complex64's parts). */
+export function adopt(t) {
+  for (const scope of scopes) scope.delete(t);
+}
+
 /** Marks a tensor so that no enclosing tidy() disposes it. */
 export function keep(t) {
   kept.add(t);
@@ -194,6 +199,7 @@ export class Variable extends Tensor {
 
 export function variable(initial, trainable = true, name = undefined) {
   const t = asTensor(initial, 'variable', 'initialValue');
+  if (t._parts) throw new GlintError('[variable] initialValue is complex64: variables are real (keep two)');
   const id = core.callInt(() => core.module()._glint_variable(t.id, trainable ? 1 : 0,
                                                               core.str(name ?? '')));
   if (t !== initial) t.dispose();
@@ -302,6 +308,9 @@ export function tensor(values, shape, dtype) {
   if (values instanceof Tensor) throw new GlintError('[tensor] values is already a Tensor');
   dtype = dtype ?? inferDtype(values);
   const code = DTYPES.indexOf(dtype);
+  if (dtype === 'complex64') {
+    throw new GlintError('[tensor] a complex64 tensor is not made from values: use complex(real, imag)');
+  }
   if (code < 0) throw new GlintError(`[tensor] dtype must be float32, int32 or bool: got ${dtype}`);
   const inferred = typeof values === 'number' || typeof values === 'boolean' ? [] :
       ArrayBuffer.isView(values) ? [values.length] : inferShape(values);
@@ -378,6 +387,7 @@ core.setCallHandler((fn, ids) => {
     if (!(result instanceof Tensor)) {
       throw new GlintError('[grad] the function must return a Tensor');
     }
+    if (result._parts) throw new GlintError('[grad] the function must return a real tensor: got complex64');
     resultId = core.callInt(() => core.module()._glint_tensor_clone(result.id));
   } finally {
     dispose(args);

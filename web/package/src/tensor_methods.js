@@ -11,6 +11,7 @@ import * as select from './ops_select.js';
 import {image} from './image.js';
 import {TensorBuffer} from './tensor_buffer.js';
 import {computeStrides} from './util_more.js';
+import {fft, ifft, rfft, irfft} from './ops_fft.js';
 
 const P = Tensor.prototype;
 
@@ -34,6 +35,18 @@ function rankAlias(rank) {
 }
 
 Object.assign(P, {
+  fft() {
+    return fft(this);
+  },
+  ifft() {
+    return ifft(this);
+  },
+  rfft(fftLength) {
+    return rfft(this, fftLength);
+  },
+  irfft() {
+    return irfft(this);
+  },
   throwIfDisposed() {
     this._assertLive();
   },

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The package's single-file ESM build for CDNs and import maps:
-//   web/package/src/index.js       -> web/package/dist/glint.mjs
-//   web/package/src/worker_main.js -> web/package/dist/worker_main.js  (glint.worker())
+//   web/package/src/index.browser.js -> web/package/dist/glint.mjs       (starts the engine on import)
+//   web/package/src/index.js         -> web/package/dist/glint-lazy.mjs  (starts it at ready({...}))
+//   web/package/src/worker_main.js   -> web/package/dist/worker_main.js  (glint.worker())
 // Each is all of the package's JS in one module. The WebAssembly builds stay
 // files of their own beside it (dist/glint-st.*, dist/glint-mt.*): the bundle
 // imports the glue and fetches the wasm relative to its own URL, so a page can
@@ -24,7 +25,8 @@ const distSiblings = {
   },
 };
 
-for (const [entry, out] of [['src/index.js', 'dist/glint.mjs'], ['src/worker_main.js', 'dist/worker_main.js']]) {
+for (const [entry, out] of [['src/index.browser.js', 'dist/glint.mjs'], ['src/index.js', 'dist/glint-lazy.mjs'],
+  ['src/worker_main.js', 'dist/worker_main.js']]) {
   await esbuild.build({
     entryPoints: [path.join(pkg, entry)],
     outfile: path.join(pkg, out),

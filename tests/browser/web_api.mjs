@@ -29,7 +29,29 @@ function relClose(a, b, tol) {
       a.every((v, i) => Math.abs(v - b[i]) <= tol * Math.max(1, Math.abs(b[i])));
 }
 
+/// A TF.js program with only the import changed, no ready(), both habits: ops right after the
+/// import (the first op starts the single-thread engine synchronously) and ops after another await
+/// (the engine, the threads build on this isolated page, started by itself meanwhile).
+async function noReady(context, base) {
+  for (const [flow, build, late] of [['first', 'glint-st', /before any op/], ['later', 'glint-mt', /glint-ml\/lazy/]]) {
+    const {page, errors} = await openPage(context, `${base}/tests/browser/pages/no_ready.html?flow=${flow}`,
+                                          {viewport: null, echoPageErrors: true});
+    await page.waitForFunction(() => window.noReadyResult, null, {timeout: 90000});
+    const r = await page.evaluate(() => window.noReadyResult);
+    check(`no ready(), ops ${flow === 'first' ? 'right after the import' : 'after another await'}: values, fit and ` +
+          'predict as in TF.js', !r.error && r.readyBeforeFirstOp === (flow === 'later') &&
+          r.matMulSum === 7 + 10 + 15 + 22 &&  // [[1, 2], [3, 4]] squared
+          JSON.stringify(r.square) === JSON.stringify([2.25, 4, 9]) && r.loss[1] < r.loss[0] &&
+          Math.abs(r.y10 - 19) < 0.1 && errors.length === 0, JSON.stringify(r) + ' ' + errors.join(' | '));
+    check(`no ready(), ${flow}: the ${build} build; ready() resolves; a late wasmPath says what to do`,
+          r.build === build && r.lateReady === 'resolved' && late.test(r.lateWasmPath),
+          `${r.build}; ${r.lateReady}; ${r.lateWasmPath}`);
+    await page.close();
+  }
+}
+
 runMain(() => withBrowser(async ({base, context}) => {
+  await noReady(context, base);
   const page = await openApiPage(context, base, 1);
   const info = await run(page, 'info');
   check('page is cross-origin isolated, pthreads build loaded',

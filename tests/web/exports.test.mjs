@@ -13,7 +13,7 @@ await tf.setBackend('cpu');
 
 const gaps = JSON.parse(fs.readFileSync(new URL('../../web/package/api_gaps.json', import.meta.url), 'utf8'));
 const CATEGORIES = ['needs a kernel', 'internal TF.js backend API', 'WebGL-specific', 'deprecated in TF.js',
-  'internal TF.js Layers API', 'needs a string dtype', 'needs engine support', 'not yet',
+  'internal TF.js Layers API', 'needs a Long type', 'needs engine support', 'not yet',
   'the ES-module default export'];
 
 const NAMESPACES = ['layers', 'io', 'util', 'metrics', 'losses', 'data', 'image', 'browser', 'initializers',

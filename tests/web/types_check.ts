@@ -75,6 +75,12 @@ async function main() {
   if (c.dtype === 'complex64') glint.irfft(c).print();
   glint.spectral.ifft(glint.fft(c)).print();
   c.rfft === undefined || glint.real(c.fft()).print();
+  // Text: a vocabulary's hash buckets and word bigrams.
+  const words = glint.string.stringSplit(['the cat sat', 'on the mat'], ' ');
+  glint.string.stringToHashBucketFast(words.values, 1000).print();
+  const {nGrams} = glint.string.stringNGrams(words.values, [0, 3, 6], ' ', [2], '<s>', '</s>', 1, false);
+  if (nGrams.dtype === 'string') glint.string.staticRegexReplace(nGrams, 'the', 'a').print();
+  glint.equal(glint.tensor(['a', 'b']), glint.scalar('a')).print();
   const hist = new glint.History();
   const list = new glint.CallbackList([hist]);
   await list.onTrainBegin();

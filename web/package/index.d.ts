@@ -1,11 +1,14 @@
 // Type declarations for glint-ml (the JS API over Glint's WebAssembly engine).
 // Names and signatures follow TensorFlow.js 4.x where they exist.
 
-/** complex64 tensors come only from complex(), cast() and the FFTs: tensor() refuses the dtype, as TF.js does. */
-export type DataType = 'float32' | 'int32' | 'bool' | 'complex64';
+/**
+ * complex64 tensors come only from complex(), cast() and the FFTs: tensor() refuses the dtype, as TF.js does.
+ * string tensors hold UTF-8 strings in JS: layout ops, equal/notEqual and tf.string take them.
+ */
+export type DataType = 'float32' | 'int32' | 'bool' | 'complex64' | 'string';
 export type TypedArray = Float32Array | Int32Array | Uint8Array;
 export type TensorLike = number | boolean | number[] | number[][] | number[][][] | number[][][][] |
-    boolean[] | boolean[][] | boolean[][][] | TypedArray;
+    boolean[] | boolean[][] | boolean[][][] | TypedArray | string | string[] | string[][] | string[][][] | Uint8Array[];
 export type Shape = number[];
 
 export class GlintError extends Error {}
@@ -146,7 +149,7 @@ export class LayerVariable extends Variable {
 }
 
 export function tensor(values: TensorLike, shape?: number[], dtype?: DataType): Tensor;
-export function scalar(value: number | boolean, dtype?: DataType): Tensor;
+export function scalar(value: number | boolean | string, dtype?: DataType): Tensor;
 export function tensor1d(values: TensorLike, dtype?: DataType): Tensor;
 export function tensor2d(values: TensorLike, shape?: [number, number], dtype?: DataType): Tensor;
 export function tensor3d(values: TensorLike, shape?: [number, number, number], dtype?: DataType): Tensor;
@@ -370,7 +373,7 @@ export const math: {confusionMatrix(labels: T, predictions: T, numClasses: numbe
 export function expandDims(x: T, axis?: number): Tensor;
 export function squeeze(x: T, axis?: number[]): Tensor;
 export function reverse(x: T, axis?: number | number[]): Tensor;
-export function fill(shape: number[], value: number, dtype?: DataType): Tensor;
+export function fill(shape: number[], value: number | string, dtype?: DataType): Tensor;
 export function zeros(shape: number[], dtype?: DataType): Tensor;
 export function ones(shape: number[], dtype?: DataType): Tensor;
 export function range(start: number, stop: number, step?: number, dtype?: DataType): Tensor;
@@ -1101,6 +1104,18 @@ export function rfft(input: T, fftLength?: number): Tensor;
 /** The real signal of length 2 (m - 1) whose rfft is the m values (a 1-D input gives [1, length], as TF.js). */
 export function irfft(input: T): Tensor;
 export const spectral: {fft: typeof fft; ifft: typeof ifft; rfft: typeof rfft; irfft: typeof irfft};
+/** tf.string: on string tensors (or arrays of strings). */
+export const string: {
+  /** Splits each element of a 1-D tensor at every byte of delimiter ('' : every byte): a sparse result. */
+  stringSplit(input: Tensor | string[], delimiter: Tensor | string, skipEmpty?: boolean):
+      {indices: Tensor; values: Tensor; shape: Tensor};
+  stringNGrams(data: Tensor | string[], dataSplits: Tensor | number[], separator: string, nGramWidths: number[],
+               leftPad: string, rightPad: string, padWidth: number, preserveShortSequences: boolean):
+      {nGrams: Tensor; nGramsSplits: Tensor};
+  /** Fingerprint64 of each string modulo numBuckets: int32, the input's shape. */
+  stringToHashBucketFast(input: Tensor | string[], numBuckets: number): Tensor;
+  staticRegexReplace(input: Tensor | string[], pattern: string, rewrite: string, replaceGlobal?: boolean): Tensor;
+};
 export const models: {
   modelFromJSON(modelAndWeightsConfig: ModelJSON & {pathPrefix?: string} | object): Promise<LayersModel>;
 };

@@ -11,7 +11,7 @@
 // Any other op given a complex64 tensor fails naming itself (runOp).
 import {GlintError} from './core.js';
 import {Tensor, asTensor, adopt, tidy, dispose} from './tensor.js';
-import {ops} from './ops.js';
+import {ops, divertOp} from './ops.js';
 import {toNestedArray} from './util_more.js';
 
 export class ComplexTensor extends Tensor {
@@ -118,70 +118,64 @@ export const fromParts = (re, im) => new ComplexTensor(re, im);
 // ---- The ops that take complex64 ---------------------------------------------------
 
 const anyComplex = (xs) => xs.some(isComplex);
-
-/** Replaces ops[name] with a form that sends complex inputs to onComplex. */
-function accept(name, test, onComplex) {
-  const base = ops[name];
-  ops[name] = (...args) => (test(args) ? onComplex(base, ...args) : base(...args));
-}
-
 const firstIsComplex = (args) => isComplex(args[0]);
-
-// The same op on each part, with the same other arguments.
-for (const name of ['reshape', 'transpose', 'expandDims', 'squeeze', 'slice', 'reverse', 'gather', 'tile',
-  'sum', 'neg']) {
-  accept(name, firstIsComplex, (base, x, ...rest) => tidy(() => {
-    const [re, im] = x._parts;
-    return fromParts(base(re, ...rest), base(im, ...rest));
-  }));
-}
-for (const name of ['unstack', 'split']) {
-  accept(name, firstIsComplex, (base, x, ...rest) => tidy(() => {
-    const [re, im] = x._parts;
-    const res = base(re, ...rest), ims = base(im, ...rest);
-    return res.map((r, i) => fromParts(r, ims[i]));
-  }));
-}
-for (const name of ['concat', 'stack']) {
-  accept(name, (args) => Array.isArray(args[0]) && anyComplex(args[0]), (base, xs, ...rest) => tidy(() => {
-    const ps = xs.map((x, i) => parts(x, name, `tensors[${i}]`));
-    return fromParts(base(ps.map((p) => p[0]), ...rest), base(ps.map((p) => p[1]), ...rest));
-  }));
-}
-
-accept('zerosLike', firstIsComplex, (base, x) => tidy(() => fromParts(base(x._parts[0]), base(x._parts[1]))));
-accept('onesLike', firstIsComplex, (base, x) => tidy(() => fromParts(ops.onesLike(x._parts[0]),
-    ops.zerosLike(x._parts[1]))));
-
-// |a + bi|, as float32.
-accept('abs', firstIsComplex, (base, x) => tidy(() => {
-  const [re, im] = x._parts;
-  return ops.sqrt(ops.add(ops.square(re), ops.square(im)));
-}));
-
-// To complex64: the value as the real part. From complex64: the real part, as TF.js casts.
-accept('cast', (args) => isComplex(args[0]) || args[1] === 'complex64', (base, x, dtype) => tidy(() => {
-  if (dtype === 'complex64') return isComplex(x) ? x.clone() : complex(x, ops.zerosLike(asTensor(x, 'cast', 'x')));
-  return base(x._parts[0], dtype);
-}));
-
 const complexPair = (args) => isComplex(args[0]) || isComplex(args[1]);
-accept('add', complexPair, (base, a, b) => tidy(() => {
-  const [ar, ai] = parts(a, 'add', 'a'), [br, bi] = parts(b, 'add', 'b');
-  return fromParts(base(ar, br), base(ai, bi));
-}));
-accept('sub', complexPair, (base, a, b) => tidy(() => {
-  const [ar, ai] = parts(a, 'sub', 'a'), [br, bi] = parts(b, 'sub', 'b');
-  return fromParts(base(ar, br), base(ai, bi));
-}));
-accept('mul', complexPair, (base, a, b) => tidy(() => fromParts(...multiply(parts(a, 'mul', 'a'), parts(b, 'mul', 'b')))));
-accept('div', complexPair, (base, a, b) => tidy(() => {
-  // (a / b) = a * conj(b) / |b|^2
-  const [ar, ai] = parts(a, 'div', 'a'), [br, bi] = parts(b, 'div', 'b');
-  const norm = ops.add(ops.square(br), ops.square(bi));
-  const [re, im] = multiply([ar, ai], [br, ops.neg(bi)]);
-  return fromParts(ops.div(re, norm), ops.div(im, norm));
-}));
+
+/**
+ * Gives the ops that take complex64 their complex form (index.js calls it
+ * once `ops` holds every op, the JS-composed ones too).
+ */
+export function installComplexOps(ops) {
+  // The same op on each part, with the same other arguments.
+  for (const name of ['reshape', 'transpose', 'expandDims', 'squeeze', 'slice', 'reverse', 'gather', 'tile',
+    'sum', 'neg']) {
+    divertOp(ops, name, firstIsComplex, (base, x, ...rest) => tidy(() => {
+      const [re, im] = x._parts;
+      return fromParts(base(re, ...rest), base(im, ...rest));
+    }));
+  }
+  for (const name of ['unstack', 'split']) {
+    divertOp(ops, name, firstIsComplex, (base, x, ...rest) => tidy(() => {
+      const [re, im] = x._parts;
+      const res = base(re, ...rest), ims = base(im, ...rest);
+      return res.map((r, i) => fromParts(r, ims[i]));
+    }));
+  }
+  for (const name of ['concat', 'stack']) {
+    divertOp(ops, name, (args) => Array.isArray(args[0]) && anyComplex(args[0]), (base, xs, ...rest) => tidy(() => {
+      const ps = xs.map((x, i) => parts(x, name, `tensors[${i}]`));
+      return fromParts(base(ps.map((p) => p[0]), ...rest), base(ps.map((p) => p[1]), ...rest));
+    }));
+  }
+  divertOp(ops, 'zerosLike', firstIsComplex, (base, x) => tidy(() => fromParts(base(x._parts[0]), base(x._parts[1]))));
+  divertOp(ops, 'onesLike', firstIsComplex, (base, x) => tidy(() => fromParts(base(x._parts[0]),
+      ops.zerosLike(x._parts[1]))));
+  // |a + bi|, as float32.
+  divertOp(ops, 'abs', firstIsComplex, (base, x) => tidy(() => {
+    const [re, im] = x._parts;
+    return ops.sqrt(ops.add(ops.square(re), ops.square(im)));
+  }));
+  // To complex64: the value as the real part. From complex64: the real part, as TF.js casts.
+  divertOp(ops, 'cast', (args) => isComplex(args[0]) || args[1] === 'complex64', (base, x, dtype) => tidy(() => {
+    if (dtype === 'complex64') return isComplex(x) ? x.clone() : complex(x, ops.zerosLike(asTensor(x, 'cast', 'x')));
+    return base(x._parts[0], dtype);
+  }));
+  for (const name of ['add', 'sub']) {
+    divertOp(ops, name, complexPair, (base, a, b) => tidy(() => {
+      const [ar, ai] = parts(a, name, 'a'), [br, bi] = parts(b, name, 'b');
+      return fromParts(base(ar, br), base(ai, bi));
+    }));
+  }
+  divertOp(ops, 'mul', complexPair, (base, a, b) => tidy(() => fromParts(...multiply(parts(a, 'mul', 'a'),
+      parts(b, 'mul', 'b')))));
+  divertOp(ops, 'div', complexPair, (base, a, b) => tidy(() => {
+    // (a / b) = a * conj(b) / |b|^2
+    const [ar, ai] = parts(a, 'div', 'a'), [br, bi] = parts(b, 'div', 'b');
+    const norm = ops.add(ops.square(br), ops.square(bi));
+    const [re, im] = multiply([ar, ai], [br, ops.neg(bi)]);
+    return fromParts(ops.div(re, norm), ops.div(im, norm));
+  }));
+}
 
 /** @internal (ar + i ai)(br + i bi) as [re, im]. */
 export function multiply([ar, ai], [br, bi]) {

@@ -40,6 +40,26 @@ export function setSyncStart(start) {
   startSync = start;
 }
 
+let importStartError = null;
+
+/**
+ * The browser entry's early start: the engine with ready()'s defaults, begun
+ * once the importing module's first turn is over (a ready({...}) it calls
+ * first still chooses how), so code that awaits something else before its
+ * first op finds the engine running. An op before that starts the engine
+ * synchronously (setSyncStart). A failure is kept for the first op's error.
+ */
+export function startSoon() {
+  setTimeout(() => {
+    if (M || loading) return;
+    ready().then(() => {
+      if (M && !M.glintStartedBy) M.glintStartedBy = 'import';
+    }, (e) => {
+      importStartError = e;
+    });
+  }, 0);
+}
+
 /** Loads the module once; resolves when the engine is usable. */
 export function ready(options = {}) {
   if (M) {
@@ -51,12 +71,18 @@ export function ready(options = {}) {
       return Promise.reject(new GlintError(`[glint.ready] ${other}: the engine already started ` +
           'with the defaults when the first op ran; call glint.ready({...}) before any op'));
     }
+    if (other && M.glintStartedBy === 'import') {
+      return Promise.reject(new GlintError(`[glint.ready] ${other}: the engine already started ` +
+          "with the defaults after 'glint-ml' was imported (as TF.js programs expect); to choose how it " +
+          "starts, call glint.ready({...}) right after the import, or import 'glint-ml/lazy'"));
+    }
     if (options.webgpu != null && !M.glintWebGPU) M.glintWebGPUOption = options.webgpu;
     return Promise.resolve();
   }
   if (!loading) {
     loading = loadModule(options).then((m) => {
       if (!M) adopt(m);  // an op may have started it meanwhile
+      importStartError = null;
     }, (e) => {
       loading = null;
       throw e;
@@ -68,7 +94,12 @@ export function ready(options = {}) {
 export function module() {
   if (!M) {
     if (!startSync) throw new GlintError('[glint] the engine is not loaded: await glint.ready() first');
-    const m = startSync();
+    let m;
+    try {
+      m = startSync();
+    } catch (e) {
+      throw new GlintError(e.message + (importStartError ? `; its start after the import failed too: ${importStartError.message}` : ''));
+    }
     m.glintStartedBy = 'op';
     adopt(m);
   }

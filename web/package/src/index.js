@@ -54,8 +54,10 @@ import {hannWindow, hammingWindow, frame} from './ops_signal.js';
 import {grayscaleToRGB} from './ops_more.js';
 /** tf.linalg and tf.signal: the parts composed from Glint's ops. */
 export const linalg = {bandPart, gramSchmidt, qr};
-import {complex, real, imag} from './complex.js';
+import {complex, real, imag, installComplexOps} from './complex.js';
 import {fft, ifft, rfft, irfft, stft} from './ops_fft.js';
+import {installStringOps} from './string.js';
+export {string} from './string.js';
 export {complex, real, imag, fft, ifft, rfft, irfft};
 /** tf.spectral: the transforms over the innermost axis (ops_fft.js). */
 export const spectral = {fft, ifft, rfft, irfft};
@@ -79,6 +81,9 @@ const {rankedAliases, r2Score: _, confusionMatrix, ...compositeOps} = composite;
 /** tf.math: confusionMatrix. */
 export const math = {confusionMatrix};
 export const ops = Object.assign(engineOps, compositeOps, rankedAliases);
+// The ops that take complex64 and string tensors (held in JS) get those forms.
+installComplexOps(ops);
+installStringOps(ops);
 export const {slice1d, slice2d, slice3d, slice4d, concat1d, concat2d, concat3d, concat4d,
   reverse1d, reverse2d, reverse3d, reverse4d, pad1d, pad2d, pad3d, pad4d} = rankedAliases;
 

@@ -3,10 +3,9 @@
 // and the engine started by the first op when nothing awaited ready() (TF.js
 // programs never need to).
 import './node_platform.js';
-import createSingleThread from '../dist/glint-st.mjs';
 import {setSyncStart} from './core.js';
 import {instantiateSync} from './module.js';
 
-setSyncStart(() => instantiateSync(createSingleThread));
+setSyncStart(() => instantiateSync());
 
 export * from './index.js';

@@ -3,8 +3,10 @@
 // otherwise and in node. Both builds export the same C ABI (web/bindings).
 //
 // Every file of a build is named here literally, relative to import.meta.url,
-// so bundlers see them (docs/BUNDLERS.md): Vite and webpack emit the
-// single-thread glue as a chunk, and the wasm files and the threads glue
+// so bundlers see them (docs/BUNDLERS.md): the single-thread glue is a static
+// import (an op may start the engine synchronously: index.browser.js,
+// index.node.js; a module both imported and import()ed is mis-scoped by
+// Vite 8's worker bundles), the wasm files and the threads glue
 // (which the page and each pthread import by URL) as hashed assets. Bundlers
 // that leave `new URL` alone (esbuild, rollup without an asset plugin) still
 // get a working app: the single-thread wasm also ships as a JS module (base64)
@@ -13,6 +15,7 @@
 import {acquireWebGPU, nodeGPU, softwareWebGL, watchWebGPU} from './webgpu.js';
 import {isNode, nodeModules, platform} from './platform.js';
 import {fromBase64} from './base64.js';
+import createSingleThread from '../dist/glint-st.mjs';
 
 /** A URL, or null where import.meta.url is empty (an IIFE bundle). */
 function here(make) {
@@ -25,7 +28,7 @@ function here(make) {
 
 const BUILDS = {
   'glint-st': {
-    glue: () => import('../dist/glint-st.mjs'),
+    glue: () => ({default: createSingleThread}),
     wasm: () => here(() => new URL('../dist/glint-st.wasm', import.meta.url)),
     embedded: () => import('../dist/glint-st.wasm.mjs'),
   },
@@ -98,23 +101,19 @@ export async function loadModule(options = {}) {
 }
 
 /**
- * The single-thread build started synchronously, in node (whose
- * WebAssembly.Module has no size limit, unlike a page's main thread), from
- * its glue's factory: ready()'s defaults, for code that never awaits
- * ready(). Emscripten finishes its start inside the factory call once the
- * instance is handed over at once, so the factory's argument is the module.
+ * The single-thread build started synchronously from its glue's factory,
+ * with ready()'s defaults, for code that never awaits ready(): the first op
+ * starts it. The .wasm is read synchronously: node's file system, or in a
+ * page a synchronous request (a worker takes the bytes as they are; a
+ * page's main thread only as text, one byte per character). Compiling it
+ * synchronously is allowed for modules this size (Chromium takes up to 8 MB
+ * on the main thread). Emscripten finishes its start inside the factory
+ * call once the instance is handed over at once, so the factory's argument
+ * is the module.
  */
-export function instantiateSync(factory) {
-  if (!platform.node) throw new Error('[glint] a synchronous start needs node\'s file system');
-  const {fs, fileURLToPath} = platform.node;
+export function instantiateSync(factory = createSingleThread) {
   const url = BUILDS['glint-st'].wasm();
-  const file = fileURLToPath(url);
-  let bytes;
-  try {
-    bytes = fs.readFileSync(file);
-  } catch (e) {
-    throw new Error(`[glint] could not read ${file}: ${e.message} (is the package installed whole? npm install glint-ml)`);
-  }
+  const {bytes, from} = readWasmSync(url);
   const module = new WebAssembly.Module(bytes);
   let failure = null;
   const M = {
@@ -137,11 +136,55 @@ export function instantiateSync(factory) {
   if (failure || !M.calledRun) {
     throw new Error(`[glint] the engine did not start synchronously${failure ? ': ' + failure.message : ''}`);
   }
-  M.glintBuild = {name: 'glint-st', threads: false, files: [file], wasmFrom: file, fallback: null};
+  M.glintBuild = {name: 'glint-st', threads: false, files: [from], wasmFrom: from, fallback: null};
   M.glintWebGPUOption = 'auto';
-  M.glintWebGPUDeferred = null;
+  // A page's adapter comes only asynchronously: setBackend('webgpu') asks for it.
+  M.glintWebGPUDeferred = isNode ? null : 'the engine started at the first op, before ready(): no adapter ' +
+      "asked for yet; setBackend('webgpu') or ready({webgpu: true}) asks";
   watchWebGPU(M);
   return M;
+}
+
+function readWasmSync(url) {
+  if (platform.node) {
+    const file = platform.node.fileURLToPath(url);
+    try {
+      return {bytes: platform.node.fs.readFileSync(file), from: file};
+    } catch (e) {
+      throw new Error(`[glint] could not read ${file}: ${e.message} (is the package installed whole? npm install glint-ml)`);
+    }
+  }
+  if (!url || typeof XMLHttpRequest !== 'function') {
+    throw new Error('[glint] the engine cannot start synchronously here (no URL for its .wasm in this bundle, ' +
+        'or no XMLHttpRequest): await glint.ready() before the first op');
+  }
+  const xhr = new XMLHttpRequest();
+  xhr.open('GET', url.href, false);
+  const inPage = typeof document !== 'undefined';
+  if (inPage) xhr.overrideMimeType('text/plain; charset=x-user-defined');
+  else xhr.responseType = 'arraybuffer';
+  try {
+    xhr.send();
+  } catch (e) {
+    throw new Error(`[glint] could not read ${url.href} synchronously (${e.message}): await glint.ready() before the first op`);
+  }
+  if (xhr.status !== 200) {
+    throw new Error(`[glint] ${url.href} answered ${xhr.status} ${xhr.statusText}: await glint.ready() before the ` +
+        'first op (it can also use the copy of the .wasm embedded in the bundle)');
+  }
+  let bytes;
+  if (inPage) {
+    const text = xhr.responseText;
+    bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; ++i) bytes[i] = text.charCodeAt(i) & 0xff;
+  } else {
+    bytes = new Uint8Array(xhr.response);
+  }
+  if (bytes.length < 4 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    throw new Error(`[glint] ${url.href} is not WebAssembly (${bytes.length} bytes): serve node_modules/glint-ml/dist/ ` +
+        'and await glint.ready({wasmPath}) before the first op');
+  }
+  return {bytes, from: url.href};
 }
 
 /** How long the threads build may take to start its workers before the single-thread one is used. */

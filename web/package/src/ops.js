@@ -13,19 +13,30 @@ class IntInput {
 const ints = (x) => (x instanceof Tensor ? x : new IntInput(x));
 const INT32_LIKE = {dtype: 'int32'};
 
-// complex64 tensors (complex.js) have no engine handle: the ops that take
-// them are replaced there; every other op refuses them by name.
-function refuseComplex(name, inputs) {
-  const at = inputs.findIndex((x) => x instanceof Tensor && x._parts);
-  if (at >= 0) {
-    throw new GlintError(`[${name}] input ${at} is complex64, which ${name} does not take ` +
-        '(take real(), imag() or abs() of it first)');
-  }
+// complex64 and string tensors (complex.js, string.js) live in JS, with no
+// engine handle: the ops that take them are diverted there (divertOp);
+// every other op refuses them by name.
+function refuseHostTensors(name, inputs) {
+  const at = inputs.findIndex((x) => x instanceof Tensor && x.id === null);
+  if (at < 0) return;
+  const dtype = inputs[at].dtype;
+  throw new GlintError(`[${name}] input ${at} is ${dtype}, which ${name} does not take` +
+      (dtype === 'complex64' ? ' (take real(), imag() or abs() of it first)' : ''));
+}
+
+/**
+ * Replaces ops[name] with a form that hands the calls `test(args)` picks to
+ * other(base, ...args), base being the op it replaces.
+ */
+export function divertOp(ops, name, test, other) {
+  const base = ops[name];
+  if (typeof base !== 'function') throw new GlintError(`[divertOp] no op ${name}`);
+  ops[name] = (...args) => (test(args) ? other(base, ...args) : base(...args));
 }
 
 /** Runs an op; inputs may be numbers or arrays (converted, then freed). */
 export function runOp(name, inputs, attrs, maxOut = 1) {
-  refuseComplex(name, inputs);
+  refuseHostTensors(name, inputs);
   const temps = [];
   const like = inputs.find((v) => v instanceof Tensor);
   const tensors = inputs.map((x, i) => {
@@ -70,7 +81,7 @@ const COMPARISON = new Set(['equal', 'notEqual', 'less', 'lessEqual', 'greater',
 function binaryOp(name) {
   if (LOGICAL.has(name)) return (a, b) => one(name, [a, b]);
   return (a, b) => {
-    refuseComplex(name, [a, b]);
+    refuseHostTensors(name, [a, b]);
     const temps = [];
     const operand = (x, arg) => {
       const t = asTensor(x, name, arg);

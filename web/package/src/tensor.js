@@ -266,6 +266,15 @@ export function nextTick() {
 
 // ---- Creation ------------------------------------------------------------------------
 
+// string tensors are made in string.js, which registers its maker here.
+let makeStringTensor = () => {
+  throw new GlintError('[tensor] string tensors are not available in this build');
+};
+/** @internal */
+export function setStringTensorMaker(make) {
+  makeStringTensor = make;
+}
+
 function inferShape(values) {
   const shape = [];
   let v = values;
@@ -291,6 +300,9 @@ function flatten(values, out) {
 // TF.js's inference: integer typed arrays are int32 (a Uint8Array too: pixels,
 // not booleans), other numbers float32, booleans bool.
 function inferDtype(values) {
+  let leaf = values;
+  while (Array.isArray(leaf) && leaf.length) leaf = leaf[0];
+  if (typeof leaf === 'string') return 'string';
   if (values instanceof Int32Array || values instanceof Uint8Array ||
       values instanceof Uint8ClampedArray) {
     return 'int32';
@@ -307,11 +319,12 @@ function inferDtype(values) {
 export function tensor(values, shape, dtype) {
   if (values instanceof Tensor) throw new GlintError('[tensor] values is already a Tensor');
   dtype = dtype ?? inferDtype(values);
+  if (dtype === 'string') return makeStringTensor(values, shape);
   const code = DTYPES.indexOf(dtype);
   if (dtype === 'complex64') {
     throw new GlintError('[tensor] a complex64 tensor is not made from values: use complex(real, imag)');
   }
-  if (code < 0) throw new GlintError(`[tensor] dtype must be float32, int32 or bool: got ${dtype}`);
+  if (code < 0) throw new GlintError(`[tensor] dtype must be float32, int32, bool or string: got ${dtype}`);
   const inferred = typeof values === 'number' || typeof values === 'boolean' ? [] :
       ArrayBuffer.isView(values) ? [values.length] : inferShape(values);
   shape = shape ?? inferred;
@@ -367,6 +380,7 @@ export function asTensor(x, op, arg, like) {
     x._assertLive();
     return x;
   }
+  if (typeof x === 'string') return tensor(x);
   if (typeof x === 'number' || typeof x === 'boolean' || Array.isArray(x) ||
       ArrayBuffer.isView(x)) {
     // Numbers take the dtype of the tensor they meet (like.dtype); int32 also

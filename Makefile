@@ -160,12 +160,14 @@ fuzz-kernels: build
 ## VK_DRIVER_FILES names another: FUZZ_SECONDS with the kernel forms the
 ## adapter gets, then FUZZ_SECONDS with the GPU forms forced.
 .PHONY: fuzz-kernels-webgpu
+WEBGPU_FUZZ_LAST = build/webgpu_fuzz_last_case.txt
 fuzz-kernels-webgpu: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_kernel_fuzz_async
-	node tests/kernel_fuzz_async/run.mjs --regressions tests/kernel_fuzz/regressions.txt \
-	  --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
-	node tests/kernel_fuzz_async/run.mjs --regressions tests/kernel_fuzz/regressions.txt --force-gpu \
-	  --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+	for forms in '' --force-gpu; do \
+	  node tests/kernel_fuzz_async/run.mjs --regressions tests/kernel_fuzz/regressions.txt $$forms \
+	    --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) --last-case $(WEBGPU_FUZZ_LAST) || { \
+	  if [ -f $(WEBGPU_FUZZ_LAST) ]; then echo "the process died during this call:"; cat $(WEBGPU_FUZZ_LAST); fi; exit 1; }; \
+	done
 ## test-kernel-fuzz (part of make test): the regressions, then fixed seeds for
 ## a fixed budget: cpu and gl natively (60 s), cpu under ASan+UBSan (45 s).
 test-kernel-fuzz: build build/asan/build.ninja

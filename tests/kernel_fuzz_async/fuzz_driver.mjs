@@ -34,7 +34,18 @@ const message = (M) => M.UTF8ToString(M._kfuzz_message());
 const currentCase = (M) => M.UTF8ToString(M._kfuzz_case());
 
 /** The current case, start to finish: 0 pass, 1 fail, 2 invalid. */
+// Where each call is written before it runs (setLastCaseFile): a call that
+// kills the process (a driver's crash, not a wrong value) leaves its replay
+// line there.
+let lastCaseFile = null;
+export function setLastCaseFile(file) {
+  lastCaseFile = file;
+}
+
 async function runCurrent(M) {
+  if (lastCaseFile) {
+    fs.writeFileSync(lastCaseFile, `--replay ${currentCase(M)}\n  call: ${M.UTF8ToString(M._kfuzz_describe())}\n`);
+  }
   const reads = M._kfuzz_start();
   if (reads > 0) await M.glintWebGPUSettled();
   return M._kfuzz_finish();

@@ -2,7 +2,7 @@
 // (docs/TESTING.md). Needs build/wasm/glint_kernel_fuzz_async.js.
 //
 //   node tests/kernel_fuzz_async/run.mjs [--seconds S] [--seed X] [--generator NAME]
-//       [--force-gpu] [--regressions FILE] [--replay NAME:K1,K2,...]
+//       [--force-gpu] [--regressions FILE] [--replay NAME:K1,K2,...] [--last-case FILE]
 //
 // Replays the regression file, then draws random calls for the budget,
 // round-robin over the generators; prints cases per generator, the kernels
@@ -10,10 +10,14 @@
 // failure shrunk with the line that replays it. --force-gpu: the GPU kernel
 // forms (workgroup tiles, parallel reductions) on a software adapter too.
 // SwiftShader's Vulkan driver unless VK_DRIVER_FILES names another.
+// --last-case: each call's replay line is written there before it runs, and
+// the file removed when the run ends; a call that kills the process (a crash
+// in Dawn or the driver) is left in it.
 // Exit status 1 when any call failed.
-import {fuzz, loadFuzzer, regressionLines, replay, summaryText, tallies} from './fuzz_driver.mjs';
+import fs from 'node:fs';
+import {fuzz, loadFuzzer, regressionLines, replay, setLastCaseFile, summaryText, tallies} from './fuzz_driver.mjs';
 
-const args = {seconds: 10, seed: null, generator: '', forceGpu: false, regressions: null, replay: null};
+const args = {seconds: 10, seed: null, generator: '', forceGpu: false, regressions: null, replay: null, lastCase: null};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
@@ -30,6 +34,7 @@ for (let i = 0; i < argv.length; ++i) {
   else if (a === '--force-gpu') args.forceGpu = true;
   else if (a === '--regressions') args.regressions = value();
   else if (a === '--replay') args.replay = value();
+  else if (a === '--last-case') args.lastCase = value();
   else {
     console.error(`unknown argument ${a} (see the comment at the top of run.mjs)`);
     process.exit(2);
@@ -42,7 +47,12 @@ if (!/^\d+$/.test(args.seed ?? '0') || !(args.seconds >= 0)) {
 args.seed ??= String(Math.floor(Math.random() * 2 ** 53));
 
 const forms = args.forceGpu ? 'GPU kernel forms forced' : 'the kernel forms the adapter gets';
-const {M, close} = await loadFuzzer({forceGpuKernels: args.forceGpu});
+const {M, close: closeFuzzer} = await loadFuzzer({forceGpuKernels: args.forceGpu});
+setLastCaseFile(args.lastCase);
+const close = () => {
+  closeFuzzer();
+  if (args.lastCase) fs.rmSync(args.lastCase, {force: true});
+};
 const failures = [];
 const printFailure = (f) => {
   console.log(f.text);

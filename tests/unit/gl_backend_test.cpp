@@ -20,6 +20,7 @@
 #ifdef GLINT_WITH_GL
 #include "glint/gl.h"
 #include "src/backends/gl/gl_backend.h"
+#include "src/core/engine_state.h"
 
 namespace glint::testing {
 namespace {
@@ -180,6 +181,25 @@ TEST(GlBackend, PoolReusesTexturesAndMemoryReturnsToStart) {
   int64_t live = memory().bytesPerBackend["gl"];
   releaseUnusedMemory();
   EXPECT_LE(memory().bytesPerBackend["gl"], live);
+}
+
+// Shader sources carry shapes: ever-new shapes (sequence lengths, image
+// sizes) must not grow the program cache without end; programs evicted are
+// compiled again when their shape comes back, with the same results.
+TEST(GlBackend, ProgramCacheStaysBoundedUnderEverNewShapes) {
+  REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
+  OnGl on;
+  auto* gl = dynamic_cast<gl::GlBackend*>(Engine::get().backend("gl"));
+  ASSERT_NE(gl, nullptr);
+  auto twiceSumPlusOne = [](int n) {
+    return tidy([n] { return sum(mul(add(range(0, n, 1), scalar(1.0f)), scalar(2.0f))).item(); });
+  };
+  for (int n = 1; n <= 700; ++n) {
+    ASSERT_EQ(twiceSumPlusOne(n), static_cast<float>(n) * (n + 1)) << "n = " << n;
+    ASSERT_LE(gl->programsCached(), gl::GlBackend::kProgramCache);
+  }
+  EXPECT_EQ(gl->programsCached(), gl::GlBackend::kProgramCache) << "the shapes made more programs than it holds";
+  EXPECT_EQ(twiceSumPlusOne(3), 12.0f) << "an evicted shape compiles again";
 }
 
 TEST(GlBackend, ReadAsyncMatchesSyncRead) {

@@ -249,6 +249,35 @@ test('memory() flat over 500 webgpu steps; no GPU buffer or pipeline made in the
   model.dispose();
 });
 
+// WGSL sources carry shapes: a program of ever-new shapes (varying sequence
+// lengths, image sizes) must not grow the pipeline cache or the buffer pool
+// without end. The webgpu kernel fuzzer's hour died in SwiftShader after
+// 28 minutes of that growth.
+test('ever-new shapes: the pipeline cache and the buffer pool stay bounded, results stay right', async () => {
+  await glint.setBackend('webgpu');
+  const start = glint.webgpu.stats();
+  for (let n = 1; n <= 700; ++n) {
+    // A new shape each time: new sources for add, mul, sum.
+    const [got] = glint.tidy(() => {
+      const x = glint.range(0, n, 1, 'float32');
+      return [glint.sum(glint.mul(glint.add(x, 1), 2))];
+    });
+    const value = (await got.data())[0];
+    got.dispose();
+    assert.equal(value, n * (n + 1), `n = ${n}`);  // 2 * sum(1..n)
+  }
+  // Buffers of many sizes released: 300 sizes of 0.5 to 2.3 MB, 420 MB in all.
+  for (let i = 0; i < 300; ++i) {
+    const t = glint.zeros([131072 + 2048 * i]);
+    await t.data();
+    t.dispose();
+  }
+  const s = glint.webgpu.stats();
+  assert.ok(s.pipelinesMade - start.pipelinesMade > 512, JSON.stringify(s));
+  assert.ok(s.pipelinesCached <= 512, `${s.pipelinesCached} pipelines cached`);
+  assert.ok(s.pooledBytes <= 256 * 2 ** 20, `${s.pooledBytes} bytes pooled`);
+});
+
 test('fit on webgpu, save to file://, load, same predictions (read with data())', async () => {
   await glint.setBackend('webgpu');
   glint.setSeed(5);

@@ -217,6 +217,8 @@ EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_stats() {
     if (webgpu::WebGpuBackend* gpu = webgpu::instance()) {
       j = {{"available", true}, {"buffers", gpu->liveBuffers()},
            {"pooledBuffers", static_cast<int64_t>(gpu->pooledBuffers())},
+           {"pooledBytes", gpu->pooledBytes()},
+           {"pipelinesCached", static_cast<int64_t>(gpu->pipelinesCached())},
            {"bytes", gpu->bytesInUse()}, {"deviceLosses", gpu->deviceLosses()},
            {"variablesRestored", gpu->variablesRestored()},
            {"variablesMoved", gpu->variablesMoved()}};

@@ -212,7 +212,8 @@ export function getNumThreads(): number;
 export function kernelTable(): {[kernel: string]: string[]};
 /** The webgpu backend's counters, and a forced device loss for tests. */
 export const webgpu: {
-  stats(): {available: boolean, buffers?: number, pooledBuffers?: number, bytes?: number,
+  stats(): {available: boolean, buffers?: number, pooledBuffers?: number, pooledBytes?: number,
+            pipelinesCached?: number, bytes?: number,
             deviceLosses?: number, variablesRestored?: number, variablesMoved?: number,
             dispatches?: number, submits?: number, bindGroupsMade?: number, pipelinesMade?: number};
   loseDevice(): void;

@@ -446,10 +446,23 @@ void GlBackend::finishRead(PendingRead& r, void* dst) {
 
 // ---- programs and draws ------------------------------------------------------
 
-const Program& GlBackend::program(const std::string& source) {
+Program GlBackend::program(const std::string& source) {
   ensureContext(true);
-  auto it = programs_.find(source);
-  if (it != programs_.end()) return it->second;
+  if (auto it = programs_.find(source); it != programs_.end()) {
+    programUse_.splice(programUse_.begin(), programUse_, it->second.use);
+    return it->second.program;
+  }
+  if (programs_.size() >= kProgramCache) {
+    // The least recently used: never the one a draw in progress holds.
+    auto victim = programs_.find(programUse_.back());
+    if (boundProgram_ == victim->second.program.id) {
+      glUseProgram(0);
+      boundProgram_ = 0;
+    }
+    glDeleteProgram(victim->second.program.id);
+    programs_.erase(victim);
+    programUse_.pop_back();
+  }
   GLuint fs = compile(GL_FRAGMENT_SHADER, source);
   GLuint p = glCreateProgram();
   glAttachShader(p, vertexShader_);
@@ -473,7 +486,10 @@ const Program& GlBackend::program(const std::string& source) {
     GLint loc = glGetUniformLocation(p, ("u_in" + std::to_string(k)).c_str());
     if (loc >= 0) glUniform1i(loc, k);
   }
-  return programs_.emplace(source, Program{p, glGetUniformLocation(p, "u_params")}).first->second;
+  Program made{p, glGetUniformLocation(p, "u_params")};
+  programUse_.push_front(source);
+  programs_.emplace(source, CachedProgram{made, programUse_.begin()});
+  return made;
 }
 
 void GlBackend::draw(const Program& program, const std::vector<const Texture*>& inputs,

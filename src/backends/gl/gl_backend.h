@@ -5,6 +5,7 @@
 // fragment-shader draw per output; shaders reinterpret words by dtype.
 #include <atomic>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -89,8 +90,13 @@ class GlBackend : public Backend {
   /// after 65535 iterations: a kernel needing more per fragment fails loudly.
   void checkLoop(const std::string& kernel, int64_t iterations) const;
   Extent extent(size_t bytes) const { return extentFor(bytes, info_.maxTextureSize); }
-  /// The program for a fragment shader source (compiled once, cached by source).
-  const Program& program(const std::string& fragmentSource);
+  /// The program for a fragment shader source, compiled once and cached by
+  /// source: the kProgramCache most recently used. Sources carry shapes, so
+  /// a program of ever-new shapes must not grow the cache (and the driver's
+  /// compiled code: 6 GB in an hour of the kernel fuzzer) without end.
+  Program program(const std::string& fragmentSource);
+  static constexpr size_t kProgramCache = 512;
+  size_t programsCached() const { return programs_.size(); }
   /// Values for the next draw's `uniform float u_params[N]`: per-step scalars
   /// (learning rates, bias corrections) that must not become new programs.
   void setParams(std::vector<float> params) { params_ = std::move(params); }
@@ -219,9 +225,13 @@ class GlBackend : public Backend {
   GLuint vertexShader_ = 0;
   GLuint dummy_ = 0;       // bound where an input has no texture (0 bytes)
   GLuint unpackPbo_ = 0;
-  std::unordered_map<std::string, Program> programs_;
-  // Released textures by extent, reused by the next allocation of that extent.
-  // Released textures by (width, height, half).
+  struct CachedProgram {
+    Program program;
+    std::list<std::string>::iterator use;
+  };
+  std::unordered_map<std::string, CachedProgram> programs_;
+  std::list<std::string> programUse_;  // sources, most recently used first
+  // Released textures by (width, height, half), reused by the next allocation of that extent.
   std::multimap<std::tuple<int, int, bool>, Texture*> pool_;
   /// A texture of extent e and format from the pool, or a new one.
   Texture* takeTexture(const Extent& e, bool half);

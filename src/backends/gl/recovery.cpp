@@ -116,6 +116,7 @@ void GlBackend::recover() {
   pool_.clear();
   pooledBytes_ = 0;
   programs_.clear();
+  programUse_.clear();
   vao_ = vertexShader_ = dummy_ = unpackPbo_ = 0;
   boundFbo_ = boundProgram_ = outputsFbo_ = 0;
   glTextures_ = 0;

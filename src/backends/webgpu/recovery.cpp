@@ -114,6 +114,7 @@ void WebGpuBackend::recover() {
     pool_.clear();
     pooledBytes_ = 0;
     pipelines_.clear();
+    pipelineUse_.clear();
     for (auto& [key, m] : mirrors_) {
       if (m.pending.id) glint_wgpu_read_drop(m.pending.id);
       m.pending.id = 0;

@@ -18,6 +18,8 @@ void glint_wgpu_buffer_destroy(int id);
 void glint_wgpu_write(int id, const void* src, double bytes);
 void glint_wgpu_copy(int src, int dst, double bytes);
 int glint_wgpu_pipeline(const char* wgsl, int numInputs, int numOutputs);
+/// Forgets a pipeline (work already recorded with it keeps it alive).
+void glint_wgpu_pipeline_release(int id);
 /// ids: numInputs input buffers then numOutputs output buffers.
 void glint_wgpu_dispatch(int pipeline, const int32_t* ids, const float* params, int numParams,
                          int x, int y, int z);

@@ -252,6 +252,13 @@ void WebGpuBackend::release(void* handle, size_t bytes) {
   liveBytes_ -= static_cast<int64_t>(b->capacity);
   pooledBytes_ += static_cast<int64_t>(b->capacity);
   pool_.emplace(b->capacity, b);
+  // Past the pool's bound the largest go first: the fewest buffers freed.
+  while (pooledBytes_ > std::max(kPoolBytes, liveBytes_) && !pool_.empty()) {
+    auto largest = std::prev(pool_.end());
+    pooledBytes_ -= static_cast<int64_t>(largest->first);
+    destroy(largest->second);
+    pool_.erase(largest);
+  }
 }
 
 void WebGpuBackend::destroy(Buffer* b) {
@@ -265,14 +272,25 @@ void WebGpuBackend::releaseUnused() {
   pooledBytes_ = 0;
 }
 
-const Pipeline& WebGpuBackend::pipeline(const std::string& source, int numInputs, int numOutputs) {
-  auto it = pipelines_.find(source);
-  if (it != pipelines_.end()) return it->second;
+Pipeline WebGpuBackend::pipeline(const std::string& source, int numInputs, int numOutputs) {
+  if (auto it = pipelines_.find(source); it != pipelines_.end()) {
+    pipelineUse_.splice(pipelineUse_.begin(), pipelineUse_, it->second.use);
+    return it->second.pipeline;
+  }
   if (numInputs + numOutputs > maxBuffers())
     throw Error("[webgpu] a kernel binds " + std::to_string(numInputs + numOutputs) +
                 " buffers; this device allows " + std::to_string(maxBuffers()));
+  if (pipelines_.size() >= kPipelineCache) {
+    // Dispatches already recorded keep the pipeline they set alive.
+    auto victim = pipelines_.find(pipelineUse_.back());
+    glint_wgpu_pipeline_release(victim->second.pipeline.id);
+    pipelines_.erase(victim);
+    pipelineUse_.pop_back();
+  }
   Pipeline p{glint_wgpu_pipeline(source.c_str(), numInputs, numOutputs), numInputs, numOutputs};
-  return pipelines_.emplace(source, p).first->second;
+  pipelineUse_.push_front(source);
+  pipelines_.emplace(source, CachedPipeline{p, pipelineUse_.begin()});
+  return p;
 }
 
 Grid WebGpuBackend::grid1D(int64_t invocations, int groupSize) const {

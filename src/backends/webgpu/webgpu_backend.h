@@ -5,6 +5,7 @@
 // WGSL compute dispatches, recorded into one pass and submitted together;
 // only reads wait for the GPU.
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -81,8 +82,16 @@ class WebGpuBackend : public Backend {
   void setForceGpuKernels(bool on) { forceGpuKernels_ = on; }
   /// Most inputs + outputs one dispatch can bind (one binding holds the parameters).
   int maxBuffers() const { return info_.maxStorageBuffers - 1; }
-  /// The pipeline for a complete WGSL source (compiled once, cached by source).
-  const Pipeline& pipeline(const std::string& source, int numInputs, int numOutputs);
+  /// The pipeline for a complete WGSL source, compiled once and cached by
+  /// source: the kPipelineCache most recently used. Sources carry shapes, so
+  /// a program of ever-new shapes must not grow the cache (and the driver's
+  /// compiled code) without end.
+  Pipeline pipeline(const std::string& source, int numInputs, int numOutputs);
+  static constexpr size_t kPipelineCache = 512;
+  /// Released buffers wait in a pool for a request of their size, up to this
+  /// many bytes (or the live bytes, if more): sizes that never come back
+  /// would otherwise pile up.
+  static constexpr int64_t kPoolBytes = int64_t{256} << 20;
   /// Records a dispatch; `params` land in the shader's u_params array.
   void dispatch(const Pipeline& p, const std::vector<const Buffer*>& inputs,
                 const std::vector<Buffer*>& outputs, Grid grid,
@@ -93,6 +102,8 @@ class WebGpuBackend : public Backend {
   /// Submits the recorded work.
   void flush();
   size_t pooledBuffers() const { return pool_.size(); }
+  int64_t pooledBytes() const { return pooledBytes_; }
+  size_t pipelinesCached() const { return pipelines_.size(); }
   int64_t liveBuffers() const { return static_cast<int64_t>(live_.size()); }
 
   /// Asynchronous read of a buffer: mapAsync on a copy. ready() turns true
@@ -138,7 +149,12 @@ class WebGpuBackend : public Backend {
 
   std::string name_ = "webgpu";
   DeviceInfo info_;
-  std::unordered_map<std::string, Pipeline> pipelines_;
+  struct CachedPipeline {
+    Pipeline pipeline;
+    std::list<std::string>::iterator use;
+  };
+  std::unordered_map<std::string, CachedPipeline> pipelines_;
+  std::list<std::string> pipelineUse_;  // sources, most recently used first
   std::multimap<size_t, Buffer*> pool_;  // released buffers by capacity
   std::unordered_set<Buffer*> live_;
   int64_t liveBytes_ = 0;

@@ -303,6 +303,11 @@ mergeInto(LibraryManager.library, {
     return GW.put({pipe: pipe, layout: layout, nIn: nIn, nOut: nOut});
   },
 
+  glint_wgpu_pipeline_release__deps: ['$GW'],
+  glint_wgpu_pipeline_release: function(id) {
+    if (GW.objs[id]) GW.drop(id);
+  },
+
   // Records one dispatch: ids = nIn inputs then nOut outputs (0: an empty
   // buffer); params = nParams floats for this dispatch's slot.
   glint_wgpu_dispatch__deps: ['$GW'],

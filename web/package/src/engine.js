@@ -127,7 +127,11 @@ export function kernelTable() {
 
 /** The webgpu backend's counters, and a forced device loss (device.destroy()) for tests. */
 export const webgpu = {
-  /** Buffers and device losses; and, since the module started, dispatches, submits and the bind groups and pipelines made. */
+  /**
+   * Buffers (live and pooled), the pipelines cached (at most 512: the most
+   * recently used) and device losses; and, since the module started,
+   * dispatches, submits and the bind groups and pipelines made.
+   */
   stats: () => ({...core.callJson(() => core.module()._glint_webgpu_stats()),
                  ...(core.module().glintWebGPUCounts?.() ?? {})}),
   loseDevice: () => {

@@ -1218,7 +1218,11 @@ export const browser: {
   fromPixels(pixels: PixelSource, numChannels?: 1 | 3 | 4): Tensor;
   fromPixelsAsync(pixels: PixelSource, numChannels?: 1 | 3 | 4): Promise<Tensor>;
   /** RGBA bytes of a [h, w] or [h, w, 1|3|4] tensor (float32 in [0, 1], int32 in [0, 255]); drawn on canvas if given. */
-  toPixels(img: Tensor, canvas?: HTMLCanvasElement): Promise<Uint8ClampedArray>;
+  toPixels(img: Tensor | TensorLike, canvas?: HTMLCanvasElement): Promise<Uint8ClampedArray>;
+  /** Paints a [h, w] or [h, w, 1|3|4] tensor (float32 in [0, 1], int32 in [0, 255]) onto a canvas at once. */
+  draw(image: Tensor | TensorLike, canvas: HTMLCanvasElement | OffscreenCanvas,
+       options?: {imageOptions?: {alpha?: number},
+                  contextOptions?: {contextType?: string, contextAttributes?: object}}): void;
 };
 export const image: {
   resizeBilinear(images: Tensor, size: [number, number], alignCorners?: boolean, halfPixelCenters?: boolean): Tensor;

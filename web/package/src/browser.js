@@ -2,9 +2,10 @@
 // the page has (ImageData, a {data, width, height} object, <img>, <canvas>,
 // OffscreenCanvas, ImageBitmap, <video>) into an int32 [height, width,
 // channels] tensor; toPixels writes a tensor back as RGBA bytes, and onto a
-// canvas when given one.
+// canvas when given one; draw paints one onto a canvas at once.
 import {GlintError} from './core.js';
-import {Tensor, tensor} from './tensor.js';
+import {Tensor, tensor, tidy, asTensor} from './tensor.js';
+import {ops} from './ops.js';
 
 const fail = (message) => {
   throw new GlintError(`[browser.fromPixels] ${message}`);
@@ -77,44 +78,91 @@ export async function fromPixelsAsync(pixels, numChannels = 3) {
   return fromPixels(pixels, numChannels);
 }
 
+// The checks toPixels and draw share: [height, width] or [height, width,
+// 1|3|4], float32 or int32 (numbers and arrays count as int32, as in TF.js).
+function imageTensor(op, img) {
+  const t = img instanceof Tensor ? img : tidy(() => ops.cast(asTensor(img, op, 'img'), 'int32'));
+  const shape = t.shape;
+  const fail = (msg) => {
+    if (t !== img) t.dispose();
+    throw new GlintError(`[browser.${op}] ${msg}`);
+  };
+  if (shape.length !== 2 && shape.length !== 3) fail(`img must be rank 2 or 3, got shape [${shape}]`);
+  const depth = shape.length === 2 ? 1 : shape[2];
+  if (![1, 3, 4].includes(depth)) fail(`img must have 1, 3 or 4 channels, got ${depth}`);
+  if (t.dtype !== 'float32' && t.dtype !== 'int32') fail(`img must be float32 or int32, got ${t.dtype}`);
+  return t;
+}
+
+// RGBA bytes of the image's values: float32 in [0, 1], int32 in [0, 255];
+// 1 channel is grey; 3 channels take `alpha` (0 to 1) as their opacity.
+function rgbaBytes(op, t, values, alpha = 1) {
+  const [height, width] = t.shape;
+  const depth = t.rank === 2 ? 1 : t.shape[2];
+  const scale = t.dtype === 'float32' ? 255 : 1;
+  const high = t.dtype === 'float32' ? 1 : 255;
+  const bytes = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < width * height; ++i) {
+    const rgbaOut = [0, 0, 0, 255 * alpha];
+    for (let c = 0; c < depth; ++c) {
+      const v = values[i * depth + c];
+      if (!(v >= 0 && v <= high)) {
+        throw new GlintError(`[browser.${op}] ${t.dtype} values must be in [0, ${high}], found ${v} at pixel ${i}`);
+      }
+      rgbaOut[c] = v * scale;
+    }
+    if (depth === 1) rgbaOut[1] = rgbaOut[2] = rgbaOut[0];
+    for (let c = 0; c < 4; ++c) bytes[i * 4 + c] = Math.round(rgbaOut[c]);
+  }
+  return bytes;
+}
+
+function paint(canvas, bytes, width, height, contextType = '2d', contextAttributes = {}) {
+  canvas.width = width;
+  canvas.height = height;
+  const ctx = canvas.getContext(contextType, contextAttributes);
+  if (ctx == null) throw new GlintError(`[browser.draw] the canvas gave no '${contextType}' context`);
+  ctx.putImageData(new ImageData(bytes, width, height), 0, 0);
+}
+
 /**
  * RGBA bytes of a [height, width] or [height, width, 1|3|4] tensor: float32
  * values in [0, 1], int32 in [0, 255] (others are an error, as in TF.js).
  * Drawn onto `canvas` too when one is given.
  */
 export async function toPixels(img, canvas) {
-  const op = '[browser.toPixels]';
-  if (!(img instanceof Tensor)) throw new GlintError(`${op} img must be a Tensor`);
-  const shape = img.shape;
-  if (shape.length !== 2 && shape.length !== 3)
-    throw new GlintError(`${op} img must be rank 2 or 3, got shape [${shape}]`);
-  const [height, width] = shape;
-  const depth = shape.length === 2 ? 1 : shape[2];
-  if (![1, 3, 4].includes(depth)) throw new GlintError(`${op} img must have 1, 3 or 4 channels, got ${depth}`);
-  if (img.dtype !== 'float32' && img.dtype !== 'int32')
-    throw new GlintError(`${op} img must be float32 or int32, got ${img.dtype}`);
-  const values = await img.data();
-  const scale = img.dtype === 'float32' ? 255 : 1;
-  const high = img.dtype === 'float32' ? 1 : 255;
-  const bytes = new Uint8ClampedArray(width * height * 4);
-  for (let i = 0; i < width * height; ++i) {
-    const rgbaOut = [0, 0, 0, 255];
-    for (let c = 0; c < depth; ++c) {
-      const v = values[i * depth + c];
-      if (!(v >= 0 && v <= high))
-        throw new GlintError(`${op} ${img.dtype} values must be in [0, ${high}], found ${v} at pixel ${i}`);
-      rgbaOut[c] = Math.round(v * scale);
-    }
-    if (depth === 1) rgbaOut[1] = rgbaOut[2] = rgbaOut[0];
-    bytes.set(rgbaOut, i * 4);
+  const t = imageTensor('toPixels', img);
+  try {
+    const bytes = rgbaBytes('toPixels', t, await t.data());
+    if (canvas != null) paint(canvas, bytes, t.shape[1], t.shape[0]);
+    return bytes;
+  } finally {
+    if (t !== img) t.dispose();
   }
-  if (canvas != null) {
-    canvas.width = width;
-    canvas.height = height;
-    const ctx = canvas.getContext('2d');
-    ctx.putImageData(new ImageData(bytes, width, height), 0, 0);
-  }
-  return bytes;
 }
 
-export const browser = {fromPixels, fromPixelsAsync, toPixels};
+/**
+ * Draws an image tensor onto a canvas at once (its values read
+ * synchronously), as toPixels does: options {imageOptions: {alpha},
+ * contextOptions: {contextType: '2d', contextAttributes}}.
+ */
+export function draw(image, canvas, options = {}) {
+  const alpha = options?.imageOptions?.alpha ?? 1;
+  if (!(alpha >= 0 && alpha <= 1)) throw new GlintError(`[browser.draw] imageOptions.alpha must be in [0, 1], got ${alpha}`);
+  const contextType = options?.contextOptions?.contextType ?? '2d';
+  if (contextType !== '2d') {
+    throw new GlintError(`[browser.draw] contextOptions.contextType '${contextType}': glint-ml draws through a '2d' context`);
+  }
+  if (canvas == null || typeof canvas.getContext !== 'function') {
+    throw new GlintError('[browser.draw] canvas must be a canvas (HTMLCanvasElement or OffscreenCanvas)');
+  }
+  const t = imageTensor('draw', image);
+  try {
+    paint(canvas, rgbaBytes('draw', t, t.dataSync(), alpha), t.shape[1], t.shape[0], contextType,
+        options?.contextOptions?.contextAttributes ?? {});
+  } finally {
+    if (t !== image) t.dispose();
+  }
+}
+
+export const browser = {fromPixels, fromPixelsAsync, toPixels, draw};

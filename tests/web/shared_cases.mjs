@@ -130,3 +130,17 @@ export function tensorsDiffer(ours, theirs, tol) {
   }
   return null;
 }
+
+/** Why web/package/api_gaps.json (parsed: gaps) leaves a TF.js name out of glint-ml, or null. */
+export function gapReason(gaps, scope, name, value) {
+  const names = gaps.names[scope] ?? {};
+  if (Object.hasOwn(names, name)) return names[name];
+  for (const g of gaps.groups) {
+    if (g.scope !== scope) continue;
+    if (g.names?.includes(name)) return g.reason;
+    if (g.pattern && new RegExp(g.pattern).test(name) && (!g.valueType || typeof value === g.valueType)) {
+      return g.reason;
+    }
+  }
+  return null;
+}

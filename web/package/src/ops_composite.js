@@ -3,9 +3,27 @@
 import {GlintError} from './core.js';
 import {Tensor, tensor, tidy, asTensor} from './tensor.js';
 import {ops} from './ops.js';
+import {computedInFloat} from './ops_dtype_rules.js';
 
 function need(op, arg, x) {
   return asTensor(x, op, arg);
+}
+
+/** fn(), an error of one of the ops it is built of re-thrown naming op as well. */
+function named(op, fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof GlintError && !e.message.startsWith(`[${op}]`)) throw new GlintError(`[${op}] ${e.message}`);
+    throw e;
+  }
+}
+
+/** TF.js's float-only ops refuse int32 and bool by name. */
+function float(op, x) {
+  const t = need(op, 'x', x);
+  if (t.dtype !== 'float32') throw new GlintError(`[${op}] x must be float32: got ${t.dtype} [${t.shape}]`);
+  return t;
 }
 
 /** num evenly spaced values from start to stop (both included). */
@@ -70,7 +88,10 @@ export function outerProduct(v1, v2) {
  * or another p (vectors); over all elements (axis null), one axis, or two axes.
  */
 export function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
-  x = need('norm', 'x', x);
+  return named('norm', () => normOf(need('norm', 'x', x), ord, axis, keepDims));
+}
+
+function normOf(x, ord, axis, keepDims) {
   const axes = axis === null || axis === undefined ? null : Array.isArray(axis) ? axis : [axis];
   if (axes !== null && axes.length > 2) {
     throw new GlintError(`[norm] axis must be null, one axis or two: got ${JSON.stringify(axis)}`);
@@ -79,7 +100,8 @@ export function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
     const a = ops.abs(x);
     if (axes === null || axes.length === 1) {
       const ax = axes === null ? null : axes[0];
-      if (ord === 'euclidean' || ord === 'fro' || ord === 2) {
+      // 'fro' is a matrix norm only, as in TF.js.
+      if (ord === 'euclidean' || ord === 2) {
         return ops.sqrt(ops.sum(ops.square(x), ax, keepDims));
       }
       if (ord === 1) return ops.sum(a, ax, keepDims);
@@ -103,19 +125,15 @@ export function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
 }
 
 export function euclideanNorm(x, axis = null, keepDims = false) {
-  return norm(x, 'euclidean', axis, keepDims);
+  return named('euclideanNorm', () => norm(x, 'euclidean', axis, keepDims));
 }
 
 /** log(sigmoid(x)) = -softplus(-x), stable for large |x|. */
-export function logSigmoid(x) {
-  return tidy(() => ops.neg(ops.softplus(ops.neg(need('logSigmoid', 'x', x)))));
-}
+export const logSigmoid = computedInFloat('logSigmoid', (x) => tidy(() => ops.neg(ops.softplus(ops.neg(x)))));
 
-/** 1 where x > 0, else alpha. */
-export function step(x, alpha = 0) {
-  x = need('step', 'x', x);
-  return tidy(() => ops.where(ops.greater(x, 0), ops.onesLike(x), ops.mul(ops.onesLike(x), alpha)));
-}
+/** 1 where x > 0, else alpha (an int32 x: alpha truncated, as TF.js stores it). */
+export const step = computedInFloat('step', (x, alpha = 0) =>
+  tidy(() => ops.where(ops.greater(x, 0), ops.onesLike(x), ops.mul(ops.onesLike(x), alpha))));
 
 /** a / b, and 0 where b is 0. */
 export function divNoNan(a, b) {
@@ -144,17 +162,14 @@ export function isFinite(x) {
 }
 
 export function tan(x) {
-  x = need('tan', 'x', x);
+  x = float('tan', x);
   return tidy(() => ops.div(ops.sin(x), ops.cos(x)));
 }
 
-export function sinh(x) {
-  x = need('sinh', 'x', x);
-  return tidy(() => ops.mul(ops.sub(ops.exp(x), ops.exp(ops.neg(x))), 0.5));
-}
+export const sinh = computedInFloat('sinh', (x) => tidy(() => ops.mul(ops.sub(ops.exp(x), ops.exp(ops.neg(x))), 0.5)));
 
 export function cosh(x) {
-  x = need('cosh', 'x', x);
+  x = float('cosh', x);
   return tidy(() => ops.mul(ops.add(ops.exp(x), ops.exp(ops.neg(x))), 0.5));
 }
 
@@ -189,16 +204,12 @@ export function cumsum(x, axis = 0, exclusive = false, reverse = false) {
 }
 
 /** max(0, x) + alpha * min(0, x), alpha broadcast against x. */
-export function prelu(x, alpha) {
-  x = need('prelu', 'x', x);
+export const prelu = computedInFloat('prelu', (x, alpha) => {
   const a = need('prelu', 'alpha', alpha);
   return tidy(() => ops.add(ops.relu(x), ops.mul(a, ops.minimum(x, 0))));
-}
+}, true);
 
-export function expm1(x) {
-  x = need('expm1', 'x', x);
-  return tidy(() => ops.sub(ops.exp(x), 1));
-}
+export const expm1 = computedInFloat('expm1', (x) => tidy(() => ops.sub(ops.exp(x), 1)));
 
 /** x broadcast to shape (numpy rules; x's rank at most shape's). */
 export function broadcastTo(x, shape) {
@@ -242,11 +253,11 @@ export function conv1d(x, filter, stride = 1, pad = 'valid', dataFormat = 'NWC',
     throw new GlintError(`[conv1d] x must be rank 2 or 3 and filter rank 3: got [${x.shape}] and [${f.shape}]`);
   }
   const padArg = typeof pad === 'number' ? [[0, 0], [0, 0], [pad, pad], [0, 0]] : pad;
-  return tidy(() => {
+  return named('conv1d', () => tidy(() => {
     const x4 = ops.reshape(x, batched ? [x.shape[0], 1, x.shape[1], x.shape[2]] : [1, 1, ...x.shape]);
     const y = ops.conv2d(x4, ops.expandDims(f, 0), [1, stride], padArg, 'NHWC', [1, dilation]);
     return ops.reshape(y, batched ? [y.shape[0], y.shape[2], y.shape[3]] : [y.shape[2], y.shape[3]]);
-  });
+  }));
 }
 
 /** Slices of x at the index tuples in indices' last axis (a gather on the flattened leading axes). */

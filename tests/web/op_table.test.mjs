@@ -71,6 +71,8 @@ const KNOWN = {
   matMul: [[int32(0, 1), INT_MATMUL]],
   dot: [[int32(0, 1), INT_MATMUL]],
   depthToSpace: [[int32(0), 'TF.js limitation: depthToSpace refuses int32; glint-ml moves int32 values exactly']],
+  pad: [[(a) => a[0].dtype === 'bool' && a[2] !== undefined && a[2] !== 0 && a[2] !== 1, 'TF.js bug: a bool tensor padded ' +
+    'with constantValue 2 holds 2 (tf.pad(tf.tensor([true]), [[1, 0]], 2).dataSync() is [2, 1]); glint-ml pads with true']],
   range: [[(a) => a.length === 1, 'TF.js bug: range(n) without stop is empty or wrong (tf.range(-1).shape is [0]; ' +
     'its stop is required)']],
   conv2d: [[numericPadNonSquare(1), NUMERIC_PAD]],

@@ -81,6 +81,9 @@ function axisOf(r, rank, {allowNull = true, list = true} = {}) {
 }
 
 const DTYPES = ['float32', 'int32'];
+const ANY = [...DTYPES, 'bool'];
+/** One draw in ten a bad argument (out of range, mismatched), where TF.js throws and glint-ml must too. */
+const bad = (r) => chance(r, 0.1);
 
 // ---- Element-wise ---------------------------------------------------------------
 
@@ -151,8 +154,8 @@ const elementwiseMore = [
 const reductions = ['sum', 'mean', 'max', 'min', 'prod', 'logSumExp', 'euclideanNorm'].map((op) => ({op,
   grad: true, args: (r) => {
     const s = shapeOf(r);
-    return [t(r, s, op === 'logSumExp' || op === 'mean' ? 'float32' : pick(r, [...DTYPES, 'bool']), -2, 2),
-      axisOf(r, s.length), chance(r, 0.5)];
+    return [t(r, s, op === 'logSumExp' || op === 'mean' ? 'float32' : pick(r, ANY), -2, 2),
+      bad(r) ? s.length + 1 : axisOf(r, s.length), chance(r, 0.5)];
   }}));
 
 const boolReductions = ['any', 'all'].map((op) => ({op, args: (r) => {
@@ -241,59 +244,62 @@ const layout = [
   {op: 'transpose', grad: true, args: (r) => {
     const s = shapeOf(r);
     const perm = [...s.keys()].sort(() => r() - 0.5);
+    if (perm.length && bad(r)) perm[0] = perm.length;
     return [t(r, s, pick(r, [...DTYPES, 'bool'])), ...(chance(r, 0.3) ? [] : [perm])];
   }},
   {op: 'expandDims', grad: true, args: (r) => {
     const s = shapeOf(r, {max: 3});
-    return [t(r, s, pick(r, DTYPES)), ...(chance(r, 0.2) ? [] : [int(r, -s.length - 1, s.length)])];
+    const reach = s.length + (bad(r) ? 2 : 0);
+    return [t(r, s, pick(r, ANY)), ...(chance(r, 0.2) ? [] : [int(r, -reach - 1, reach)])];
   }},
   {op: 'squeeze', grad: true, args: (r) => {
     const s = shapeOf(r).map((d) => (chance(r, 0.4) ? 1 : d));
     const ones = [...s.keys()].filter((i) => s[i] === 1);
     const axis = chance(r, 0.4) || !ones.length ? undefined : ones.filter(() => chance(r, 0.6)).map((a) => (chance(r, 0.3) ? a - s.length : a));
-    return [t(r, s, pick(r, DTYPES)), ...(axis ? [axis] : [])];
+    if (axis && s.length && bad(r)) axis.push(int(r, 0, s.length - 1));
+    return [t(r, s, pick(r, ANY)), ...(axis ? [axis] : [])];
   }},
   {op: 'tile', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, max: 3});
-    return [t(r, s, pick(r, [...DTYPES, 'bool'])), s.map(() => int(r, 1, 3))];
+    return [t(r, s, pick(r, ANY)), bad(r) ? [2] : s.map(() => int(r, 1, 3))];
   }},
   {op: 'reverse', grad: true, args: (r) => {
     const s = shapeOf(r);
-    return [t(r, s, pick(r, DTYPES)), ...(chance(r, 0.3) ? [] : [axisOf(r, s.length, {allowNull: false})])];
+    return [t(r, s, pick(r, ANY)), ...(chance(r, 0.3) ? [] : [axisOf(r, s.length, {allowNull: false})])];
   }},
   {op: 'slice', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1});
     const begin = s.map((d) => int(r, 0, d));
-    const sz = s.map((d, i) => (chance(r, 0.2) ? -1 : int(r, 0, d - begin[i])));
-    return [t(r, s, pick(r, DTYPES)), begin, ...(chance(r, 0.15) ? [] : [sz])];
+    const sz = s.map((d, i) => (chance(r, 0.2) ? -1 : int(r, 0, d - begin[i]) + (bad(r) ? 2 : 0)));
+    return [t(r, s, pick(r, ANY)), begin, ...(chance(r, 0.15) ? [] : [sz])];
   }},
   {op: 'stridedSlice', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, max: 3, zero: false});
     const begin = s.map((d) => int(r, -d, d - 1)), end = s.map((d) => int(r, -d, d));
     const strides = s.map(() => pick(r, [1, 1, 2, -1]));
-    return [t(r, s, pick(r, DTYPES)), begin, end, strides, int(r, 0, 7), int(r, 0, 7), 0, 0, chance(r, 0.3) ? 1 : 0];
+    return [t(r, s, pick(r, ANY)), begin, end, strides, int(r, 0, 7), int(r, 0, 7), 0, 0, chance(r, 0.3) ? 1 : 0];
   }},
   {op: 'pad', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1});
-    return [t(r, s, pick(r, DTYPES)), s.map(() => [int(r, 0, 2), int(r, 0, 2)]), ...(chance(r, 0.5) ? [int(r, -3, 3)] : [])];
+    return [t(r, s, pick(r, ANY)), s.map(() => [int(r, bad(r) ? -1 : 0, 2), int(r, 0, 2)]), ...(chance(r, 0.5) ? [int(r, -3, 3)] : [])];
   }},
   {op: 'mirrorPad', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, max: 3, zero: false}), mode = pick(r, ['reflect', 'symmetric']);
     const most = (d) => (mode === 'reflect' ? d - 1 : d);
-    return [t(r, s, pick(r, DTYPES)), s.map((d) => [int(r, 0, most(d)), int(r, 0, most(d))]), mode];
+    return [t(r, s, pick(r, ANY)), s.map((d) => [int(r, 0, most(d)), int(r, 0, most(d))]), mode];
   }},
   {op: 'concat', grad: true, args: (r) => {
-    const s = shapeOf(r, {min: 1}), axis = int(r, -s.length, s.length - 1), dtype = pick(r, DTYPES);
+    const s = shapeOf(r, {min: 1}), axis = int(r, -s.length, s.length - 1), dtype = pick(r, ANY);
     const a = (axis + s.length) % s.length;
-    return [Array.from({length: int(r, 1, 3)}, () => t(r, s.map((d, i) => (i === a ? int(r, 0, 3) : d)), dtype)), axis];
+    return [Array.from({length: int(r, 1, 3)}, () => t(r, s.map((d, i) => (i === a ? int(r, 0, 3) : bad(r) ? d + 1 : d)), dtype)), axis];
   }, method: (x, rest, axis) => x.concat(rest, axis), methodArgs: ([xs, axis]) => [xs[0], xs.slice(1), axis]},
   {op: 'stack', grad: true, args: (r) => {
-    const s = shapeOf(r), dtype = pick(r, DTYPES);
-    return [Array.from({length: int(r, 1, 3)}, () => t(r, s, dtype)), int(r, -s.length - 1, s.length)];
+    const s = shapeOf(r), dtype = pick(r, ANY);
+    return [Array.from({length: int(r, 1, 3)}, () => t(r, bad(r) ? [...s, 2] : s, dtype)), int(r, -s.length - 1, s.length)];
   }, method: (x, rest, axis) => x.stack(rest, axis), methodArgs: ([xs, axis]) => [xs[0], xs.slice(1), axis]},
   {op: 'unstack', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, zero: false});
-    return [t(r, s, pick(r, DTYPES)), ...(chance(r, 0.3) ? [] : [int(r, -s.length, s.length - 1)])];
+    return [t(r, s, pick(r, ANY)), ...(chance(r, 0.3) ? [] : [int(r, -s.length, s.length - 1)])];
   }},
   {op: 'split', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1}), axis = int(r, -s.length, s.length - 1), d = s[(axis + s.length) % s.length];
@@ -309,23 +315,24 @@ const layout = [
       }
       if (how.length > 1 && chance(r, 0.3)) how[int(r, 0, how.length - 1)] = -1;
       if (!how.length) how = [0];
+      if (bad(r)) how.push(1);
     }
-    return [t(r, s, pick(r, DTYPES)), how, axis];
+    return [t(r, s, pick(r, ANY)), how, axis];
   }},
   {op: 'gather', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, zero: false}), axis = int(r, -s.length, s.length - 1), d = s[(axis + s.length) % s.length];
     const is = shapeOf(r, {max: 2});
-    return [t(r, s, pick(r, DTYPES)), operand(r, is, 'int32', 0, d - 1), ...(chance(r, 0.3) ? [] : [axis])];
+    return [t(r, s, pick(r, ANY)), operand(r, is, 'int32', 0, d - 1 + (bad(r) ? 2 : 0)), ...(chance(r, 0.3) ? [] : [axis])];
   }},
   {op: 'gatherND', method: false, grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, zero: false}), k = int(r, 1, s.length), n = int(r, 0, 4);
     const idx = Array.from({length: n}, () => s.slice(0, k).map((d) => int(r, 0, d - 1))).flat();
-    return [t(r, s, pick(r, DTYPES)), new T(idx, [n, k], 'int32')];
+    return [t(r, s, pick(r, ANY)), new T(idx, [n, k], 'int32')];
   }},
   {op: 'broadcastTo', grad: true, args: (r) => {
     const s = shapeOf(r, {max: 3}).map((d) => (chance(r, 0.5) ? 1 : d));
     const target = [...shapeOf(r, {max: 1, zero: false}), ...s.map((d) => (d === 1 ? int(r, 1, 3) : d))];
-    return [t(r, s, pick(r, DTYPES)), target];
+    return [t(r, s, pick(r, ANY)), target];
   }},
   {op: 'broadcastArgs', method: false, args: (r) => {
     const [a, b] = broadcastPair(r);
@@ -335,7 +342,7 @@ const layout = [
     const s = shapeOf(r, {max: 2}), depth = int(r, 1, 5);
     const extra = chance(r, 0.5) ? [r() * 4, r()] : [];
     if (extra.length && chance(r, 0.5)) extra.push(pick(r, ['float32', 'int32']));
-    return [t(r, s, 'int32', -1, depth), depth, ...extra];
+    return [t(r, s, bad(r) ? 'float32' : 'int32', -1, depth), depth, ...extra];
   }},
   {op: 'depthToSpace', grad: true, args: (r) => {
     const b = int(r, 2, 3);

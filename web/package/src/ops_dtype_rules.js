@@ -63,18 +63,23 @@ ops.clipByValue = withIntForm('clipByValue', (t, lo, hi) => base.clipByValue(t, 
 });
 
 // sum and prod of bool count in int32; mean is float32; max and min of bool are any and all.
-for (const name of ['sum', 'prod', 'mean']) {
-  ops[name] = (x, axis, keepDims) => tidy(() => {
+// An empty axis list reduces nothing (the engine reads [] as every axis): x in the result's dtype.
+const NO_AXES_DTYPE = {sum: {bool: 'int32'}, prod: {bool: 'int32'}, mean: {bool: 'float32', int32: 'float32'}};
+function reduction(name, f) {
+  return (x, axis, keepDims) => tidy(() => {
     const t = asTensor(x, name, 'x');
-    return base[name](t.dtype === 'bool' ? ops.cast(t, 'int32') : t, axis, keepDims);
+    if (!(Array.isArray(axis) && axis.length === 0)) return f(t, axis, keepDims);
+    const dtype = NO_AXES_DTYPE[name]?.[t.dtype];
+    return dtype ? ops.cast(t, dtype) : t.clone();
   });
+}
+for (const name of ['sum', 'prod', 'mean']) {
+  ops[name] = reduction(name, (t, axis, keepDims) => base[name](t.dtype === 'bool' ? ops.cast(t, 'int32') : t, axis, keepDims));
 }
 for (const [name, logical] of [['max', 'any'], ['min', 'all']]) {
-  ops[name] = (x, axis, keepDims) => tidy(() => {
-    const t = asTensor(x, name, 'x');
-    return (t.dtype === 'bool' ? base[logical] : base[name])(t, axis, keepDims);
-  });
+  ops[name] = reduction(name, (t, axis, keepDims) => (t.dtype === 'bool' ? base[logical] : base[name])(t, axis, keepDims));
 }
+for (const name of ['any', 'all', 'logSumExp']) ops[name] = reduction(name, base[name]);
 
 // floorDiv's result is int32 whatever the operands (TF.js's FloorDiv kernel).
 ops.floorDiv = (a, b) => tidy(() => {

@@ -277,7 +277,9 @@ const layout = [
     const s = shapeOf(r, {min: 1, max: 3, zero: false});
     const begin = s.map((d) => int(r, -d, d - 1)), end = s.map((d) => int(r, -d, d));
     const strides = s.map(() => pick(r, [1, 1, 2, -1]));
-    return [t(r, s, pick(r, ANY)), begin, end, strides, int(r, 0, 7), int(r, 0, 7), 0, 0, chance(r, 0.3) ? 1 : 0];
+    const masks = [int(r, 0, 7), int(r, 0, 7), chance(r, 0.2) ? 1 << int(r, 0, s.length - 1) : 0, chance(r, 0.2) ? int(r, 1, 3) : 0,
+      chance(r, 0.3) ? 1 : 0];
+    return [t(r, s, pick(r, ANY)), begin, end, strides, ...masks];
   }},
   {op: 'pad', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1});
@@ -322,6 +324,11 @@ const layout = [
   {op: 'gather', grad: true, args: (r) => {
     const s = shapeOf(r, {min: 1, zero: false}), axis = int(r, -s.length, s.length - 1), d = s[(axis + s.length) % s.length];
     const is = shapeOf(r, {max: 2});
+    // batchDims 1: x and indices share their first dimension, gathered along an axis after it.
+    if (s.length >= 2 && chance(r, 0.25)) {
+      const ax = int(r, 1, s.length - 1);
+      return [t(r, s, pick(r, ANY)), new T(draw(r, s[0] * 2, 'int32', 0, s[ax] - 1), [s[0], 2], 'int32'), ax, 1];
+    }
     return [t(r, s, pick(r, ANY)), operand(r, is, 'int32', 0, d - 1 + (bad(r) ? 2 : 0)), ...(chance(r, 0.3) ? [] : [axis])];
   }},
   {op: 'gatherND', method: false, grad: true, args: (r) => {
@@ -417,7 +424,9 @@ const creation = [
 
 // ---- Windows: convolutions and pools -----------------------------------------------------
 
-const pad2 = (r) => pick(r, ['same', 'valid', int(r, 0, 1)]);
+const pad2 = (r) => pick(r, ['same', 'valid', int(r, 0, 1), [[0, 0], [int(r, 0, 2), int(r, 0, 1)], [int(r, 0, 1), int(r, 0, 2)], [0, 0]]]);
+/** An NHWC input, one time in five a single image [h, w, c] (TF.js takes rank 3 too). */
+const image = (r, n, h, w, c) => t(r, chance(r, 0.2) ? [h, w, c] : [n, h, w, c]);
 
 const windows = [
   {op: 'conv1d', grad: true, args: (r) => {
@@ -427,19 +436,20 @@ const windows = [
   }},
   {op: 'conv2d', grad: true, args: (r) => {
     const c = int(r, 1, 3), dil = chance(r, 0.2) ? 2 : 1, st = dil > 1 ? 1 : int(r, 1, 2);
-    return [t(r, [int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), c]), t(r, [int(r, 1, 3), int(r, 1, 3), c, int(r, 1, 3)]), st, pad2(r),
+    return [image(r, int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), c), t(r, [int(r, 1, 3), int(r, 1, 3), c, int(r, 1, 3)]), st, pad2(r),
       'NHWC', dil];
   }},
   {op: 'depthwiseConv2d', grad: true, args: (r) => {
     const c = int(r, 1, 3), dil = chance(r, 0.2) ? 2 : 1;
-    return [t(r, [int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), c]), t(r, [int(r, 1, 3), int(r, 1, 3), c, int(r, 1, 2)]),
+    return [image(r, int(r, 1, 2), int(r, 3, 6), int(r, 3, 6), c), t(r, [int(r, 1, 3), int(r, 1, 3), c, int(r, 1, 2)]),
       dil > 1 ? 1 : int(r, 1, 2), pad2(r), 'NHWC', dil];
   }},
   {op: 'conv2dTranspose', grad: true, args: (r) => {
     const n = int(r, 1, 2), h = int(r, 2, 4), w = int(r, 2, 4), c = int(r, 1, 3), o = int(r, 1, 3), k = int(r, 1, 3);
     const st = int(r, 1, 2), pad = pick(r, ['same', 'valid']);
     const out = (d) => (pad === 'same' ? d * st : (d - 1) * st + k);
-    return [t(r, [n, h, w, c]), t(r, [k, k, o, c]), [n, out(h), out(w), o], st, pad];
+    const single = chance(r, 0.2);
+    return [t(r, single ? [h, w, c] : [n, h, w, c]), t(r, [k, k, o, c]), [...(single ? [] : [n]), out(h), out(w), o], st, pad];
   }},
   {op: 'conv3d', method: false, grad: true, args: (r) => {
     const c = int(r, 1, 2);
@@ -461,8 +471,11 @@ const windows = [
       pick(r, ['same', 'valid'])];
   }},
   ...['maxPool', 'avgPool'].map((op) => ({op, grad: true, args: (r) => {
-    const x = t(r, [int(r, 1, 2), int(r, 2, 6), int(r, 2, 6), int(r, 1, 3)]);
-    return [chance(r, 0.2) ? t(r, x.shape.slice(1)) : x, [int(r, 1, 3), int(r, 1, 3)], int(r, 1, 2), pad2(r)];
+    const size = chance(r, 0.3) ? int(r, 1, 3) : [int(r, 1, 3), int(r, 1, 3)], [fh, fw] = [size, size].flat().slice(-2);
+    // Padding short of a whole window: a window of padding only averages nothing (NaN in both).
+    const pad = chance(r, 0.5) ? pick(r, ['same', 'valid']) : chance(r, 0.5) ? int(r, 0, Math.min(fh, fw) - 1) :
+      [[0, 0], [int(r, 0, fh - 1), int(r, 0, fh - 1)], [int(r, 0, fw - 1), int(r, 0, fw - 1)], [0, 0]];
+    return [image(r, int(r, 1, 2), int(r, 2, 6), int(r, 2, 6), int(r, 1, 3)), size, int(r, 1, 2), pad];
   }})),
   ...['maxPool3d', 'avgPool3d'].map((op) => ({op, method: false, grad: true, args: (r) => [
     t(r, [int(r, 1, 2), int(r, 2, 4), int(r, 2, 4), int(r, 2, 4), int(r, 1, 2)]), int(r, 1, 2), int(r, 1, 2),

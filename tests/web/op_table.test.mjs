@@ -18,7 +18,8 @@ import {CASES, METHOD_CASES, T, Raw} from './op_table_cases.mjs';
 await glint.ready();
 await tf.setBackend('cpu');
 
-const SEEDS = [1, 2, 3, 4, 5];
+// OPTABLE_SEEDS=n draws n seeds per entry instead of five (a longer search).
+const SEEDS = Array.from({length: Number(process.env.OPTABLE_SEEDS ?? 5)}, (_, i) => i + 1);
 const GRAD_SEEDS = 3;
 const TOL = 1e-5;
 
@@ -65,7 +66,34 @@ const windowTooBig = (a) => {
   const [h, w] = a[0].shape.slice(-3, -1), [fh, fw] = [a[1], a[1]].flat().slice(-2);
   return a[3] === 'valid' && (fh > h || fw > w);
 };
+const EMPTY = (what) => `TF.js bug: ${what} over an empty axis is NaN (float32) or 0 (int32) where TensorFlow ` +
+    'gives the identity, as glint-ml (tf.max(tf.zeros([2, 0]), 1) is [NaN, NaN], not [-Infinity, -Infinity])';
+const empty = (a) => a[0] instanceof T && a[0].shape.includes(0);
+const valuesOf = (x) => (x instanceof T || x instanceof Raw ? x.v : []);
 const KNOWN = {
+  max: [[empty, EMPTY('max')]],
+  min: [[empty, EMPTY('min')]],
+  mean: [[empty, 'TF.js bug: the mean of no elements is 0, not NaN (tf.mean(tf.zeros([0])) is 0)']],
+  moments: [[empty, 'TF.js bug: the mean of no elements is 0, not NaN (tf.mean(tf.zeros([0])) is 0)']],
+  all: [[empty, 'TF.js bug: all() of no elements is false, not true (tf.all(tf.zeros([0], \'bool\')) is 0)']],
+  norm: [[(a) => empty(a) && typeof a[1] === 'number', EMPTY('a max/min norm')],
+    [(a) => Array.isArray(a[2]) && a[2].length === 2 && a[2].some((v) => v < 0) && [1, Infinity, -Infinity].includes(a[1]),
+      'TF.js bug: ord 1 and ±Infinity matrix norms shift a negative axis out of range (tf.norm(x [2, 3], 1, [0, -1]) ' +
+      'throws \'got axis -2\')']],
+  stridedSlice: [[(a) => a[8] & a[4] & 1, 'TF.js bug: shrinking an axis whose begin is masked throws ' +
+    '(tf.stridedSlice(tf.tensor([5]), [0], [0], [2], 1, 0, 0, 0, 1): \'The number of provided coordinates (1) must match ' +
+    'the rank (0)\'; [0], [1], [1] without the mask gives 5)']],
+  gather: [[(a) => {
+    const d = a[0].shape[((a[2] ?? 0) + a[0].shape.length) % a[0].shape.length];
+    return valuesOf(a[1]).some((i) => i < 0 || i >= d);
+  }, 'engine: the Gather kernel gives 0 for an out-of-range index instead of an error ' +
+    '(gather([1, 2, 3], [5]) is [0]; TF.js: \'GatherV2: the index value 5 is not in [0, 2]\')']],
+  oneHot: [[(a, form) => form === 'x.' && a.length > 4, 'TF.js bug: the method form drops dtype ' +
+    '(tf.tensor([1], [1], \'int32\').oneHot(3, 1, 0, \'float32\').dtype is int32)'],
+  [(a) => a[1] < 2, 'TF.js limitation: depth 1 throws \'depth must be >=2\'; glint-ml gives the one column']],
+  pool: [[(a) => a[3] === 'same' && a[4].some((d) => d > 1), 'TF.js bug: dilated \'same\' windows see zero padding ' +
+    '(a max takes the 0, an average counts it); glint-ml refuses that combination by name (ops_more.js)']],
+  maxPoolWithArgmax: [[(a) => a[3] === 'valid' && (a[1] > a[0].shape[1] || a[1] > a[0].shape[2]), WINDOW_TOO_BIG]],
   ...Object.fromEntries(['add', 'sub', 'mul', 'div', 'divNoNan', 'mod', 'pow', 'squaredDifference', 'atan2']
     .map((op) => [op, [[bothBool, BOOL_ARITHMETIC]]])),
   logSumExp: [[(a) => a[0].shape.includes(0), 'TF.js bug: logSumExp over an empty axis is NaN, not -Infinity ' +
@@ -77,10 +105,16 @@ const KNOWN = {
   matMul: [[int32(0, 1), INT_MATMUL]],
   dot: [[int32(0, 1), INT_MATMUL]],
   depthToSpace: [[int32(0), 'TF.js limitation: depthToSpace refuses int32; glint-ml moves int32 values exactly']],
-  pad: [[(a) => a[0].dtype === 'bool' && a[2] !== undefined && a[2] !== 0 && a[2] !== 1, 'TF.js bug: a bool tensor padded ' +
+  pad: [[(a) => a[1].flat().some((p) => p < 0), 'TF.js bug: negative paddings crop (tf.pad(tf.tensor([[1, 2, 3]]), ' +
+    '[[0, 0], [-1, 1]]) gives [[2, 3, 0]]); TensorFlow refuses them, as glint-ml does'],
+  [(a) => a[0].dtype === 'bool' && a[2] !== undefined && a[2] !== 0 && a[2] !== 1, 'TF.js bug: a bool tensor padded ' +
     'with constantValue 2 holds 2 (tf.pad(tf.tensor([true]), [[1, 0]], 2).dataSync() is [2, 1]); glint-ml pads with true']],
   range: [[(a) => a.length === 1, 'TF.js bug: range(n) without stop is empty or wrong (tf.range(-1).shape is [0]; ' +
-    'its stop is required)']],
+    'its stop is required)'],
+  [(a) => (a[1] - a[0]) * a[2] < 0, 'TF.js bug: a step pointing away from stop counts up anyway (tf.range(1, -1, 0.5) ' +
+    'is [1, 1.5, 2, 2.5]; glint-ml gives the empty range, as TensorFlow)'],
+  [(a) => a[3] === 'int32' && !Number.isInteger(a[2]), 'TF.js bug: an int32 range accumulates a fractional step in ' +
+    'int32 (tf.range(-2, 2, 0.5, \'int32\') is [-2, -1, 0, 0, 0, 0, 0, 0]; glint-ml truncates start + i * step)']],
   conv2d: [[numericPadNonSquare(1), NUMERIC_PAD]],
   depthwiseConv2d: [[numericPadNonSquare(1), NUMERIC_PAD]],
   maxPool: [[numericPadNonSquare(1), NUMERIC_PAD], [windowTooBig, WINDOW_TOO_BIG]],
@@ -317,8 +351,9 @@ const WRONG_TFJS_GRADIENT = {
   pool: [[(a) => a[2] === 'avg' && a[3] === 'same', AVG_GRADIENT]],
 };
 
-function known(c, args) {
-  return (KNOWN[c.op] ?? []).find(([when]) => when(args))?.[1] ?? null;
+/** Why this draw (in this form: '' or 'x.') is not compared, or null. */
+function known(c, args, form = '') {
+  return (KNOWN[c.op] ?? []).find(([when]) => when(args, form))?.[1] ?? null;
 }
 
 // ---- The table ---------------------------------------------------------------------------
@@ -346,6 +381,10 @@ for (const c of CASES) {
       const receiver = (c.methodArgs ? c.methodArgs(args) : args)[0];
       const forms = [['', callFn(c)], ...(methodForm(c) && receiver instanceof T ? [['x.', callMethod(c)]] : [])];
       for (const [prefix, run] of forms) {
+        if (known(c, args, prefix)) {
+          tally.known++;
+          continue;
+        }
         failures.push(compareOnce(c, args, run, prefix + label));
         if (c.grad && !c.check && seed <= GRAD_SEEDS) failures.push(compareGradients(c, args, run, prefix + label));
       }

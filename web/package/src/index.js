@@ -12,6 +12,7 @@ export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSee
   kernelTable, gl, webgpu} from './engine.js';
 export {runOp} from './ops.js';
 import './ops_dtype_rules.js';
+import './ops_arg_forms.js';
 export {linspace, addN, eye, clone, print, outerProduct, norm, euclideanNorm, logSigmoid, step,
   divNoNan, isNaN, isInf, isFinite, tan, sinh, cosh, cumsum, prelu, expm1, broadcastTo, meshgrid,
   conv1d, gatherND, booleanMaskAsync, whereAsync} from './ops_composite.js';

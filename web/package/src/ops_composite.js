@@ -3,25 +3,15 @@
 import {GlintError} from './core.js';
 import {Tensor, tensor, tidy, asTensor} from './tensor.js';
 import {ops} from './ops.js';
-import {computedInFloat} from './ops_dtype_rules.js';
+import {computedInFloat, named} from './ops_dtype_rules.js';
 
 function need(op, arg, x) {
   return asTensor(x, op, arg);
 }
 
-/** fn(), an error of one of the ops it is built of re-thrown naming op as well. */
-function named(op, fn) {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof GlintError && !e.message.startsWith(`[${op}]`)) throw new GlintError(`[${op}] ${e.message}`);
-    throw e;
-  }
-}
-
-/** TF.js's float-only ops refuse int32 and bool by name. */
+/** TF.js's float-only ops read numbers and arrays as float32, and refuse int32 and bool tensors by name. */
 function float(op, x) {
-  const t = need(op, 'x', x);
+  const t = x instanceof Tensor ? x : tensor(x, undefined, 'float32');
   if (t.dtype !== 'float32') throw new GlintError(`[${op}] x must be float32: got ${t.dtype} [${t.shape}]`);
   return t;
 }
@@ -92,14 +82,16 @@ export function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
 }
 
 function normOf(x, ord, axis, keepDims) {
+  if (x.rank === 0 && axis == null) return ops.abs(x);
   const axes = axis === null || axis === undefined ? null : Array.isArray(axis) ? axis : [axis];
   if (axes !== null && axes.length > 2) {
     throw new GlintError(`[norm] axis must be null, one axis or two: got ${JSON.stringify(axis)}`);
   }
   return tidy(() => {
     const a = ops.abs(x);
-    if (axes === null || axes.length === 1) {
-      const ax = axes === null ? null : axes[0];
+    // No axes ([]): the norm of each element alone.
+    if (axes === null || axes.length <= 1) {
+      const ax = axes === null ? null : axes.length ? axes[0] : [];
       // 'fro' is a matrix norm only, as in TF.js.
       if (ord === 'euclidean' || ord === 2) {
         return ops.sqrt(ops.sum(ops.square(x), ax, keepDims));
@@ -138,12 +130,12 @@ export const step = computedInFloat('step', (x, alpha = 0) =>
 /** a / b, and 0 where b is 0. */
 export function divNoNan(a, b) {
   const x = need('divNoNan', 'a', a), y = need('divNoNan', 'b', b);
-  return tidy(() => {
+  return named('divNoNan', () => tidy(() => {
     const zero = ops.equal(y, 0);
     const safe = ops.where(zero, ops.onesLike(y), y);
     const q = ops.div(x, safe);
     return ops.where(zero, ops.zerosLike(q), q);
-  });
+  }));
 }
 
 export function isNaN(x) {
@@ -185,6 +177,7 @@ export function cumsum(x, axis = 0, exclusive = false, reverse = false) {
     throw new GlintError(`[cumsum] axis ${axis} is out of range for shape [${x.shape}]`);
   }
   const n = x.shape[ax];
+  if (x.size === 0) return x.clone();
   const mask = new Float32Array(n * n);
   for (let from = 0; from < n; ++from) {
     for (let to = 0; to < n; ++to) {
@@ -330,7 +323,8 @@ export async function whereAsync(condition) {
     }
     coords.push(...at);
   }
-  return tensor(Int32Array.from(coords), [coords.length / Math.max(1, c.rank), c.rank], 'int32');
+  const count = flags.reduce((k, f) => k + (f ? 1 : 0), 0);
+  return tensor(Int32Array.from(coords), [count, c.rank], 'int32');
 }
 
 /** tf.metrics.r2Score: 1 - (residual sum of squares) / (total sum of squares), over all elements. */

@@ -70,7 +70,18 @@ const EMPTY = (what) => `TF.js bug: ${what} over an empty axis is NaN (float32) 
     'gives the identity, as glint-ml (tf.max(tf.zeros([2, 0]), 1) is [NaN, NaN], not [-Infinity, -Infinity])';
 const empty = (a) => a[0] instanceof T && a[0].shape.includes(0);
 const valuesOf = (x) => (x instanceof T || x instanceof Raw ? x.v : []);
+const convTooBig = (a) => {
+  if (a[3] === 'same') return false;
+  const [h, w] = a[0].shape.slice(-3, -1), d = a[5] ?? 1, eff = (k) => (k - 1) * d + 1;
+  const [ph, pw] = typeof a[3] === 'number' ? [2 * a[3], 2 * a[3]] : Array.isArray(a[3]) ? [a[3][1][0] + a[3][1][1], a[3][2][0] + a[3][2][1]] : [0, 0];
+  return eff(a[1].shape[0]) > h + ph || eff(a[1].shape[1]) > w + pw;
+};
 const KNOWN = {
+  where: [[(a) => a.some((x) => x.shape.includes(0)) && new Set(a.map((x) => String(x.shape))).size > 1,
+    'TF.js bug: broadcasting a zero-size operand gives a 1 for its dimension (tf.where(tf.zeros([0, 2], \'bool\'), ' +
+    'tf.ones([2]), tf.ones([0, 2])).shape is [1, 2])']],
+  euclideanNorm: [[(a) => a[0].shape.length === 0 && a[1] != null, 'TF.js bug: a scalar with an axis gives |x| ' +
+    'without keepDims and throws with it (tf.euclideanNorm(tf.scalar(3), 0) is 3)']],
   max: [[empty, EMPTY('max')]],
   min: [[empty, EMPTY('min')]],
   mean: [[empty, 'TF.js bug: the mean of no elements is 0, not NaN (tf.mean(tf.zeros([0])) is 0)']],
@@ -80,7 +91,8 @@ const KNOWN = {
     [(a) => Array.isArray(a[2]) && a[2].length === 2 && a[2].some((v) => v < 0) && [1, Infinity, -Infinity].includes(a[1]),
       'TF.js bug: ord 1 and ±Infinity matrix norms shift a negative axis out of range (tf.norm(x [2, 3], 1, [0, -1]) ' +
       'throws \'got axis -2\')']],
-  stridedSlice: [[(a) => a[8] & a[4] & 1, 'TF.js bug: shrinking an axis whose begin is masked throws ' +
+  stridedSlice: [[(a) => (a[8] & 1) && ((a[4] | a[5]) & 1 || a[3][0] !== 1), 'TF.js bug: shrinking an axis with a mask ' +
+    'or a stride throws ' +
     '(tf.stridedSlice(tf.tensor([5]), [0], [0], [2], 1, 0, 0, 0, 1): \'The number of provided coordinates (1) must match ' +
     'the rank (0)\'; [0], [1], [1] without the mask gives 5)']],
   gather: [[(a) => {
@@ -115,8 +127,8 @@ const KNOWN = {
     'is [1, 1.5, 2, 2.5]; glint-ml gives the empty range, as TensorFlow)'],
   [(a) => a[3] === 'int32' && !Number.isInteger(a[2]), 'TF.js bug: an int32 range accumulates a fractional step in ' +
     'int32 (tf.range(-2, 2, 0.5, \'int32\') is [-2, -1, 0, 0, 0, 0, 0, 0]; glint-ml truncates start + i * step)']],
-  conv2d: [[numericPadNonSquare(1), NUMERIC_PAD]],
-  depthwiseConv2d: [[numericPadNonSquare(1), NUMERIC_PAD]],
+  conv2d: [[numericPadNonSquare(1), NUMERIC_PAD], [convTooBig, WINDOW_TOO_BIG]],
+  depthwiseConv2d: [[numericPadNonSquare(1), NUMERIC_PAD], [convTooBig, WINDOW_TOO_BIG]],
   maxPool: [[numericPadNonSquare(1), NUMERIC_PAD], [windowTooBig, WINDOW_TOO_BIG]],
   avgPool: [[numericPadNonSquare(1), NUMERIC_PAD], [windowTooBig, WINDOW_TOO_BIG]],
   unsortedSegmentSum: [[int32(0), 'TF.js bug: an int32 x gives float32 (tf.unsortedSegmentSum(tf.tensor([[1, 2]], [1, 2], ' +

@@ -57,6 +57,15 @@ ops.conv2dTranspose = (x, filter, outputShape, ...rest) => tidy(() => {
   return ops.squeeze(base.conv2dTranspose(ops.expandDims(t, 0), filter, shape, ...rest), [0]);
 });
 
+// squeeze: an axis listed twice (as i and i - rank) is squeezed once.
+ops.squeeze = (x, axis) => {
+  if (!Array.isArray(axis)) return base.squeeze(x, axis);
+  return tidy(() => {
+    const t = asTensor(x, 'squeeze', 'x');
+    return base.squeeze(t, [...new Set(axis.map((a) => (a < 0 ? a + t.rank : a)))]);
+  });
+};
+
 /**
  * gather with batchDims b: x and indices share their first b dimensions, and each
  * batch gathers from its own slice. As one gather on the batches laid end to end

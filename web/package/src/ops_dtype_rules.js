@@ -105,6 +105,11 @@ for (const [name, logical] of [['max', 'any'], ['min', 'all']]) {
   ops[name] = reduction(name, (t, axis, keepDims) => (t.dtype === 'bool' ? base[logical] : base[name])(t, axis, keepDims));
 }
 for (const name of ['any', 'all', 'logSumExp']) ops[name] = reduction(name, base[name]);
+ops.moments = (x, axis, keepDims) => (Array.isArray(axis) && axis.length === 0 ?
+  tidy(() => {
+    const mean = ops.mean(x, [], keepDims);
+    return {mean, variance: ops.zerosLike(mean)};
+  }) : base.moments(x, axis, keepDims));
 
 // floorDiv's result is int32 whatever the operands (TF.js's FloorDiv kernel), a non-finite quotient 0.
 ops.floorDiv = (a, b) => tidy(() => {

@@ -100,7 +100,7 @@ const UNARY = [['abs', -3, 3, true], ['acos', -1.1, 1.1, true], ['acosh', 0.9, 4
   ['tanh', -3, 3, true], ['clone', -3, 3, true], ['zerosLike', -3, 3, false], ['onesLike', -3, 3, false]];
 
 const unary = UNARY.map(([op, lo, hi, grad]) => ({op, grad, args: (r) => {
-  const dtype = pick(r, [...DTYPES, ...(['clone', 'zerosLike', 'onesLike', 'abs', 'neg'].includes(op) ? ['bool'] : [])]);
+  const dtype = chance(r, 0.15) ? 'bool' : pick(r, DTYPES);
   return [operand(r, shapeOf(r), dtype, lo, hi)];
 }}));
 

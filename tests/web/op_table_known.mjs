@@ -32,6 +32,8 @@ const convTooBig = (a) => {
   return eff(a[1].shape[0]) > h + ph || eff(a[1].shape[1]) > w + pw;
 };
 export const KNOWN = {
+  logSigmoid: [[(a) => a[0].dtype === 'bool', 'TF.js bug: logSigmoid of bool goes through bool intermediates ' +
+    '(tf.logSigmoid(tf.tensor(true)).dataSync() is [1]; log(sigmoid(1)) is -0.31, stored as 0)']],
   where: [[(a) => a.some((x) => x.shape.includes(0)) && new Set(a.map((x) => String(x.shape))).size > 1,
     'TF.js bug: broadcasting a zero-size operand gives a 1 for its dimension (tf.where(tf.zeros([0, 2], \'bool\'), ' +
     'tf.ones([2]), tf.ones([0, 2])).shape is [1, 2])']],

@@ -21,8 +21,8 @@ export function named(op, fn) {
 
 /**
  * A float op given int32 or bool, as TF.js computes it: in float, the result
- * float32 (toFloat) or stored back in the input's dtype, int32 truncated
- * toward zero and a non-finite value stored as 0 (what its Int32Array keeps).
+ * float32 (toFloat) or stored back in the input's dtype, truncated toward zero
+ * and a non-finite value stored as 0 (what its Int32Array and Uint8Array keep).
  */
 export function computedInFloat(name, f, toFloat = false) {
   return (x, ...rest) => tidy(() => {
@@ -31,7 +31,8 @@ export function computedInFloat(name, f, toFloat = false) {
     const y = f(ops.cast(t, 'float32'), ...rest);
     if (toFloat) return y;
     const finite = ops.equal(ops.sub(y, y), 0);
-    return ops.cast(ops.where(finite, y, ops.zerosLike(y)), t.dtype);
+    const truncated = ops.cast(ops.where(finite, y, ops.zerosLike(y)), 'int32');
+    return t.dtype === 'int32' ? truncated : ops.cast(truncated, t.dtype);
   });
 }
 
@@ -56,7 +57,12 @@ const unary = (name) => (t) => base[name](t);
 for (const name of ['asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh', 'log1p', 'reciprocal', 'selu', 'softplus']) {
   ops[name] = computedInFloat(name, unary(name));
 }
-for (const name of ['exp', 'erf']) ops[name] = computedInFloat(name, unary(name), true);
+ops.exp = computedInFloat('exp', unary('exp'), true);
+const erf = computedInFloat('erf', unary('erf'), true);
+ops.erf = (x) => {
+  if (x instanceof Tensor && x.dtype === 'bool') throw new GlintError(`[erf] x must be float32 or int32: got bool [${x.shape}]`);
+  return erf(x);
+};
 ops.leakyRelu = computedInFloat('leakyRelu', (t, alpha) => base.leakyRelu(t, alpha), true);
 ops.logSoftmax = computedInFloat('logSoftmax', (t, axis) => base.logSoftmax(t, axis), true);
 

@@ -154,15 +154,19 @@ export function isFinite(x) {
 }
 
 export function tan(x) {
-  x = float('tan', x);
-  return tidy(() => ops.div(ops.sin(x), ops.cos(x)));
+  return tidy(() => {
+    const t = float('tan', x);
+    return ops.div(ops.sin(t), ops.cos(t));
+  });
 }
 
 export const sinh = computedInFloat('sinh', (x) => tidy(() => ops.mul(ops.sub(ops.exp(x), ops.exp(ops.neg(x))), 0.5)));
 
 export function cosh(x) {
-  x = float('cosh', x);
-  return tidy(() => ops.mul(ops.add(ops.exp(x), ops.exp(ops.neg(x))), 0.5));
+  return tidy(() => {
+    const t = float('cosh', x);
+    return ops.mul(ops.add(ops.exp(t), ops.exp(ops.neg(t))), 0.5);
+  });
 }
 
 /**

@@ -48,11 +48,20 @@ function draw(r, n, dtype, lo, hi) {
   return values(r, n, lo, hi);
 }
 
-export const t = (r, shape, dtype = 'float32', lo = -3, hi = 3) => new T(draw(r, size(shape), dtype, lo, hi), shape, dtype);
+export const tensorOnly = (r, shape, dtype = 'float32', lo = -3, hi = 3) => new T(draw(r, size(shape), dtype, lo, hi), shape, dtype);
+
+/**
+ * A tensor argument of the drawn values; one time in ten (int32 and float32, not
+ * empty: a nested array cannot say [0, 3]) a nested array of them instead.
+ */
+export const t = (r, shape, dtype = 'float32', lo = -3, hi = 3) => {
+  const x = tensorOnly(r, shape, dtype, lo, hi);
+  return dtype !== 'bool' && x.v.length && chance(r, 0.1) ? new Raw('nested', x.v, shape, dtype) : x;
+};
 
 /** A tensor argument, one time in six given as a number, a nested array or a typed array instead. */
 function operand(r, shape, dtype, lo = -3, hi = 3) {
-  const x = t(r, shape, dtype, lo, hi);
+  const x = tensorOnly(r, shape, dtype, lo, hi);
   if (dtype === 'bool' || !chance(r, 1 / 6)) return x;
   const form = shape.length === 0 ? pick(r, ['number', 'nested']) : pick(r, ['nested', 'typed']);
   // A typed array carries no shape: only rank 1 keeps it.
@@ -629,13 +638,13 @@ const f32 = (r, shape) => new T(values(r, size(shape), -3, 3), shape, 'float32')
 
 /** Each: method, receiver(r) (a T), args(r). */
 export const METHOD_CASES = [
-  {method: 'asType', receiver: (r) => t(r, shapeOf(r), pick(r, DTYPES)), args: (r) => [pick(r, [...DTYPES, 'bool'])]},
-  {method: 'as1D', receiver: (r) => t(r, shapeOf(r)), args: () => []},
+  {method: 'asType', receiver: (r) => tensorOnly(r, shapeOf(r), pick(r, DTYPES)), args: (r) => [pick(r, [...DTYPES, 'bool'])]},
+  {method: 'as1D', receiver: (r) => tensorOnly(r, shapeOf(r)), args: () => []},
   ...[2, 3, 4, 5].map((k) => ({method: `as${k}D`, receiver: (r) => f32(r, [2, 3]),
     args: (r) => [...Array(k - 2).fill(1), ...(chance(r, 0.5) ? [3, 2] : [6, 1])]})),
   {method: 'asScalar', receiver: (r) => f32(r, chance(r, 0.8) ? [1, 1] : [2]), args: () => []},
-  {method: 'flatten', receiver: (r) => t(r, shapeOf(r), pick(r, DTYPES)), args: () => []},
-  ...['toBool', 'toFloat', 'toInt'].map((method) => ({method, receiver: (r) => t(r, shapeOf(r), pick(r, [...DTYPES, 'bool'])),
+  {method: 'flatten', receiver: (r) => tensorOnly(r, shapeOf(r), pick(r, DTYPES)), args: () => []},
+  ...['toBool', 'toFloat', 'toInt'].map((method) => ({method, receiver: (r) => tensorOnly(r, shapeOf(r), pick(r, [...DTYPES, 'bool'])),
     args: () => []})),
   {method: 'reshapeAs', receiver: (r) => f32(r, [2, 3]), args: (r) => [f32(r, pick(r, [[3, 2], [6], [1, 6, 1], [4]]))]},
   ...['resizeBilinear', 'resizeNearestNeighbor'].map((method) => ({method, grad: method === 'resizeBilinear',

@@ -4,8 +4,8 @@
 // (TF.js refuses what glint-ml computes), or 'engine: ...' (what the C++ op does).
 import {T, Raw} from './op_table_cases.mjs';
 
-const numericPadNonSquare = (k) => (a) => typeof a[3] === 'number' &&
-    (Array.isArray(a[k]) ? a[k][0] !== a[k][1] : a[k] instanceof T && a[k].shape[0] !== a[k].shape[1]);
+const numericPadNonSquare = (k) => (a) => typeof a[3] === 'number' && typeof a[k] !== 'number' &&
+    (Array.isArray(a[k]) ? a[k][0] !== a[k][1] : a[k].shape[0] !== a[k].shape[1]);
 const NUMERIC_PAD = 'TF.js bug: a numeric pad sizes the output width by the window\'s height ' +
     '(tf.conv2d(tf.ones([1, 6, 4, 2]), tf.ones([3, 2, 2, 1]), 1, 1).shape is [1, 6, 4, 1]; the explicit pad gives [1, 6, 5, 1])';
 const NEGATIVE_SCAN_AXIS = 'TF.js bug: a negative axis gives a malformed shape (tf.cumsum(tf.tensor([1, 2, 3]), -1).shape is [undefined])';
@@ -32,6 +32,13 @@ const convTooBig = (a) => {
   return eff(a[1].shape[0]) > h + ph || eff(a[1].shape[1]) > w + pw;
 };
 export const KNOWN = {
+  variable: [[(a) => a[0] instanceof Raw, 'TF.js limitation: variable() takes a Tensor only ' +
+    '(tf.variable([1, 2]) throws \'Cannot read properties of undefined\'); glint-ml takes arrays too']],
+  concat: [[(a) => new Set(a[0].map((x) => (x instanceof Raw ? 'float32' : x.dtype))).size > 1, 'TF.js bug: concat of ' +
+    'mixed dtypes takes the first one\'s (tf.concat([tf.tensor([1, 2], [2], \'int32\'), tf.tensor([1.5])]) is int32 ' +
+    '[1, 2, 1]); glint-ml refuses them by name']],
+  ensureShape: [[(a) => a[0] instanceof Raw, 'TF.js bug: given an array, ensureShape returns the array, not a tensor ' +
+    '(tf.ensureShape([1, 2], [2]).dataSync is undefined)']],
   logSigmoid: [[(a) => a[0].dtype === 'bool', 'TF.js bug: logSigmoid of bool goes through bool intermediates ' +
     '(tf.logSigmoid(tf.tensor(true)).dataSync() is [1]; log(sigmoid(1)) is -0.31, stored as 0)']],
   where: [[(a) => a.some((x) => x.shape.includes(0)) && new Set(a.map((x) => String(x.shape))).size > 1,
@@ -101,6 +108,7 @@ const AVG_GRADIENT = 'TF.js bug: AvgPool\'s gradient divides by the whole window
     'the pixels inside the image (avgPool(x [1, 5, 4, 2], 2, 1, \'same\'): 1.97 off central differences; glint-ml 0.0000)';
 export const WRONG_TFJS_GRADIENT = {
   avgPool: [[(a) => a[3] !== 'valid', AVG_GRADIENT]],
+  avgPool3d: [[(a) => a[3] !== 'valid', AVG_GRADIENT]],
   pool: [[(a) => a[2] === 'avg' && a[3] === 'same', AVG_GRADIENT]],
 };
 

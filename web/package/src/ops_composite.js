@@ -32,6 +32,9 @@ export function addN(tensors) {
   }
   const list = tensors.map((t, i) => need('addN', `tensors[${i}]`, t));
   list.forEach((t, i) => {
+    if (t.dtype !== list[0].dtype) {
+      throw new GlintError(`[addN] tensors[${i}] is ${t.dtype}, tensors[0] ${list[0].dtype}: addN does not cast`);
+    }
     if (t.shape.join() !== list[0].shape.join()) {
       throw new GlintError(`[addN] tensors[${i}] has shape [${t.shape}], tensors[0] [${list[0].shape}]: ` +
           'addN does not broadcast');
@@ -297,8 +300,16 @@ export function confusionMatrix(labels, predictions, numClasses) {
 
 /** The rows of x (along axis) where mask is true; reads the mask. */
 export async function booleanMaskAsync(x, mask, axis = 0) {
-  x = need('booleanMaskAsync', 'x', x);
-  const m = need('booleanMaskAsync', 'mask', mask);
+  const t = need('booleanMaskAsync', 'x', x), m = need('booleanMaskAsync', 'mask', mask);
+  try {
+    return await booleanMask(t, m, axis);
+  } finally {
+    if (t !== x) t.dispose();
+    if (m !== mask) m.dispose();
+  }
+}
+
+async function booleanMask(x, m, axis) {
   if (m.rank < 1 || m.shape.some((d, i) => d !== x.shape[axis + i])) {
     throw new GlintError(`[booleanMaskAsync] mask [${m.shape}] must match x [${x.shape}] from axis ${axis}`);
   }

@@ -117,6 +117,15 @@ ops.moments = (x, axis, keepDims) => (Array.isArray(axis) && axis.length === 0 ?
     return {mean, variance: ops.zerosLike(mean)};
   }) : base.moments(x, axis, keepDims));
 
+// where's a and b meet in the higher dtype (bool < int32 < float32), as in arithmetic.
+const ORDER = ['bool', 'int32', 'float32'];
+ops.where = (condition, a, b) => tidy(() => {
+  const x = asTensor(a, 'where', 'a'), y = asTensor(b, 'where', 'b');
+  const dtype = ORDER[Math.max(ORDER.indexOf(x.dtype), ORDER.indexOf(y.dtype))];
+  const to = (t) => (t.dtype === dtype || !ORDER.includes(t.dtype) ? t : ops.cast(t, dtype));
+  return base.where(condition, to(x), to(y));
+});
+
 // floorDiv's result is int32 whatever the operands (TF.js's FloorDiv kernel), a non-finite quotient 0.
 ops.floorDiv = (a, b) => tidy(() => {
   const q = base.floorDiv(a, b);

@@ -109,6 +109,13 @@ const AVG_GRADIENT = 'TF.js bug: AvgPool\'s gradient divides by the whole window
 export const WRONG_TFJS_GRADIENT = {
   avgPool: [[(a) => a[3] !== 'valid', AVG_GRADIENT]],
   avgPool3d: [[(a) => a[3] !== 'valid', AVG_GRADIENT]],
+  cumsum: [[(a) => ((a[1] ?? 0) + a[0].shape.length) % a[0].shape.length !== a[0].shape.length - 1, 'TF.js bug: ' +
+    'Cumsum\'s gradient along an inner axis is wrong or throws (cumsum(x [4, 2, 2], 1): 1.08 off central differences, glint-ml 0.0000; ' +
+    'axis 0: \'The gradient of input x has shape 2,2,4\')']],
+  mirrorPad: [[() => true, 'TF.js bug: MirrorPad\'s gradient drops the mirrored parts (symmetric [[2, 0], [2, 0], ' +
+    '[4, 0]] on [2, 4, 4]: 12.0 off central differences of its own forward pass; glint-ml 0.0003)']],
+  resizeBilinear: [[(a) => a[3] === true, 'TF.js bug: ResizeBilinear\'s gradient ignores halfPixelCenters ' +
+    '([2, 3, 3, 2] to [5, 5]: 1.55 off central differences; glint-ml 0.0001)']],
   pool: [[(a) => a[2] === 'avg' && a[3] === 'same', AVG_GRADIENT]],
 };
 

@@ -17,20 +17,20 @@ const BOOL_ARITHMETIC = 'TF.js bug: arithmetic on two bool tensors returns bool 
 const bothBool = (a) => [a[0], a[1]].every((x) => (x instanceof T || x instanceof Raw) && x.dtype === 'bool');
 const WINDOW_TOO_BIG = 'engine: a window larger than the input with \'valid\' padding is refused, saying so ' +
     '([maxPool] filterSize [1,3] does not fit in x float32 [2,3,2,3] with valid padding ...); TF.js returns an empty tensor';
-const windowTooBig = (a) => {
-  const [h, w] = a[0].shape.slice(-3, -1), [fh, fw] = [a[1], a[1]].flat().slice(-2);
-  return a[3] === 'valid' && (fh > h || fw > w);
+/** Whether a window [fh, fw] is larger than the (padded: a[3]) image of a[0]. */
+const larger = (a, fh, fw) => {
+  if (a[3] === 'same') return false;
+  const [h, w] = a[0].shape.slice(-3, -1);
+  const [ph, pw] = typeof a[3] === 'number' ? [2 * a[3], 2 * a[3]] :
+      Array.isArray(a[3]) ? [a[3][1][0] + a[3][1][1], a[3][2][0] + a[3][2][1]] : [0, 0];
+  return fh > h + ph || fw > w + pw;
 };
+const windowTooBig = (a) => larger(a, ...[a[1], a[1]].flat().slice(-2));
 const EMPTY = (what) => `TF.js bug: ${what} over an empty axis is NaN (float32) or 0 (int32) where TensorFlow ` +
     'gives the identity, as glint-ml (tf.max(tf.zeros([2, 0]), 1) is [NaN, NaN], not [-Infinity, -Infinity])';
 const empty = (a) => a[0] instanceof T && a[0].shape.includes(0);
 const valuesOf = (x) => (x instanceof T || x instanceof Raw ? x.v : []);
-const convTooBig = (a) => {
-  if (a[3] === 'same') return false;
-  const [h, w] = a[0].shape.slice(-3, -1), d = a[5] ?? 1, eff = (k) => (k - 1) * d + 1;
-  const [ph, pw] = typeof a[3] === 'number' ? [2 * a[3], 2 * a[3]] : Array.isArray(a[3]) ? [a[3][1][0] + a[3][1][1], a[3][2][0] + a[3][2][1]] : [0, 0];
-  return eff(a[1].shape[0]) > h + ph || eff(a[1].shape[1]) > w + pw;
-};
+const convTooBig = (a) => larger(a, ...a[1].shape.slice(0, 2).map((k) => (k - 1) * (a[5] ?? 1) + 1));
 export const KNOWN = {
   variable: [[(a) => a[0] instanceof Raw, 'TF.js limitation: variable() takes a Tensor only ' +
     '(tf.variable([1, 2]) throws \'Cannot read properties of undefined\'); glint-ml takes arrays too']],
@@ -44,7 +44,9 @@ export const KNOWN = {
   where: [[(a) => a.some((x) => x.shape.includes(0)) && new Set(a.map((x) => String(x.shape))).size > 1,
     'TF.js bug: broadcasting a zero-size operand gives a 1 for its dimension (tf.where(tf.zeros([0, 2], \'bool\'), ' +
     'tf.ones([2]), tf.ones([0, 2])).shape is [1, 2])']],
-  euclideanNorm: [[(a) => a[0].shape.length === 0 && a[1] != null, 'TF.js bug: a scalar with an axis gives |x| ' +
+  euclideanNorm: [[(a) => Array.isArray(a[1]) && !a[1].length && a[0].shape.length > 1, 'TF.js bug: axis [] is no ' +
+    'reduction on a vector and throws \'invalid axis\' on a matrix (tf.euclideanNorm(tf.ones([1, 3]), [])); ' +
+    'glint-ml reduces nothing for both'], [(a) => a[0].shape.length === 0 && a[1] != null, 'TF.js bug: a scalar with an axis gives |x| ' +
     'without keepDims and throws with it (tf.euclideanNorm(tf.scalar(3), 0) is 3)']],
   max: [[empty, EMPTY('max')]],
   min: [[empty, EMPTY('min')]],
@@ -55,7 +57,13 @@ export const KNOWN = {
     [(a) => Array.isArray(a[2]) && a[2].length === 2 && a[2].some((v) => v < 0) && [1, Infinity, -Infinity].includes(a[1]),
       'TF.js bug: ord 1 and ±Infinity matrix norms shift a negative axis out of range (tf.norm(x [2, 3], 1, [0, -1]) ' +
       'throws \'got axis -2\')']],
-  stridedSlice: [[(a) => (a[8] & 1) && ((a[4] | a[5]) & 1 || a[3][0] !== 1), 'TF.js bug: shrinking an axis with a mask ' +
+  stridedSlice: [[(a) => a[1].some((b, i) => {
+    // An axis sliced to nothing without masks: TF.js's reshape of the empty result throws.
+    if (((a[4] | a[5]) >> i) & 1) return false;
+    const d = a[0].shape[i], at = (v) => (v < 0 ? v + d : v);
+    return a[3][i] > 0 ? at(a[2][i]) <= at(b) : at(a[2][i]) >= at(b);
+  }), 'TF.js bug: some empty slices throw (tf.stridedSlice(x [2, 4, 1], [1, 0, -1], [0, 2, 0], [1, 1, 1], 4, 4): ' +
+    '\'Size(2) must match the product of shape 0,2,1\')'],[(a) => (a[8] & 1) && ((a[4] | a[5]) & 1 || a[3][0] !== 1), 'TF.js bug: shrinking an axis with a mask ' +
     'or a stride throws ' +
     '(tf.stridedSlice(tf.tensor([5]), [0], [0], [2], 1, 0, 0, 0, 1): \'The number of provided coordinates (1) must match ' +
     'the rank (0)\'; [0], [1], [1] without the mask gives 5)']],

@@ -505,14 +505,20 @@ const windows = [
       const offset = chance(r, 0.7) ? t(r, c) : undefined, scale = offset && chance(r, 0.7) ? t(r, c) : undefined;
       return [t(r, s), t(r, c), t(r, c, 'float32', 0.1, 2), offset, scale, ...(chance(r, 0.5) ? [r() / 10] : [])];
     }})),
-  {op: 'depthToSpace', name: 'depthToSpace NCHW', method: false, args: (r) => [t(r, [1, 4, 2, 2]), 2, 'NCHW']},
+  {op: 'depthToSpace', name: 'depthToSpace NCHW', method: false, args: (r) => {
+    const b = int(r, 2, 3);
+    return [t(r, [int(r, 1, 2), b * b * int(r, 1, 2), int(r, 1, 3), int(r, 1, 3)]), b, 'NCHW'];
+  }},
   {op: 'spaceToBatchND', grad: true, args: (r) => {
-    const b = [int(r, 1, 3), int(r, 1, 2)];
-    return [t(r, [int(r, 1, 2), b[0] * int(r, 1, 2), b[1] * int(r, 1, 3), int(r, 1, 2)]), b, [[0, 0], [0, 0]]];
+    const b = [int(r, 1, 3), int(r, 1, 2)], pads = [[int(r, 0, 2), int(r, 0, 1)], [int(r, 0, 1), int(r, 0, 2)]];
+    // Padded sizes a multiple of the block (one draw in ten not).
+    const dim = (k) => Math.max(1, b[k] * int(r, 1, 3) - pads[k][0] - pads[k][1]) + (bad(r) ? 1 : 0);
+    return [t(r, [int(r, 1, 2), dim(0), dim(1), int(r, 1, 2)], pick(r, DTYPES)), b, pads];
   }},
   {op: 'batchToSpaceND', grad: true, args: (r) => {
-    const b = [int(r, 1, 3), int(r, 1, 2)];
-    return [t(r, [b[0] * b[1] * int(r, 1, 2), int(r, 1, 3), int(r, 1, 3), int(r, 1, 2)]), b, [[0, 0], [0, 0]]];
+    const b = [int(r, 1, 3), int(r, 1, 2)], h = int(r, 1, 3), w = int(r, 1, 3);
+    const crops = [[int(r, 0, b[0] - 1), int(r, 0, b[0] - 1)], [int(r, 0, b[1] - 1), 0]];
+    return [t(r, [b[0] * b[1] * int(r, 1, 2) + (bad(r) ? 1 : 0), h, w, int(r, 1, 2)], pick(r, DTYPES)), b, crops];
   }},
 ];
 

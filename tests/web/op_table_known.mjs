@@ -32,6 +32,9 @@ const empty = (a) => a[0] instanceof T && a[0].shape.includes(0);
 const valuesOf = (x) => (x instanceof T || x instanceof Raw ? x.v : []);
 const convTooBig = (a) => larger(a, ...a[1].shape.slice(0, 2).map((k) => (k - 1) * (a[5] ?? 1) + 1));
 export const KNOWN = {
+  batchToSpaceND: [[(a) => a[2].some(([lo, hi], i) => lo + hi > a[1][i] * a[0].shape[i + 1]), 'TF.js bug: crops ' +
+    'larger than the dimension give a made-up shape (tf.batchToSpaceND(tf.ones([6, 1, 2, 2]), [3, 2], [[2, 2], [1, 0]]) ' +
+    'is [1, 1, 3, 2]: 3 rows cropped by 4); glint-ml refuses them by name']],
   variable: [[(a) => a[0] instanceof Raw, 'TF.js limitation: variable() takes a Tensor only ' +
     '(tf.variable([1, 2]) throws \'Cannot read properties of undefined\'); glint-ml takes arrays too']],
   concat: [[(a) => new Set(a[0].map((x) => (x instanceof Raw ? 'float32' : x.dtype))).size > 1, 'TF.js bug: concat of ' +

@@ -59,10 +59,10 @@ export const t = (r, shape, dtype = 'float32', lo = -3, hi = 3) => {
   return dtype !== 'bool' && x.v.length && chance(r, 0.1) ? new Raw('nested', x.v, shape, dtype) : x;
 };
 
-/** A tensor argument, one time in six given as a number, a nested array or a typed array instead. */
+/** A tensor argument, one time in six given as a number, a nested array or a typed array instead (not when empty). */
 function operand(r, shape, dtype, lo = -3, hi = 3) {
   const x = tensorOnly(r, shape, dtype, lo, hi);
-  if (dtype === 'bool' || !chance(r, 1 / 6)) return x;
+  if (dtype === 'bool' || (!x.v.length && shape.length > 1) || !chance(r, 1 / 6)) return x;
   const form = shape.length === 0 ? pick(r, ['number', 'nested']) : pick(r, ['nested', 'typed']);
   // A typed array carries no shape: only rank 1 keeps it.
   if (form === 'typed' && shape.length !== 1) return new Raw('nested', x.v, shape, dtype);

@@ -79,7 +79,7 @@ export const KNOWN = {
     '(tf.tensor([1], [1], \'int32\').oneHot(3, 1, 0, \'float32\').dtype is int32)'],
   [(a) => a[1] < 2, 'TF.js limitation: depth 1 throws \'depth must be >=2\'; glint-ml gives the one column']],
   pool: [[(a) => a[3] === 'same' && a[4].some((d) => d > 1), 'TF.js bug: dilated \'same\' windows see zero padding ' +
-    '(a max takes the 0, an average counts it); glint-ml refuses that combination by name (ops_more.js)']],
+    '(tf.pool(x [1, 3, 3, 1] of -1..-9, [2, 2], \'max\', \'same\', [2, 1]) has 0s); glint-ml refuses that combination by name']],
   maxPoolWithArgmax: [[(a) => a[3] === 'valid' && (a[1] > a[0].shape[1] || a[1] > a[0].shape[2]), WINDOW_TOO_BIG]],
   ...Object.fromEntries(['add', 'sub', 'mul', 'div', 'divNoNan', 'mod', 'pow', 'squaredDifference', 'atan2']
     .map((op) => [op, [[bothBool, BOOL_ARITHMETIC]]])),

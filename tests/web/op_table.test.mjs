@@ -6,7 +6,8 @@
 // glint-ml must throw an Error naming the op; where TF.js returns, glint-ml must
 // return. Gradients (grads of sum(out * w)) are compared on three seeds, against
 // central differences of TF.js's forward pass where TF.js has none or a wrong one.
-// Draws where glint-ml differs on purpose or TF.js is wrong: op_table_known.mjs.
+// The table: op_table_cases.mjs and op_table_cases_nn.mjs (drawn as op_table_draw.mjs
+// says); the draws where glint-ml differs on purpose or TF.js is wrong: op_table_known.mjs.
 // The first test enumerates TF.js's top level and Tensor.prototype: a function
 // neither in the table nor excluded below (or on api_gaps.json) fails it.
 import {test} from 'node:test';
@@ -15,7 +16,8 @@ import fs from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import * as glint from '../../web/package/src/index.node.js';
 import {rng, values, flattenTensors, tensorsDiffer, gapReason} from './shared_cases.mjs';
-import {CASES, METHOD_CASES, T, Raw} from './op_table_cases.mjs';
+import {CASES, METHOD_CASES} from './op_table_cases.mjs';
+import {T, Raw} from './op_table_draw.mjs';
 import {KNOWN, WRONG_TFJS_GRADIENT} from './op_table_known.mjs';
 
 await glint.ready();

@@ -2,7 +2,7 @@
 // with why: op -> [[when(args, form), reason]] (form '' or 'x.' for the method).
 // A reason is 'TF.js bug: ...' with a one-line proof, 'TF.js limitation: ...'
 // (TF.js refuses what glint-ml computes), or 'engine: ...' (what the C++ op does).
-import {T, Raw} from './op_table_cases.mjs';
+import {T, Raw} from './op_table_draw.mjs';
 
 const numericPadNonSquare = (k) => (a) => typeof a[3] === 'number' && typeof a[k] !== 'number' &&
     (Array.isArray(a[k]) ? a[k][0] !== a[k][1] : a[k].shape[0] !== a[k].shape[1]);

@@ -6,18 +6,12 @@ import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
 import * as glint from '../../web/package/src/index.js';
-import {rng} from './shared_cases.mjs';
+import {rng, values, int, size, flattenTensors as flatten} from './shared_cases.mjs';
 
 await glint.ready();
 await tf.setBackend('cpu');
 
 const SEEDS = [1, 2, 3];
-
-function values(r, n, lo = -1, hi = 1) {
-  return Array.from({length: n}, () => lo + (hi - lo) * r());
-}
-const int = (r, lo, hi) => lo + Math.floor(r() * (hi - lo + 1));
-const size = (shape) => shape.reduce((a, b) => a * b, 1);
 
 /** Each case: name, make(r) -> inputs (plain data), run(m, inputs) -> tensor | tensors | {..}, grad: index of the input to differentiate. */
 const CASES = [
@@ -292,12 +286,6 @@ const CASES = [
   ].map(([name, f, gradRef]) => ({name: `tensor.${name}`, make: (r) => ({x: [values(r, 6), [2, 3]]}), run: (m, {x}) => f(m.tensor(...x), m), gradRef,
     grad: ['toInt', 'toBool', 'isNaN', 'toFloat', 'step', 'resizeBilinear'].includes(name) ? undefined : 'x'})),
 ];
-
-function flatten(out) {
-  if (out instanceof glint.Tensor || out instanceof tf.Tensor) return [out];
-  if (Array.isArray(out)) return out.flatMap(flatten);
-  return Object.keys(out).sort().flatMap((k) => flatten(out[k]));
-}
 
 function compare(label, ours, theirs, tol) {
   assert.equal(ours.length, theirs.length, `${label}: ${ours.length} outputs vs ${theirs.length}`);

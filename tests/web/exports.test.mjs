@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import * as glint from '../../web/package/src/index.js';
+import {gapReason} from './shared_cases.mjs';
 
 await glint.ready();
 await tf.setBackend('cpu');
@@ -48,19 +49,7 @@ function scopes() {
   return out;
 }
 
-/** The exclusion reason for a name, or null. */
-function excluded(scope, name, value) {
-  const reason = gaps.names[scope]?.[name];
-  if (reason) return reason;
-  for (const g of gaps.groups) {
-    if (g.scope !== scope) continue;
-    if (g.names?.includes(name)) return g.reason;
-    if (g.pattern && new RegExp(g.pattern).test(name) && (!g.valueType || typeof value === g.valueType)) {
-      return g.reason;
-    }
-  }
-  return null;
-}
+const excluded = (scope, name, value) => gapReason(gaps, scope, name, value);
 
 const all = scopes();
 

@@ -89,3 +89,58 @@ export function rng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** n uniforms in [lo, hi) from the generator r. */
+export function values(r, n, lo = -1, hi = 1) {
+  return Array.from({length: n}, () => lo + (hi - lo) * r());
+}
+
+/** A uniform integer in [lo, hi]. */
+export const int = (r, lo, hi) => lo + Math.floor(r() * (hi - lo + 1));
+
+/** The number of elements of a shape. */
+export const size = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/** The tensors of an op's result (a tensor, or arrays/objects of them; objects by sorted key), in order. */
+export function flattenTensors(out) {
+  if (out && typeof out.dataSync === 'function' && Array.isArray(out.shape)) return [out];
+  if (Array.isArray(out)) return out.flatMap(flattenTensors);
+  if (out && typeof out === 'object') return Object.keys(out).sort().flatMap((k) => flattenTensors(out[k]));
+  return [];
+}
+
+/**
+ * Where two lists of tensors differ (shape, dtype, or a value beyond
+ * |a - b| <= tol * max(1, |b|); NaN matches NaN), as a sentence; null when they agree.
+ */
+export function tensorsDiffer(ours, theirs, tol) {
+  if (ours.length !== theirs.length) return `${ours.length} outputs vs ${theirs.length}`;
+  for (let i = 0; i < ours.length; ++i) {
+    const o = ours[i], t = theirs[i];
+    if (JSON.stringify(o.shape) !== JSON.stringify(t.shape)) return `output ${i}: shape [${o.shape}] vs [${t.shape}]`;
+    if (o.dtype !== t.dtype) return `output ${i}: dtype ${o.dtype} vs ${t.dtype}`;
+    const a = o.dataSync(), b = t.dataSync();
+    for (let j = 0; j < b.length; ++j) {
+      const x = Number(a[j]), y = Number(b[j]);
+      if (x === y || (Number.isNaN(x) && Number.isNaN(y))) continue;
+      if (t.dtype !== 'float32' || !(Math.abs(x - y) <= tol * Math.max(1, Math.abs(y)))) {
+        return `output ${i} element ${j}: ${x} vs ${y}`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Why web/package/api_gaps.json (parsed: gaps) leaves a TF.js name out of glint-ml, or null. */
+export function gapReason(gaps, scope, name, value) {
+  const names = gaps.names[scope] ?? {};
+  if (Object.hasOwn(names, name)) return names[name];
+  for (const g of gaps.groups) {
+    if (g.scope !== scope) continue;
+    if (g.names?.includes(name)) return g.reason;
+    if (g.pattern && new RegExp(g.pattern).test(name) && (!g.valueType || typeof value === g.valueType)) {
+      return g.reason;
+    }
+  }
+  return null;
+}

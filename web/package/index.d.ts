@@ -102,7 +102,7 @@ export class Tensor {
   flatten(): Tensor;
   transpose(perm?: number[]): Tensor;
   slice(begin: number | number[], size?: number | number[]): Tensor;
-  gather(indices: Tensor | number[], axis?: number): Tensor;
+  gather(indices: Tensor | number[], axis?: number, batchDims?: number): Tensor;
   expandDims(axis?: number): Tensor;
   squeeze(axis?: number[]): Tensor;
   cast(dtype: DataType): Tensor;
@@ -315,7 +315,7 @@ export function stridedSlice(x: T, begin: number[], end: number[], strides?: num
                              beginMask?: number, endMask?: number, ellipsisMask?: number,
                              newAxisMask?: number, shrinkAxisMask?: number): Tensor;
 export function pad(x: T, paddings: Array<[number, number]>, constantValue?: number): Tensor;
-export function gather(x: T, indices: T, axis?: number): Tensor;
+export function gather(x: T, indices: T, axis?: number, batchDims?: number): Tensor;
 export function unsortedSegmentSum(x: T, segmentIds: T, numSegments: number): Tensor;
 /** int32 unless dtype says otherwise, as TF.js. */
 export function oneHot(indices: T, depth: number, onValue?: number, offValue?: number,

@@ -11,6 +11,8 @@ export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSee
   loadedResources,
   kernelTable, gl, webgpu} from './engine.js';
 export {runOp} from './ops.js';
+import './ops_dtype_rules.js';
+import './ops_arg_forms.js';
 export {linspace, addN, eye, clone, print, outerProduct, norm, euclideanNorm, logSigmoid, step,
   divNoNan, isNaN, isInf, isFinite, tan, sinh, cosh, cumsum, prelu, expm1, broadcastTo, meshgrid,
   conv1d, gatherND, booleanMaskAsync, whereAsync} from './ops_composite.js';

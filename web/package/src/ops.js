@@ -101,32 +101,12 @@ function binaryOp(name) {
   };
 }
 
-// Computed in float32 from any numeric input, as TF.js does: the inverse
-// trigonometric and hyperbolic functions keep an int32 input's dtype (the
-// result truncated toward zero); erf gives float32.
+// Float ops TF.js also takes int32 for: ops_dtype_rules.js adds that (and the other TF.js dtype rules).
 const FLOAT_KEEPING_DTYPE = ['asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh'];
-function inFloat(name, keepDtype) {
-  return (x) => {
-    const t = asTensor(x, name, 'x');
-    const temps = t === x ? [] : [t];
-    try {
-      if (t.dtype === 'float32') return one(name, [t]);
-      const f = one('cast', [t], {dtype: 'float32'});
-      temps.push(f);
-      const y = one(name, [f]);
-      if (!keepDtype) return y;
-      temps.push(y);
-      return one('cast', [y], {dtype: 'int32'});
-    } finally {
-      dispose(temps);
-    }
-  };
-}
 
 export const ops = {};
 for (const n of UNARY) ops[n] = (x) => one(n, [x]);
-for (const n of FLOAT_KEEPING_DTYPE) ops[n] = inFloat(n, true);
-ops.erf = inFloat('erf', false);
+for (const n of [...FLOAT_KEEPING_DTYPE, 'erf']) ops[n] = (x) => one(n, [x]);
 for (const n of BINARY) ops[n] = binaryOp(n);
 for (const n of REDUCE) ops[n] = (x, axis = null, keepDims = false) => one(n, [x], {axis, keepDims});
 

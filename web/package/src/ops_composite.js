@@ -3,9 +3,17 @@
 import {GlintError} from './core.js';
 import {Tensor, tensor, tidy, asTensor} from './tensor.js';
 import {ops} from './ops.js';
+import {computedInFloat, named} from './ops_dtype_rules.js';
 
 function need(op, arg, x) {
   return asTensor(x, op, arg);
+}
+
+/** TF.js's float-only ops read numbers and arrays as float32, and refuse int32 and bool tensors by name. */
+function float(op, x) {
+  const t = x instanceof Tensor ? x : tensor(x, undefined, 'float32');
+  if (t.dtype !== 'float32') throw new GlintError(`[${op}] x must be float32: got ${t.dtype} [${t.shape}]`);
+  return t;
 }
 
 /** num evenly spaced values from start to stop (both included). */
@@ -24,6 +32,9 @@ export function addN(tensors) {
   }
   const list = tensors.map((t, i) => need('addN', `tensors[${i}]`, t));
   list.forEach((t, i) => {
+    if (t.dtype !== list[0].dtype) {
+      throw new GlintError(`[addN] tensors[${i}] is ${t.dtype}, tensors[0] ${list[0].dtype}: addN does not cast`);
+    }
     if (t.shape.join() !== list[0].shape.join()) {
       throw new GlintError(`[addN] tensors[${i}] has shape [${t.shape}], tensors[0] [${list[0].shape}]: ` +
           'addN does not broadcast');
@@ -70,16 +81,22 @@ export function outerProduct(v1, v2) {
  * or another p (vectors); over all elements (axis null), one axis, or two axes.
  */
 export function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
-  x = need('norm', 'x', x);
+  return named('norm', () => normOf(need('norm', 'x', x), ord, axis, keepDims));
+}
+
+function normOf(x, ord, axis, keepDims) {
+  if (x.rank === 0 && axis == null) return ops.abs(x);
   const axes = axis === null || axis === undefined ? null : Array.isArray(axis) ? axis : [axis];
   if (axes !== null && axes.length > 2) {
     throw new GlintError(`[norm] axis must be null, one axis or two: got ${JSON.stringify(axis)}`);
   }
   return tidy(() => {
     const a = ops.abs(x);
-    if (axes === null || axes.length === 1) {
-      const ax = axes === null ? null : axes[0];
-      if (ord === 'euclidean' || ord === 'fro' || ord === 2) {
+    // No axes ([]): the norm of each element alone.
+    if (axes === null || axes.length <= 1) {
+      const ax = axes === null ? null : axes.length ? axes[0] : [];
+      // 'fro' is a matrix norm only, as in TF.js.
+      if (ord === 'euclidean' || ord === 2) {
         return ops.sqrt(ops.sum(ops.square(x), ax, keepDims));
       }
       if (ord === 1) return ops.sum(a, ax, keepDims);
@@ -103,29 +120,25 @@ export function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
 }
 
 export function euclideanNorm(x, axis = null, keepDims = false) {
-  return norm(x, 'euclidean', axis, keepDims);
+  return named('euclideanNorm', () => norm(x, 'euclidean', axis, keepDims));
 }
 
 /** log(sigmoid(x)) = -softplus(-x), stable for large |x|. */
-export function logSigmoid(x) {
-  return tidy(() => ops.neg(ops.softplus(ops.neg(need('logSigmoid', 'x', x)))));
-}
+export const logSigmoid = computedInFloat('logSigmoid', (x) => tidy(() => ops.neg(ops.softplus(ops.neg(x)))));
 
-/** 1 where x > 0, else alpha. */
-export function step(x, alpha = 0) {
-  x = need('step', 'x', x);
-  return tidy(() => ops.where(ops.greater(x, 0), ops.onesLike(x), ops.mul(ops.onesLike(x), alpha)));
-}
+/** 1 where x > 0, else alpha (an int32 x: alpha truncated, as TF.js stores it). */
+export const step = computedInFloat('step', (x, alpha = 0) =>
+  tidy(() => ops.where(ops.greater(x, 0), ops.onesLike(x), ops.mul(ops.onesLike(x), alpha))));
 
 /** a / b, and 0 where b is 0. */
 export function divNoNan(a, b) {
   const x = need('divNoNan', 'a', a), y = need('divNoNan', 'b', b);
-  return tidy(() => {
+  return named('divNoNan', () => tidy(() => {
     const zero = ops.equal(y, 0);
     const safe = ops.where(zero, ops.onesLike(y), y);
     const q = ops.div(x, safe);
     return ops.where(zero, ops.zerosLike(q), q);
-  });
+  }));
 }
 
 export function isNaN(x) {
@@ -144,18 +157,19 @@ export function isFinite(x) {
 }
 
 export function tan(x) {
-  x = need('tan', 'x', x);
-  return tidy(() => ops.div(ops.sin(x), ops.cos(x)));
+  return tidy(() => {
+    const t = float('tan', x);
+    return ops.div(ops.sin(t), ops.cos(t));
+  });
 }
 
-export function sinh(x) {
-  x = need('sinh', 'x', x);
-  return tidy(() => ops.mul(ops.sub(ops.exp(x), ops.exp(ops.neg(x))), 0.5));
-}
+export const sinh = computedInFloat('sinh', (x) => tidy(() => ops.mul(ops.sub(ops.exp(x), ops.exp(ops.neg(x))), 0.5)));
 
 export function cosh(x) {
-  x = need('cosh', 'x', x);
-  return tidy(() => ops.mul(ops.add(ops.exp(x), ops.exp(ops.neg(x))), 0.5));
+  return tidy(() => {
+    const t = float('cosh', x);
+    return ops.mul(ops.add(ops.exp(t), ops.exp(ops.neg(t))), 0.5);
+  });
 }
 
 /**
@@ -170,6 +184,7 @@ export function cumsum(x, axis = 0, exclusive = false, reverse = false) {
     throw new GlintError(`[cumsum] axis ${axis} is out of range for shape [${x.shape}]`);
   }
   const n = x.shape[ax];
+  if (x.size === 0) return x.clone();
   const mask = new Float32Array(n * n);
   for (let from = 0; from < n; ++from) {
     for (let to = 0; to < n; ++to) {
@@ -189,16 +204,12 @@ export function cumsum(x, axis = 0, exclusive = false, reverse = false) {
 }
 
 /** max(0, x) + alpha * min(0, x), alpha broadcast against x. */
-export function prelu(x, alpha) {
-  x = need('prelu', 'x', x);
+export const prelu = computedInFloat('prelu', (x, alpha) => {
   const a = need('prelu', 'alpha', alpha);
   return tidy(() => ops.add(ops.relu(x), ops.mul(a, ops.minimum(x, 0))));
-}
+}, true);
 
-export function expm1(x) {
-  x = need('expm1', 'x', x);
-  return tidy(() => ops.sub(ops.exp(x), 1));
-}
+export const expm1 = computedInFloat('expm1', (x) => tidy(() => ops.sub(ops.exp(x), 1)));
 
 /** x broadcast to shape (numpy rules; x's rank at most shape's). */
 export function broadcastTo(x, shape) {
@@ -242,11 +253,11 @@ export function conv1d(x, filter, stride = 1, pad = 'valid', dataFormat = 'NWC',
     throw new GlintError(`[conv1d] x must be rank 2 or 3 and filter rank 3: got [${x.shape}] and [${f.shape}]`);
   }
   const padArg = typeof pad === 'number' ? [[0, 0], [0, 0], [pad, pad], [0, 0]] : pad;
-  return tidy(() => {
+  return named('conv1d', () => tidy(() => {
     const x4 = ops.reshape(x, batched ? [x.shape[0], 1, x.shape[1], x.shape[2]] : [1, 1, ...x.shape]);
     const y = ops.conv2d(x4, ops.expandDims(f, 0), [1, stride], padArg, 'NHWC', [1, dilation]);
     return ops.reshape(y, batched ? [y.shape[0], y.shape[2], y.shape[3]] : [y.shape[2], y.shape[3]]);
-  });
+  }));
 }
 
 /** Slices of x at the index tuples in indices' last axis (a gather on the flattened leading axes). */
@@ -289,8 +300,16 @@ export function confusionMatrix(labels, predictions, numClasses) {
 
 /** The rows of x (along axis) where mask is true; reads the mask. */
 export async function booleanMaskAsync(x, mask, axis = 0) {
-  x = need('booleanMaskAsync', 'x', x);
-  const m = need('booleanMaskAsync', 'mask', mask);
+  const t = need('booleanMaskAsync', 'x', x), m = need('booleanMaskAsync', 'mask', mask);
+  try {
+    return await booleanMask(t, m, axis);
+  } finally {
+    if (t !== x) t.dispose();
+    if (m !== mask) m.dispose();
+  }
+}
+
+async function booleanMask(x, m, axis) {
   if (m.rank < 1 || m.shape.some((d, i) => d !== x.shape[axis + i])) {
     throw new GlintError(`[booleanMaskAsync] mask [${m.shape}] must match x [${x.shape}] from axis ${axis}`);
   }
@@ -319,7 +338,8 @@ export async function whereAsync(condition) {
     }
     coords.push(...at);
   }
-  return tensor(Int32Array.from(coords), [coords.length / Math.max(1, c.rank), c.rank], 'int32');
+  const count = flags.reduce((k, f) => k + (f ? 1 : 0), 0);
+  return tensor(Int32Array.from(coords), [count, c.rank], 'int32');
 }
 
 /** tf.metrics.r2Score: 1 - (residual sum of squares) / (total sum of squares), over all elements. */

@@ -67,6 +67,15 @@ export async function setdiff1dAsync(x, y) {
  */
 export async function inTopKAsync(predictions, targets, k = 1) {
   const p = need('inTopKAsync', 'predictions', predictions), t = need('inTopKAsync', 'targets', targets);
+  try {
+    return await inTopK(p, t, k);
+  } finally {
+    if (p !== predictions) p.dispose();
+    if (t !== targets) t.dispose();
+  }
+}
+
+async function inTopK(p, t, k) {
   const classes = p.shape[p.rank - 1];
   if (p.rank < 1 || t.shape.join() !== p.shape.slice(0, -1).join() || !Number.isInteger(k) || k < 0 ||
       k > classes) {

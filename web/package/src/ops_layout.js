@@ -202,6 +202,10 @@ export function sparseToDense(sparseIndices, sparseValues, outputShape, defaultV
       const placed = ops.unsortedSegmentSum(vals, flat, size);
       const hit = ops.greater(ops.unsortedSegmentSum(ops.ones([n], 'int32'), flat, size), 0);
       const dflt = asTensor(defaultValue, 'sparseToDense', 'defaultValue', v);
+      // A number takes sparseValues' dtype; a tensor must have it (TF.js refuses a cast).
+      if (defaultValue instanceof Tensor && dflt.dtype !== v.dtype) {
+        throw new GlintError(`[sparseToDense] defaultValue is ${dflt.dtype} but sparseValues ${v.dtype}: they must share a dtype`);
+      }
       const out = ops.where(hit, placed, ops.cast(dflt, v.dtype));
       return ops.reshape(out, outputShape);
     });

@@ -339,7 +339,8 @@ export function tensor(values, shape, dtype) {
         throw new GlintError(`[tensor] values must be numbers or booleans: found ${typeof v}`);
       }
     }
-    flat = ARRAY_TYPES[dtype].from(list, (v) => Number(v));
+    // bool: true where the value rounds to non-zero, as TF.js stores it (never 255 for -1).
+    flat = ARRAY_TYPES[dtype].from(list, dtype === 'bool' ? (v) => (Math.round(Number(v)) !== 0 ? 1 : 0) : (v) => Number(v));
   }
   const expected = shape.reduce((a, b) => a * b, 1);
   if (flat.length !== expected) {

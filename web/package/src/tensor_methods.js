@@ -11,6 +11,7 @@ import * as select from './ops_select.js';
 import {image} from './image.js';
 import {TensorBuffer} from './tensor_buffer.js';
 import {computeStrides} from './util_more.js';
+import {named} from './ops_dtype_rules.js';
 import {fft, ifft, rfft, irfft} from './ops_fft.js';
 
 const P = Tensor.prototype;
@@ -58,7 +59,7 @@ Object.assign(P, {
   as4D: rankAlias(4),
   as5D: rankAlias(5),
   reshapeAs(x) {
-    return ops.reshape(this, x.shape);
+    return named('reshapeAs', () => ops.reshape(this, x.shape));
   },
   toBool() {
     return ops.cast(this, 'bool');

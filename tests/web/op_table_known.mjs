@@ -70,11 +70,6 @@ export const KNOWN = {
     'or a stride throws ' +
     '(tf.stridedSlice(tf.tensor([5]), [0], [0], [2], 1, 0, 0, 0, 1): \'The number of provided coordinates (1) must match ' +
     'the rank (0)\'; [0], [1], [1] without the mask gives 5)']],
-  gather: [[(a) => {
-    const d = a[0].shape[((a[2] ?? 0) + a[0].shape.length) % a[0].shape.length];
-    return valuesOf(a[1]).some((i) => i < 0 || i >= d);
-  }, 'engine: the Gather kernel gives 0 for an out-of-range index instead of an error ' +
-    '(gather([1, 2, 3], [5]) is [0]; TF.js: \'GatherV2: the index value 5 is not in [0, 2]\')']],
   oneHot: [[(a, form) => form === 'x.' && a.length > 4, 'TF.js bug: the method form drops dtype ' +
     '(tf.tensor([1], [1], \'int32\').oneHot(3, 1, 0, \'float32\').dtype is int32)'],
   [(a) => a[1] < 2, 'TF.js limitation: depth 1 throws \'depth must be >=2\'; glint-ml gives the one column']],

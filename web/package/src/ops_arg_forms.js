@@ -3,7 +3,8 @@
 // explicit padding of avgPool, single images [h, w, c] for the windowed ops,
 // and gather's batchDims. Found by tests/web/op_table.test.mjs against TF.js 4.22.
 import {GlintError} from './core.js';
-import {asTensor, tidy, tensor} from './tensor.js';
+import {Tensor, asTensor, tidy, tensor} from './tensor.js';
+import {getBackend} from './engine.js';
 import {ops} from './ops.js';
 
 // The forms replaced, called for the inputs they take.
@@ -67,11 +68,40 @@ ops.squeeze = (x, axis) => {
 };
 
 /**
+ * gather's indices outside [0, dim): the engine's kernels give zeros (a GPU
+ * kernel cannot report them, as in TF.js's GPU backends). Where the indices
+ * are known without a GPU read (a JS array, or a tensor on cpu, whose read
+ * is a copy) it is an error, as TF.js's cpu backend makes it.
+ */
+function checkGatherIndices(x, indices, axis) {
+  if (!(x instanceof Tensor) || x.id === null || !Number.isInteger(axis)) return;
+  const ax = axis < 0 ? axis + x.rank : axis;
+  if (ax < 0 || ax >= x.rank) return;  // the op names the axis
+  let values;
+  if (Array.isArray(indices) || ArrayBuffer.isView(indices)) {
+    values = Array.isArray(indices) ? indices.flat(Infinity) : indices;
+  } else if (indices instanceof Tensor && indices.id !== null && indices.dtype === 'int32' &&
+             ['cpu', 'reference'].includes(getBackend())) {
+    values = indices.dataSync();
+  } else {
+    return;
+  }
+  const d = x.shape[ax];
+  for (let i = 0; i < values.length; ++i) {
+    const v = values[i];
+    if (typeof v === 'number' && !(v >= 0 && v < d)) {
+      throw new GlintError(`[gather] indices[${i}] = ${v} is outside [0, ${d}) (axis ${axis} of x [${x.shape}])`);
+    }
+  }
+}
+
+/**
  * gather with batchDims b: x and indices share their first b dimensions, and each
  * batch gathers from its own slice. As one gather on the batches laid end to end
  * along the gathered axis (moved next to them), the indices offset per batch.
  */
 ops.gather = (x, indices, axis = 0, batchDims = 0) => {
+  checkGatherIndices(x, indices, axis);
   if (!batchDims) return base.gather(x, indices, axis);
   return tidy(() => {
     const t = asTensor(x, 'gather', 'x');

@@ -22,6 +22,7 @@
 // of tensors. In a control flow graph a device-computed predicate or shape
 // is read back, as TF.js's executeAsync reads it; where the backend cannot
 // read at once (WebGPU outside a page), a GraphRun waits for those reads.
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -120,5 +121,18 @@ class GraphModel {
 
 /// The ops a graph model may use, sorted (the table GraphModel runs from).
 std::vector<std::string> graphModelOps();
+
+/// A graph-model op written by the user (TF.js's tf.registerOp): the node's
+/// inputs and its attributes (a JSON object, name -> value, decoded as TF.js
+/// hands them to its custom ops: strings, numbers, booleans, dtype names,
+/// shapes as arrays, lists as arrays) in; the node's outputs out.
+using GraphOpFn =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const std::string& attrsJson)>;
+/// Registers op `name` for the graph models loaded from then on; it runs in
+/// place of a built-in op of that name, as in TF.js. Constants, inputs and
+/// control flow cannot be replaced.
+void registerGraphOp(const std::string& name, GraphOpFn fn);
+/// Forgets a registered op: later loads and runs use the built-in one, if any.
+void deregisterGraphOp(const std::string& name);
 
 }  // namespace glint

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glint/error.h"
+#include "glint/graph_model.h"
 #include "glint/json.h"
 #include "glint/tensor.h"
 
@@ -188,6 +189,11 @@ std::string elementShapeString(const ElementShape& s);
 void addArrayOps(OpTable& table);
 /// The table, built once.
 const OpTable& opTable();
+/// The op registered under `op` (registerGraphOp), if any: it runs before the table's.
+std::optional<GraphOpFn> registeredOp(const std::string& op);
+std::vector<Value> runRegisteredOp(const GraphOpFn& fn, NodeContext& ctx);
+/// A node's attributes as TF.js gives them to registered ops (graph_node.cpp).
+Json decodedAttrs(const Node& node);
 
 /// x > 0 ? x : alpha * x (TF.js prelu), composed from Glint ops.
 Tensor prelu(const Tensor& x, const Tensor& alpha);

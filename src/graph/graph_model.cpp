@@ -380,11 +380,13 @@ void loadNodes(GraphModel::Impl& m, const Json& nodes, const io::ModelArtifacts&
     Node& n = m.nodes[i];
     const Json& j = nodes[i];
     bool known = n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "Const" ||
-                 table.count(n.op) || graph::isControlFlowOp(n.op) || graph::isFunctionalOp(n.op);
+                 table.count(n.op) || graph::isControlFlowOp(n.op) || graph::isFunctionalOp(n.op) ||
+                 graph::registeredOp(n.op);
     m.controlFlow = m.controlFlow || graph::isControlFlowOp(n.op);
     if (!known)
       m.failAt(n, "op '" + quoteForError(n.op) + "' is not supported by Glint's graph models (" +
-                      "glint::graphModelOps() lists the " + std::to_string(graphModelOps().size()) + " that are)");
+                      "glint::graphModelOps() lists the " + std::to_string(graphModelOps().size()) +
+                      " that are; registerGraphOp / tf.registerOp adds one)");
     if (!j.contains("input") || j["input"].is_null()) continue;
     if (!j["input"].is_array()) m.failAt(n, "\"input\" must be an array of names");
     for (const Json& in : j["input"]) {
@@ -810,6 +812,7 @@ std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vect
     }
     NodeContext ctx(node, args);
     if (readBack) ctx.allowReadBack();
+    if (std::optional<GraphOpFn> custom = registeredOp(node.op)) return runRegisteredOp(*custom, ctx);
     return opTable().at(node.op)(ctx);
   });
 }

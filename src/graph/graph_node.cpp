@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <map>
 
 #include "glint/ops.h"
 #include "src/graph/graph_internal.h"
@@ -250,6 +252,91 @@ std::vector<std::string> NodeContext::attrStrings(const std::string& name) const
   for (const Json& v : list["s"]) {
     opCheck(v.is_string(), "attribute '", name, "' holds a non-string");
     out.push_back(decodeBase64(v.get<std::string>()));
+  }
+  return out;
+}
+
+namespace {
+
+// A TensorFlow dtype (an enum number or "DT_..." name) as TF.js names it.
+std::string dtypeName(const Json& type) {
+  static const std::map<std::string, std::string> names{
+      {"DT_FLOAT", "float32"}, {"DT_DOUBLE", "float32"}, {"DT_HALF", "float32"}, {"DT_INT32", "int32"},
+      {"DT_INT64", "int32"},   {"DT_INT16", "int32"},    {"DT_INT8", "int32"},   {"DT_UINT8", "int32"},
+      {"DT_BOOL", "bool"},     {"DT_STRING", "string"},  {"DT_COMPLEX64", "complex64"}};
+  static const std::map<int, std::string> numbers{{1, "float32"}, {2, "float32"}, {3, "int32"},  {4, "int32"},
+                                                  {5, "int32"},   {6, "int32"},   {7, "string"}, {8, "complex64"},
+                                                  {9, "int32"},   {10, "bool"},   {19, "float32"}};
+  if (type.is_string()) {
+    auto it = names.find(type.get<std::string>());
+    return it == names.end() ? type.get<std::string>() : it->second;
+  }
+  if (type.is_number_integer()) {
+    auto it = numbers.find(type.get<int>());
+    if (it != numbers.end()) return it->second;
+  }
+  return type.dump();
+}
+
+double jsonFloat(const Json& j, const std::string& what) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {  // GraphDef JSON writes NaN and the infinities as strings
+    const std::string& s = j.get_ref<const std::string&>();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+  }
+  opFail(what, " is not a number: ", j.dump());
+}
+
+Json decodedShape(const Json& shape) {
+  if (!shape.is_object() || shape.value("unknownRank", false)) return nullptr;
+  Json dims = Json::array();
+  if (shape.contains("dim") && shape["dim"].is_array()) {
+    for (const Json& d : shape["dim"]) dims.push_back(d.is_object() && d.contains("size") ? jsonInt(d["size"], "a shape's size") : -1);
+  }
+  return dims;
+}
+
+Json decodedValue(const std::string& kind, const Json& v, const std::string& what) {
+  if (kind == "s") {
+    opCheck(v.is_string(), what, " is not a string");
+    return decodeBase64(v.get<std::string>());
+  }
+  if (kind == "i") return jsonInt(v, what);
+  if (kind == "f") return jsonFloat(v, what);
+  if (kind == "b") return v.is_boolean() ? v.get<bool>() : jsonInt(v, what) != 0;
+  if (kind == "type") return dtypeName(v);
+  if (kind == "shape") return decodedShape(v);
+  return nullptr;  // tensor and func attributes: no value a registered op can take
+}
+
+}  // namespace
+
+Json decodedAttrs(const Node& node) {
+  Json out = Json::object();
+  if (!node.attr.is_object()) return out;
+  for (const auto& [name, a] : node.attr.items()) {
+    if (!a.is_object()) continue;
+    std::string what = "attribute '" + name + "'";
+    Json value = nullptr;
+    if (a.contains("list")) {
+      value = Json::array();
+      const Json& list = a["list"];
+      for (const char* kind : {"s", "i", "f", "b", "type", "shape"}) {
+        if (!list.is_object() || !list.contains(kind) || !list[kind].is_array()) continue;
+        for (const Json& v : list[kind]) value.push_back(decodedValue(kind, v, what));
+        break;
+      }
+    } else {
+      for (const char* kind : {"s", "i", "f", "b", "type", "shape", "tensor"}) {
+        if (a.contains(kind)) {
+          value = decodedValue(kind, a[kind], what);
+          break;
+        }
+      }
+    }
+    out[name] = value;
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "glint/autograd.h"
+#include "glint/graph_model.h"
 #include "src/layers/layer_args.h"
 #include "web/bindings/handles.h"
 
@@ -220,6 +221,28 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_custom_grad(int32_t objId, const int32_t* ids
         },
         tensorsFrom(ids, n));
     return tensorHandles().put(value);
+  });
+}
+
+// ---- tf.registerOp ------------------------------------------------------------------
+
+/// Graph-model op `name` run by the JS object objId's call(inputs, attrs)
+/// (released when the op is replaced or deregistered).
+EMSCRIPTEN_KEEPALIVE int32_t glint_register_graph_op(const char* name, int32_t objId) {
+  auto js = std::make_shared<JsObject>(objId);
+  return guarded(-1, [&] {
+    std::string op = name;
+    registerGraphOp(op, [js, op](const std::vector<Tensor>& inputs, const std::string& attrs) {
+      return js->invoke(op, "call", inputs, Json::parse(attrs)).tensors;
+    });
+    return 0;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_deregister_graph_op(const char* name) {
+  return guarded(-1, [&] {
+    deregisterGraphOp(name);
+    return 0;
   });
 }
 

@@ -1092,6 +1092,11 @@ export const signal: {
   stft(signal: T, frameLength: number, frameStep: number, fftLength?: number,
        windowFn?: (length: number) => Tensor): Tensor;
 };
+/** A graph-model op written in JS: the node's inputs and attributes (decoded as TF.js gives them) in. */
+export type OpExecutor = (node: {inputs: Tensor[], attrs: {[key: string]: unknown}}) => Tensor | Tensor[];
+/** Registers a graph-model op for models loaded from now on (in place of a built-in op of that name too). */
+export function registerOp(name: string, opFunc: OpExecutor): void;
+export function deregisterOp(name: string): void;
 /** complex64 from two real tensors of one shape; real(x) and imag(x) take them apart. */
 export function complex(real: T, imag: T): Tensor;
 export function real(input: T): Tensor;

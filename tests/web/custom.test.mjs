@@ -327,3 +327,18 @@ test('custom layer: two inputs, two outputs, customGrad inside call, fit and rel
   close(ours.trained, theirs.trained);
   close(ours.loaded, theirs.trained);
 });
+
+test('new LayerVariable(value, dtype, name, trainable) as TF.js makes it: value, name, trainable, write', () => {
+  const make = (lib) => {
+    const v = new lib.LayerVariable(lib.tensor([[1, 2], [3, 4]]), 'float32', 'kernel', false);
+    const before = {values: Array.from(v.read().dataSync()), shape: v.shape, dtype: v.dtype,
+      originalName: v.originalName, trainable: v.trainable};
+    v.write(lib.tensor([[5, 6], [7, 8]]));
+    const after = Array.from(v.read().dataSync());
+    const asInt = new lib.LayerVariable(lib.tensor([1.5, 2]), 'int32', 'ints');
+    const cast = {dtype: asInt.dtype, values: Array.from(asInt.read().dataSync()), trainable: asInt.trainable};
+    return {before, after, cast};
+  };
+  assert.deepEqual(make(glint), make(tf));
+  assert.throws(() => new glint.LayerVariable(glint.tensor([1]), 'float32', 42), /\[LayerVariable\] name must be a string/);
+});

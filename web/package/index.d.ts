@@ -142,8 +142,11 @@ export class Variable extends Tensor {
   trainable: boolean;
   assign(value: Tensor): void;
 }
-/** A custom layer's weight (Layer.addWeight): read() is the variable itself. */
+/** A custom layer's weight (Layer.addWeight): read() is the variable itself. Also made directly, as in TF.js. */
 export class LayerVariable extends Variable {
+  constructor(val: Tensor, dtype?: DataType, name?: string, trainable?: boolean, constraint?: unknown);
+  readonly originalName: string;
+  constraint: unknown;
   read(): Variable;
   write(value: Tensor): this;
 }

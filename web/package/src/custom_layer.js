@@ -6,15 +6,38 @@
 // model.json name the class.
 import * as core from './core.js';
 import {GlintError} from './core.js';
-import {Variable, tidy} from './tensor.js';
+import {Tensor, Variable, tidy} from './tensor.js';
+import {ops} from './ops.js';
+
+const cast = (x, dtype) => ops.cast(x, dtype);
 import {Layer, setCustomLayers, tfjsConfig} from './layers.js';
 import {own, handOver, disposeHandedOver, tensorList} from './js_objects.js';
 
 // The config keys the engine's Layer reads; a subclass's own keys stay in JS.
 const BASE_KEYS = ['name', 'trainable', 'inputShape', 'batchInputShape', 'batchSize', 'inputDim', 'dtype'];
 
-/** What TF.js's addWeight returns: a variable with read() and write(). */
-class LayerVariable extends Variable {
+/**
+ * What TF.js's addWeight returns: a variable with read() and write(). Also
+ * made as TF.js's tf.LayerVariable is: new LayerVariable(value, dtype, name,
+ * trainable, constraint) (the constraint kept for the caller: fit applies a
+ * layer's own).
+ */
+export class LayerVariable extends Variable {
+  constructor(val, dtype = 'float32', name = 'Variable', trainable = true, constraint = null) {
+    if (!(val instanceof Tensor)) {
+      super(val, dtype);  // (engine id, full name): addWeight's form
+      this.originalName = dtype;
+      return;
+    }
+    if (typeof name !== 'string' || !name) throw new GlintError(`[LayerVariable] name must be a string, got ${String(name)}`);
+    const initial = tidy(() => (val.dtype === dtype ? val.clone() : cast(val, dtype)));
+    const id = core.callInt(() => core.module()._glint_variable(initial.id, trainable ? 1 : 0, core.str(name)));
+    initial.dispose();
+    super(id, name);
+    this.originalName = name;
+    this.trainable = trainable;
+    this.constraint = constraint;
+  }
   read() {
     this._assertLive();
     return this;

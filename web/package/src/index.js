@@ -61,6 +61,7 @@ import {fft, ifft, rfft, irfft, stft} from './ops_fft.js';
 import {installStringOps} from './string.js';
 export {string} from './string.js';
 export {registerOp, deregisterOp} from './register_op.js';
+export {LayerVariable} from './custom_layer.js';
 export {complex, real, imag, fft, ifft, rfft, irfft};
 /** tf.spectral: the transforms over the innermost axis (ops_fft.js). */
 export const spectral = {fft, ifft, rfft, irfft};

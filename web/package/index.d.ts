@@ -1095,6 +1095,9 @@ export const signal: {
   stft(signal: T, frameLength: number, frameStep: number, fftLength?: number,
        windowFn?: (length: number) => Tensor): Tensor;
 };
+/** A ragged tensor (values and a row partition per ragged dimension) as a dense one, padded with defaultValue. */
+export function raggedTensorToTensor(shape: T, values: T, defaultValue: T, rowPartitionTensors: T[],
+                                     rowPartitionTypes: string[]): Tensor;
 /** A graph-model op written in JS: the node's inputs and attributes (decoded as TF.js gives them) in. */
 export type OpExecutor = (node: {inputs: Tensor[], attrs: {[key: string]: unknown}}) => Tensor | Tensor[];
 /** Registers a graph-model op for models loaded from now on (in place of a built-in op of that name too). */

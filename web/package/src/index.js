@@ -62,6 +62,7 @@ import {installStringOps} from './string.js';
 export {string} from './string.js';
 export {registerOp, deregisterOp} from './register_op.js';
 export {LayerVariable} from './custom_layer.js';
+export {raggedTensorToTensor} from './ops_ragged.js';
 export {complex, real, imag, fft, ifft, rfft, irfft};
 /** tf.spectral: the transforms over the innermost axis (ops_fft.js). */
 export const spectral = {fft, ifft, rfft, irfft};

@@ -287,6 +287,51 @@ bool nearKink(const std::string& activation, const std::vector<InputData>& in, b
   return false;
 }
 
+// True when a cell's gate or candidate pre-activation (in double, by
+// rnn_ops.h's equations) lies within float32 rounding of a kink: hardSigmoid's
+// at +-2.5 (0.2f is not 0.2: float32 moves them too), relu's at 0 (the
+// candidate, and an LSTM's new cell state under h = o * relu(c)). An hour on
+// wasm's cpu backend met one: an LSTM gate at 2.5 within 1e-7.
+bool nearCellKink(int64_t cell, bool hardSigmoid, bool relu, const std::vector<InputData>& in, int64_t b,
+                  int64_t u) {
+  auto near = [](double v, double kink, double scale) {
+    return std::abs(v - kink) <= 1e-6 * (1.0 + scale);
+  };
+  auto gateNear = [&](double z, double scale) { return hardSigmoid && (near(z, 2.5, scale) || near(z, -2.5, scale)); };
+  auto ract = [&](double z) { return hardSigmoid ? std::clamp(0.2 * z + 0.5, 0.0, 1.0) : 1.0 / (1.0 + std::exp(-z)); };
+  const std::vector<float>& x = in[0].values;
+  const std::vector<float>& h = in[1].values;
+  for (int64_t row = 0; row < b; ++row) {
+    for (int64_t j = 0; j < u; ++j) {
+      if (cell == 0) {
+        double z[4], scale[4];
+        for (int g = 0; g < 4; ++g) {
+          int64_t at = row * 4 * u + g * u + j;
+          z[g] = static_cast<double>(x[at]) + h[at];
+          scale[g] = std::abs(x[at]) + std::abs(h[at]);
+        }
+        if (gateNear(z[0], scale[0]) || gateNear(z[1], scale[1]) || gateNear(z[3], scale[3])) return true;
+        if (relu) {
+          double c = ract(z[1]) * in[2].values[row * u + j] + ract(z[0]) * std::max(0.0, z[2]);
+          if (near(z[2], 0, scale[2]) || near(c, 0, scale[2] + 2)) return true;
+        }
+      } else {
+        int64_t xr = row * 3 * u, hr = row * 2 * u;
+        double zz = static_cast<double>(x[xr + j]) + h[hr + j];
+        double zr = static_cast<double>(x[xr + u + j]) + h[hr + u + j];
+        double sz = std::abs(x[xr + j]) + std::abs(h[hr + j]), sr = std::abs(x[xr + u + j]) + std::abs(h[hr + u + j]);
+        if (gateNear(zr, sr) || (cell != 3 && gateNear(zz, sz))) return true;
+        if (cell != 3 && relu) {
+          double hc = in[2].values[row * u + j];
+          double pre = static_cast<double>(x[xr + 2 * u + j]) + (cell == 2 ? ract(zr) * hc : hc);
+          if (near(pre, 0, std::abs(x[xr + 2 * u + j]) + std::abs(hc))) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 // knobs: op (0 fusedMatMul, 1 softmaxCE, 2 argMaxEqual), m, k, n, activation, bias(0/1/2),
 //        transA, transB, valueClass, seed
 const Register fused({
@@ -403,7 +448,9 @@ const Register cells({
                               {"resetAfter", cell == 2}}}};
       call.tags = {ract, act};
       call.rtol = 3.2e-5;
-      // hardSigmoid's and relu's kinks: uniform values never land on them.
+      // hardSigmoid's and relu's kinks: uniform values never land on them, but
+      // come within rounding of them now and then (nearCellKink).
+      call.checkGrad = !nearCellKink(cell, ract == "hardSigmoid", act == "relu", call.inputs, b, u);
       return call;
     },
     4,

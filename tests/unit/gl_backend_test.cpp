@@ -188,13 +188,19 @@ TEST(GlBackend, PoolReusesTexturesAndMemoryReturnsToStart) {
 // compiled again when their shape comes back, with the same results.
 TEST(GlBackend, ProgramCacheStaysBoundedUnderEverNewShapes) {
   REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
+#ifdef __EMSCRIPTEN__
+  // The cache is the same C++ natively; in a page each of the 600 programs
+  // compiles through ANGLE on SwiftShader (45 s of the browser suite).
+  GTEST_SKIP() << "native builds run it";
+#endif
   OnGl on;
   auto* gl = dynamic_cast<gl::GlBackend*>(Engine::get().backend("gl"));
   ASSERT_NE(gl, nullptr);
   auto twiceSumPlusOne = [](int n) {
     return tidy([n] { return sum(mul(add(range(0, n, 1), scalar(1.0f)), scalar(2.0f))).item(); });
   };
-  for (int n = 1; n <= 700; ++n) {
+  // About three programs a shape (range, add-mul, sum): 200 shapes pass 512.
+  for (int n = 1; n <= 200; ++n) {
     ASSERT_EQ(twiceSumPlusOne(n), static_cast<float>(n) * (n + 1)) << "n = " << n;
     ASSERT_LE(gl->programsCached(), gl::GlBackend::kProgramCache);
   }

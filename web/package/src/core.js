@@ -81,7 +81,9 @@ export function ready(options = {}) {
   }
   if (!loading) {
     loading = loadModule(options).then((m) => {
-      if (!M) adopt(m);  // an op may have started it meanwhile
+      // An op may have started the engine synchronously meanwhile (the browser
+      // entry); this build is then dropped, its workers with the page.
+      if (!M) adopt(m);
       importStartError = null;
     }, (e) => {
       loading = null;

@@ -1,7 +1,7 @@
 // TF.js ops that Glint builds from its own ops in JS: each is a few engine ops,
 // so it runs on every backend and the tape differentiates it.
 import {GlintError} from './core.js';
-import {Tensor, tensor, tidy, asTensor} from './tensor.js';
+import {Tensor, tensor, tidy, asTensor, withInputs} from './tensor.js';
 import {ops} from './ops.js';
 import {computedInFloat, named} from './ops_dtype_rules.js';
 
@@ -299,14 +299,8 @@ export function confusionMatrix(labels, predictions, numClasses) {
 }
 
 /** The rows of x (along axis) where mask is true; reads the mask. */
-export async function booleanMaskAsync(x, mask, axis = 0) {
-  const t = need('booleanMaskAsync', 'x', x), m = need('booleanMaskAsync', 'mask', mask);
-  try {
-    return await booleanMask(t, m, axis);
-  } finally {
-    if (t !== x) t.dispose();
-    if (m !== mask) m.dispose();
-  }
+export function booleanMaskAsync(x, mask, axis = 0) {
+  return withInputs('booleanMaskAsync', [[x, 'x'], [mask, 'mask']], (t, m) => booleanMask(t, m, axis));
 }
 
 async function booleanMask(x, m, axis) {

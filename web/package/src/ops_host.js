@@ -1,7 +1,7 @@
 // TF.js ops whose results depend on their inputs' values (unique,
 // setdiff1dAsync, inTopKAsync): they read them, as TF.js's do.
 import {GlintError} from './core.js';
-import {tensor, tidy, asTensor} from './tensor.js';
+import {tensor, tidy, asTensor, withInputs} from './tensor.js';
 import {ops} from './ops.js';
 
 const need = (op, arg, x) => asTensor(x, op, arg);
@@ -43,8 +43,11 @@ export function unique(x, axis = 0) {
 }
 
 /** [out, indices]: the values of 1-D x not in y, in x's order, and where they are in x. */
-export async function setdiff1dAsync(x, y) {
-  const a = need('setdiff1dAsync', 'x', x), b = need('setdiff1dAsync', 'y', y);
+export function setdiff1dAsync(x, y) {
+  return withInputs('setdiff1dAsync', [[x, 'x'], [y, 'y']], setdiff1d);
+}
+
+async function setdiff1d(a, b) {
   if (a.rank !== 1 || b.rank !== 1 || a.dtype !== b.dtype) {
     throw new GlintError(`[setdiff1dAsync] x and y must be 1-D of one dtype: got ${a.dtype} [${a.shape}] and ` +
         `${b.dtype} [${b.shape}]`);
@@ -65,14 +68,8 @@ export async function setdiff1dAsync(x, y) {
  * Whether each target class is among the k largest predictions of its row
  * (ties broken towards the lower class index). bool, predictions' shape less the last axis.
  */
-export async function inTopKAsync(predictions, targets, k = 1) {
-  const p = need('inTopKAsync', 'predictions', predictions), t = need('inTopKAsync', 'targets', targets);
-  try {
-    return await inTopK(p, t, k);
-  } finally {
-    if (p !== predictions) p.dispose();
-    if (t !== targets) t.dispose();
-  }
+export function inTopKAsync(predictions, targets, k = 1) {
+  return withInputs('inTopKAsync', [[predictions, 'predictions'], [targets, 'targets']], (p, t) => inTopK(p, t, k));
 }
 
 async function inTopK(p, t, k) {

@@ -393,6 +393,22 @@ export function asTensor(x, op, arg, like) {
   throw new GlintError(`[${op}] ${arg} must be a Tensor, a number or an array: got ${typeof x}`);
 }
 
+/**
+ * fn(...tensors) for inputs given as tensors or raw values ([[value, arg],
+ * ...] of op); the tensors made from raw values are freed when it settles
+ * (async ops that outlive a tidy).
+ */
+export async function withInputs(op, inputs, fn) {
+  const tensors = inputs.map(([x, arg]) => asTensor(x, op, arg));
+  try {
+    return await fn(...tensors);
+  } finally {
+    tensors.forEach((t, i) => {
+      if (t !== inputs[i][0]) t.dispose();
+    });
+  }
+}
+
 core.setCallHandler((fn, ids) => {
   // The C++ side owns the argument handles; wrap copies so JS disposal is independent.
   const args = ids.map((id) => new Tensor(core.callInt(() => core.module()._glint_tensor_clone(id))));

@@ -88,3 +88,37 @@ test('registerOp errors name the op, the node and what is wrong', async () => {
     glint.deregisterOp('ScaleShift');
   }
 });
+
+// On a published model (BlazeFace, converted by others): its 32 depthwise
+// convolutions replaced by a JS op reading the node's own attributes
+// (strides, padding, dilations as the converter wrote them) predict what the
+// built-in op predicts.
+test('a published graph model: a built-in op replaced by registerOp, same predictions', async () => {
+  const {fileURLToPath} = await import('node:url');
+  const file = fileURLToPath(new URL('../../node_modules/@vladmandic/human/models/blazeface.json', import.meta.url));
+  const values = Array.from({length: 256 * 256 * 3}, (_, i) => ((i * 7919) % 1000) / 1000);
+  const predict = async () => {
+    const m = await glint.loadGraphModel(file);
+    const out = glint.tidy(() => m.predict(glint.tensor(values, [1, 256, 256, 3])).map((t) => Array.from(t.dataSync())));
+    m.dispose();
+    return out;
+  };
+  const builtIn = await predict();
+  let calls = 0;
+  glint.registerOp('DepthwiseConv2dNative', ({inputs, attrs}) => {
+    ++calls;
+    assert.equal(attrs.data_format, 'NHWC');
+    const [, sh, sw] = attrs.strides, [, dh, dw] = attrs.dilations;
+    return glint.depthwiseConv2d(inputs[0], inputs[1], [sh, sw], attrs.padding.toLowerCase(), 'NHWC', [dh, dw]);
+  });
+  try {
+    const replaced = await predict();
+    assert.equal(calls, 32);
+    assert.equal(replaced.length, builtIn.length);
+    replaced.forEach((out, k) => out.forEach((v, i) => {
+      assert.ok(Math.abs(v - builtIn[k][i]) <= 1e-4 * Math.max(1, Math.abs(builtIn[k][i])), `output ${k}[${i}]: ${v} vs ${builtIn[k][i]}`);
+    }));
+  } finally {
+    glint.deregisterOp('DepthwiseConv2dNative');
+  }
+});

@@ -30,9 +30,17 @@ std::vector<Tensor> lstmCell(const Tensor& xz, const Tensor& hz, const Tensor& c
                              const std::string& activation = "tanh");
 
 /// The whole LSTM time loop as one differentiable op (what the LSTM layer
-/// runs): per step one matMul (h W_r) and one lstmCell, from zero states. Its
-/// gradient runs the steps backwards with one LSTMCellGrad and one matMul each,
-/// then one matMul for W_r over all steps (instead of one per step).
+/// runs), from zero states, in one kernel:
+///   "LSTMSequence": inputs xw, recurrentKernel[, recurrentMask]; outputs H, C
+///     [time, batch, units], the h and c after each step in processing order
+///     (step s reads xw[goBackwards ? time - 1 - s : s] and h_{s-1} * mask).
+///   "LSTMSequenceGrad": inputs xw, recurrentKernel, H, C, dH, dC[, mask]
+///     (dH, dC: the gradients reaching each step's h and c); output dZ
+///     [time, batch, 4 * units], the gradient of each step's pre-activation
+///     z = xw_t + (h_{s-1} * mask) W_r in processing order. W_r's gradient is
+///     then one matMul over all steps.
+/// Backends may run the loop as one fused kernel (webgpu) or as a matMul and
+/// a cell per step (src/backends/stepwise_rnn.h).
 /// xw [time, batch, 4 * units]: x_t W + b of every step, time-major.
 /// recurrentKernel [units, 4 * units]. recurrentMask: undefined, or [batch,
 /// units] multiplying the previous output before its matMul (recurrent

@@ -10,7 +10,6 @@
 #include "glint/backend.h"
 #include "glint/engine.h"
 #include "glint/ops.h"
-#include "src/core/custom_grad.h"
 #include "src/core/engine_state.h"
 #include "src/ops/op_util.h"
 
@@ -78,12 +77,6 @@ std::vector<Tensor> lstmCell(const Tensor& xz, const Tensor& hz, const Tensor& c
 
 namespace {
 
-/// What the backward pass of lstmSequence reads, per step in processing order.
-struct LstmTrace {
-  std::vector<Tensor> xz, hz, c;  // c[s] is the state before step s; c[time] the last
-  std::vector<Tensor> hIn;        // the (masked) output each step's matMul read, by time
-};
-
 std::vector<Tensor> lstmCellGrad(const Tensor& xz, const Tensor& hz, const Tensor& cPrev,
                                  const Tensor& c, const Tensor& dh, const Tensor& dc,
                                  const Attrs& attrs) {
@@ -108,106 +101,24 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
                   std::to_string(units) + " from xw " + ops::describe(xw) + ")");
   if (recurrentMask.defined())
     checkMatrix(op, "recurrentMask", recurrentMask, batch, units, dims(batch, 1, units));
-  const Attrs attrs = activationAttrs(op, recurrentActivation, activation);
-  const int64_t state = batch * units, outSize = returnSequences ? time * state : 0;
+  const Attrs attrs =
+      activationAttrs(op, recurrentActivation, activation).set("goBackwards", goBackwards);
   if (time == 0) {
     LstmSequence r{returnSequences ? zeros({batch, 0, units}) : Tensor(),
                    zeros({batch, units}), zeros({batch, units})};
     return r;
   }
-
-  const OutputSpec stateSpec{{batch, units}, DType::float32};
-  if (!Engine::get().recording()) {
-    // Nothing will ask for a gradient (predict, evaluate): no trace, no
-    // packing of the results into one value, and the steps' input rows
-    // split off in one kernel; per step only the matMul and the cell run.
-    std::vector<Tensor> xs = unpack(xw, 0);
-    Tensor h = zeros({batch, units}), c = zeros({batch, units});
-    std::vector<Tensor> outs;
-    for (int64_t s = 0; s < time; ++s) {
-      const int64_t t = goBackwards ? time - 1 - s : s;
-      // The state starts at zero: the first step's product is zeros.
-      Tensor hz = s == 0 ? zeros({batch, 4 * units})
-                         : matMul(recurrentMask.defined() ? mul(h, recurrentMask) : h,
-                                  recurrentKernel);
-      std::vector<Tensor> hc = runKernel("LSTMCell", {xs[t], hz, c}, {stateSpec, stateSpec}, attrs);
-      h = hc[0];
-      c = hc[1];
-      if (returnSequences) outs.push_back(reshape(h, {batch, 1, units}));
-    }
-    LstmSequence r{returnSequences ? concat(outs, 1) : Tensor(), h, c};
-    return r;
-  }
-
+  // One kernel for the whole time loop: a GPU backend runs it as one
+  // dispatch instead of a matMul and a cell per step (the per-dispatch cost
+  // was most of an LSTM's training step on webgpu).
   std::vector<Tensor> inputs{xw, recurrentKernel};
   if (recurrentMask.defined()) inputs.push_back(recurrentMask);
-  // One value for customGrad: [outputs, h, c] flattened.
-  Tensor packed = firstOrderCustomGrad(
-      op, [&](const std::vector<Tensor>& in) {
-        const Tensor& wr = in[1];
-        Tensor mask = in.size() > 2 ? in[2] : Tensor();
-        auto trace = std::make_shared<LstmTrace>();
-        trace->hIn.resize(static_cast<size_t>(time));
-        Tensor h = zeros({batch, units}), c = zeros({batch, units});
-        trace->c.push_back(c);
-        std::vector<Tensor> outs, xs = unpack(in[0], 0);
-        for (int64_t s = 0; s < time; ++s) {
-          const int64_t t = goBackwards ? time - 1 - s : s;
-          const Tensor& xz = xs[t];
-          Tensor hIn = mask.defined() ? mul(h, mask) : h;
-          Tensor hz = s == 0 ? zeros({batch, 4 * units}) : matMul(hIn, wr);  // h starts at 0
-          std::vector<Tensor> hc = runKernel("LSTMCell", {xz, hz, c},
-                                             {OutputSpec{{batch, units}, DType::float32},
-                                              OutputSpec{{batch, units}, DType::float32}},
-                                             attrs);
-          h = hc[0];
-          c = hc[1];
-          trace->xz.push_back(xz);
-          trace->hz.push_back(hz);
-          trace->c.push_back(c);
-          trace->hIn[t] = hIn;
-          if (returnSequences) outs.push_back(reshape(h, {batch, 1, units}));
-        }
-        // Scopes must not free what the backward pass reads (references free it).
-        for (auto* list : {&trace->xz, &trace->hz, &trace->c, &trace->hIn})
-          for (const Tensor& t : *list) keep(t);
-        std::vector<Tensor> parts;
-        if (returnSequences) parts.push_back(reshape(concat(outs, 1), {outSize}));
-        parts.push_back(reshape(h, {state}));
-        parts.push_back(reshape(c, {state}));
-        CustomGradResult r;
-        r.value = concat(parts, 0);
-        r.gradFunc = [=](const Tensor& dy) {
-          std::vector<Tensor> dOut;
-          if (returnSequences)
-            dOut = unpack(reshape(slice(dy, {0}, {outSize}), {batch, time, units}), 1);
-          Tensor dh = reshape(slice(dy, {outSize}, {state}), {batch, units});
-          Tensor dc = reshape(slice(dy, {outSize + state}, {state}), {batch, units});
-          std::vector<Tensor> dz(static_cast<size_t>(time));
-          for (int64_t s = time - 1; s >= 0; --s) {
-            if (returnSequences) dh = add(dh, dOut[s]);
-            std::vector<Tensor> g = lstmCellGrad(trace->xz[s], trace->hz[s], trace->c[s],
-                                                 trace->c[s + 1], dh, dc, attrs);
-            dz[goBackwards ? time - 1 - s : s] = g[0];
-            dc = g[1];
-            if (s > 0) {
-              dh = matMul(g[0], wr, false, true);
-              if (mask.defined()) dh = mul(dh, mask);
-            }
-          }
-          Tensor dzAll = concat(dz, 0);  // [time * batch, 4 * units], time-major like xw
-          Tensor dWr = matMul(concat(trace->hIn, 0), dzAll, true, false);
-          std::vector<Tensor> grads{reshape(dzAll, xw.shape()), dWr};
-          if (mask.defined()) grads.push_back(Tensor());
-          return grads;
-        };
-        return r;
-      },
-      inputs);
+  const OutputSpec states{{time, batch, units}, DType::float32};
+  std::vector<Tensor> hc = runKernel("LSTMSequence", inputs, {states, states}, attrs);
   LstmSequence r;
-  if (returnSequences) r.outputs = reshape(slice(packed, {0}, {outSize}), {batch, time, units});
-  r.h = reshape(slice(packed, {outSize}, {state}), {batch, units});
-  r.c = reshape(slice(packed, {outSize + state}, {state}), {batch, units});
+  if (returnSequences) r.outputs = transpose(hc[0], {1, 0, 2});
+  r.h = reshape(slice(hc[0], {time - 1, 0, 0}, {1, -1, -1}), {batch, units});
+  r.c = reshape(slice(hc[1], {time - 1, 0, 0}, {1, -1, -1}), {batch, units});
   return r;
 }
 
@@ -256,6 +167,29 @@ void registerRnnGradients() {
         lstmCellGrad(xz, ctx.inputs[1], cPrev, ctx.outputs[1], dys[0], dys[1], ctx.attrs);
     // z = xz + hz: both get dz.
     return std::vector<Tensor>{g[0], g[0], g[1]};
+  });
+  registerGradient("LSTMSequence", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+    // dys: the gradients reaching every step's h and c (zeros where none does).
+    const Tensor &xw = ctx.inputs[0], &wr = ctx.inputs[1], &hs = ctx.outputs[0];
+    const bool masked = ctx.inputs.size() > 2;
+    std::vector<Tensor> in{xw, wr, hs, ctx.outputs[1], dys[0], dys[1]};
+    if (masked) in.push_back(ctx.inputs[2]);
+    // dz of every step, in processing order.
+    Tensor dz = runKernel("LSTMSequenceGrad", in, OutputSpec{xw.shape(), DType::float32}, ctx.attrs);
+    const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
+    std::vector<Tensor> grads{ctx.attrs.b("goBackwards") ? reverse(dz, {0}) : dz, Tensor()};
+    if (ctx.needs(1)) {
+      // Step s's matMul read the (masked) output of step s - 1, zeros at s = 0:
+      // one product over all steps gives W_r's gradient.
+      Tensor hIn = time == 1 ? zeros({1, batch, units})
+                             : concat({zeros({1, batch, units}),
+                                       slice(hs, {0, 0, 0}, {time - 1, -1, -1})}, 0);
+      if (masked) hIn = mul(hIn, ctx.inputs[2]);
+      grads[1] = matMul(reshape(hIn, {time * batch, units}),
+                        reshape(dz, {time * batch, 4 * units}), true, false);
+    }
+    if (masked) grads.push_back(Tensor());
+    return grads;
   });
   registerGradient("GRUCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     std::vector<OutputSpec> specs;

@@ -97,6 +97,24 @@ const compositions = {
     const h = tf.mul(ract(zo), act(c));
     return tf.concat([flat(h), tf.mul(flat(c), 0.5)], 0);
   },
+  // The whole time loop (rnn_ops.h's lstmSequence): per step a matMul and
+  // the cell above, from zero states.
+  lstmSequence: ([xw, wr, mask], a) => {
+    const ract = cellActivation(a.recurrentActivation), act = cellActivation(a.activation);
+    const [time, batch] = xw.shape, units = wr.shape[0];
+    let h = tf.zeros([batch, units]), c = tf.zeros([batch, units]);
+    const outs = [];
+    for (let s = 0; s < time; ++s) {
+      const t = a.goBackwards ? time - 1 - s : s;
+      const xz = tf.reshape(tf.slice(xw, [t, 0, 0], [1, -1, -1]), [batch, 4 * units]);
+      const [zi, zf, zc, zo] = tf.split(tf.add(xz, tf.matMul(mask ? tf.mul(h, mask) : h, wr)), 4, 1);
+      c = tf.add(tf.mul(ract(zf), c), tf.mul(ract(zi), act(zc)));
+      h = tf.mul(ract(zo), act(c));
+      outs.push(h);
+    }
+    const parts = a.returnSequences ? [flat(tf.stack(outs, 1))] : [];
+    return tf.concat([...parts, flat(h), tf.mul(flat(c), 0.5)], 0);
+  },
   gruCell: ([xz, hzr, hc, hPrev], a) => {
     const ract = cellActivation(a.recurrentActivation), act = cellActivation(a.activation);
     const [xzz, xzr, xzh] = tf.split(xz, 3, 1);

@@ -456,6 +456,99 @@ const Register cells({
     4,
 });
 
+/// True when a pre-activation of the LSTM time loop comes within float32
+/// rounding of hardSigmoid's kinks (+-2.5): the loop run in double, as
+/// reference runs it, h and c rounded to float as the kernels store them.
+bool nearSequenceKink(const std::vector<InputData>& in, int64_t t, int64_t b, int64_t u,
+                      bool backwards) {
+  const std::vector<float>& xw = in[0].values;
+  const std::vector<float>& wr = in[1].values;
+  const float* mask = in.size() > 2 ? in[2].values.data() : nullptr;
+  auto ract = [](double z) { return std::clamp(0.2 * z + 0.5, 0.0, 1.0); };
+  for (int64_t n = 0; n < b; ++n) {
+    std::vector<float> h(static_cast<size_t>(u), 0.0f), c(static_cast<size_t>(u), 0.0f);
+    for (int64_t s = 0; s < t; ++s) {
+      const int64_t time = backwards ? t - 1 - s : s;
+      std::vector<float> hNext(h.size()), cNext(c.size());
+      for (int64_t j = 0; j < u; ++j) {
+        double z[4], scale[4];
+        for (int g = 0; g < 4; ++g) {
+          const double x = xw[static_cast<size_t>((time * b + n) * 4 * u + g * u + j)];
+          z[g] = x;
+          scale[g] = std::abs(x);
+          for (int64_t k = 0; k < u; ++k) {
+            double hk = static_cast<double>(h[k]) * (mask ? mask[n * u + k] : 1.0f);
+            double term = hk * wr[static_cast<size_t>(k * 4 * u + g * u + j)];
+            z[g] += term;
+            scale[g] += std::abs(term);
+          }
+          if (g != 2 && std::min(std::abs(z[g] - 2.5), std::abs(z[g] + 2.5)) <= 1e-6 * (1.0 + scale[g]))
+            return true;
+        }
+        double cc = ract(z[1]) * c[j] + ract(z[0]) * std::tanh(z[2]);
+        cNext[j] = static_cast<float>(cc);
+        hNext[j] = static_cast<float>(ract(z[3]) * std::tanh(static_cast<double>(cNext[j])));
+      }
+      h.swap(hNext);
+      c.swap(cNext);
+    }
+  }
+  return false;
+}
+
+// knobs: time, batch, units, recurrentActivation (0 hardSigmoid, 1 sigmoid),
+//        masked, goBackwards, returnSequences, seed
+const Register lstmLoop({
+    "lstmseq",
+    {"LSTMSequence", "LSTMSequenceGrad"},
+    [](Rng& r) {
+      return Knobs{drawSize(r, 9), drawSize(r, 17), drawSize(r, 40), drawInt(r, 0, 1),
+                   drawInt(r, 0, 1), drawInt(r, 0, 1), drawInt(r, 0, 1),
+                   static_cast<int64_t>(r() >> 1)};
+    },
+    [](const Knobs& k) -> std::optional<Call> {
+      const int64_t t = k[0], b = k[1], u = k[2];
+      if (t < 1 || b < 1 || u < 1) return std::nullopt;
+      const std::string ract = k[3] ? "sigmoid" : "hardSigmoid";
+      const bool masked = k[4] != 0, backwards = k[5] != 0, sequences = k[6] != 0;
+      const uint64_t seed = static_cast<uint64_t>(k[7]);
+      Call call;
+      call.inputs = {floats({t, b, 4 * u}, kUniform, seed), floats({u, 4 * u}, kUniform, seed + 1)};
+      // W_r scaled by 1/sqrt(units), as initializers keep it: otherwise the
+      // pre-activations grow with the units, the gates saturate and the
+      // backward pass sums large terms of opposite signs (float32 then loses
+      // digits that reference's double keeps).
+      for (float& v : call.inputs[1].values) v /= std::sqrt(static_cast<float>(u));
+      if (masked) {
+        call.inputs.push_back(floats({b, u}, kPositive, seed + 2));
+        call.inputs.back().differentiable = false;
+      }
+      call.fn = [=](const std::vector<Tensor>& x) {
+        LstmSequence r = lstmSequence(x[0], x[1], masked ? x[2] : Tensor(), sequences, backwards, ract);
+        std::vector<Tensor> parts;
+        if (sequences) parts.push_back(flat(r.outputs));
+        parts.push_back(flat(r.h));
+        parts.push_back(flat(r.c) * 0.5f);
+        return concat(parts, 0);
+      };
+      call.describe = "lstmSequence time " + std::to_string(t) + " batch " + std::to_string(b) +
+                      " units " + std::to_string(u) + " " + ract + (masked ? " masked" : "") +
+                      (backwards ? " goBackwards" : "") + (sequences ? " returnSequences" : "");
+      call.spec = {{"compose", "lstmSequence"},
+                   {"attrs", {{"recurrentActivation", ract}, {"activation", "tanh"},
+                              {"goBackwards", backwards}, {"returnSequences", sequences}}}};
+      call.tags = {ract};
+      if (masked) call.tags.push_back("masked");
+      if (backwards) call.tags.push_back("backwards");
+      // Steps compound float32 rounding: each reads the last one's rounded h.
+      call.rtol = 1e-4;
+      call.atol = 1e-5;
+      call.checkGrad = ract == "sigmoid" || !nearSequenceKink(call.inputs, t, b, u, backwards);
+      return call;
+    },
+    0,  // knobs[0] is the time, not an op to cycle through
+});
+
 // knobs: op (0 sgd, 1 momentum, 2 nesterov, 3 adam, 4 adamw), n, seed
 const Register optim({
     "optim",

@@ -95,6 +95,12 @@ std::vector<OpCase> cases() {
        lstmSeq(true, true, "sigmoid")},
       {"lstm_seq_one_step", {F({1, 2, 8}), F({2, 8})}, lstmSeq(true, false, "sigmoid")},
       {"lstm_seq_no_steps", {F({0, 2, 8}), F({2, 8})}, lstmSeq(true, false, "sigmoid")},
+      // webgpu's fused loop: 70 units in a workgroup of 96, 300 two per invocation
+      // (values; their gradients: LstmSequenceMatchesItsSteps and the fuzzer).
+      {"lstm_seq_units70", {F({3, 2, 280}), F({70, 280}, -0.2f, 0.2f), mask({2, 70})},
+       lstmSeq(true, true, "hardSigmoid"), false},
+      {"lstm_seq_units300", {F({2, 3, 1200}), F({300, 1200}, -0.1f, 0.1f)},
+       lstmSeq(true, false, "sigmoid"), false},
       // gruCell, TF.js's (reset before the matMul) and Keras's resetAfter.
       {"gru_reset_before", {G({2, 6}), G({2, 4}), G({2, 2}), F({2, 2})}, gru(false, "hardSigmoid")},
       {"gru_reset_after", {G({2, 6}), G({2, 4}), G({2, 2}), F({2, 2})}, gru(true, "hardSigmoid")},
@@ -184,11 +190,16 @@ TEST(RnnCells, LstmCellMatchesComposedOps) {
   }
 }
 
-/// lstmSequence equals its steps run one by one with lstmCell (values and gradients).
+/// lstmSequence equals its steps run one by one with lstmCell (values and
+/// gradients), with 2 units and with 300 (webgpu's fused loop then gives each
+/// invocation two units).
 TEST(RnnCells, LstmSequenceMatchesItsSteps) {
-  OpCase c{"seq", {F({4, 3, 8}), F({2, 8}), mask({3, 2})}, nullptr};
+  for (int64_t units : {2, 300})
   for (const std::string& backend : testBackends()) {
-    SCOPED_TRACE(backend);
+    SCOPED_TRACE(backend + " units " + std::to_string(units));
+    const int64_t time = units == 2 ? 4 : 3;
+    OpCase c{"seq", {F({time, 3, 4 * units}), F({units, 4 * units}, -0.1f, 0.1f), mask({3, units})},
+             nullptr};
     std::string saved = getBackend();
     setBackend(backend);
     Ts in = makeInputs(c);
@@ -201,9 +212,9 @@ TEST(RnnCells, LstmSequenceMatchesItsSteps) {
           h = r.h, cc = r.c;
           outs = unpack(r.outputs, 1);
         } else {
-          h = zeros({3, 2}), cc = zeros({3, 2});
-          for (int64_t t = 3; t >= 0; --t) {
-            Tensor xz = reshape(slice(v[0], {t, 0, 0}, {1, -1, -1}), {3, 8});
+          h = zeros({3, units}), cc = zeros({3, units});
+          for (int64_t t = time - 1; t >= 0; --t) {
+            Tensor xz = reshape(slice(v[0], {t, 0, 0}, {1, -1, -1}), {3, 4 * units});
             Ts hc = lstmCell(xz, matMul(mul(h, in[2]), v[1]), cc, "sigmoid");
             h = hc[0], cc = hc[1];
             outs.push_back(h);
@@ -216,7 +227,8 @@ TEST(RnnCells, LstmSequenceMatchesItsSteps) {
       };
     };
     Ts ins{in[0], in[1]};
-    EXPECT_NEAR(loss(true)(ins).item(), loss(false)(ins).item(), 1e-4);
+    const float whole = loss(true)(ins).item(), steps = loss(false)(ins).item();
+    EXPECT_NEAR(whole, steps, 1e-5 * std::max(10.0f, std::abs(steps)));
     Ts gw = grads(loss(true), ins), gs = grads(loss(false), ins);
     for (size_t i = 0; i < ins.size(); ++i) {
       std::vector<float> a = gw[i].toFloats(), b = gs[i].toFloats();

@@ -201,14 +201,14 @@ TEST(SecondOrder, AGradientWithoutGradientIsAnErrorNamingTheKernel) {
     };
     expectError([&] { grad([&](const Tensor& t) { return sum(first(t)); }, x); },
                 {"[grad]", "MaxPoolGrad", "has no gradient"});
-    // lstmSequence's gradient reads its forward pass's trace.
+    // lstmSequence's gradient is one backward kernel over all steps.
     Tensor xw = tensor(std::vector<float>(2 * 1 * 8, 0.3f), {2, 1, 8});
     Tensor wr = tensor(std::vector<float>(2 * 8, -0.2f), {2, 8});
     auto lstmGrad = [&](const Tensor& t) {
       return grad([&](const Tensor& u) { return sum(lstmSequence(u, wr, Tensor(), false, false, "sigmoid", "tanh").h); }, t);
     };
     expectError([&] { grad([&](const Tensor& t) { return sum(lstmGrad(t)); }, xw); },
-                {"[grad]", "lstmSequence", "has no gradient"});
+                {"[grad]", "LSTMSequenceGrad", "has no gradient"});
   });
 }
 

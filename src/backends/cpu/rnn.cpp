@@ -11,6 +11,7 @@
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/thread_pool.h"
 #include "src/backends/cpu/vecmath_util.h"
+#include "src/backends/stepwise_rnn.h"
 
 namespace glint::cpu {
 
@@ -317,6 +318,9 @@ void gruResetStateGradKernel(KernelArgs& args) {
 void registerRnnKernels(const std::string& backend) {
   registerKernel("LSTMCell", backend, lstmCellKernel);
   registerKernel("LSTMCellGrad", backend, lstmCellGradKernel);
+  // The time loop: per step the matMul and the cell above.
+  registerKernel("LSTMSequence", backend, lstmSequenceStepwise);
+  registerKernel("LSTMSequenceGrad", backend, lstmSequenceGradStepwise);
   registerKernel("GRUCell", backend, gruCellKernel);
   registerKernel("GRUCellGrad", backend, gruCellGradKernel);
   registerKernel("GRUResetState", backend, gruResetStateKernel);

@@ -5,6 +5,7 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/stepwise_rnn.h"
 
 namespace glint::gl {
 
@@ -220,6 +221,9 @@ void gruResetStateGrad(KernelArgs& a) {
 void registerRnnKernels() {
   registerKernel("LSTMCell", "gl", lstmCell);
   registerKernel("LSTMCellGrad", "gl", lstmCellGrad);
+  // The time loop: per step the matMul and the cell above.
+  registerKernel("LSTMSequence", "gl", lstmSequenceStepwise);
+  registerKernel("LSTMSequenceGrad", "gl", lstmSequenceGradStepwise);
   registerKernel("GRUCell", "gl", gruCell);
   registerKernel("GRUCellGrad", "gl", gruCellGrad);
   registerKernel("GRUResetState", "gl", gruResetState);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
@@ -191,6 +192,98 @@ void gruResetStateGradKernel(KernelArgs& args) {
     }
 }
 
+/// The LSTM time loop (see lstmSequence in include/glint/rnn_ops.h): step s of
+/// row n, its pre-activations z (4u, gates i f c o) in double from the
+/// float h of the step before (as the stored outputs hold it).
+struct LstmLoop {
+  Cell cell;
+  int64_t time, u;
+  bool backwards;
+  const float *xw, *wr, *mask;
+  const float* hs;  // [time, batch, u] outputs, processing order
+  explicit LstmLoop(const KernelArgs& args, const float* hsIn, const float* maskIn)
+      : cell(args), time(args.inputs[0].shape()[0]), u(args.inputs[1].shape()[0]),
+        backwards(args.attrs.b("goBackwards")), xw(in(args, 0)), wr(in(args, 1)), mask(maskIn),
+        hs(hsIn) {
+    cell.batch = args.inputs[0].shape()[1];
+    cell.units = u;
+  }
+  /// The masked previous output h_{s-1} * mask of row n (0 at s = 0).
+  double hIn(int64_t s, int64_t n, int64_t k) const {
+    if (s == 0) return 0.0;
+    double h = hs[((s - 1) * cell.batch + n) * u + k];
+    return mask ? h * mask[n * u + k] : h;
+  }
+  void preActivations(int64_t s, int64_t n, double* z) const {
+    const int64_t t = backwards ? time - 1 - s : s;
+    const float* x = xw + (t * cell.batch + n) * 4 * u;
+    for (int64_t m = 0; m < 4 * u; ++m) z[m] = x[m];
+    for (int64_t k = 0; k < u; ++k) {
+      const double h = hIn(s, n, k);
+      if (h != 0.0)
+        for (int64_t m = 0; m < 4 * u; ++m) z[m] += h * wr[k * 4 * u + m];
+    }
+  }
+};
+
+/// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u].
+void lstmSequenceKernel(KernelArgs& args) {
+  float *hs = out(args, 0), *cs = out(args, 1);
+  LstmLoop loop(args, hs, args.inputs.size() > 2 ? in(args, 2) : nullptr);
+  const int64_t u = loop.u, b = loop.cell.batch;
+  std::vector<double> z(static_cast<size_t>(4 * u));
+  for (int64_t s = 0; s < loop.time; ++s)
+    for (int64_t n = 0; n < b; ++n) {
+      loop.preActivations(s, n, z.data());
+      for (int64_t j = 0; j < u; ++j) {
+        double i = loop.cell.ract(z[j]), f = loop.cell.ract(z[u + j]);
+        double cc = loop.cell.act(z[2 * u + j]), o = loop.cell.ract(z[3 * u + j]);
+        double cPrev = s == 0 ? 0.0 : cs[((s - 1) * b + n) * u + j];
+        float c = static_cast<float>(f * cPrev + i * cc);
+        cs[(s * b + n) * u + j] = c;
+        hs[(s * b + n) * u + j] = static_cast<float>(o * loop.cell.act(c));
+      }
+    }
+}
+
+/// inputs xw, wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] (processing order).
+void lstmSequenceGradKernel(KernelArgs& args) {
+  LstmLoop loop(args, in(args, 2), args.inputs.size() > 6 ? in(args, 6) : nullptr);
+  const float *cs = in(args, 3), *dH = in(args, 4), *dC = in(args, 5);
+  float* dz = out(args, 0);
+  const int64_t u = loop.u, b = loop.cell.batch, g = 4 * u;
+  const Cell& cell = loop.cell;
+  std::vector<double> z(static_cast<size_t>(g)), dzRow(static_cast<size_t>(g));
+  for (int64_t n = 0; n < b; ++n) {
+    // What flows back into step s from step s + 1, through h_s and c_s.
+    std::vector<double> dhRec(static_cast<size_t>(u), 0.0), dcRec(static_cast<size_t>(u), 0.0);
+    for (int64_t s = loop.time - 1; s >= 0; --s) {
+      loop.preActivations(s, n, z.data());
+      for (int64_t j = 0; j < u; ++j) {
+        const int64_t e = (s * b + n) * u + j;
+        double a[4];
+        for (int gate = 0; gate < 4; ++gate)
+          a[gate] = gate == 2 ? cell.act(z[gate * u + j]) : cell.ract(z[gate * u + j]);
+        double c = cs[e], cPrev = s == 0 ? 0.0 : cs[e - b * u];
+        double dh = dH[e] + dhRec[j], tc = cell.act(c);
+        double dct = dC[e] + dcRec[j] + dh * a[3] * cell.act.derivative(c, tc);
+        dzRow[j] = dct * a[2] * cell.ract.derivative(z[j], a[0]);
+        dzRow[u + j] = dct * cPrev * cell.ract.derivative(z[u + j], a[1]);
+        dzRow[2 * u + j] = dct * a[0] * cell.act.derivative(z[2 * u + j], a[2]);
+        dzRow[3 * u + j] = dh * tc * cell.ract.derivative(z[3 * u + j], a[3]);
+        dcRec[j] = dct * a[1];
+      }
+      for (int64_t m = 0; m < g; ++m) dz[(s * b + n) * g + m] = static_cast<float>(dzRow[m]);
+      // dz reached h_{s-1} through its matMul and the mask.
+      for (int64_t k = 0; k < u; ++k) {
+        double d = 0.0;
+        for (int64_t m = 0; m < g; ++m) d += dzRow[m] * loop.wr[k * g + m];
+        dhRec[k] = loop.mask ? d * loop.mask[n * u + k] : d;
+      }
+    }
+  }
+}
+
 /// x viewed as [outer, n, inner]; output k is x[:, k, :].
 void unpackKernel(KernelArgs& args) {
   const Tensor& x = args.inputs[0];
@@ -218,6 +311,8 @@ void registerRnnKernels(const std::string& backend) {
   registerKernel("GRUCellGrad", backend, gruCellGradKernel);
   registerKernel("GRUResetState", backend, gruResetStateKernel);
   registerKernel("GRUResetStateGrad", backend, gruResetStateGradKernel);
+  registerKernel("LSTMSequence", backend, lstmSequenceKernel);
+  registerKernel("LSTMSequenceGrad", backend, lstmSequenceGradKernel);
   registerKernel("Unpack", backend, unpackKernel);
 }
 

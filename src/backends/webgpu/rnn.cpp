@@ -2,6 +2,9 @@
 // kernels), the float32 WGSL form of src/backends/reference/rnn.cpp. One
 // invocation per (batch, unit) pair computes the gates once and writes that
 // unit's elements of every output in the same dispatch.
+#include <algorithm>
+
+#include "src/backends/stepwise_rnn.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 
@@ -120,11 +123,137 @@ void gruResetStateGrad(KernelArgs& a) {
   runCell(a, code, {{"0.0", "drPre", "0.0"}, {"0.0", "drPre"}, {"dy * r"}});
 }
 
+// ---- the LSTM time loop in one dispatch --------------------------------------
+// One workgroup per batch row runs every step: the row's previous output sits
+// in workgroup memory, each invocation owns units j = lid + q * WG and keeps
+// their c in registers, and a barrier separates the steps. Rows never talk to
+// each other, so no step needs a dispatch of its own (a matMul and a cell per
+// step cost a submit-side dispatch each, most of an LSTM's training step).
+
+/// Workgroup memory every adapter has (WebGPU's default limit).
+constexpr int64_t kWorkgroupBytes = 16384;
+
+struct SeqShape {
+  int64_t time, batch, units, group, per;
+  explicit SeqShape(const KernelArgs& a)
+      : time(a.inputs[0].shape()[0]), batch(a.inputs[0].shape()[1]),
+        units(a.inputs[1].shape()[0]) {
+    group = std::min<int64_t>(256, (units + 31) / 32 * 32);
+    per = (units + group - 1) / group;
+  }
+  std::string constants(bool backwards) const {
+    auto c = [](const char* name, int64_t v) {
+      return std::string("const ") + name + ": i32 = " + std::to_string(v) + ";\n";
+    };
+    return c("T", time) + c("B", batch) + c("U", units) + c("WG", group) + c("PER", per) +
+           "fn timeOf(s: i32) -> i32 { return " + (backwards ? "T - 1 - s" : "s") + "; }\n";
+  }
+  /// The header of main: row n (uniform: from the workgroup id), lane l.
+  std::string header() const {
+    return mainHeader(static_cast<int>(group)) +
+           "  let n = i32(wid.x + wid.y * nwg.x);\n  if (n >= B) { return; }\n"
+           "  let l = i32(lid);\n";
+  }
+};
+
+/// z0..z3 of unit j at step s: xw's row plus hw (h_{s-1}, masked) times W_r.
+const char* kSeqGates =
+    "        let xr = (timeOf(s) * B + n) * 4 * U + j;\n"
+    "        var z0 = in0(xr);\n        var z1 = in0(xr + U);\n"
+    "        var z2 = in0(xr + 2 * U);\n        var z3 = in0(xr + 3 * U);\n"
+    "        if (s > 0) {\n"
+    "          for (var k = 0; k < U; k++) {\n"
+    "            let hk = hw[k];\n            let w = k * 4 * U + j;\n"
+    "            z0 += hk * in1(w);\n            z1 += hk * in1(w + U);\n"
+    "            z2 += hk * in1(w + 2 * U);\n            z3 += hk * in1(w + 3 * U);\n"
+    "          }\n        }\n"
+    "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
+    "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
+
+/// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u].
+void lstmSequence(KernelArgs& a) {
+  const SeqShape q(a);
+  if (q.units * 4 > kWorkgroupBytes) return lstmSequenceStepwise(a);
+  const bool masked = a.inputs.size() > 2;
+  std::string s = prelude(a.inputs, 2) + activations(a.attrs) +
+                  q.constants(a.attrs.b("goBackwards")) +
+                  "var<workgroup> hw: array<f32, U>;\n" + q.header() +
+                  "  var cs: array<f32, PER>;\n  var hn: array<f32, PER>;\n"
+                  "  for (var q = 0; q < PER; q++) { cs[q] = 0.0; }\n"
+                  "  for (var s = 0; s < T; s++) {\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n      if (j < U) {\n" +
+                  kSeqGates +
+                  "        let c = a1 * cs[q] + a0 * a2;\n        cs[q] = c;\n"
+                  "        let h = a3 * act(c);\n"
+                  "        let o = (s * B + n) * U + j;\n"
+                  "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n"
+                  "        hn[q] = h" + (masked ? " * in2(n * U + j)" : "") + ";\n"
+                  "      }\n    }\n"
+                  "    workgroupBarrier();\n"
+                  "    for (var q = 0; q < PER; q++) { let j = l + q * WG; if (j < U) { hw[j] = hn[q]; } }\n"
+                  "    workgroupBarrier();\n  }\n}\n";
+  runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0], &a.outputs[1]}, q.batch * q.group,
+            static_cast<int>(q.group));
+}
+
+/// inputs xw, wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] in processing order.
+void lstmSequenceGrad(KernelArgs& a) {
+  const SeqShape q(a);
+  if (q.units * 5 * 4 > kWorkgroupBytes) return lstmSequenceGradStepwise(a);
+  const std::string mask = a.inputs.size() > 6 ? " * in6(n * U + j)" : "";
+  std::string s = prelude(a.inputs, 1) + activations(a.attrs) +
+                  q.constants(a.attrs.b("goBackwards")) +
+                  "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +
+                  q.header() +
+                  // What flows back into step s from step s + 1 through h_s and c_s.
+                  "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"
+                  "  for (var q = 0; q < PER; q++) { dhr[q] = 0.0; dcr[q] = 0.0; }\n"
+                  "  for (var s = T - 1; s >= 0; s--) {\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n"
+                  "      if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" + mask +
+                  "; } else { hw[j] = 0.0; } }\n"
+                  "    }\n    workgroupBarrier();\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n      if (j < U) {\n" +
+                  kSeqGates +
+                  "        let e = (s * B + n) * U + j;\n"
+                  "        let c = in3(e);\n        var cPrev = 0.0;\n"
+                  "        if (s > 0) { cPrev = in3(e - B * U); }\n"
+                  "        let dh = in4(e) + dhr[q];\n        let tc = act(c);\n"
+                  "        let dct = in5(e) + dcr[q] + dh * a3 * actD(c, tc);\n"
+                  "        let d0 = dct * a2 * ractD(z0, a0);\n"
+                  "        let d1 = dct * cPrev * ractD(z1, a1);\n"
+                  "        let d2 = dct * a0 * actD(z2, a2);\n"
+                  "        let d3 = dh * tc * ractD(z3, a3);\n"
+                  "        dcr[q] = dct * a1;\n"
+                  "        let zo = (s * B + n) * 4 * U + j;\n"
+                  "        b_out0[zo] = bitcast<u32>(d0);\n        b_out0[zo + U] = bitcast<u32>(d1);\n"
+                  "        b_out0[zo + 2 * U] = bitcast<u32>(d2);\n"
+                  "        b_out0[zo + 3 * U] = bitcast<u32>(d3);\n"
+                  "        dzw[j] = d0;\n        dzw[U + j] = d1;\n"
+                  "        dzw[2 * U + j] = d2;\n        dzw[3 * U + j] = d3;\n"
+                  "      }\n    }\n    workgroupBarrier();\n"
+                  // dz reached h_{s-1} through its matMul (W_r transposed) and the mask.
+                  "    if (s > 0) {\n"
+                  "      for (var q = 0; q < PER; q++) {\n"
+                  "        let j = l + q * WG;\n        if (j < U) {\n"
+                  "          var d = 0.0;\n"
+                  "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * in1(j * 4 * U + m); }\n"
+                  "          dhr[q] = d" + mask + ";\n"
+                  "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
+  runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0]}, q.batch * q.group,
+            static_cast<int>(q.group));
+}
+
 }  // namespace
 
 void registerRnnKernels() {
   registerKernel("LSTMCell", "webgpu", lstmCell);
   registerKernel("LSTMCellGrad", "webgpu", lstmCellGrad);
+  registerKernel("LSTMSequence", "webgpu", lstmSequence);
+  registerKernel("LSTMSequenceGrad", "webgpu", lstmSequenceGrad);
   registerKernel("GRUCell", "webgpu", gruCell);
   registerKernel("GRUCellGrad", "webgpu", gruCellGrad);
   registerKernel("GRUResetState", "webgpu", gruResetState);

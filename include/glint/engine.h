@@ -2,6 +2,7 @@
 // The engine's public face: backend choice, memory accounting, scopes
 // (the engine side of the JS tidy()), and the seeded random generator.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -31,10 +32,26 @@ struct BackendStatus {
   bool software = false;    // e.g. llvmpipe / SwiftShader behind a GPU API
 };
 
+/// One backend's time for a calibration's step.
+struct BackendTiming {
+  std::string backend;
+  double msPerStep = -1;  // mean over the timed runs; -1 when the step failed there
+  int runs = 0;           // timed runs (after the warm-up)
+  std::string error;      // why the step could not run there
+};
+/// What a calibration measured (calibrateBackends, Model::calibrateBackend).
+struct Calibration {
+  std::string what;                    // the step timed, e.g. "Sequential trainOnBatch, batch 64"
+  std::vector<BackendTiming> timings;  // in the order tried
+  std::string chosen;                  // the fastest, made active
+};
+
 struct BackendInfo {
   std::string active;                  // the backend that runs kernels now
-  std::string why;                     // "chosen by priority" / "set by setBackend"
+  std::string why;                     // "chosen by priority" / "set by setBackend" / calibrated
   std::vector<BackendStatus> backends; // every registered backend, by priority
+  bool calibrated = false;             // true once a calibration chose the active backend
+  Calibration calibration;             // the last one
 };
 
 MemoryInfo memory();
@@ -45,6 +62,32 @@ void releaseUnusedMemory();
 /// Makes `name` the active backend (creating and probing it on first use).
 /// Throws glint::Error naming the backend and why it is unavailable.
 void setBackend(const std::string& name);
+/// True until something chooses the backend on purpose (setBackend, a
+/// calibration): the active one is then the priority guess, which a model's
+/// first fit() replaces by measuring (Model::calibrateBackend).
+bool backendChosenAutomatically();
+
+struct CalibrateOptions {
+  /// Backends to time; empty: every available one except reference (the
+  /// oracle) and software renderers (llvmpipe, SwiftShader).
+  std::vector<std::string> candidates;
+  int warmup = 2;              // untimed runs first (shader compilation, pools)
+  int runs = 5;                // timed runs at most on each backend
+  double budgetSeconds = 0.5;  // timed runs on each backend stop past this
+};
+/// The backends calibrateBackends would time by default.
+std::vector<std::string> calibrationCandidates();
+/// Times `step` on each candidate backend, made active in turn (each run ends
+/// once the backend's queued work is done), then makes the fastest active and
+/// records what it measured in backendInfo(). A candidate whose step throws is
+/// passed over (its error recorded); throws when none ran. The step's tensors
+/// move to each backend as it reads them.
+Calibration calibrateBackends(const std::function<void()>& step, const std::string& what,
+                              const CalibrateOptions& options = {});
+/// Makes `c.chosen` active and records `c` in backendInfo(): for callers that
+/// time steps themselves (the JS API awaits asynchronous GPU reads).
+void recordCalibration(const Calibration& c);
+
 /// A check on values that are still on the device (a label out of range, say).
 /// `failures` is a scalar, > 0 when the check fails. Where its backend reads
 /// synchronously it is read at once and `op: message` thrown; elsewhere

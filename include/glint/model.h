@@ -112,6 +112,11 @@ struct FitOptions {
   int verbose = 0;
   /// Seeds the per-epoch shuffles (default: the engine's generator).
   std::optional<uint64_t> seed{};
+  /// While the backend is the engine's automatic guess (no setBackend) and
+  /// more than one fast backend is available (calibrationCandidates()), fit
+  /// first times a training step on the first batch on each and keeps the
+  /// fastest (Model::calibrateBackend; backendInfo() says what it measured).
+  bool calibrate = true;
 };
 
 /// Per-sample weights ([n] float32) from per-class weights, as TF.js's
@@ -207,6 +212,20 @@ class Model : public Layer {
   const CompileOptions& compileOptions() const;
   /// Names of the values trainOnBatch / evaluate report ("loss", "acc", ...).
   std::vector<std::string> metricsNames() const;
+  /// Times a training step on this batch on each candidate backend
+  /// (calibrateBackends) and makes the fastest active. The weights and the
+  /// optimizer's state are put back afterwards: the steps taken to measure
+  /// leave no trace but the random draws they made (dropout).
+  Calibration calibrateBackend(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                               const CalibrateOptions& options = {});
+  /// The weights' and the optimizer's state, to put back with restoreTraining
+  /// (cheap: tensors are immutable, so a snapshot shares their buffers).
+  struct TrainingSnapshot {
+    std::vector<Tensor> weights;
+    std::vector<std::pair<std::string, Tensor>> optimizer;
+  };
+  TrainingSnapshot snapshotTraining() const;
+  void restoreTraining(const TrainingSnapshot& snapshot);
 
  protected:
   /// For Sequential: an empty model whose graph is set later.
@@ -219,6 +238,9 @@ class Model : public Layer {
   std::vector<Variable> ownWeights(bool trainableOnes) const override;
 
  private:
+  /// calibrateBackend without the call guard (fit holds it).
+  Calibration calibrateSteps(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                             const CalibrateOptions& options);
   struct Training;  // compiled state: optimizer, losses, metrics
   /// Calls from several threads on one model (docs/CPP.md, "Threads"): fit
   /// and trainOnBatch run alone, predict and evaluate one at a time.

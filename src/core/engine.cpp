@@ -6,6 +6,7 @@
 
 #include "glint/error.h"
 #include "src/core/engine_state.h"
+#include "src/core/running_kernel.h"
 
 namespace glint {
 
@@ -295,6 +296,18 @@ void recordForProfiles(const std::string& kernel, Backend& backend, const std::v
 
 }  // namespace
 
+namespace {
+thread_local const char* tRunningKernel = "";
+/// Names the kernel this thread runs for its lifetime (nested kernels restore the outer one).
+struct RunningKernel {
+  const char* outer = tRunningKernel;
+  explicit RunningKernel(const std::string& name) { tRunningKernel = name.c_str(); }
+  ~RunningKernel() { tRunningKernel = outer; }
+};
+}  // namespace
+
+const char* runningKernel() { return tRunningKernel; }
+
 std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
                               const std::vector<OutputSpec>& outputSpecs, const Attrs& attrs) {
   Engine& e = Engine::get();
@@ -320,6 +333,7 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     auto storage = std::make_shared<Storage>(&backend, backend.allocate(bytes), bytes);
     outputs.push_back(e.makeTensor(spec.shape, spec.dtype, std::move(storage)));
   }
+  RunningKernel running(kernel);
   if (!threadState().profiles.empty()) {
     recordForProfiles(kernel, backend, inputs, outputs, [&] {
       if (!anyElements) return;
@@ -414,6 +428,8 @@ void setBackend(const std::string& name) {
          "; available: ", usable);
   }
   e.activeWhy = "set by setBackend";
+  e.chosenOnPurpose = true;
+  e.calibrated = false;
   e.activeBackend.store(b, std::memory_order_release);
 }
 
@@ -436,6 +452,7 @@ Backend& fallBackFrom(Backend& lost, const std::string& why) {
     Backend* b = e.backend(entry.name);
     if (!b || b == &lost) continue;
     e.activeWhy = lost.name() + " fell back to " + b->name() + ": " + why;
+    e.calibrated = false;  // the calibration's choice is gone
     e.activeBackend.store(b, std::memory_order_release);
     break;
   }
@@ -448,6 +465,8 @@ BackendInfo backendInfo() {
   BackendInfo info;
   info.active = e.active().name();
   info.why = e.activeWhy;
+  info.calibrated = e.calibrated;
+  info.calibration = e.calibration;
   for (auto& entry : e.backends) {
     BackendStatus s;
     s.name = entry.name;

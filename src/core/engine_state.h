@@ -101,6 +101,9 @@ class Engine {
   std::vector<BackendEntry> backends;  // sorted by priority, highest first
   std::atomic<Backend*> activeBackend{nullptr};
   std::string activeWhy;
+  bool chosenOnPurpose = false;  // setBackend or a calibration chose the active backend
+  bool calibrated = false;
+  Calibration calibration;        // the last one (backendInfo)
   // Registries: written at start-up (and by users' registerKernel), read by
   // every kernel call; map nodes never move, so a found function stays valid.
   std::shared_mutex registryMutex;

@@ -146,6 +146,11 @@ History Model::fit(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
   };
   if (!valX.empty())
     loop.validate = [&] { return Training::evaluateAll(*this, valX, valY, options.batchSize); };
+  if (options.calibrate && options.epochs > options.initialEpoch && backendChosenAutomatically() &&
+      calibrationCandidates().size() > 1) {
+    const int64_t size = std::min(batchSize, nTrain);
+    calibrateSteps(sliceRows(trainX, 0, size), sliceRows(trainY, 0, size), CalibrateOptions{});
+  }
   return Training::run(*this, loop);
 }
 

@@ -7,6 +7,16 @@ async function main() {
   m.compile({optimizer: glint.train.adam(), loss: 'meanSquaredError'});
   const h = await m.fit(t.reshape([1, 3]), glint.zeros([1, 2]), {epochs: 1});
   console.log(h.history.loss, glint.tidy(() => t.add(1)).dataSync());
+  // The measured backend choice and GPU timing (issue 23).
+  const cal: glint.Calibration = await m.calibrateBackend(t.reshape([1, 3]), glint.zeros([1, 2]),
+                                                        {candidates: ['cpu'], warmup: 1, runs: 2});
+  const info = glint.backendInfo();
+  console.log(cal.timings[0].msPerStep, cal.chosen, info.calibrated, info.calibration?.what,
+              info.chosenAutomatically, info.calibrationCandidates.length);
+  await m.fit(t.reshape([1, 3]), glint.zeros([1, 2]), {calibrate: false});
+  if (glint.webgpu.startKernelTiming()) {
+    for (const r of await glint.webgpu.stopKernelTiming()) console.log(r.kernel, r.calls, r.totalMs, r.meanUs);
+  }
   // What TF.js programs call (tests/programs): callbacks, util, in-memory handlers.
   await m.fit(t.reshape([1, 3]), glint.zeros([1, 2]), {
     callbacks: [glint.callbacks.earlyStopping({monitor: 'loss', patience: 2}),

@@ -220,6 +220,56 @@ for (const name of ['mlp', 'cnn', 'lstm']) {
   });
 }
 
+test('calibrateBackend times a step on webgpu and cpu, keeps the faster it timed, puts weights back', async () => {
+  await glint.setBackend('cpu');
+  glint.setSeed(5);
+  const model = standardModel('mlp');
+  model.compile({optimizer: glint.train.adam(1e-3), loss: 'categoricalCrossentropy'});
+  const {x, y} = dataFor('mlp', 32);
+  await model.trainOnBatchLogs(x, y);  // Adam's moments exist before the calibration
+  const before = await Promise.all(model.getWeights().map(read));
+  const c = await model.calibrateBackend(x, y, {candidates: ['webgpu', 'cpu', 'nope'], warmup: 1, runs: 2});
+  assert.deepEqual(c.timings.map((t) => t.backend), ['webgpu', 'cpu', 'nope']);
+  for (const t of c.timings.slice(0, 2)) assert.ok(t.msPerStep > 0 && t.runs >= 1 && t.error === '', JSON.stringify(t));
+  assert.equal(c.timings[2].msPerStep, -1);
+  assert.match(c.timings[2].error, /unknown backend 'nope'/);
+  const fastest = c.timings.slice(0, 2).reduce((a, b) => (b.msPerStep < a.msPerStep ? b : a)).backend;
+  assert.equal(c.chosen, fastest);
+  assert.equal(glint.getBackend(), fastest);
+  const info = glint.backendInfo();
+  assert.equal(info.calibrated, true);
+  assert.deepEqual(info.calibration, c);
+  assert.match(info.why, /^calibrated: fastest for Sequential .* training step, batch 32 \(webgpu [0-9.e+]+ ms\/step, cpu /);
+  const after = await Promise.all(model.getWeights().map(read));
+  assert.deepEqual(after, before);  // five steps on two backends left no trace
+  glint.dispose([x, y]);
+  model.dispose();
+  await glint.setBackend('webgpu');
+  assert.equal(glint.backendInfo().calibrated, false);
+});
+
+test('GPU timing: each dispatch timed under its kernel name (timestamp queries)', async (t) => {
+  await glint.setBackend('webgpu');
+  if (!glint.webgpu.startKernelTiming()) {
+    t.skip('this adapter has no timestamp-query');
+    return;
+  }
+  const a = glint.randomUniform([64, 64], -1, 1, 1);
+  const outs = [];
+  for (let i = 0; i < 3; ++i) outs.push(glint.relu(glint.matMul(a, a)));
+  const product = await read(outs[2]);
+  const rows = await glint.webgpu.stopKernelTiming();
+  const byName = Object.fromEntries(rows.map((r) => [r.kernel, r]));
+  assert.ok(byName.BatchMatMul?.calls >= 3, JSON.stringify(rows));
+  assert.ok(byName.Relu?.calls >= 3, JSON.stringify(rows));
+  for (const r of rows) assert.ok(r.totalMs >= 0 && Math.abs(r.meanUs * r.calls - r.totalMs * 1e3) < 1e-6 * (1 + r.totalMs * 1e3));
+  for (let i = 1; i < rows.length; ++i) assert.ok(rows[i - 1].totalMs >= rows[i].totalMs);
+  // Timing off: results unchanged, nothing more counted.
+  const again = await read(glint.relu(glint.matMul(a, a)));
+  assert.deepEqual(again, product);
+  glint.dispose([a, ...outs]);
+});
+
 test('memory() flat over 500 webgpu steps; no GPU buffer or pipeline made in them, few bind groups', async () => {
   await glint.setBackend('webgpu');
   const model = glint.sequential({layers: [

@@ -147,6 +147,7 @@ int trainCommand(const TrainArgs& a) {
   fit.seed = a.seed;
   auto t0 = std::chrono::steady_clock::now();
   History h = m->fit(d.xTrain, d.yTrain, fit);
+  if (backendInfo().calibrated) printBackend();  // fit measured and chose
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Logs test = m->evaluate(d.xTest, d.yTest, 256);
   std::string accKey = test.count("acc") ? "acc" : "accuracy";

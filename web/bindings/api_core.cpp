@@ -189,6 +189,15 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_force_gpu_kernels(int32_t on) {
   });
 }
 
+/// GPU timing of each dispatch by kernel (1 on, 0 off); 1 when on (timestamp-query).
+EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_timing(int32_t on) {
+  return guarded(-1, [&] {
+    webgpu::WebGpuBackend* gpu = webgpu::instance();
+    if (!gpu) throw Error("[webgpu.startKernelTiming] the webgpu backend is not available");
+    return gpu->setTiming(on != 0) ? 1 : 0;
+  });
+}
+
 /// Starts the snapshot reads of variables changed on webgpu; the reads in flight.
 EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_snapshot() {
   return guarded(-1, [&] {
@@ -267,13 +276,42 @@ EMSCRIPTEN_KEEPALIVE const char* glint_get_backend() {
   return guarded<const char*>(nullptr, [&] { return returnString(getBackend()); });
 }
 
+namespace {
+Json calibrationJson(const Calibration& c) {
+  Json timings = Json::array();
+  for (const BackendTiming& t : c.timings)
+    timings.push_back({{"backend", t.backend}, {"msPerStep", t.msPerStep}, {"runs", t.runs},
+                       {"error", t.error}});
+  return {{"what", c.what}, {"timings", timings}, {"chosen", c.chosen}};
+}
+}  // namespace
+
 EMSCRIPTEN_KEEPALIVE const char* glint_backend_info() {
   return guarded<const char*>(nullptr, [&] {
     BackendInfo info = backendInfo();
     Json backends = Json::array();
     for (const auto& b : info.backends) backends.push_back(statusJson(b));
-    Json j = {{"active", info.active}, {"why", info.why}, {"backends", backends}};
+    Json j = {{"active", info.active}, {"why", info.why}, {"backends", backends},
+              {"calibrated", info.calibrated},
+              {"chosenAutomatically", backendChosenAutomatically()},
+              {"calibrationCandidates", calibrationCandidates()}};
+    if (!info.calibration.chosen.empty()) j["calibration"] = calibrationJson(info.calibration);
     return returnString(j.dump());
+  });
+}
+
+/// Records a calibration JS measured: {what, timings: [{backend, msPerStep, runs, error}], chosen}.
+EMSCRIPTEN_KEEPALIVE int32_t glint_record_calibration(const char* json) {
+  return guarded(-1, [&] {
+    Json j = Json::parse(json);
+    Calibration c;
+    c.what = j.at("what").get<std::string>();
+    c.chosen = j.at("chosen").get<std::string>();
+    for (const Json& t : j.at("timings"))
+      c.timings.push_back(BackendTiming{t.at("backend").get<std::string>(), t.at("msPerStep").get<double>(),
+                                        t.at("runs").get<int>(), t.value("error", std::string())});
+    recordCalibration(c);
+    return 0;
   });
 }
 

@@ -555,6 +555,32 @@ EMSCRIPTEN_KEEPALIVE const char* glint_model_logs_finish(int32_t modelId, int32_
   });
 }
 
+// ---- the measured backend choice (web/package/src/calibrate.js) --------------
+// JS times the steps itself (a WebGPU step in node is awaited), around a
+// snapshot of the model's weights and optimizer state taken and put back here.
+
+namespace {
+HandleTable<Model::TrainingSnapshot>& trainingSnapshots() {
+  static HandleTable<Model::TrainingSnapshot> t;
+  return t;
+}
+}  // namespace
+
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_snapshot_training(int32_t modelId) {
+  return guarded(-1, [&] { return trainingSnapshots().put(modelFrom(modelId)->snapshotTraining()); });
+}
+
+/// Puts the snapshot back; frees it when `release`.
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_restore_training(int32_t modelId, int32_t snapshotId,
+                                                          int32_t release) {
+  return guarded(-1, [&] {
+    Model::TrainingSnapshot snap = trainingSnapshots().get(snapshotId, "training snapshot");
+    if (release) trainingSnapshots().erase(snapshotId);
+    modelFrom(modelId)->restoreTraining(snap);
+    return 0;
+  });
+}
+
 // Per-sample weights of targets y from n (class, weight) pairs; a tensor handle.
 EMSCRIPTEN_KEEPALIVE int32_t glint_class_sample_weights(int32_t yId, const int32_t* classes,
                                                         const float* weights, int32_t n) {

@@ -187,8 +187,26 @@ export interface BuildInfo {
   files: string[];
 }
 
+/** One backend's time for a calibration's step (msPerStep -1: the step failed there). */
+export interface BackendTiming { backend: string; msPerStep: number; runs: number; error: string; }
+/** What a calibration measured: the step, each backend's time, the one it kept. */
+export interface Calibration { what: string; timings: BackendTiming[]; chosen: string; }
+export interface CalibrateOptions {
+  /** Default: every available backend except reference and software renderers. */
+  candidates?: string[];
+  /** Untimed steps first on each backend (shader compilation); default 2. */
+  warmup?: number;
+  /** Timed steps at most on each backend (default 5), stopping past budgetMs (default 500). */
+  runs?: number; budgetMs?: number;
+}
 export interface BackendInfo {
   active: string; why: string; backends: BackendStatus[]; build: BuildInfo;
+  /** True once a calibration chose the active backend; calibration: the last one. */
+  calibrated: boolean; calibration?: Calibration;
+  /** True until setBackend or a calibration chose on purpose (fit() then calibrates). */
+  chosenAutomatically: boolean;
+  /** What a calibration times by default. */
+  calibrationCandidates: string[];
 }
 export interface MemoryInfo {
   numTensors: number; numDataBuffers: number; numBytes: number; unreliable: boolean;
@@ -225,6 +243,10 @@ export const webgpu: {
   /** The precision self-test's verdict on [sent, back] float bits and the GPU's sum of 1..1000. */
   classifySelfTest(pairs: Array<[number, number]>, sum: number):
       {usable: boolean, why: string, deviations: string[]};
+  /** GPU timing by kernel (timestamp queries) from now on; false where the device has none. */
+  startKernelTiming(): boolean;
+  /** Stops it; one row per kernel, the most GPU time first. */
+  stopKernelTiming(): Promise<Array<{kernel: string, calls: number, totalMs: number, meanUs: number}>>;
 };
 
 // ---- Ops (also under glint.ops) --------------------------------------------------------
@@ -649,6 +671,11 @@ export interface ModelFitArgs {
   /** Seeds the shuffles. */
   seed?: number;
   /**
+   * true (default): while no backend was chosen on purpose and more than one fast one is
+   * available, time a step on each first and keep the fastest (LayersModel.calibrateBackend).
+   */
+  calibrate?: boolean;
+  /**
    * Loss weight per class id ({0: 1, 1: 5}), single-output models: each
    * sample's loss is multiplied by its class's weight (class ids from [n] /
    * [n, 1] targets, or the argMax of one-hot rows). Every class must be listed.
@@ -699,6 +726,8 @@ export class LayersModel extends Layer {
   trainOnBatchSync(x: Tensor | Tensor[], y: Tensor | Tensor[], sampleWeights?: Tensor): Logs;
   /** One step without a blocking read (what webgpu in node needs); resolves to the logs. */
   trainOnBatchLogs(x: Tensor | Tensor[], y: Tensor | Tensor[], sampleWeights?: Tensor): Promise<Logs>;
+  /** Times a training step on each fast backend, keeps the fastest; weights and optimizer state put back. */
+  calibrateBackend(x: Tensor | Tensor[], y: Tensor | Tensor[], options?: CalibrateOptions): Promise<Calibration>;
   save(handlerOrUrl: IOHandler | string, config?: {includeOptimizer?: boolean;
        quantize?: 'float16' | 'uint8'; userDefinedMetadata?: object}): Promise<SaveResult>;
   toArtifacts(config?: {includeOptimizer?: boolean; quantize?: 'float16' | 'uint8'}): ModelArtifacts;

@@ -30,5 +30,9 @@ int glint_wgpu_read_poll(int readId);
 int glint_wgpu_read_take(int readId, void* dst);
 void glint_wgpu_read_drop(int readId);
 int glint_wgpu_lost();
+/// GPU timing on (1: returns 1 where the device has timestamp-query) or off.
+int glint_wgpu_timing(int on);
+/// The kernel the next dispatches belong to (while timing).
+void glint_wgpu_timing_label(const char* kernel);
 void glint_wgpu_lose();
 }

@@ -9,6 +9,7 @@
 #include "glint/error.h"
 #include "src/backends/webgpu/webgpu_api.h"
 #include "src/core/engine_state.h"
+#include "src/core/running_kernel.h"
 #include "src/backends/webgpu/wgsl.h"
 
 namespace glint::webgpu {
@@ -317,8 +318,14 @@ void WebGpuBackend::dispatch(const Pipeline& p, const std::vector<const Buffer*>
     if (b->bytes && !b->id) throw DeviceLostError("[webgpu] a kernel output was lost with the device");
     ids[n++] = b->id;
   }
+  if (timing_) glint_wgpu_timing_label(runningKernel());
   glint_wgpu_dispatch(p.id, ids, params.data(), static_cast<int>(params.size()), grid.x, grid.y,
                       grid.z);
+}
+
+bool WebGpuBackend::setTiming(bool on) {
+  timing_ = glint_wgpu_timing(on ? 1 : 0) != 0;
+  return timing_;
 }
 
 void WebGpuBackend::flush() { glint_wgpu_flush(); }

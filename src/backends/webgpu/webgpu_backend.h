@@ -80,6 +80,10 @@ class WebGpuBackend : public Backend {
   /// tests force the GPU forms on SwiftShader so that they run in CI too.
   bool softwareKernels() const { return info_.software && !forceGpuKernels_; }
   void setForceGpuKernels(bool on) { forceGpuKernels_ = on; }
+  /// GPU timing (timestamp queries): while on, each dispatch is timed on the
+  /// GPU under the name of the kernel that made it. Returns whether it is on
+  /// (false where the device has no timestamp-query).
+  bool setTiming(bool on);
   /// Most inputs + outputs one dispatch can bind (one binding holds the parameters).
   int maxBuffers() const { return info_.maxStorageBuffers - 1; }
   /// The pipeline for a complete WGSL source, compiled once and cached by
@@ -174,6 +178,7 @@ class WebGpuBackend : public Backend {
   /// Reads that can wait for the GPU (a canvas: a page or a worker), not in node.
   bool syncReads_ = true;
   bool forceGpuKernels_ = false;
+  bool timing_ = false;
   /// Without synchronous reads: the bytes from an upload's host copy or a
   /// variable's landed snapshot, when one holds this buffer's value.
   bool readFromHost(const void* handle, void* dst, size_t bytes);

@@ -34,6 +34,10 @@ mergeInto(LibraryManager.library, {
     groups: {}, groupsOf: {}, numGroups: 0, MAX_GROUPS: 8192, staging: {},
     // Counters for glint.webgpu.stats(): what a training step costs the host.
     counts: {dispatches: 0, bindGroupsMade: 0, submits: 0, pipelinesMade: 0},
+    // GPU timing (glint.webgpu.startKernelTiming): while on, each dispatch is
+    // a compute pass of its own whose start and end the GPU timestamps; the
+    // pairs are resolved at each submit and summed per kernel name as they land.
+    timing: null, TIMED: 2048,
     SLOTS: 512, SLOT_BYTES: 256, CANVAS: 256,
     put: function(o) {
       var id = GW.freeIds.length ? GW.freeIds.pop() : GW.objs.length;
@@ -108,11 +112,46 @@ mergeInto(LibraryManager.library, {
       if (!GW.encoder) return;
       if (GW.pass) GW.pass.end();
       GW.pass = null;
+      var timed = GW.timing && GW.timing.labels.length ? GW.timingResolve() : null;
       if (GW.slot) GW.device.queue.writeBuffer(GW.paramsBuf, 0, GW.paramsHost.buffer, 0, GW.slot * GW.SLOT_BYTES);
       GW.device.queue.submit([GW.encoder.finish()]);
       ++GW.counts.submits;
       GW.encoder = null;
       GW.slot = 0;
+      if (timed) GW.timingCollect(timed);
+    },
+    timingStart: function() {
+      var t = GW.timing;
+      t.set = GW.device.createQuerySet({type: 'timestamp', count: 2 * GW.TIMED});
+      t.labels = [];
+    },
+    // Encodes the resolve of this submit's timestamps; a fresh query set for the next.
+    timingResolve: function() {
+      var t = GW.timing, n = t.labels.length, bytes = 16 * n;
+      var resolved = GW.device.createBuffer({size: bytes, usage: 0x200 /* QUERY_RESOLVE */ | GW.U_COPY_SRC});
+      var read = GW.device.createBuffer({size: bytes, usage: GW.U_MAP_READ | GW.U_COPY_DST});
+      GW.encoder.resolveQuerySet(t.set, 0, 2 * n, resolved, 0);
+      GW.encoder.copyBufferToBuffer(resolved, 0, read, 0, bytes);
+      var batch = {set: t.set, labels: t.labels, resolved: resolved, read: read};
+      GW.timingStart();
+      return batch;
+    },
+    timingCollect: function(b) {
+      var t = GW.timing;
+      t.pending.push(b.read.mapAsync(GW.MAP_READ).then(function() {
+        var ns = new BigInt64Array(b.read.getMappedRange());
+        for (var i = 0; i < b.labels.length; ++i) {
+          var d = Number(ns[2 * i + 1] - ns[2 * i]);
+          var row = t.rows[b.labels[i]] = t.rows[b.labels[i]] || {calls: 0, ns: 0};
+          ++row.calls;
+          row.ns += Math.max(0, d);
+        }
+        b.read.unmap();
+      }, function() {}).then(function() {
+        b.read.destroy();
+        b.resolved.destroy();
+        b.set.destroy();
+      }));
     },
     // Pipeline that spreads bytes [p.x, p.x + p.y) of `src` three per pixel.
     expandPipeline: null,
@@ -314,16 +353,56 @@ mergeInto(LibraryManager.library, {
   glint_wgpu_dispatch: function(pipeId, idsPtr, paramsPtr, nParams, x, y, z) {
     var p = GW.objs[pipeId];
     var n = p.nIn + p.nOut;
-    if (GW.slot == GW.SLOTS) GW.flush();
+    if (GW.slot == GW.SLOTS || (GW.timing && GW.timing.labels.length == GW.TIMED)) GW.flush();
     GW.ensurePass();
     var ids = Array.prototype.slice.call(HEAP32.subarray(idsPtr >> 2, (idsPtr >> 2) + n));
     var slot = GW.slot++;
     var words = GW.SLOT_BYTES / 4;
     if (nParams) GW.paramsHost.set(HEAPF32.subarray(paramsPtr >> 2, (paramsPtr >> 2) + nParams), slot * words);
+    var t = GW.timing;
+    if (t) {
+      // A pass of its own, timestamped at its start and end.
+      GW.pass.end();
+      var k = t.labels.length;
+      t.labels.push(t.label);
+      GW.pass = GW.encoder.beginComputePass({timestampWrites: {querySet: t.set,
+          beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1}});
+    }
     GW.pass.setPipeline(p.pipe);
     GW.pass.setBindGroup(0, GW.group(p.layout, ids, p.nIn), [slot * GW.SLOT_BYTES]);
     GW.pass.dispatchWorkgroups(x, y, z);
     ++GW.counts.dispatches;
+    if (t) {
+      GW.pass.end();
+      GW.pass = null;
+    }
+  },
+
+  // GPU timing on or off; 1 when on (the device has timestamp-query).
+  glint_wgpu_timing__deps: ['$GW'],
+  glint_wgpu_timing: function(on) {
+    if (!on) {
+      if (GW.timing) GW.flush();
+      GW.timing = null;
+      return 0;
+    }
+    if (!GW.device || !GW.device.features || !GW.device.features.has('timestamp-query')) return 0;
+    if (GW.timing) return 1;
+    GW.flush();
+    GW.timing = {label: '', labels: [], pending: [], rows: {}};
+    GW.timingStart();
+    var timing = GW.timing;
+    // For glint.webgpu.kernelTimes(): every timed dispatch so far, once landed.
+    Module['glintWebGPUTimes'] = function() {
+      if (GW.timing === timing) GW.flush();
+      return Promise.all(timing.pending).then(function() { return timing.rows; });
+    };
+    return 1;
+  },
+
+  glint_wgpu_timing_label__deps: ['$GW'],
+  glint_wgpu_timing_label: function(ptr) {
+    if (GW.timing) GW.timing.label = UTF8ToString(ptr);
   },
 
   glint_wgpu_flush__deps: ['$GW'],

@@ -138,6 +138,26 @@ export const webgpu = {
     core.callInt(() => core.module()._glint_webgpu_lose_device());
   },
   /**
+   * GPU timing (timestamp queries): from now on each dispatch is timed on the GPU under
+   * the name of the kernel that made it (one compute pass per dispatch while on, so steps
+   * run somewhat slower). Returns false where the device has no timestamp-query.
+   */
+  startKernelTiming: () => !!core.module()._glint_webgpu_timing &&
+      core.callInt(() => core.module()._glint_webgpu_timing(1)) === 1,
+  /**
+   * Stops the timing; resolves to one row per kernel, the most GPU time first:
+   * {kernel, calls, totalMs, meanUs}. Browsers may round timestamps (100 µs in Chrome
+   * unless its flags say otherwise); Dawn in node gives them whole.
+   */
+  async stopKernelTiming() {
+    const take = core.module().glintWebGPUTimes;
+    core.callInt(() => core.module()._glint_webgpu_timing(0));
+    const rows = take ? await take() : {};
+    return Object.entries(rows)
+        .map(([kernel, r]) => ({kernel, calls: r.calls, totalMs: r.ns / 1e6, meanUs: r.ns / 1e3 / r.calls}))
+        .sort((a, b) => b.totalMs - a.totalMs);
+  },
+  /**
    * Tests: the kernels' GPU forms (workgroup memory, tiles) also on a software
    * adapter, which otherwise gets forms suited to a CPU. A real GPU always has them.
    */

@@ -12,6 +12,7 @@ import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
 import {webgpuRecovered, webgpuSettleVariables, webgpuSnapshot} from './webgpu.js';
 import {DivergenceGuard} from './divergence.js';
 import {fitDataset} from './data.js';
+import {backendChosenAutomatically, calibrateBackend, calibrationCandidates} from './calibrate.js';
 
 function asList(x) {
   return Array.isArray(x) ? x : [x];
@@ -249,6 +250,15 @@ export class LayersModel extends Layer {
     return this._logsAsync(() => this._trainStart(x, y, sampleWeights));
   }
 
+  /**
+   * Times a training step on (x, y) on each fast backend and keeps the fastest
+   * (backendInfo().calibration says what it measured); weights and optimizer state
+   * are put back. fit() does this by itself while no backend was chosen on purpose.
+   */
+  calibrateBackend(x, y, options) {
+    return calibrateBackend(this, asList(x), asList(y), options);
+  }
+
   /** TF.js: resolves to the loss, or [loss, ...metrics]. */
   async trainOnBatch(x, y) {
     const logs = await this.trainOnBatchLogs(x, y);
@@ -303,7 +313,7 @@ export class LayersModel extends Layer {
     const {
       batchSize = 32, epochs = 1, shuffle = true, validationSplit = 0, validationData,
       callbacks, initialEpoch = 0, verbose = 0, yieldEvery = 'auto', frameBudgetMs = 12, seed,
-      classWeight,
+      classWeight, calibrate = true,
     } = options;
     if (!(batchSize >= 1) || !Number.isInteger(batchSize)) {
       throw new GlintError(`[fit] batchSize must be a positive integer: got ${batchSize}`);
@@ -355,6 +365,19 @@ export class LayersModel extends Layer {
           ys[0].id, core.ints(entries.map(([c]) => Number(c))),
           core.bytes(Float32Array.from(entries.map(([, w]) => w))), entries.length)));
       owned.push(weights);
+    }
+    // While the backend is the engine's guess, the first fit measures: one
+    // training step on each fast backend, the fastest kept (calibrate.js).
+    if (calibrate && epochs > initialEpoch && trainN > 0 && backendChosenAutomatically() &&
+        calibrationCandidates().length > 1) {
+      const size = Math.min(batchSize, trainN);
+      const first = (t) => ops.slice(t, [0, ...Array(t.rank - 1).fill(0)], [size, ...Array(t.rank - 1).fill(-1)]);
+      const bx = xs.map(first), by = ys.map(first);
+      try {
+        await calibrateBackend(this, bx, by);
+      } finally {
+        dispose([bx, by]);
+      }
     }
     const rng = random(seed);
     const cbs = new CallbackList(callbacks, this);

@@ -121,7 +121,9 @@ export async function acquireWebGPU(gpu = globalThis.navigator?.gpu) {
     const requiredLimits = {};
     for (const k of ['maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize'])
       requiredLimits[k] = adapter.limits[k];
-    const device = await adapter.requestDevice({requiredLimits});
+    // timestamp-query where there is one: glint.webgpu.startKernelTiming.
+    const requiredFeatures = adapter.features?.has('timestamp-query') ? ['timestamp-query'] : [];
+    const device = await adapter.requestDevice({requiredLimits, requiredFeatures});
     const selfTest = await selfTestDevice(device);
     return {adapter, device, selfTest, gpu};
   } catch (e) {

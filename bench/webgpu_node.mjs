@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import {spawnSync} from 'node:child_process';
+import {createRequire} from 'node:module';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
 import {runJaxjs} from './peers/jaxjs_webgpu.mjs';
@@ -114,6 +115,16 @@ async function benchModel(runner, api, name, samples, budget, step) {
   }
   emit({runner, model: name, task: 'train', steps, seconds, steps_per_s: steps / seconds, loss,
         ...(runner === 'glint' ? {per_step: perStep} : {})});
+  // Glint: the GPU time of one training step's kernels (timestamp queries; each
+  // dispatch a pass of its own while timed), summed over 5 steps.
+  if (runner === 'glint' && api.webgpu.startKernelTiming && api.webgpu.startKernelTiming()) {
+    for (let s = 0; s < 5; ++s) await step(model, xs[s % BATCHES], ys[s % BATCHES]);
+    const rows = await api.webgpu.stopKernelTiming();
+    emit({runner, model: name, task: 'kernels', steps: 5,
+          gpu_ms_per_step: rows.reduce((a, r) => a + r.totalMs, 0) / 5,
+          rows: rows.slice(0, 12).map((r) => ({kernel: r.kernel, calls: r.calls / 5, ms_per_step: r.totalMs / 5,
+                                               mean_us: r.meanUs}))});
+  }
 
   const one = api.slice(xs[0], [0, ...inputShapes[name].map(() => 0)], [1, ...inputShapes[name]]);
   const predict = async () => {
@@ -132,7 +143,35 @@ async function benchModel(runner, api, name, samples, budget, step) {
     us.push((now() - t) * 1e6);
   }
   us.sort((a, b) => a - b);
-  emit({runner, model: name, task: 'predict', samples: n, latency_us: us[n >> 1]});
+  // Where a predict's time goes: the call that queues its kernels, and the
+  // read of a tiny result (one kernel, a copy, mapAsync through Dawn's events).
+  const parts = {};
+  if (runner === 'glint') {
+    const median = async (f) => {
+      const v = [];
+      for (let i = 0; i < 51; ++i) v.push(await f());
+      return v.sort((a, b) => a - b)[25];
+    };
+    parts.queue_us = await median(async () => {
+      const t1 = now();
+      const p = model.predict(one);
+      const dt = (now() - t1) * 1e6;
+      await p.data();
+      p.dispose();
+      return dt;
+    });
+    const tiny = api.tensor([1, 2, 3, 4]);
+    parts.tiny_read_us = await median(async () => {
+      const t1 = now();
+      const q = api.add(tiny, 1);
+      await q.data();
+      const dt = (now() - t1) * 1e6;
+      q.dispose();
+      return dt;
+    });
+    tiny.dispose();
+  }
+  emit({runner, model: name, task: 'predict', samples: n, latency_us: us[n >> 1], ...parts});
   api.dispose([...xs, ...ys, one]);
   model.dispose();
 }
@@ -173,7 +212,8 @@ async function benchMatMul(runner, api, {m, n, k, label}, budget) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const {create, globals} = await import(pathToFileURL(path.join(o.webgpu, 'index.js')).href);
-  const gpu = create([]);
+  // Whole timestamps (Dawn rounds them to 100 µs unless told otherwise).
+  const gpu = create(['disable-dawn-features=timestamp_quantization']);
   const samples = loadSamples(o.data, BATCH * BATCHES);
 
   if (o.runners.includes('glint')) {
@@ -195,6 +235,8 @@ async function main() {
 
   if (o.runners.includes('tfjs')) {
     // TF.js's browser bundles, run as scripts: they define the global `tf`.
+    // In node they take node's platform, which loads 'util' with require.
+    globalThis.require ??= createRequire(import.meta.url);
     Object.assign(globalThis, globals);
     globalThis.navigator ??= {};
     globalThis.navigator.gpu = gpu;

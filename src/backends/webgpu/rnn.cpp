@@ -125,116 +125,74 @@ void gruResetStateGrad(KernelArgs& a) {
 
 // ---- the LSTM time loop in one dispatch --------------------------------------
 // One workgroup per batch row runs every step: the row's previous output sits
-// in workgroup memory, a barrier separates the steps, and rows never talk to
+// in workgroup memory, each invocation owns units j = lid + q * WG and keeps
+// their c in registers, and a barrier separates the steps. Rows never talk to
 // each other, so no step needs a dispatch of its own (a matMul and a cell per
 // step cost a submit-side dispatch each, most of an LSTM's training step).
-// Each step is a chain of dependent products, so its latency is the loop an
-// invocation runs: with few units, S invocations share each unit's sums
-// (lane l: slice sub = l / W of the sum, units j = l % W + q * W), and the
-// first slice's invocations finish the unit from the others' partial sums.
 
 /// Workgroup memory every adapter has (WebGPU's default limit).
 constexpr int64_t kWorkgroupBytes = 16384;
 
 struct SeqShape {
-  int64_t time, batch, units, group, split, width, per;
+  int64_t time, batch, units, group, per;
   explicit SeqShape(const KernelArgs& a)
       : time(a.inputs[0].shape()[0]), batch(a.inputs[0].shape()[1]),
         units(a.inputs[1].shape()[0]) {
-    width = (units + 31) / 32 * 32;
-    split = width <= 128 ? std::min<int64_t>(8, 256 / width) : 1;
-    if (split == 1) width = std::min<int64_t>(256, width);
-    group = split * width;
-    per = (units + width - 1) / width;
+    group = std::min<int64_t>(256, (units + 31) / 32 * 32);
+    per = (units + group - 1) / group;
   }
   std::string constants(bool backwards) const {
     auto c = [](const char* name, int64_t v) {
       return std::string("const ") + name + ": i32 = " + std::to_string(v) + ";\n";
     };
     return c("T", time) + c("B", batch) + c("U", units) + c("WG", group) + c("PER", per) +
-           c("S", split) + c("W", width) + c("KB", (units + split - 1) / split) +
-           c("MB", (4 * units + split - 1) / split) +
            "fn timeOf(s: i32) -> i32 { return " + (backwards ? "T - 1 - s" : "s") + "; }\n";
   }
-  /// Workgroup arrays for the partial sums (none when one invocation sums alone).
-  std::string partials(bool grad) const {
-    if (split == 1) return "";
-    return std::string("var<workgroup> part: array<f32, S * 4 * U>;\n") +
-           (grad ? "var<workgroup> part2: array<f32, S * U>;\n" : "");
-  }
-  /// The header of main: row n (uniform: from the workgroup id), slice sub, lane jj.
+  /// The header of main: row n (uniform: from the workgroup id), lane l.
   std::string header() const {
     return mainHeader(static_cast<int>(group)) +
            "  let n = i32(wid.x + wid.y * nwg.x);\n  if (n >= B) { return; }\n"
-           "  let l = i32(lid);\n  let sub = l / W;\n  let jj = l - sub * W;\n";
-  }
-  /// Statements: this lane's partial pre-activations pz[q] (gates i f c o)
-  /// from hw (h_{s-1}, masked) times W_r over its slice of k, then, with
-  /// several slices, a barrier after the partials are in `part`.
-  std::string partialGates() const {
-    std::string s =
-        "    var pz: array<vec4<f32>, PER>;\n"
-        "    for (var q = 0; q < PER; q++) { pz[q] = vec4<f32>(0.0); }\n"
-        "    if (s > 0) {\n"
-        "      let k0 = sub * KB;\n      let k1 = min(U, k0 + KB);\n"
-        "      for (var q = 0; q < PER; q++) {\n"
-        "        let j = jj + q * W;\n"
-        "        if (j < U) {\n"
-        "          var acc = vec4<f32>(0.0);\n"
-        "          for (var k = k0; k < k1; k++) {\n"
-        "            let w = k * 4 * U + j;\n"
-        "            acc += hw[k] * vec4<f32>(in1(w), in1(w + U), in1(w + 2 * U), in1(w + 3 * U));\n"
-        "          }\n          pz[q] = acc;\n        }\n      }\n    }\n";
-    if (split > 1)
-      s += "    if (jj < U) {\n"
-           "      for (var g = 0; g < 4; g++) { part[(sub * 4 + g) * U + jj] = pz[0][g]; }\n"
-           "    }\n    workgroupBarrier();\n";
-    return s;
-  }
-  /// Statements (inside `if (sub == 0)`, unit j = jj + q * W < U): z, the
-  /// full pre-activations, and the gate values a0..a3.
-  std::string gates() const {
-    std::string s = "        var z = pz[q];\n";
-    if (split > 1)
-      s += "        for (var t = 1; t < S; t++) {\n"
-           "          z += vec4<f32>(part[(t * 4) * U + j], part[(t * 4 + 1) * U + j],\n"
-           "                         part[(t * 4 + 2) * U + j], part[(t * 4 + 3) * U + j]);\n"
-           "        }\n";
-    return s +
-           "        let xr = (timeOf(s) * B + n) * 4 * U + j;\n"
-           "        z += vec4<f32>(in0(xr), in0(xr + U), in0(xr + 2 * U), in0(xr + 3 * U));\n"
-           "        let z0 = z.x;\n        let z1 = z.y;\n        let z2 = z.z;\n        let z3 = z.w;\n"
-           "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
-           "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
+           "  let l = i32(lid);\n";
   }
 };
+
+/// z0..z3 of unit j at step s: xw's row plus hw (h_{s-1}, masked) times W_r.
+const char* kSeqGates =
+    "        let xr = (timeOf(s) * B + n) * 4 * U + j;\n"
+    "        var z0 = in0(xr);\n        var z1 = in0(xr + U);\n"
+    "        var z2 = in0(xr + 2 * U);\n        var z3 = in0(xr + 3 * U);\n"
+    "        if (s > 0) {\n"
+    "          for (var k = 0; k < U; k++) {\n"
+    "            let hk = hw[k];\n            let w = k * 4 * U + j;\n"
+    "            z0 += hk * in1(w);\n            z1 += hk * in1(w + U);\n"
+    "            z2 += hk * in1(w + 2 * U);\n            z3 += hk * in1(w + 3 * U);\n"
+    "          }\n        }\n"
+    "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
+    "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
 
 /// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u].
 void lstmSequence(KernelArgs& a) {
   const SeqShape q(a);
-  const int64_t floats = q.units * (1 + (q.split > 1 ? 4 * q.split : 0));
-  if (floats * 4 > kWorkgroupBytes) return lstmSequenceStepwise(a);
+  if (q.units * 4 > kWorkgroupBytes) return lstmSequenceStepwise(a);
   const bool masked = a.inputs.size() > 2;
   std::string s = prelude(a.inputs, 2) + activations(a.attrs) +
-                  q.constants(a.attrs.b("goBackwards")) + "var<workgroup> hw: array<f32, U>;\n" +
-                  q.partials(false) + q.header() +
+                  q.constants(a.attrs.b("goBackwards")) +
+                  "var<workgroup> hw: array<f32, U>;\n" + q.header() +
                   "  var cs: array<f32, PER>;\n  var hn: array<f32, PER>;\n"
-                  "  for (var s = 0; s < T; s++) {\n" +
-                  q.partialGates() +
-                  "    if (sub == 0) {\n"
-                  "      for (var q = 0; q < PER; q++) {\n"
-                  "      let j = jj + q * W;\n      if (j < U) {\n" +
-                  q.gates() +
+                  "  for (var q = 0; q < PER; q++) { cs[q] = 0.0; }\n"
+                  "  for (var s = 0; s < T; s++) {\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n      if (j < U) {\n" +
+                  kSeqGates +
                   "        let c = a1 * cs[q] + a0 * a2;\n        cs[q] = c;\n"
                   "        let h = a3 * act(c);\n"
                   "        let o = (s * B + n) * U + j;\n"
                   "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n"
                   "        hn[q] = h" + (masked ? " * in2(n * U + j)" : "") + ";\n"
-                  "      }\n      }\n    }\n"
+                  "      }\n    }\n"
                   "    workgroupBarrier();\n"
-                  "    if (sub == 0) {\n"
-                  "      for (var q = 0; q < PER; q++) { let j = jj + q * W; if (j < U) { hw[j] = hn[q]; } }\n"
-                  "    }\n    workgroupBarrier();\n  }\n}\n";
+                  "    for (var q = 0; q < PER; q++) { let j = l + q * WG; if (j < U) { hw[j] = hn[q]; } }\n"
+                  "    workgroupBarrier();\n  }\n}\n";
   runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0], &a.outputs[1]}, q.batch * q.group,
             static_cast<int>(q.group));
 }
@@ -242,44 +200,24 @@ void lstmSequence(KernelArgs& a) {
 /// inputs xw, wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] in processing order.
 void lstmSequenceGrad(KernelArgs& a) {
   const SeqShape q(a);
-  const int64_t floats = 5 * q.units * (q.split > 1 ? 1 + q.split : 1);
-  if (floats * 4 > kWorkgroupBytes) return lstmSequenceGradStepwise(a);
+  if (q.units * 5 * 4 > kWorkgroupBytes) return lstmSequenceGradStepwise(a);
   const std::string mask = a.inputs.size() > 6 ? " * in6(n * U + j)" : "";
-  // dz reached h_{s-1} through its matMul (W_r transposed) and the mask:
-  // this lane's slice of the sum, into dhr or, with several slices, part2.
-  std::string dh =
-      "    if (s > 0) {\n"
-      "      let m0 = sub * MB;\n      let m1 = min(4 * U, m0 + MB);\n"
-      "      for (var q = 0; q < PER; q++) {\n"
-      "        let j = jj + q * W;\n        if (j < U) {\n"
-      "          var d = 0.0;\n"
-      "          for (var m = m0; m < m1; m++) { d += dzw[m] * in1(j * 4 * U + m); }\n" +
-      std::string(q.split > 1 ? "          part2[sub * U + j] = d;\n" : "          dhr[q] = d" + mask + ";\n") +
-      "        }\n      }\n    }\n";
-  if (q.split > 1)
-    dh += "    workgroupBarrier();\n"
-          "    if (sub == 0 && s > 0 && jj < U) {\n"
-          "      let j = jj;\n      var d = 0.0;\n"
-          "      for (var t = 0; t < S; t++) { d += part2[t * U + j]; }\n"
-          "      dhr[0] = d" + mask + ";\n    }\n";
   std::string s = prelude(a.inputs, 1) + activations(a.attrs) +
                   q.constants(a.attrs.b("goBackwards")) +
                   "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +
-                  q.partials(true) + q.header() +
+                  q.header() +
                   // What flows back into step s from step s + 1 through h_s and c_s.
                   "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"
+                  "  for (var q = 0; q < PER; q++) { dhr[q] = 0.0; dcr[q] = 0.0; }\n"
                   "  for (var s = T - 1; s >= 0; s--) {\n"
-                  "    if (sub == 0) {\n"
-                  "      for (var q = 0; q < PER; q++) {\n"
-                  "        let j = jj + q * W;\n"
-                  "        if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" + mask +
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n"
+                  "      if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" + mask +
                   "; } else { hw[j] = 0.0; } }\n"
-                  "      }\n    }\n    workgroupBarrier();\n" +
-                  q.partialGates() +
-                  "    if (sub == 0) {\n"
-                  "      for (var q = 0; q < PER; q++) {\n"
-                  "      let j = jj + q * W;\n      if (j < U) {\n" +
-                  q.gates() +
+                  "    }\n    workgroupBarrier();\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n      if (j < U) {\n" +
+                  kSeqGates +
                   "        let e = (s * B + n) * U + j;\n"
                   "        let c = in3(e);\n        var cPrev = 0.0;\n"
                   "        if (s > 0) { cPrev = in3(e - B * U); }\n"
@@ -296,8 +234,15 @@ void lstmSequenceGrad(KernelArgs& a) {
                   "        b_out0[zo + 3 * U] = bitcast<u32>(d3);\n"
                   "        dzw[j] = d0;\n        dzw[U + j] = d1;\n"
                   "        dzw[2 * U + j] = d2;\n        dzw[3 * U + j] = d3;\n"
-                  "      }\n      }\n    }\n    workgroupBarrier();\n" +
-                  dh + "    workgroupBarrier();\n  }\n}\n";
+                  "      }\n    }\n    workgroupBarrier();\n"
+                  // dz reached h_{s-1} through its matMul (W_r transposed) and the mask.
+                  "    if (s > 0) {\n"
+                  "      for (var q = 0; q < PER; q++) {\n"
+                  "        let j = l + q * WG;\n        if (j < U) {\n"
+                  "          var d = 0.0;\n"
+                  "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * in1(j * 4 * U + m); }\n"
+                  "          dhr[q] = d" + mask + ";\n"
+                  "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
   runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0]}, q.batch * q.group,
             static_cast<int>(q.group));
 }

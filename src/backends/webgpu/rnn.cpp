@@ -4,9 +4,11 @@
 // unit's elements of every output in the same dispatch.
 #include <algorithm>
 
+#include "glint/ops.h"
 #include "src/backends/stepwise_rnn.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/engine_state.h"
 
 namespace glint::webgpu {
 
@@ -202,7 +204,16 @@ void lstmSequenceGrad(KernelArgs& a) {
   const SeqShape q(a);
   if (q.units * 5 * 4 > kWorkgroupBytes) return lstmSequenceGradStepwise(a);
   const std::string mask = a.inputs.size() > 6 ? " * in6(n * U + j)" : "";
-  std::string s = prelude(a.inputs, 1) + activations(a.attrs) +
+  // W_r transposed, one more input: the gradient through W_r then reads
+  // consecutive addresses across a workgroup's invocations (reading W_r's
+  // rows, each invocation its own, took two thirds of an LSTM step's GPU time).
+  std::vector<Tensor> inputs = a.inputs;
+  {
+    RecordingPause pause;
+    inputs.push_back(transpose(a.inputs[1], {1, 0}));
+  }
+  const std::string wrT = "in" + std::to_string(inputs.size() - 1);
+  std::string s = prelude(inputs, 1) + activations(a.attrs) +
                   q.constants(a.attrs.b("goBackwards")) +
                   "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +
                   q.header() +
@@ -240,10 +251,10 @@ void lstmSequenceGrad(KernelArgs& a) {
                   "      for (var q = 0; q < PER; q++) {\n"
                   "        let j = l + q * WG;\n        if (j < U) {\n"
                   "          var d = 0.0;\n"
-                  "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * in1(j * 4 * U + m); }\n"
+                  "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * " + wrT + "(m * U + j); }\n"
                   "          dhr[q] = d" + mask + ";\n"
                   "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
-  runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0]}, q.batch * q.group,
+  runShader(gpuBackend(a), s, inputs, {&a.outputs[0]}, q.batch * q.group,
             static_cast<int>(q.group));
 }
 

@@ -291,6 +291,30 @@ EMSCRIPTEN_KEEPALIVE const char* glint_memory() {
   });
 }
 
+/// tf.disposeVariables(): every live variable, model weights included.
+EMSCRIPTEN_KEEPALIVE int32_t glint_dispose_variables() {
+  return guarded(-1, [&] { return static_cast<int32_t>(disposeVariables()); });
+}
+
+/// 1 when the tensor behind a handle has been disposed (a variable freed by
+/// disposeVariables while JS still holds it), else 0.
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_is_disposed(int32_t id) {
+  return guarded(-1, [&] { return tensorHandles().get(id, "tensor").isDisposed() ? 1 : 0; });
+}
+
+/// What memory() leaves out for a part of a complex64 tensor (TF.js counts
+/// the complex tensor alone): the part's bytes when the tensor and its buffer
+/// are the part's own; -3 when only the tensor is (its buffer is shared);
+/// -2 when another handle holds the same tensor (a user's real or imag).
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_unshared_bytes(int32_t id) {
+  return guarded(-1, [&] {
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    if (t.isDisposed() || t.implPtr().use_count() > 1) return -2;
+    if (t.impl()->storage.use_count() > 1) return -3;
+    return static_cast<int32_t>(t.impl()->storage->bytes);
+  });
+}
+
 // tf.profile (web/package/src/profile.js): JS code, sync or async, runs
 // between the two calls.
 EMSCRIPTEN_KEEPALIVE int32_t glint_profile_start() {

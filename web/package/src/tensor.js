@@ -12,6 +12,14 @@ const ARRAY_TYPES = {float32: Float32Array, int32: Int32Array, bool: Uint8Array}
 const scopes = [];  // each a Set of tensors created while it is innermost
 const kept = new WeakSet();
 
+// String and complex64 tensors are JS objects over host bytes or two engine
+// tensors (string.js, complex.js); memory() counts them as TF.js does from
+// this list (weak: a tensor collected without dispose() drops out).
+export const jsTensors = new Set();
+export function trackJsTensor(t) {
+  jsTensors.add(new WeakRef(t));
+}
+
 function track(t) {
   if (scopes.length) scopes[scopes.length - 1].add(t);
 }
@@ -189,6 +197,11 @@ export class Variable extends Tensor {
     super(id);
     this.name = name;
     kept.add(this);  // variables outlive tidy(), as in TF.js
+  }
+  /** True also after tf.disposeVariables() freed it (as TF.js). */
+  get isDisposed() {
+    return this.isDisposedInternal ||
+        (core.isReady() && core.callInt(() => core.module()._glint_tensor_is_disposed(this.id)) === 1);
   }
   /** Replaces the value (same shape and dtype). */
   assign(value) {

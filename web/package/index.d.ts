@@ -1,5 +1,18 @@
 // Type declarations for glint-ml (the JS API over Glint's WebAssembly engine).
 // Names and signatures follow TensorFlow.js 4.x where they exist.
+/**
+ * A value of the npm package long's Long class (TF.js's 64-bit integer type),
+ * as util.fingerPrint64 and util.hexToLong return it; its other methods are long's.
+ */
+export interface Long {
+  readonly high: number;
+  readonly low: number;
+  readonly unsigned: boolean;
+  toString(radix?: number): string;
+  toNumber(): number;
+  equals(other: Long | number | string): boolean;
+  [method: string]: any;
+}
 
 /**
  * complex64 tensors come only from complex(), cast() and the FFTs: tensor() refuses the dtype, as TF.js does.
@@ -207,6 +220,8 @@ export function enableDebugMode(on?: boolean): void;
 export function setFloat16Activations(on?: boolean): void;
 export function backendInfo(): BackendInfo;
 export function memory(): MemoryInfo;
+/** Disposes every live variable, model weights and optimizer state included (TF.js's disposeVariables). */
+export function disposeVariables(): void;
 export function releaseUnusedMemory(): void;
 export function setSeed(seed: number): void;
 /** Threads the cpu backend's kernels use, the calling one included (at most the workers the pthreads build started; 1 without threads). */
@@ -584,7 +599,30 @@ export class Layer {
   apply(inputs: Tensor | Tensor[], kwargs?: {training?: boolean}): Tensor | Tensor[];
   getWeights(): Tensor[];
   setWeights(weights: Tensor[]): void;
+  /** Whether the layer keeps states between calls (a stateful RNN). */
+  readonly stateful: boolean;
+  /** A stateful layer's states back to zeros (RNN: or to the given values). */
+  resetStates(states?: Tensor | Tensor[]): void;
   dispose(): void;
+}
+/** The base of a JS RNN cell: stateSize, and call([x, ...states]) returning [output, ...newStates]. */
+export class RNNCell extends Layer {
+  stateSize: number | number[];
+}
+export interface RNNLayerArgs extends LayerArgs {
+  cell: Layer | Layer[];
+  returnSequences?: boolean; returnState?: boolean; goBackwards?: boolean; stateful?: boolean; unroll?: boolean;
+}
+/** A recurrent layer over any cell (a list of cells: stacked); subclassable, as TF.js's. */
+export class RNN extends Layer {
+  constructor(args: RNNLayerArgs);
+  readonly cell: Layer;
+  readonly returnSequences: boolean;
+  readonly returnState: boolean;
+  readonly goBackwards: boolean;
+  readonly unroll: boolean;
+  /** A stateful RNN's kept states (nulls before it has any). */
+  readonly states: Array<Tensor | null>;
 }
 export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   dense(args: LayerArgs): Layer; conv2d(args: LayerArgs): Layer; lstm(args: LayerArgs): Layer;
@@ -622,11 +660,10 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   masking(args?: LayerArgs & {maskValue?: number}): Layer;
   simpleRNNCell(args: LayerArgs): Layer; lstmCell(args: LayerArgs): Layer; gruCell(args: LayerArgs): Layer;
   stackedRNNCells(args: LayerArgs & {cells: Layer[]}): Layer;
-  rnn(args: LayerArgs & {cell: Layer | Layer[]; returnSequences?: boolean; returnState?: boolean;
-                         goBackwards?: boolean}): Layer;
+  rnn(args: RNNLayerArgs): RNN;
   convLstm2d(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
   convLstm2dCell(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
-} & {Layer: typeof Layer};
+} & {Layer: typeof Layer; RNN: typeof RNN; RNNCell: typeof RNNCell};
 
 export type Logs = {[name: string]: number};
 export type LossSpec = string | ((yTrue: Tensor, yPred: Tensor) => Tensor);
@@ -673,6 +710,8 @@ export interface IOHandler {
 }
 
 export class LayersModel extends Layer {
+  /** Resets the states of every stateful layer (stateful RNNs). */
+  resetStates(): void;
   readonly inputs: SymbolicTensor[];
   readonly outputs: SymbolicTensor[];
   readonly layers: Layer[];
@@ -914,6 +953,9 @@ export const util: {
   flatten(values: unknown): unknown[];
   arraysEqual(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean;
   now(): number;
+  /** Farmhash's Fingerprint64 of the first len bytes, as an unsigned Long (the npm package long, as TF.js). */
+  fingerPrint64(s: Uint8Array | number[], len?: number): Long;
+  hexToLong(hex: string): Long;
   nearestLargerEven(val: number): number;
   swap<V>(object: {[index: number]: V}, left: number, right: number): void;
   distSquared(a: ArrayLike<number>, b: ArrayLike<number>): number;
@@ -1096,6 +1138,9 @@ export const signal: {
        windowFn?: (length: number) => Tensor): Tensor;
 };
 /** A ragged tensor (values and a row partition per ragged dimension) as a dense one, padded with defaultValue. */
+/** The rows `indices` picks from a ragged tensor (row splits over dense values), as TF.js. */
+export function raggedGather(paramsNestedSplits: T[], paramsDenseValues: T, indices: T, outputRaggedRank: number):
+    {outputNestedSplits: Tensor[]; outputDenseValues: Tensor};
 export function raggedTensorToTensor(shape: T, values: T, defaultValue: T, rowPartitionTensors: T[],
                                      rowPartitionTypes: string[]): Tensor;
 /** A graph-model op written in JS: the node's inputs and attributes (decoded as TF.js gives them) in. */

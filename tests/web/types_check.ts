@@ -109,6 +109,8 @@ async function main() {
   class MyRNN extends glint.RNN {}
   console.log(MyRNN.name, glint.layers.RNN === glint.RNN);
   glint.disposeVariables();
+  glint.registerOp('MyAsyncOp', async (node) => glint.relu(node.inputs[0]));
+  glint.deregisterOp('MyAsyncOp');
   const hash = glint.util.fingerPrint64(new Uint8Array([1, 2, 3]));
   console.log(hash.toString(16), glint.util.hexToLong('ff').add(hash).unsigned);
 

@@ -299,7 +299,11 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_register_graph_op(const char* name, int32_t o
   return guarded(-1, [&] {
     std::string op = name;
     registerGraphOp(op, [js, op](const std::vector<Tensor>& inputs, const std::string& attrs) {
-      return js->invoke(op, "call", inputs, Json::parse(attrs)).tensors;
+      JsObject::Result r = js->invoke(op, "call", inputs, Json::parse(attrs));
+      // An async op in executeAsync: JS holds its Promise; the run stops here.
+      if (r.json.is_object() && r.json.value("pending", false))
+        throw OpPending("[" + op + "] waits for the Promise its op function returned");
+      return r.tensors;
     });
     return 0;
   });

@@ -771,9 +771,12 @@ export class GraphModel {
   predict(inputs: Tensor | Tensor[] | {[name: string]: Tensor}): Tensor | Tensor[];
   /** Named tensors ("node" or "node:1"), intermediate nodes included; a string asks for one. */
   execute(inputs: Tensor | Tensor[] | {[name: string]: Tensor}, outputs?: string | string[]): Tensor | Tensor[];
-  /** As execute; awaits the reads its nodes need where the backend has no synchronous one (webgpu in node). */
+  /** As execute; awaits the reads its nodes need where the backend has no synchronous one (webgpu in node),
+   *  and registered ops that return a Promise. */
   executeAsync(inputs: Tensor | Tensor[] | {[name: string]: Tensor},
                outputs?: string | string[]): Promise<Tensor | Tensor[]>;
+  /** predict, awaiting what executeAsync awaits (registered ops' Promises, reads). */
+  predictAsync(inputs: Tensor | Tensor[] | {[name: string]: Tensor}): Promise<Tensor | Tensor[]>;
   dispose(): void;
 }
 export function graphModelFromArtifacts(artifacts: ModelArtifacts): GraphModel;
@@ -1137,14 +1140,16 @@ export const signal: {
   stft(signal: T, frameLength: number, frameStep: number, fftLength?: number,
        windowFn?: (length: number) => Tensor): Tensor;
 };
-/** A ragged tensor (values and a row partition per ragged dimension) as a dense one, padded with defaultValue. */
 /** The rows `indices` picks from a ragged tensor (row splits over dense values), as TF.js. */
 export function raggedGather(paramsNestedSplits: T[], paramsDenseValues: T, indices: T, outputRaggedRank: number):
     {outputNestedSplits: Tensor[]; outputDenseValues: Tensor};
+/** A ragged tensor (values and a row partition per ragged dimension) as a dense one, padded with defaultValue. */
 export function raggedTensorToTensor(shape: T, values: T, defaultValue: T, rowPartitionTensors: T[],
                                      rowPartitionTypes: string[]): Tensor;
 /** A graph-model op written in JS: the node's inputs and attributes (decoded as TF.js gives them) in. */
-export type OpExecutor = (node: {inputs: Tensor[], attrs: {[key: string]: unknown}}) => Tensor | Tensor[];
+/** It may return a Promise of its tensors: executeAsync and predictAsync await it; execute refuses it. */
+export type OpExecutor = (node: {inputs: Tensor[], attrs: {[key: string]: unknown}}) =>
+    Tensor | Tensor[] | Promise<Tensor | Tensor[]>;
 /** Registers a graph-model op for models loaded from now on (in place of a built-in op of that name too). */
 export function registerOp(name: string, opFunc: OpExecutor): void;
 export function deregisterOp(name: string): void;

@@ -214,10 +214,11 @@ test('stateful RNN with a JS cell: states carry across calls, resetStates as TF.
   const plain = glint.layers.rnn({cell: new cells.glint.MinimalCell({units: 2})});
   assert.throws(() => plain.resetStates(), /not stateful/);
   assert.throws(() => tf.layers.rnn({cell: new cells.tf.MinimalCell({units: 2})}).resetStates(), /not stateful/);
-  // A stateful RNN needs its batch size.
-  const m = glint.sequential({layers: [glint.layers.rnn({cell: new cells.glint.MinimalCell({units: 2}), stateful: true,
-    inputShape: [3, 2]})]});
-  assert.throws(() => m.predict(glint.zeros([2, 3, 2])), /batch size/);
+  // A stateful RNN needs its batch size: building it without fails, in both.
+  for (const [m, C] of [[glint, cells.glint], [tf, cells.tf]]) {
+    assert.throws(() => m.sequential({layers: [m.layers.rnn({cell: new C.MinimalCell({units: 2}), stateful: true,
+      inputShape: [3, 2]})]}), /batch size/);
+  }
 });
 
 test('subclass of tf.layers.RNN with a JS cell: outputs, weight names, save and load as TF.js', async () => {
@@ -326,4 +327,20 @@ test('RNN with a JS cell: a cell without stateSize or returning the wrong states
   assert.throws(() => layer.apply(glint.zeros([1, 3, 2])), /returned 1 tensors.*1 state/);
   assert.throws(() => glint.layers.rnn({}), /cell is required/);
   assert.throws(() => glint.layers.rnn({cell: 3}), /cell must be a cell Layer/);
+});
+
+test('stateful RNN over built-in cells (fused loops): states carry and reset as TF.js', () => {
+  const p = pair((m) => [m.layers.rnn({cell: [m.layers.lstmCell({units: 3}), m.layers.gruCell({units: 2})],
+    stateful: true, returnSequences: true})], [4, 2], {batchInputShape: [3, 4, 2]});
+  for (let call = 0; call < 3; ++call) {
+    const r = predictBoth(p, [3, 4, 2], call + 1);
+    close(r.ours[0], r.theirs[0], 1e-5, `call ${call}`);
+  }
+  const ours = first(p.ours).states, theirs = first(p.theirs).states;
+  assert.equal(ours.length, 3, 'GRU h, then LSTM h and c (the last cell first)');
+  ours.forEach((s, i) => close(flat(s), flat(theirs[i]), 1e-5, `state ${i}`));
+  p.ours.resetStates();
+  p.theirs.resetStates();
+  const r = predictBoth(p, [3, 4, 2], 1);
+  close(r.ours[0], r.theirs[0], 1e-5, 'after resetStates');
 });

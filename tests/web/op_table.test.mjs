@@ -56,6 +56,7 @@ const COVERED_ELSEWHERE = {
 const METHOD_NOT_OPS = {
   'not an op: reads values back or disposes': ['buffer', 'bufferSync', 'array', 'arraySync', 'data', 'dataSync', 'bytes',
     'dispose', 'throwIfDisposed', 'print', 'toString'],
+  'not an op: hands the values to the GPU (webgpu_data_to_gpu.test.mjs)': ['dataToGPU'],
   'not an op: makes a Variable (api.test.mjs)': ['variable'],
 };
 

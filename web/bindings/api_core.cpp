@@ -7,6 +7,7 @@
 #include "glint/gl.h"
 #include "glint/profile.h"
 #include "src/backends/webgpu/self_test_verdict.h"
+#include "src/backends/webgpu/webgpu_api.h"
 #include "src/backends/webgpu/webgpu_backend.h"
 #include "src/core/engine_state.h"
 #include "web/bindings/handles.h"
@@ -176,6 +177,32 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_lose_device() {
     if (!gpu) throw Error("[webgpu.loseDevice] the webgpu backend is not available");
     gpu->loseDevice();
     return 0;
+  });
+}
+
+/// Tensor.dataToGPU: a new tensor on the webgpu backend holding a copy of the
+/// tensor's bytes in a GPU buffer of its own, which JS gets as
+/// Module.__glintGpuBuffer (the work recorded before is submitted first). The
+/// buffer lives while that tensor does. Other backends have no GPU buffer to give.
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_to_gpu(int32_t id) {
+  return guarded(-1, [&] {
+    const char* op = "Tensor.dataToGPU";
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    check(t.defined() && !t.isDisposed(), op, "the tensor is disposed");
+    Engine& e = Engine::get();
+    Backend& active = e.active();
+    webgpu::WebGpuBackend* gpu = webgpu::instance();
+    check(gpu != nullptr && &active == static_cast<Backend*>(gpu), op, "the ", active.name(),
+          " backend has no GPU buffer to give ('readToGPU' is not supported by it, as by TF.js's cpu and wasm ",
+          "backends): on the webgpu backend (setBackend('webgpu')) dataToGPU copies the tensor into a GPUBuffer");
+    e.ensureOn(active, t);
+    const size_t bytes = t.impl()->storage->bytes;
+    void* handle = gpu->allocate(bytes);
+    auto* dst = static_cast<webgpu::Buffer*>(handle);
+    if (bytes) glint_wgpu_copy(webgpu::bufferOf(t).id, dst->id, static_cast<double>(bytes));
+    Tensor copy = e.makeTensor(t.shape(), t.dtype(), std::make_shared<Storage>(gpu, handle, bytes));
+    glint_wgpu_export(dst->id);
+    return tensorHandles().put(copy);
   });
 }
 

@@ -70,6 +70,11 @@ export class Tensor {
   dataSync(): TypedArray;
   /** Read-back that does not stall the GPU pipeline (a fence polled between tasks). */
   data(): Promise<TypedArray>;
+  /**
+   * On the webgpu backend: a copy of the values in a GPUBuffer of glint's device
+   * (webgpu.device()), alive until tensorRef is disposed. Other backends throw.
+   */
+  dataToGPU(options?: object): {tensorRef: Tensor; buffer: any};
   arraySync(): any;
   array(): Promise<any>;
   dispose(): void;
@@ -235,6 +240,8 @@ export const webgpu: {
             deviceLosses?: number, variablesRestored?: number, variablesMoved?: number,
             dispatches?: number, submits?: number, bindGroupsMade?: number, pipelinesMade?: number};
   loseDevice(): void;
+  /** The GPUDevice the webgpu backend runs on (null before setBackend('webgpu')). */
+  device(): any;
   /** Tests: the kernels' GPU forms also on a software adapter (SwiftShader). */
   forceGpuKernels(on?: boolean): void;
   /** The precision self-test's verdict on [sent, back] float bits and the GPU's sum of 1..1000. */

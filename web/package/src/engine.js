@@ -182,6 +182,8 @@ export const webgpu = {
   loseDevice: () => {
     core.callInt(() => core.module()._glint_webgpu_lose_device());
   },
+  /** The GPUDevice the webgpu backend runs on (null before setBackend('webgpu')): dataToGPU's buffers are its. */
+  device: () => (core.isReady() ? core.module().glintWebGPU?.device ?? null : null),
   /**
    * Tests: the kernels' GPU forms (workgroup memory, tiles) also on a software
    * adapter, which otherwise gets forms suited to a CPU. A real GPU always has them.

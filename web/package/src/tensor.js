@@ -137,6 +137,21 @@ export class Tensor {
     return this.isDisposedInternal;
   }
 
+  /**
+   * TF.js's dataToGPU on the webgpu backend: {tensorRef, buffer}, a copy of
+   * the values in a GPUBuffer of glint's device (glint.webgpu.device()), after
+   * the work recorded before; it lives until tensorRef is disposed. Other
+   * backends have no GPU buffer to give: an error, as TF.js's cpu backend.
+   */
+  dataToGPU(options) {  // eslint-disable-line no-unused-vars
+    this._assertLive();
+    const M = core.module();
+    const id = core.callInt(() => M._glint_tensor_to_gpu(this.id));
+    const buffer = M.__glintGpuBuffer ?? null;
+    M.__glintGpuBuffer = null;
+    return {tensorRef: new Tensor(id), buffer};
+  }
+
   /** Blocking read-back (waits for the GPU on gl). Prefer `await data()`. */
   dataSync() {
     this._assertLive();

@@ -16,7 +16,16 @@ const kept = new WeakSet();
 // tensors (string.js, complex.js); memory() counts them as TF.js does from
 // this list (weak: a tensor collected without dispose() drops out).
 export const jsTensors = new Set();
+let jsTensorsPruneAt = 1024;
 export function trackJsTensor(t) {
+  // Dropped and disposed ones go as the list grows (memory() prunes it too).
+  if (jsTensors.size >= jsTensorsPruneAt) {
+    for (const ref of jsTensors) {
+      const live = ref.deref();
+      if (!live || live.isDisposedInternal) jsTensors.delete(ref);
+    }
+    jsTensorsPruneAt = Math.max(1024, 2 * jsTensors.size);
+  }
   jsTensors.add(new WeakRef(t));
 }
 

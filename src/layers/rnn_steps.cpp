@@ -38,12 +38,13 @@ std::vector<Tensor> runCellSteps(Layer& cell, const Tensor& x, std::vector<Tenso
     std::vector<Tensor> out = cell.call(in, cellArgs);
     check(out.size() == states.size() + 1, what, "the cell's call returned ", out.size(),
           " tensors; it must return [output, ...newStates] with ", states.size(), " state(s)");
+    // The output is as wide as the first state (TF.js's output size is stateSize[0]).
     for (size_t i = 0; i < out.size(); ++i) {
-      const Shape& expected = i == 0 ? out[0].shape() : states[i - 1].shape();
-      check(out[i].rank() == 2 && out[i].dim(0) == batch && out[i].shape() == expected, what,
-            "the cell's call returned ", i == 0 ? std::string("an output") : "state " + std::to_string(i - 1),
-            " of shape ", shapeToString(out[i].shape()), ", expected ",
-            i == 0 ? "[" + std::to_string(batch) + ", units]" : shapeToString(expected));
+      const Shape& expected = states[i == 0 ? 0 : i - 1].shape();
+      check(out[i].shape() == expected, what, "the cell's call returned ",
+            i == 0 ? std::string("an output") : "state " + std::to_string(i - 1), " of shape ",
+            shapeToString(out[i].shape()), ", expected ", shapeToString(expected),
+            i == 0 ? " (the size of its first state, stateSize[0])" : "");
     }
     if (stepMasks.empty()) {
       last = out[0];

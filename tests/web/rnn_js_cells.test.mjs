@@ -325,6 +325,20 @@ test('RNN with a JS cell: a cell without stateSize or returning the wrong states
   }
   const layer = glint.layers.rnn({cell: new WrongStates({})});
   assert.throws(() => layer.apply(glint.zeros([1, 3, 2])), /returned 1 tensors.*1 state/);
+  class WrongWidth extends glint.layers.RNNCell {
+    constructor(c) {
+      super(c);
+      this.stateSize = 3;
+    }
+    call([x, h]) {
+      return [glint.concat([h, h], 1), h];
+    }
+    static get className() {
+      return 'WrongWidth';
+    }
+  }
+  assert.throws(() => glint.layers.rnn({cell: new WrongWidth({})}).apply(glint.zeros([1, 3, 2])),
+      /output of shape \[1,6\], expected \[1,3\] \(the size of its first state/);
   assert.throws(() => glint.layers.rnn({}), /cell is required/);
   assert.throws(() => glint.layers.rnn({cell: 3}), /cell must be a cell Layer/);
 });

@@ -55,6 +55,10 @@ struct BackendInfo {
 };
 
 MemoryInfo memory();
+/// Disposes every live variable (layers' weights and optimizer state
+/// included), as TF.js's disposeVariables; returns how many. A model whose
+/// weights went fails naming them on its next use.
+int64_t disposeVariables();
 /// Gives the buffers that backends pool for reuse back to the system (live
 /// tensors are untouched): for memory pressure, or before reading bytesPerBackend.
 void releaseUnusedMemory();

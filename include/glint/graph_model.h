@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "glint/error.h"
 #include "glint/io.h"
 #include "glint/tensor.h"
 
@@ -53,6 +54,15 @@ struct GraphTensorInfo {
 ///   GraphRun run = model.start({{"input", x}}, {"Identity"});
 ///   while (!run.resume()) { /* await the read of run.pendingRead() */ }
 ///   std::vector<Tensor> ys = run.outputs();
+/// Thrown by a registered op whose result is not ready yet (a JS op that
+/// returned a Promise, TF.js's async ops): a resumable run (GraphRun) stops at
+/// its node and runs it again on resume; anywhere else it is the error it
+/// derives from.
+class OpPending : public Error {
+ public:
+  using Error::Error;
+};
+
 class GraphRun {
  public:
   /// True once every output is computed; false when stopped at a read. Other
@@ -62,7 +72,10 @@ class GraphRun {
   /// (the message names the node and the op).
   const Tensor& pendingRead() const;
   const std::string& pendingReason() const;
-  /// How often the run has stopped at a read.
+  /// While stopped: true when a registered op waits for its result (OpPending),
+  /// not for a read; the run goes on once it is ready.
+  bool waitsForOp() const;
+  /// How often the run has stopped at a read or an op.
   int64_t numStops() const;
   /// The tensors asked for, once resume() returned true.
   std::vector<Tensor> outputs() const;

@@ -314,8 +314,13 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   Backend& backend = e.active();
   for (size_t i = 0; i < inputs.size(); ++i) {
     check(inputs[i].defined(), kernel, "input ", i, " is an undefined tensor");
-    if (inputs[i].isDisposed())
+    if (inputs[i].isDisposed()) {
+      // A disposed weight (disposeVariables, model.dispose) names itself.
+      if (inputs[i].impl()->isVariable)
+        fail(kernel, "input ", i, ": variable '", inputs[i].impl()->name, "' ", shapeToString(inputs[i].shape()),
+             " was disposed");
       fail(kernel, "input ", i, " (", shapeToString(inputs[i].shape()), ") was disposed");
+    }
     e.ensureOn(backend, inputs[i]);
   }
   const KernelFn* fn = e.findKernel(kernel, backend.name());

@@ -112,6 +112,11 @@ class Engine {
 
   std::atomic<int64_t> numTensors{0};
   std::atomic<int64_t> numBuffers{0};
+  // Every variable made (layers' weights, optimizer slots, tf.variable), for
+  // disposeVariables; expired entries are pruned as the list grows.
+  std::mutex variablesMutex;
+  std::vector<std::weak_ptr<TensorImpl>> variables;
+  size_t variablesPruneAt = 64;
   std::atomic<int64_t> numBytes{0};
 
   std::atomic<bool> debugMode{false};  // enableDebugMode: every kernel's outputs checked for NaN/Inf

@@ -1,11 +1,14 @@
 #include "glint/tensor.h"
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <cmath>
 #include <cstring>
 #include <sstream>
 
 #include "glint/backend.h"
+#include "glint/engine.h"
 #include "glint/error.h"
 #include "src/core/engine_state.h"
 
@@ -149,7 +152,39 @@ Variable variable(const Tensor& initial, bool trainable, const std::string& name
   impl->trainable = trainable;
   impl->name = name.empty() ? "Variable_" + std::to_string(counter++) : name;
   impl->storage->backend->variableChanged(impl);
+  Engine& e = Engine::get();
+  {
+    std::lock_guard<std::mutex> lock(e.variablesMutex);
+    if (e.variables.size() >= e.variablesPruneAt) {
+      e.variables.erase(std::remove_if(e.variables.begin(), e.variables.end(),
+                                       [](const std::weak_ptr<TensorImpl>& w) { return w.expired(); }),
+                        e.variables.end());
+      e.variablesPruneAt = std::max<size_t>(64, 2 * e.variables.size());
+    }
+    e.variables.push_back(impl);
+  }
   return Variable(std::move(impl));
+}
+
+int64_t disposeVariables() {
+  Engine& e = Engine::get();
+  std::vector<std::shared_ptr<TensorImpl>> live;
+  {
+    std::lock_guard<std::mutex> lock(e.variablesMutex);
+    for (const auto& w : e.variables)
+      if (auto impl = w.lock()) live.push_back(std::move(impl));
+    e.variables.clear();
+  }
+  for (const auto& impl : live)
+    check(impl->tapeRefs == 0, "disposeVariables", "variable '", impl->name,
+          "' is in use by a gradient tape: dispose variables outside gradient functions");
+  int64_t n = 0;
+  for (const auto& impl : live) {
+    if (!impl->storage) continue;
+    Variable(impl).dispose();
+    ++n;
+  }
+  return n;
 }
 
 // ---- Creation ---------------------------------------------------------------

@@ -269,6 +269,8 @@ auto atNode(const GraphView& g, const Node& node, F&& fn) -> decltype(fn()) {
     throw;
   } catch (const HostReadPending& e) {
     throw HostReadPending(atNodeMessage(g, node, e.what()), e.tensor());
+  } catch (const OpPending& e) {
+    throw OpPending(atNodeMessage(g, node, e.what()));
   } catch (const Error& e) {
     failAtNode(g, node, e.what());
   }

@@ -713,6 +713,7 @@ struct GraphRun::State {
   std::vector<std::string> names;
   bool done = false;
   Tensor pending{};
+  bool waitingOp = false;
   std::string reason{};
   int64_t stops = 0;
 };
@@ -733,8 +734,16 @@ bool GraphRun::resume() {
   if (s.done) return true;
   // The run holds the model's constants and nodes by reference.
   check(!m.disposed, kOp, m.source, ": the model was disposed while a run waited for a read");
+  s.waitingOp = false;
   try {
     s.run->resume();
+  } catch (const OpPending& e) {
+    // The node runs again on resume, once its op's result is ready.
+    s.pending = Tensor();
+    s.waitingOp = true;
+    s.reason = e.what();
+    ++s.stops;
+    return false;
   } catch (const HostReadPending& e) {
     // Stopping again at the same tensor would stop forever: its read did not
     // leave the bytes on the host.
@@ -760,6 +769,7 @@ bool GraphRun::resume() {
 
 const Tensor& GraphRun::pendingRead() const { return state_->pending; }
 const std::string& GraphRun::pendingReason() const { return state_->reason; }
+bool GraphRun::waitsForOp() const { return state_->waitingOp; }
 int64_t GraphRun::numStops() const { return state_->stops; }
 
 std::vector<Tensor> GraphRun::outputs() const {

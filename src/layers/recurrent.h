@@ -41,4 +41,31 @@ struct RecurrentSize {
 };
 RecurrentSize recurrentSize(const Layer& layer);
 
+/// A cell that is not one of the built-in ones (a JS cell: class extends
+/// tf.layers.RNNCell): the RNN layer runs its call one time step at a time.
+class StepCell {
+ public:
+  virtual ~StepCell() = default;
+  /// TF.js's cell.stateSize as a list: the first is the size of its output.
+  virtual std::vector<int64_t> stateSizes() const = 0;
+};
+
+/// A stateful RNN layer's resetStates(states?): zeros when `states` is empty.
+/// Throws naming the layer for any other layer.
+void resetRnnStates(Layer& layer, const std::vector<Tensor>& states);
+bool isStatefulRnn(const Layer& layer);
+/// The states a stateful RNN keeps (empty before its build or when not stateful).
+std::vector<Tensor> rnnStates(const Layer& layer);
+/// How many states an RNN layer's cell has, and the cell.
+size_t rnnStateCount(const Layer& layer);
+LayerPtr rnnCell(const Layer& layer);
+
+/// `cell` ({x_t [batch, features], states...} -> {output, new states...})
+/// over x [batch, time, features] from `states`, as TF.js's rnn(): a masked
+/// step (mask [batch, time], bool) keeps the states and outputs states[0].
+/// Returns {the output sequence or the last output, final states...}.
+std::vector<Tensor> runCellSteps(Layer& cell, const Tensor& x, std::vector<Tensor> states,
+                                 const Tensor& mask, const CallArgs& args, bool goBackwards,
+                                 bool returnSequences, const std::string& what);
+
 }  // namespace glint

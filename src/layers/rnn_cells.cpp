@@ -9,6 +9,7 @@
 // is the first cell's sequence output run through the second, and so on.
 #include <algorithm>
 
+#include "glint/engine.h"
 #include "glint/error.h"
 #include "glint/json.h"
 #include "glint/layers.h"
@@ -115,12 +116,19 @@ class RnnCell : public Layer {
   LayerPtr impl_;
 };
 
-std::shared_ptr<RnnCell> asCell(const LayerPtr& layer, const std::string& what, const std::string& key) {
-  auto cell = std::dynamic_pointer_cast<RnnCell>(layer);
-  if (!cell)
-    fail(what, "argument '", key, "' must be a SimpleRNNCell, LSTMCell, GRUCell or StackedRNNCells, got ",
-         layer ? layer->className() + " '" + layer->name() + "'" : std::string("none"));
-  return cell;
+class StackedRNNCells;
+std::vector<int64_t> cellStateSizes(const Layer& cell, const std::string& what);
+
+/// The built-in cell `layer` is, or null.
+std::shared_ptr<RnnCell> builtinCell(const LayerPtr& layer) { return std::dynamic_pointer_cast<RnnCell>(layer); }
+
+/// Builds a cell for one step's input shape [batch, features] (TF.js's
+/// cell.build; a JS cell's build makes its weights under `prefix`).
+void buildCell(Layer& cell, const Shape& stepShape, const std::string& prefix) {
+  if (cell.built()) return;
+  cell.setWeightNamePrefix(prefix);
+  if (dynamic_cast<RnnCell*>(&cell)) cell.ensureBuilt({stepShape});
+  else cell.build({stepShape});
 }
 
 /// Cells applied one after another at each step. Their states are listed
@@ -131,10 +139,30 @@ class StackedRNNCells : public Layer {
       : Layer(args, "stacked_rnn_cells") {
     ArgReader(this->args(), describe(*this)).allowOnly({"cells"});
     if (cells.empty()) error("argument 'cells' must list at least one cell");
-    for (const LayerPtr& c : cells) cells_.push_back(asCell(c, describe(*this), "cells"));
+    for (const LayerPtr& c : cells) {
+      if (!c) error("argument 'cells' holds no layer");
+      cellStateSizes(*c, describe(*this));  // each must be a cell
+      cells_.push_back(c);
+    }
   }
   std::string className() const override { return "StackedRNNCells"; }
-  const std::vector<std::shared_ptr<RnnCell>>& cells() const { return cells_; }
+  const std::vector<LayerPtr>& cells() const { return cells_; }
+  /// The cells when every one is built in (RNN then runs their fused loops), else empty.
+  std::vector<std::shared_ptr<RnnCell>> builtinCells() const {
+    std::vector<std::shared_ptr<RnnCell>> out;
+    for (const LayerPtr& c : cells_) {
+      auto b = builtinCell(c);
+      if (!b) return {};
+      out.push_back(b);
+    }
+    return out;
+  }
+  std::vector<int64_t> stateSizes() const {
+    std::vector<int64_t> out;
+    for (size_t i = cells_.size(); i-- > 0;)
+      for (int64_t s : cellStateSizes(*cells_[i], describe(*this))) out.push_back(s);
+    return out;
+  }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.empty() || in[0].size() != 2)
@@ -144,9 +172,14 @@ class StackedRNNCells : public Layer {
     Shape x = in[0];
     std::vector<std::vector<Shape>> outStates;
     for (size_t i = 0; i < cells_.size(); ++i) {
-      std::vector<Shape> cellIn{x};
-      cellIn.insert(cellIn.end(), states[i].begin(), states[i].end());
-      std::vector<Shape> out = cells_[i]->computeOutputShape(cellIn);
+      std::vector<Shape> out;
+      if (auto b = builtinCell(cells_[i])) {
+        std::vector<Shape> cellIn{x};
+        cellIn.insert(cellIn.end(), states[i].begin(), states[i].end());
+        out = b->computeOutputShape(cellIn);
+      } else {
+        for (int64_t s : cellStateSizes(*cells_[i], describe(*this))) out.push_back({x[0], s});
+      }
       x = out[0];
       outStates.emplace_back(out.begin() + 1, out.end());
     }
@@ -155,10 +188,10 @@ class StackedRNNCells : public Layer {
   void build(const std::vector<Shape>& in) override {
     Shape x = in[0];
     for (size_t i = 0; i < cells_.size(); ++i) {
-      if (!cells_[i]->built()) cells_[i]->setWeightNamePrefix(weightNamePrefix() + "/RNNCell_" + std::to_string(i));
-      cells_[i]->ensureBuilt({x});
-      x = {x[0], cells_[i]->size().units};
+      buildCell(*cells_[i], x, weightNamePrefix() + "/RNNCell_" + std::to_string(i));
+      x = {x[0], cellStateSizes(*cells_[i], describe(*this))[0]};
     }
+    built_ = true;
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
     std::vector<std::vector<Tensor>> states = splitStates(in);
@@ -168,6 +201,9 @@ class StackedRNNCells : public Layer {
       std::vector<Tensor> cellIn{x};
       cellIn.insert(cellIn.end(), states[i].begin(), states[i].end());
       std::vector<Tensor> out = cells_[i]->call(cellIn, args);
+      if (out.size() != cellIn.size())
+        error("cell " + std::to_string(i) + " returned " + std::to_string(out.size()) + " tensors for " +
+              std::to_string(cellIn.size() - 1) + " state(s)");
       x = out[0];
       outStates.emplace_back(out.begin() + 1, out.end());
     }
@@ -209,13 +245,17 @@ class StackedRNNCells : public Layer {
   std::vector<std::vector<T>> splitStates(const std::vector<T>& in) const {
     std::vector<std::vector<T>> out(cells_.size());
     if (in.size() == 1) return out;
+    std::vector<size_t> counts;
     size_t total = 0;
-    for (const auto& c : cells_) total += static_cast<size_t>(c->size().numStates);
+    for (const auto& c : cells_) {
+      counts.push_back(cellStateSizes(*c, describe(*this)).size());
+      total += counts.back();
+    }
     if (in.size() != 1 + total)
       error("takes x and " + std::to_string(total) + " states, got " + std::to_string(in.size()) + " inputs");
     size_t at = 1;
     for (size_t i = cells_.size(); i-- > 0;) {
-      size_t n = static_cast<size_t>(cells_[i]->size().numStates);
+      size_t n = counts[i];
       out[i].assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + n));
       at += n;
     }
@@ -228,13 +268,31 @@ class StackedRNNCells : public Layer {
     return out;
   }
 
-  std::vector<std::shared_ptr<RnnCell>> cells_;
+  std::vector<LayerPtr> cells_;
 };
 
-/// The cells an RNN runs, in order: its cell, or the ones it stacks.
-std::vector<std::shared_ptr<RnnCell>> cellsOf(const LayerPtr& cell, const std::string& what) {
-  if (auto stacked = std::dynamic_pointer_cast<StackedRNNCells>(cell)) return stacked->cells();
-  return {asCell(cell, what, "cell")};
+/// TF.js's cell.stateSize as a list; fails naming `what` for a layer that is no cell.
+std::vector<int64_t> cellStateSizes(const Layer& cell, const std::string& what) {
+  if (auto* b = dynamic_cast<const RnnCell*>(&cell))
+    return std::vector<int64_t>(static_cast<size_t>(b->size().numStates), b->size().units);
+  if (auto* s = dynamic_cast<const StackedRNNCells*>(&cell)) return s->stateSizes();
+  if (auto* c = dynamic_cast<const StepCell*>(&cell)) {
+    std::vector<int64_t> sizes = c->stateSizes();
+    if (sizes.empty()) fail(what, "the cell ", describe(cell), " has no stateSize");
+    for (int64_t v : sizes)
+      if (v <= 0) fail(what, "the cell ", describe(cell), " has a stateSize that is not a positive size");
+    return sizes;
+  }
+  fail(what, "argument 'cell' must be an RNN cell (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, or a ",
+       "class extending tf.layers.RNNCell with a stateSize), got ", describe(cell));
+}
+
+/// The built-in cells an RNN runs with their fused loops, in order: its cell, or
+/// the ones it stacks; empty when one of them is not built in.
+std::vector<std::shared_ptr<RnnCell>> builtinCellsOf(const LayerPtr& cell) {
+  if (auto stacked = std::dynamic_pointer_cast<StackedRNNCells>(cell)) return stacked->builtinCells();
+  if (auto b = builtinCell(cell)) return {b};
+  return {};
 }
 
 Json withoutCellKeys(const Json& args) {
@@ -248,28 +306,44 @@ class RNN : public Layer {
  public:
   RNN(const LayerPtr& cell, const Json& args) : Layer(withoutCellKeys(args), "rnn"), cell_(cell) {
     ArgReader r(this->args(), describe(*this));
-    // TF.js's RNN config repeats its cell's keys at the top level: read from the cell, not here.
-    r.allowOnly({GLINT_SEQUENCE_KEYS, GLINT_CELL_KEYS, "recurrent_activation", "unit_forget_bias",
-                 "implementation", "reset_after"});
     if (!cell_) error("argument 'cell' is required");
-    cells_ = cellsOf(cell_, describe(*this));
+    stateSizes_ = cellStateSizes(*cell_, describe(*this));
+    cells_ = builtinCellsOf(cell_);
+    // TF.js's RNN config repeats its cell's keys at the top level: read from the cell, not here.
+    if (cells_.empty()) {
+      Json own = this->args();
+      Json cellKeys = normalizeArgKeys(cell_->getConfig());
+      for (auto it = cellKeys.begin(); it != cellKeys.end(); ++it) own.erase(it.key());
+      ArgReader(own, describe(*this)).allowOnly({GLINT_SEQUENCE_KEYS});
+    } else {
+      r.allowOnly({GLINT_SEQUENCE_KEYS, GLINT_CELL_KEYS, "recurrent_activation", "unit_forget_bias",
+                   "implementation", "reset_after"});
+    }
     flags_.returnSequences = r.boolean("return_sequences", false);
     flags_.returnState = r.boolean("return_state", false);
     flags_.goBackwards = r.boolean("go_backwards", false);
     flags_.zeroOutputForMask = r.boolean("zero_output_for_mask", false);
     unroll_ = r.boolean("unroll", false);  // accepted and ignored, as in TF.js
-    if (r.boolean("stateful", false))
-      r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
+    stateful_ = r.boolean("stateful", false);
     if (r.boolean("time_major", false))
       r.fail("time_major", "true is not supported: inputs are [batch, time, features]");
   }
   std::string className() const override { return "RNN"; }
+  bool stateful() const { return stateful_; }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1)
       error("takes one input [batch, time, features] (initial states are not supported), got " +
             std::to_string(in.size()) + " inputs");
     if (in[0].size() != 3) error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(in[0]));
+    if (cells_.empty()) {
+      const Shape& s = in[0];
+      Shape out = flags_.returnSequences ? Shape{s[0], s[1], stateSizes_[0]} : Shape{s[0], stateSizes_[0]};
+      std::vector<Shape> all{out};
+      if (flags_.returnState)
+        for (int64_t size : stateSizes_) all.push_back({s[0], size});
+      return all;
+    }
     Shape x = in[0];
     std::vector<std::vector<Shape>> states;
     try {
@@ -284,27 +358,69 @@ class RNN : public Layer {
     return withStates(x, states);
   }
   void build(const std::vector<Shape>& in) override {
-    if (!cell_->built()) cell_->setWeightNamePrefix(weightNamePrefix());
-    cell_->ensureBuilt({{in[0][0], in[0][2]}});
+    buildCell(*cell_, {in[0][0], in[0][2]}, weightNamePrefix());
+    if (stateful_) {
+      if (in[0][0] < 0)
+        error("is stateful, so it needs to know its batch size: give the first layer of a Sequential "
+              "model batchInputShape, or the functional model's input batchShape");
+      batch_ = in[0][0];
+      setStates({});
+    }
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
     computeOutputShape({in[0].shape()});
-    Tensor x = in[0];
-    std::vector<std::vector<Tensor>> states;
-    for (size_t i = 0; i < cells_.size(); ++i) {
-      CallArgs cellArgs = args;
-      // After the first cell the sequence runs in processing order: so must its mask.
-      if (i > 0 && flags_.goBackwards && !args.masks.empty() && args.masks[0].defined())
-        cellArgs.masks = {reverse(args.masks[0], {1})};
-      std::vector<Tensor> out = runRecurrent(cells_[i]->impl(), {x}, cellArgs, flagsOf(i));
-      x = out[0];
-      states.emplace_back(out.begin() + 1, out.end());
-    }
-    return withStates(x, states);
+    if (stateful_ && in[0].dim(0) != batch_)
+      error("is stateful with batch size " + std::to_string(batch_) + ", got input shape " +
+            shapeToString(in[0].shape()));
+    // Initial states, TF.js's flat list (a stack's last cell first): the kept
+    // ones when stateful, else zeros (built-in cells make their own, and run
+    // their fastest loop without given states).
+    std::vector<Tensor> initial = states_;
+    if (!stateful_ && cells_.empty())
+      for (int64_t size : stateSizes_) initial.push_back(zeros({in[0].dim(0), size}));
+    std::vector<Tensor> out = cells_.empty() ? callSteps(in[0], initial, args) : callBuiltin(in[0], initial, args);
+    if (stateful_) keepStates({out.begin() + 1, out.end()});
+    if (!flags_.returnState) out.resize(1);
+    return out;
   }
   std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
     return {flags_.returnSequences && !masks.empty() ? masks[0] : Tensor()};
+  }
+
+  /// TF.js's resetStates(states?): zeros, or the given values ([batch, size] each).
+  void resetStates(const std::vector<Tensor>& values) {
+    if (!stateful_) error("resetStates: the layer is not stateful");
+    if (!built()) error("resetStates: the layer is not built yet (it builds on its first call)");
+    setStates(values);
+  }
+  /// The kept states of a stateful layer (empty before its build).
+  const std::vector<Tensor>& states() const { return states_; }
+  size_t stateCount() const { return stateSizes_.size(); }
+  const LayerPtr& cell() const { return cell_; }
+  void setStates(const std::vector<Tensor>& values) {
+    if (!values.empty() && values.size() != stateSizes_.size())
+      error("resetStates: expects " + std::to_string(stateSizes_.size()) + " state(s), got " +
+            std::to_string(values.size()));
+    std::vector<Tensor> next;
+    for (size_t i = 0; i < stateSizes_.size(); ++i) {
+      Shape shape{batch_, stateSizes_[i]};
+      if (values.empty()) {
+        next.push_back(zeros(shape));
+        continue;
+      }
+      if (values[i].shape() != shape)
+        error("resetStates: state " + std::to_string(i) + " must have shape " + shapeToString(shape) + ", got " +
+              shapeToString(values[i].shape()));
+      next.push_back(cast(values[i], DType::float32));
+    }
+    keepStates(next);
+  }
+  /// Kept states outlive the scope of the call that made them (a predict, a
+  /// training step), as TF.js keeps them.
+  void keepStates(const std::vector<Tensor>& states) {
+    for (const Tensor& t : states) keep(t);
+    states_ = states;
   }
 
   Json getConfig() const override {
@@ -312,7 +428,7 @@ class RNN : public Layer {
     c["return_sequences"] = flags_.returnSequences;
     c["return_state"] = flags_.returnState;
     c["go_backwards"] = flags_.goBackwards;
-    c["stateful"] = false;
+    c["stateful"] = stateful_;
     c["unroll"] = unroll_;
     if (flags_.zeroOutputForMask) c["zero_output_for_mask"] = true;  // Keras only
     c["cell"] = nestedConfig(*cell_);
@@ -331,6 +447,38 @@ class RNN : public Layer {
   }
 
  private:
+  /// A cell that is not built in: its call once per step.
+  std::vector<Tensor> callSteps(const Tensor& x, const std::vector<Tensor>& initial, const CallArgs& args) {
+    Tensor mask = !args.masks.empty() ? args.masks[0] : Tensor();
+    return runCellSteps(*cell_, x, initial, mask, args, flags_.goBackwards, flags_.returnSequences, describe(*this));
+  }
+  /// Built-in cells: each runs its layer's whole loop, the next cell on its output sequence.
+  std::vector<Tensor> callBuiltin(const Tensor& input, const std::vector<Tensor>& initial, const CallArgs& args) {
+    Tensor x = input;
+    std::vector<std::vector<Tensor>> states;
+    size_t at = initial.size();  // the flat list holds the last cell's states first
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      CallArgs cellArgs = args;
+      // After the first cell the sequence runs in processing order: so must its mask.
+      if (i > 0 && flags_.goBackwards && !args.masks.empty() && args.masks[0].defined())
+        cellArgs.masks = {reverse(args.masks[0], {1})};
+      std::vector<Tensor> in{x};
+      if (!initial.empty()) {
+        size_t n = static_cast<size_t>(cells_[i]->size().numStates);
+        in.insert(in.end(), initial.begin() + static_cast<std::ptrdiff_t>(at - n),
+                  initial.begin() + static_cast<std::ptrdiff_t>(at));
+        at -= n;
+      }
+      SequenceFlags flags = flagsOf(i);
+      flags.returnState = true;
+      std::vector<Tensor> out = runRecurrent(cells_[i]->impl(), in, cellArgs, flags);
+      x = out[0];
+      states.emplace_back(out.begin() + 1, out.end());
+    }
+    std::vector<Tensor> out{x};
+    for (size_t i = states.size(); i-- > 0;) out.insert(out.end(), states[i].begin(), states[i].end());
+    return out;
+  }
   /// Cells before the last return their whole sequence, for the next one; only
   /// the first reverses time.
   SequenceFlags flagsOf(size_t i) const {
@@ -348,9 +496,13 @@ class RNN : public Layer {
   }
 
   LayerPtr cell_;
-  std::vector<std::shared_ptr<RnnCell>> cells_;
+  std::vector<int64_t> stateSizes_;
+  std::vector<std::shared_ptr<RnnCell>> cells_;  // empty: the cell runs step by step
   SequenceFlags flags_;
   bool unroll_ = false;
+  bool stateful_ = false;
+  int64_t batch_ = -1;
+  std::vector<Tensor> states_;
 };
 
 /// RNN's "cell": {class_name, config}, a list of them (stacked), or a layer.
@@ -364,6 +516,30 @@ LayerPtr cellFromConfig(const Json& spec, const std::string& what) {
 }
 
 }  // namespace
+
+void resetRnnStates(Layer& layer, const std::vector<Tensor>& states) {
+  auto* rnn = dynamic_cast<RNN*>(&layer);
+  check(rnn != nullptr, layer.className() + " '" + layer.name() + "'",
+        "resetStates: only stateful RNN layers (tf.layers.rnn({cell, stateful: true})) keep states");
+  rnn->resetStates(states);
+}
+
+namespace {
+const RNN& asRnn(const Layer& layer, const char* what) {
+  auto* rnn = dynamic_cast<const RNN*>(&layer);
+  check(rnn != nullptr, layer.className() + " '" + layer.name() + "'", what, ": only RNN layers have it");
+  return *rnn;
+}
+}  // namespace
+
+std::vector<Tensor> rnnStates(const Layer& layer) { return asRnn(layer, "states").states(); }
+size_t rnnStateCount(const Layer& layer) { return asRnn(layer, "states").stateCount(); }
+LayerPtr rnnCell(const Layer& layer) { return asRnn(layer, "cell").cell(); }
+
+bool isStatefulRnn(const Layer& layer) {
+  auto* rnn = dynamic_cast<const RNN*>(&layer);
+  return rnn && rnn->stateful();
+}
 
 namespace layers {
 

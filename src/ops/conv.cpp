@@ -14,7 +14,8 @@ namespace conv {
 Attrs windowAttrs(const std::string& op, const Describe& xDesc, const Shape& x,
                   const Describe& window, int64_t fh, int64_t fw,
                   const std::vector<int64_t>& strides, bool same,
-                  const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW) {
+                  const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW,
+                  bool emptyOk) {
   // Messages are built only on failure: this runs on every conv and pool
   // call, one-sample predicts included.
   auto s = [&] { return shapeToString(strides); };
@@ -28,7 +29,7 @@ Attrs windowAttrs(const std::string& op, const Describe& xDesc, const Shape& x,
          " cannot both be > 1 (TF.js semantics): use strides [1,1] or dilations [1,1]");
   Dim h = windowDim(x[1], fh, strides[0], dilations[0], same);
   Dim w = windowDim(x[2], fw, strides[1], dilations[1], same);
-  if (h.out <= 0 || w.out <= 0) {
+  if (h.out < 0 || w.out < 0 || (!emptyOk && (h.out == 0 || w.out == 0))) {
     std::string dilatedTo = !dilated ? "" : " (dilated to " +
         std::to_string((fh - 1) * dilations[0] + 1) + "x" +
         std::to_string((fw - 1) * dilations[1] + 1) + " by dilations " + d() + ")";

@@ -22,7 +22,7 @@ void checkRank5(const std::string& op, const std::string& arg, const Tensor& t, 
 /// with every check the 2-D ops make, but in terms of the 3-D arguments.
 std::array<conv::Dim, 3> windowDims(const std::string& op, const Shape& in, const std::string& inDesc,
                                     Triple filter, const std::string& filterDesc, Triple strides,
-                                    bool same, Triple dilations) {
+                                    bool same, Triple dilations, bool emptyOk = false) {
   for (int i = 0; i < 3; ++i) {
     if (filter[i] < 1) fail(op, filterDesc, ": window depth, height and width must be >= 1");
     if (strides[i] < 1) fail(op, "strides ", tripleString(strides), " must be >= 1");
@@ -35,7 +35,9 @@ std::array<conv::Dim, 3> windowDims(const std::string& op, const Shape& in, cons
   std::array<conv::Dim, 3> dims{};
   for (int i = 0; i < 3; ++i)
     dims[i] = conv::windowDim(in[1 + i], filter[i], strides[i], dilations[i], same);
-  if (dims[0].out <= 0 || dims[1].out <= 0 || dims[2].out <= 0)
+  bool negative = dims[0].out < 0 || dims[1].out < 0 || dims[2].out < 0;
+  bool empty = dims[0].out == 0 || dims[1].out == 0 || dims[2].out == 0;
+  if (negative || (empty && !emptyOk))
     fail(op, filterDesc, anyAbove1(dilations) ? " with dilations " + tripleString(dilations) : "",
          " does not fit in ", inDesc, " with valid padding: the output would be ", dims[0].out, "x",
          dims[1].out, "x", dims[2].out, "; use a smaller window, a larger input or padding same");
@@ -90,8 +92,13 @@ Tensor pool3d(const std::string& op, bool isMax, const Tensor& x, Triple filterS
               Padding padding) {
   checkRank5(op, "x", x, "[batch,depth,height,width,channels]");
   bool same = padding == Padding::same;
-  windowDims(op, x.shape(), "x " + ops::describe(x), filterSize, "filterSize " + tripleString(filterSize),
-             strides, same, {1, 1, 1});
+  auto given = windowDims(op, x.shape(), "x " + ops::describe(x), filterSize,
+                         "filterSize " + tripleString(filterSize), strides, same, {1, 1, 1}, /*emptyOk=*/true);
+  // A window one larger than the input: empty, as TF.js (a slice of x: gradients reach it).
+  if (given[0].out == 0 || given[1].out == 0 || given[2].out == 0) {
+    const Shape& s = x.shape();
+    return slice(x, {0, 0, 0, 0, 0}, {s[0], given[0].out, given[1].out, given[2].out, s[4]});
+  }
   Tensor in = crop(x, sameOverhang(x.shape(), filterSize, strides, {1, 1, 1}, same));
   const Shape& xs = in.shape();
   auto dims = windowDims(op, xs, "", filterSize, "", strides, same, {1, 1, 1});

@@ -26,7 +26,8 @@ inline Dim windowDim(int64_t in, int64_t k, int64_t stride, int64_t dilation, bo
   int64_t effK = (k - 1) * dilation + 1;
   if (!same) {
     int64_t span = in - effK + 1;
-    int64_t out = span > 0 ? (span + stride - 1) / stride : span;
+    // ceil(span / stride), as TF.js sizes a 'valid' output; 0 or less: no window fits.
+    int64_t out = span > 0 ? (span + stride - 1) / stride : -((-span) / stride);
     return {out, 0, 0};
   }
   int64_t out = (in + stride - 1) / stride;
@@ -66,9 +67,12 @@ struct Geometry {
 /// A description for an error message, built only when one is thrown.
 using Describe = std::function<std::string()>;
 
+/// emptyOk: a 'valid' window exactly one larger than the input gives an
+/// output size 0 (TF.js's pools return that empty tensor); larger still fails.
 Attrs windowAttrs(const std::string& op, const Describe& xDesc, const Shape& x,
                   const Describe& window, int64_t fh, int64_t fw,
                   const std::vector<int64_t>& strides, bool same,
-                  const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW);
+                  const std::vector<int64_t>& dilations, int64_t& outH, int64_t& outW,
+                  bool emptyOk = false);
 
 }  // namespace glint::conv

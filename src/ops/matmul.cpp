@@ -10,11 +10,66 @@ namespace {
 
 const char* flag(bool b) { return b ? "true" : "false"; }
 
+/// Offsets of each batch of `out` in an operand with batch shape `batch`
+/// (right-aligned, size-1 dimensions broadcast), in matrices.
+std::vector<int64_t> batchOffsets(const Shape& batch, const Shape& out) {
+  int64_t count = shapeSize(out);
+  std::vector<int64_t> offsets(static_cast<size_t>(count));
+  const size_t lead = out.size() - batch.size();
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t rest = flat, offset = 0, stride = 1;
+    for (size_t i = out.size(); i-- > 0;) {
+      int64_t idx = rest % out[i];
+      rest /= out[i];
+      if (i >= lead) {
+        int64_t d = batch[i - lead];
+        offset += (d == 1 ? 0 : idx) * stride;
+        stride *= d;
+      }
+    }
+    offsets[static_cast<size_t>(flat)] = offset;
+  }
+  return offsets;
+}
+
+/// int32 operands, as TF.js's CPU kernel computes them: exact products and
+/// sums, stored as int32 (wrapping past its range). No backend has an
+/// integer MatMul kernel, so this runs on the host.
+Tensor intMatMul(const Tensor& a, const Tensor& b, bool tA, bool tB, const Shape& outShape) {
+  const int64_t m = a.dim(tA ? -1 : -2), k = a.dim(tA ? -2 : -1), n = b.dim(tB ? -2 : -1);
+  Shape batch(outShape.begin(), outShape.end() - 2);
+  std::vector<int64_t> offA = batchOffsets(Shape(a.shape().begin(), a.shape().end() - 2), batch);
+  std::vector<int64_t> offB = batchOffsets(Shape(b.shape().begin(), b.shape().end() - 2), batch);
+  std::vector<int32_t> av = a.data<int32_t>(), bv = b.data<int32_t>();
+  std::vector<int32_t> out(static_cast<size_t>(shapeSize(outShape)));
+  for (size_t t = 0; t < offA.size(); ++t) {
+    const int32_t* pa = av.data() + offA[t] * m * k;
+    const int32_t* pb = bv.data() + offB[t] * k * n;
+    int32_t* pc = out.data() + static_cast<int64_t>(t) * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          int64_t x = tA ? pa[p * m + i] : pa[i * k + p];
+          int64_t y = tB ? pb[j * k + p] : pb[p * n + j];
+          sum += x * y;
+        }
+        pc[i * n + j] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));
+      }
+    }
+  }
+  return tensorInt(out, outShape);
+}
+
 }  // namespace
 
-Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB) {
-  ops::checkDType("matMul", "a", a, {DType::float32});
-  ops::checkDType("matMul", "b", b, {DType::float32});
+Tensor matMul(const Tensor& a0, const Tensor& b0, bool transposeA, bool transposeB) {
+  ops::checkDType("matMul", "a", a0, {DType::float32, DType::int32});
+  ops::checkDType("matMul", "b", b0, {DType::float32, DType::int32});
+  // int32 with float32 computes in float32, as TF.js upcasts the pair.
+  const bool ints = a0.dtype() == DType::int32 && b0.dtype() == DType::int32;
+  const Tensor a = ints || a0.dtype() == DType::float32 ? a0 : cast(a0, DType::float32);
+  const Tensor b = ints || b0.dtype() == DType::float32 ? b0 : cast(b0, DType::float32);
   if (a.rank() < 2)
     fail("matMul", "a must have rank >= 2 ([..., m, k]), got ", ops::describe(a),
          "; reshape a rank-1 operand to a matrix first");
@@ -43,6 +98,7 @@ Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB
   }
   out.push_back(m);
   out.push_back(n);
+  if (ints) return intMatMul(a, b, transposeA, transposeB, out);
   return runKernel("BatchMatMul", {a, b}, OutputSpec{out, DType::float32},
                    Attrs().set("transposeA", transposeA).set("transposeB", transposeB));
 }

@@ -23,7 +23,10 @@ Tensor pool(const std::string& op, const std::string& kernel, const Tensor& x, P
   };
   Attrs attrs = conv::windowAttrs(op, [&] { return "x " + ops::describe(x); }, xs, window,
                                   filterSize[0], filterSize[1], {strides[0], strides[1]},
-                                  padding == Padding::same, {1, 1}, oh, ow);
+                                  padding == Padding::same, {1, 1}, oh, ow, /*emptyOk=*/true);
+  // A window one larger than the input: no window fits, the output is empty
+  // (as TF.js). A slice of x, so that gradients reach x (as zeros).
+  if (oh == 0 || ow == 0) return slice(x, {0, 0, 0, 0}, {xs[0], oh, ow, xs[3]});
   return runKernel(kernel, {x}, OutputSpec{{xs[0], oh, ow, xs[3]}, DType::float32}, attrs);
 }
 

@@ -477,7 +477,9 @@ TEST(LayersRnnCells, Gradients) {
 TEST(LayersRnnCells, Errors) {
   expectError([] { layers::rnn(layers::dense({{"units", 2}})); }, {"RNN", "cell", "Dense"});
   expectError([] { layers::rnn(Json{{"units", 2}}); }, {"RNN", "cell", "required"});
-  expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"stateful", true}}); }, {"RNN", "stateful"});
+  // Stateful needs the batch size (TF.js's rule).
+  expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"stateful", true}})->apply(input({{"shape", {3, 2}}})); },
+              {"RNN", "stateful", "batch size"});
   expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"merge_mode", "sum"}}); }, {"RNN", "merge_mode"});
   expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"returnSequences", "yes"}}); },
               {"RNN", "return_sequences"});

@@ -269,8 +269,11 @@ TEST(OpErrors, Conv3dNamesTheShapes) {
               {"[conv3dTranspose]", "outputShape [1,4,3,3,1]", "inconsistent", "3x2x2"});
   expectError([] { maxPool3d(zeros({1, 4, 4, 4}), {2, 2, 2}, {2, 2, 2}); },
               {"[maxPool3d]", "x must be rank 5", "[1,4,4,4]"});
-  expectError([] { avgPool3d(zeros({1, 2, 4, 4, 1}), {3, 2, 2}, {1, 1, 1}); },
-              {"[avgPool3d]", "filterSize [3,2,2]", "does not fit", "[1,2,4,4,1]"});
+  expectError([] { avgPool3d(zeros({1, 2, 4, 4, 1}), {4, 2, 2}, {1, 1, 1}); },
+              {"[avgPool3d]", "filterSize [4,2,2]", "does not fit", "[1,2,4,4,1]"});
+  // One larger than the input: no window fits, the output is empty (as TF.js).
+  EXPECT_EQ(avgPool3d(zeros({1, 2, 4, 4, 1}), {3, 2, 2}, {1, 1, 1}).shape(), (Shape{1, 0, 3, 3, 1}));
+  EXPECT_EQ(maxPool3d(zeros({1, 2, 4, 4, 1}), {1, 5, 2}, {1, 2, 1}).shape(), (Shape{1, 2, 0, 3, 1}));
   expectError([] { avgPool3d(zeros({1, 2, 4, 4, 1}), {1, 0, 2}, {1, 1, 1}); },
               {"[avgPool3d]", "filterSize [1,0,2]", ">= 1"});
 }

@@ -325,6 +325,20 @@ TEST(OpErrors, ConvNamesTheShapes) {
               {"[depthwiseConv2d]", "does not fit", "[1,2,2,1]"});
 }
 
+// A pooling window one larger than a 'valid' input fits nowhere: TF.js returns
+// the empty tensor (its size ceil((in - window + 1) / stride) is 0), and its
+// gradient reaches x as zeros. Larger still is an error naming the window.
+TEST(OpsPool, WindowOneLargerThanTheInputGivesTheEmptyTensor) {
+  Tensor x = tensor(std::vector<float>(24, 1.0f), {2, 3, 2, 2});
+  EXPECT_EQ(maxPool(x, {1, 3}, {1, 1}, Padding::valid).shape(), (Shape{2, 3, 0, 2}));
+  EXPECT_EQ(avgPool(x, {4, 2}, {2, 1}, Padding::valid).shape(), (Shape{2, 0, 1, 2}));
+  EXPECT_EQ(maxPool(x, {1, 4}, {1, 3}, Padding::valid).shape(), (Shape{2, 3, 0, 2}));  // ceil(-1 / 3) = 0
+  Tensor g = grad([](const Tensor& t) { return sum(maxPool(t, {1, 3}, {1, 1}, Padding::valid)); }, x);
+  EXPECT_EQ(g.shape(), x.shape());
+  for (float v : g.data<float>()) EXPECT_EQ(v, 0.0f);
+  expectError([&] { maxPool(x, {1, 4}, {1, 1}, Padding::valid); }, {"[maxPool]", "filterSize [1,4]", "does not fit"});
+}
+
 TEST(OpErrors, ConvTransposeChecksOutputShape) {
   Tensor x = zeros({1, 3, 3, 2});
   Tensor f = zeros({2, 2, 1, 2});
@@ -353,8 +367,9 @@ TEST(OpErrors, PoolNamesTheShapes) {
   expectError([] { maxPool(zeros({4, 4, 2}), {2, 2}, {2, 2}); },
               {"[maxPool]", "rank 4", "[4,4,2]"});
   expectError([&] { maxPool(x, {0, 2}, {1, 1}); }, {"[maxPool]", "filterSize [0,2]", ">= 1"});
-  expectError([&] { maxPool(x, {5, 2}, {1, 1}); },
-              {"[maxPool]", "filterSize [5,2]", "[1,4,4,2]", "valid padding"});
+  // (A window one larger, [5,2], gives the empty tensor, as TF.js: OpsPool.)
+  expectError([&] { maxPool(x, {6, 2}, {1, 1}); },
+              {"[maxPool]", "filterSize [6,2]", "[1,4,4,2]", "valid padding"});
   expectError([&] { avgPool(x, {2, 2}, {1, -1}); }, {"[avgPool]", "strides [1,-1]", ">= 1"});
   expectError([] { avgPool(zeros({1, 4, 4, 2}, DType::int32), {2, 2}, {1, 1}); },
               {"[avgPool]", "x", "float32", "int32"});

@@ -110,9 +110,35 @@ TEST(OpErrors, MatMul) {
   expectError([&] { matMul(a, zeros({3})); }, {"[matMul]", "b", "rank >= 2", "[3]"});
   expectError([&] { matMul(zeros({2, 2, 3}), zeros({3, 3, 4})); },
               {"[matMul]", "batch", "[2]", "[3]", "[2,2,3]", "[3,3,4]"});
-  expectError([&] { matMul(tensorInt({1, 2, 3, 4}, {2, 2}), zeros({2, 2})); },
-              {"[matMul]", "a", "float32", "int32"});
+  expectError([&] { matMul(tensorBool({1, 0, 1, 0}, {2, 2}), zeros({2, 2})); },
+              {"[matMul]", "a", "float32", "bool"});
   expectError([&] { matMul(a, Tensor()); }, {"[matMul]", "b", "undefined"});
+}
+
+// int32 x int32 is exact int32 (TF.js's CPU kernel), wrapping past int32's
+// range; int32 with float32 computes in float32. Checked against sums done here.
+TEST(OpsMatMul, Int32IsExactAndWraps) {
+  Tensor a = tensorInt({16777217, 2, -3, 100000, 7, 0}, {2, 3});
+  Tensor b = tensorInt({1, 5, 0, 100000, 4, -2}, {3, 2});
+  Tensor c = matMul(a, b);
+  EXPECT_EQ(c.dtype(), DType::int32);
+  auto wrap = [](int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); };
+  std::vector<int32_t> want = {
+      wrap(16777217LL * 1 + 2LL * 0 + -3LL * 4), wrap(16777217LL * 5 + 2LL * 100000 + -3LL * -2),
+      wrap(100000LL * 1 + 7LL * 0 + 0LL * 4), wrap(100000LL * 5 + 7LL * 100000 + 0LL * -2)};
+  EXPECT_EQ(c.data<int32_t>(), want);
+  // Batched with broadcasting and transposes: the same as the float path on small values.
+  Tensor x = tensorInt({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 3, 2});
+  Tensor y = tensorInt({1, -1, 2, 0, 3, 1}, {1, 2, 3});
+  Tensor exact = matMul(x, y, true, true);
+  Tensor viaFloat = matMul(cast(x, DType::float32), cast(y, DType::float32), true, true);
+  EXPECT_EQ(exact.shape(), (Shape{2, 2, 2}));
+  std::vector<float> f = viaFloat.data<float>();
+  std::vector<int32_t> e = exact.data<int32_t>();
+  for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(e[i], static_cast<int32_t>(f[i])) << i;
+  Tensor mixed = matMul(tensorInt({1, 2}, {1, 2}), tensor({0.5f, 0.25f}, {2, 1}));
+  EXPECT_EQ(mixed.dtype(), DType::float32);
+  EXPECT_FLOAT_EQ(mixed.data<float>()[0], 1.0f);
 }
 
 }  // namespace

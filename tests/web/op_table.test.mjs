@@ -33,7 +33,8 @@ const TOL = 1e-5;
 
 const NOT_OPS = {
   'not an op: a class or constructor namespace': (name) => /^[A-Z]/.test(name),
-  'not an op: scopes, memory and engine state': ['tidy', 'keep', 'dispose', 'memory', 'ready', 'setBackend', 'getBackend',
+  'not an op: scopes, memory and engine state (disposeVariables: dispose_variables.test.mjs)': ['tidy', 'keep',
+    'dispose', 'disposeVariables', 'memory', 'ready', 'setBackend', 'getBackend',
     'env', 'enableDebugMode', 'enableProdMode', 'disableDeprecationWarnings', 'deprecationWarn', 'nextFrame', 'time',
     'profile', 'print'],
   'not an op: models and layers (layers tests, api.test.mjs)': ['loadLayersModel', 'loadGraphModel', 'loadGraphModelSync',
@@ -50,10 +51,12 @@ const COVERED_ELSEWHERE = {
     ['complex', 'real', 'imag', 'fft', 'ifft', 'rfft', 'irfft'],
   'ragged.test.mjs (random ragged structures against TF.js; dense dimensions by hand, where TF.js is wrong)':
     ['raggedTensorToTensor'],
+  'ragged_gather.test.mjs (random ragged tensors and indices against TF.js)': ['raggedGather'],
 };
 const METHOD_NOT_OPS = {
   'not an op: reads values back or disposes': ['buffer', 'bufferSync', 'array', 'arraySync', 'data', 'dataSync', 'bytes',
     'dispose', 'throwIfDisposed', 'print', 'toString'],
+  'not an op: hands the values to the GPU (webgpu_data_to_gpu.test.mjs)': ['dataToGPU'],
   'not an op: makes a Variable (api.test.mjs)': ['variable'],
 };
 

@@ -74,11 +74,9 @@ test('registerOp errors name the op, the node and what is wrong', async () => {
   assert.throws(() => glint.registerOp('', () => null), /\[registerOp\] name must be a non-empty string/);
   assert.throws(() => glint.registerOp('X', 3), /\[registerOp\] op 'X' needs a function/);
   assert.throws(() => glint.registerOp('Const', (n) => n.inputs[0]), /'Const' is part of the graph's structure/);
-  glint.registerOp('ScaleShift', () => Promise.resolve(null));
+  glint.registerOp('ScaleShift', () => 'nope');
   try {
     const m = await glint.loadGraphModel(handler());
-    assert.throws(() => m.predict(glint.tensor(xs, [2, 3])), /'scaled'.*ScaleShift.*returned a Promise/s);
-    glint.registerOp('ScaleShift', () => 'nope');
     assert.throws(() => m.predict(glint.tensor(xs, [2, 3])), /ScaleShift.*output 0 must be a float32, int32 or bool Tensor, got string/s);
     glint.registerOp('ScaleShift', () => {
       throw new Error('my op does not take this');
@@ -86,6 +84,54 @@ test('registerOp errors name the op, the node and what is wrong', async () => {
     assert.throws(() => m.predict(glint.tensor(xs, [2, 3])), /'scaled'.*my op does not take this/s);
   } finally {
     glint.deregisterOp('ScaleShift');
+  }
+});
+
+// Two async nodes in a row: each stops the run once.
+const twice = {node: [topology.node[0], topology.node[1],
+  {...topology.node[1], name: 'again', input: ['scaled']},
+  {name: 'out', op: 'Relu', input: ['again'], attr: {T: {type: 'DT_FLOAT'}}}], versions: {producer: 1286}};
+const twiceHandler = () => ({load: async () => ({modelTopology: JSON.parse(JSON.stringify(twice)),
+  format: 'graph-model', weightSpecs: [], weightData: new ArrayBuffer(0)})});
+
+test('an async op (a Promise of its tensors): executeAsync and predictAsync await it as TF.js; execute refuses it', async () => {
+  for (const lib of [glint, tf]) {
+    lib.registerOp('ScaleShift', async (node) => {
+      await new Promise((r) => setTimeout(r, 2));
+      return lib.add(lib.mul(node.inputs[0], node.attrs.factor), node.attrs.shift);
+    });
+  }
+  try {
+    for (const h of [handler, twiceHandler]) {
+      const ours = await glint.loadGraphModel(h()), theirs = await tf.loadGraphModel(h());
+      const want = Array.from((await theirs.executeAsync(tf.tensor(xs, [2, 3]))).dataSync());
+      const got = await ours.executeAsync(glint.tensor(xs, [2, 3]));
+      assert.deepEqual(got.shape, [2, 3]);
+      assert.deepEqual(Array.from(got.dataSync()), want);
+      assert.deepEqual(Array.from((await ours.predictAsync(glint.tensor(xs, [2, 3]))).dataSync()),
+          Array.from((await theirs.predictAsync(tf.tensor(xs, [2, 3]))).dataSync()));
+      // Several runs at once, each awaiting its own op.
+      const both = await Promise.all([1, 2].map((k) => ours.executeAsync(glint.tensor(xs.map((v) => v * k), [2, 3]))));
+      const wantBoth = await Promise.all([1, 2].map((k) => theirs.executeAsync(tf.tensor(xs.map((v) => v * k), [2, 3]))));
+      both.forEach((t, k) => assert.deepEqual(Array.from(t.dataSync()), Array.from(wantBoth[k].dataSync())));
+      // execute (and predict) cannot wait: TF.js's error, naming the op.
+      const message = /The execution of the op 'ScaleShift' returned a promise\. Please use model\.executeAsync\(\) instead/;
+      assert.throws(() => theirs.execute(tf.tensor(xs, [2, 3])), message);
+      assert.throws(() => ours.execute(glint.tensor(xs, [2, 3])), message);
+      assert.throws(() => ours.predict(glint.tensor(xs, [2, 3])), message);
+    }
+    // A Promise that rejects: executeAsync rejects with its error, in both.
+    for (const lib of [glint, tf]) {
+      lib.registerOp('ScaleShift', async () => {
+        throw new Error('the service is down');
+      });
+    }
+    const ours = await glint.loadGraphModel(handler()), theirs = await tf.loadGraphModel(handler());
+    await assert.rejects(theirs.executeAsync(tf.tensor(xs, [2, 3])), /the service is down/);
+    await assert.rejects(ours.executeAsync(glint.tensor(xs, [2, 3])), /the service is down/);
+  } finally {
+    glint.deregisterOp('ScaleShift');
+    tf.deregisterOp('ScaleShift');
   }
 });
 

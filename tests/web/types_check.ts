@@ -97,5 +97,32 @@ async function main() {
   if (glint.env().getBool('IS_NODE')) glint.enableProdMode();
   glint.searchSorted(glint.tensor1d([1, 2, 3]), glint.tensor1d([2.5]), 'right').print();
 
+  // A JS RNN cell in tf.layers.rnn, a stateful layer, and disposeVariables.
+  class Tanh extends glint.layers.RNNCell {
+    constructor(config: {units: number}) {
+      super(config);
+      this.stateSize = config.units;
+    }
+    call(inputs: glint.Tensor | glint.Tensor[]): glint.Tensor[] {
+      const [x, h] = inputs as glint.Tensor[];
+      const out = glint.tanh(glint.add(glint.sum(x, -1, true), h));
+      return [out, out];
+    }
+  }
+  const recurrent: glint.RNN = glint.layers.rnn({cell: [new Tanh({units: 2}), glint.layers.lstmCell({units: 3})],
+    stateful: true, batchInputShape: [1, 4, 2]});
+  const seqModel = glint.sequential({layers: [recurrent]});
+  seqModel.predict(glint.zeros([1, 4, 2]));
+  if (recurrent.stateful) seqModel.resetStates();
+  const rnnStates: Array<glint.Tensor | null> = recurrent.states;
+  console.log(rnnStates.length, recurrent.returnSequences, recurrent.cell.name);
+  class MyRNN extends glint.RNN {}
+  console.log(MyRNN.name, glint.layers.RNN === glint.RNN);
+  glint.disposeVariables();
+  glint.registerOp('MyAsyncOp', async (node) => glint.relu(node.inputs[0]));
+  glint.deregisterOp('MyAsyncOp');
+  const hash = glint.util.fingerPrint64(new Uint8Array([1, 2, 3]));
+  console.log(hash.toString(16), glint.util.hexToLong('ff').add(hash).unsigned);
+
 }
 main();

@@ -7,6 +7,7 @@
 #include "glint/gl.h"
 #include "glint/profile.h"
 #include "src/backends/webgpu/self_test_verdict.h"
+#include "src/backends/webgpu/webgpu_api.h"
 #include "src/backends/webgpu/webgpu_backend.h"
 #include "src/core/engine_state.h"
 #include "web/bindings/handles.h"
@@ -179,6 +180,32 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_lose_device() {
   });
 }
 
+/// Tensor.dataToGPU: a new tensor on the webgpu backend holding a copy of the
+/// tensor's bytes in a GPU buffer of its own, which JS gets as
+/// Module.__glintGpuBuffer (the work recorded before is submitted first). The
+/// buffer lives while that tensor does. Other backends have no GPU buffer to give.
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_to_gpu(int32_t id) {
+  return guarded(-1, [&] {
+    const char* op = "Tensor.dataToGPU";
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    check(t.defined() && !t.isDisposed(), op, "the tensor is disposed");
+    Engine& e = Engine::get();
+    Backend& active = e.active();
+    webgpu::WebGpuBackend* gpu = webgpu::instance();
+    check(gpu != nullptr && &active == static_cast<Backend*>(gpu), op, "the ", active.name(),
+          " backend has no GPU buffer to give ('readToGPU' is not supported by it, as by TF.js's cpu and wasm ",
+          "backends): on the webgpu backend (setBackend('webgpu')) dataToGPU copies the tensor into a GPUBuffer");
+    e.ensureOn(active, t);
+    const size_t bytes = t.impl()->storage->bytes;
+    void* handle = gpu->allocate(bytes);
+    auto* dst = static_cast<webgpu::Buffer*>(handle);
+    if (bytes) glint_wgpu_copy(webgpu::bufferOf(t).id, dst->id, static_cast<double>(bytes));
+    Tensor copy = e.makeTensor(t.shape(), t.dtype(), std::make_shared<Storage>(gpu, handle, bytes));
+    glint_wgpu_export(dst->id);
+    return tensorHandles().put(copy);
+  });
+}
+
 /// Tests: the GPU forms of the kernels on a software adapter too (1), or the usual choice (0).
 EMSCRIPTEN_KEEPALIVE int32_t glint_webgpu_force_gpu_kernels(int32_t on) {
   return guarded(-1, [&] {
@@ -326,6 +353,30 @@ EMSCRIPTEN_KEEPALIVE const char* glint_memory() {
               {"numPoolHits", m.numPoolHits},
               {"numHandles", tensorHandles().size()}};
     return returnString(j.dump());
+  });
+}
+
+/// tf.disposeVariables(): every live variable, model weights included.
+EMSCRIPTEN_KEEPALIVE int32_t glint_dispose_variables() {
+  return guarded(-1, [&] { return static_cast<int32_t>(disposeVariables()); });
+}
+
+/// 1 when the tensor behind a handle has been disposed (a variable freed by
+/// disposeVariables while JS still holds it), else 0.
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_is_disposed(int32_t id) {
+  return guarded(-1, [&] { return tensorHandles().get(id, "tensor").isDisposed() ? 1 : 0; });
+}
+
+/// What memory() leaves out for a part of a complex64 tensor (TF.js counts
+/// the complex tensor alone): the part's bytes when the tensor and its buffer
+/// are the part's own; -3 when only the tensor is (its buffer is shared);
+/// -2 when another handle holds the same tensor (a user's real or imag).
+EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_unshared_bytes(int32_t id) {
+  return guarded(-1, [&] {
+    const Tensor& t = tensorHandles().get(id, "tensor");
+    if (t.isDisposed() || t.implPtr().use_count() > 1) return -2;
+    if (t.impl()->storage.use_count() > 1) return -3;
+    return static_cast<int32_t>(t.impl()->storage->bytes);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "glint/autograd.h"
 #include "glint/graph_model.h"
 #include "src/layers/layer_args.h"
+#include "src/layers/recurrent.h"
 #include "web/bindings/handles.h"
 
 namespace glint::web {
@@ -93,6 +94,23 @@ Json shapesJson(const std::vector<Shape>& shapes) {
   return list;
 }
 
+/// A list of shapes from JS, null for an unknown dimension (-1).
+std::vector<Shape> shapesFromJs(const char* text, const char* what) {
+  Json j = parseJson(text, "input shapes");
+  std::vector<Shape> shapes;
+  check(j.is_array(), what, "expects a list of shapes, got ", j.dump());
+  for (const Json& s : j) {
+    check(s.is_array(), what, "expects a list of shapes, got ", j.dump());
+    Shape shape;
+    for (const Json& d : s) {
+      check(d.is_null() || d.is_number_integer(), what, "dimensions are sizes or null, got ", j.dump());
+      shape.push_back(d.is_null() ? -1 : d.get<int64_t>());
+    }
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
 /// "CentredSplit" -> "centred_split", the default name prefix as TF.js makes it.
 std::string snakeCase(const std::string& name) {
   std::string out;
@@ -111,7 +129,7 @@ std::string snakeCase(const std::string& name) {
 /// A layer whose build, call, computeOutputShape and getConfig are the
 /// methods of a JS object; its weights are engine variables (addJsWeight), so
 /// the tape sees the JS call's ops and fit trains them.
-class JsLayer : public Layer {
+class JsLayer : public Layer, public StepCell {
  public:
   JsLayer(const std::string& className, const Config& baseArgs, std::shared_ptr<JsObject> js)
       : Layer(baseArgs, snakeCase(className)), className_(className), js_(std::move(js)) {}
@@ -160,6 +178,53 @@ class JsLayer : public Layer {
   }
   Json baseConfig() const { return Layer::getConfig(); }
 
+  /// As an RNN cell: the JS object's stateSize (a size or a list of sizes).
+  std::vector<int64_t> stateSizes() const override {
+    Json j = js_->invoke(label(), "stateSize", {}).json;
+    std::vector<int64_t> sizes;
+    if (j.is_number_integer()) j = Json::array({j});
+    if (!j.is_array()) error("is used as an RNN cell but has no stateSize (a size or a list of sizes)");
+    for (const Json& v : j) {
+      if (!v.is_number_integer() || v.get<int64_t>() <= 0)
+        error("stateSize must be a positive size or a list of them, got " + j.dump());
+      sizes.push_back(v.get<int64_t>());
+    }
+    return sizes;
+  }
+
+  /// A layer this one runs in its call (a subclass of tf.layers.RNN runs an
+  /// RNN layer): its weights are this layer's, named after it.
+  void track(const LayerPtr& inner) {
+    for (const LayerPtr& l : inner_)
+      if (l == inner) return;
+    if (!inner->built()) inner->setWeightNamePrefix(weightNamePrefix());
+    inner->setTrainable(trainable());
+    inner_.push_back(inner);
+  }
+  void setTrainable(bool trainable) override {
+    Layer::setTrainable(trainable);
+    for (const LayerPtr& l : inner_) l->setTrainable(trainable);
+  }
+  std::vector<Tensor> regularizationLosses() const override {
+    std::vector<Tensor> out = Layer::regularizationLosses();
+    for (const LayerPtr& l : inner_)
+      for (const Tensor& t : l->regularizationLosses()) out.push_back(t);
+    return out;
+  }
+  void applyConstraints() override {
+    Layer::applyConstraints();
+    for (const LayerPtr& l : inner_) l->applyConstraints();
+  }
+
+ protected:
+  std::vector<Variable> ownWeights(bool trainableOnes) const override {
+    std::vector<Variable> out = Layer::ownWeights(trainableOnes);
+    for (const LayerPtr& l : inner_)
+      for (const Variable& v : trainableOnes ? l->trainableWeights() : l->nonTrainableWeights()) out.push_back(v);
+    return out;
+  }
+
+ public:
   /// addWeight from JS: {name, shape, dtype, initializer, regularizer, trainable, constraint}.
   Variable addJsWeight(const Json& spec) {
     ArgReader r(spec, label() + " addWeight");
@@ -178,6 +243,7 @@ class JsLayer : public Layer {
   std::string label() const { return className_ + " '" + name() + "'"; }
   std::string className_;
   std::shared_ptr<JsObject> js_;
+  std::vector<LayerPtr> inner_;
 };
 
 std::shared_ptr<JsLayer> jsLayerFrom(int32_t id) {
@@ -233,7 +299,11 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_register_graph_op(const char* name, int32_t o
   return guarded(-1, [&] {
     std::string op = name;
     registerGraphOp(op, [js, op](const std::vector<Tensor>& inputs, const std::string& attrs) {
-      return js->invoke(op, "call", inputs, Json::parse(attrs)).tensors;
+      JsObject::Result r = js->invoke(op, "call", inputs, Json::parse(attrs));
+      // An async op in executeAsync: JS holds its Promise; the run stops here.
+      if (r.json.is_object() && r.json.value("pending", false))
+        throw OpPending("[" + op + "] waits for the Promise its op function returned");
+      return r.tensors;
     });
     return 0;
   });
@@ -281,6 +351,14 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_add_weight(int32_t layerId, cons
   });
 }
 
+/// The layer innerId runs inside the custom layer layerId's call (see JsLayer::track).
+EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_track(int32_t layerId, int32_t innerId) {
+  return guarded(-1, [&] {
+    jsLayerFrom(layerId)->track(layerHandles().get(innerId, "layer"));
+    return 0;
+  });
+}
+
 /// Loading meets className: the JS object objId's fromConfig(config) makes
 /// the layer and answers {"layer": handle}.
 EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_register(const char* className, int32_t objId) {
@@ -303,19 +381,17 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_register(const char* className, 
 /// Output shapes for a layer, JS form: a list of shapes with null dimensions.
 EMSCRIPTEN_KEEPALIVE const char* glint_layer_compute_output_shape(int32_t layerId, const char* shapesText) {
   return guarded<const char*>(nullptr, [&] {
-    Json j = parseJson(shapesText, "input shapes");
-    std::vector<Shape> shapes;
-    check(j.is_array(), "computeOutputShape", "expects a list of shapes, got ", j.dump());
-    for (const Json& s : j) {
-      check(s.is_array(), "computeOutputShape", "expects a list of shapes, got ", j.dump());
-      Shape shape;
-      for (const Json& d : s) {
-        check(d.is_null() || d.is_number_integer(), "computeOutputShape", "dimensions are sizes or null, got ", j.dump());
-        shape.push_back(d.is_null() ? -1 : d.get<int64_t>());
-      }
-      shapes.push_back(shape);
-    }
+    std::vector<Shape> shapes = shapesFromJs(shapesText, "computeOutputShape");
     return returnString(shapesJson(layerHandles().get(layerId, "layer")->computeOutputShape(shapes)).dump());
+  });
+}
+
+/// Builds a layer for input shapes (JS form) unless it is built: a custom
+/// layer's build makes the weights of the layers it runs (track) this way.
+EMSCRIPTEN_KEEPALIVE int32_t glint_layer_ensure_built(int32_t layerId, const char* shapesText) {
+  return guarded(-1, [&] {
+    layerHandles().get(layerId, "layer")->ensureBuilt(shapesFromJs(shapesText, "build"));
+    return 0;
   });
 }
 

@@ -94,13 +94,15 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_start(int32_t id, const char* feedNames
   });
 }
 
-/// 0 when the run has finished; else the id of a read (glint_read_poll,
+/// 0 when the run has finished; -2 when a registered op waits for its
+/// Promise (JS awaits it and resumes); else the id of a read (glint_read_poll,
 /// glint_read_take) of the tensor the run waits for: once taken, its bytes
 /// stay on the host and the next resume goes on.
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_resume(int32_t runId) {
   return guarded(-1, [&] {
     GraphRun& run = *runHandles().get(runId, "graph run");
     if (run.resume()) return 0;
+    if (run.waitsForOp()) return -2;  // a registered op's Promise: JS awaits it, then resumes
     return startRead(run.pendingRead(), true);
   });
 }

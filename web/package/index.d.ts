@@ -1,5 +1,18 @@
 // Type declarations for glint-ml (the JS API over Glint's WebAssembly engine).
 // Names and signatures follow TensorFlow.js 4.x where they exist.
+/**
+ * A value of the npm package long's Long class (TF.js's 64-bit integer type),
+ * as util.fingerPrint64 and util.hexToLong return it; its other methods are long's.
+ */
+export interface Long {
+  readonly high: number;
+  readonly low: number;
+  readonly unsigned: boolean;
+  toString(radix?: number): string;
+  toNumber(): number;
+  equals(other: Long | number | string): boolean;
+  [method: string]: any;
+}
 
 /**
  * complex64 tensors come only from complex(), cast() and the FFTs: tensor() refuses the dtype, as TF.js does.
@@ -57,6 +70,11 @@ export class Tensor {
   dataSync(): TypedArray;
   /** Read-back that does not stall the GPU pipeline (a fence polled between tasks). */
   data(): Promise<TypedArray>;
+  /**
+   * On the webgpu backend: a copy of the values in a GPUBuffer of glint's device
+   * (webgpu.device()), alive until tensorRef is disposed. Other backends throw.
+   */
+  dataToGPU(options?: object): {tensorRef: Tensor; buffer: any};
   arraySync(): any;
   array(): Promise<any>;
   dispose(): void;
@@ -225,6 +243,8 @@ export function enableDebugMode(on?: boolean): void;
 export function setFloat16Activations(on?: boolean): void;
 export function backendInfo(): BackendInfo;
 export function memory(): MemoryInfo;
+/** Disposes every live variable, model weights and optimizer state included (TF.js's disposeVariables). */
+export function disposeVariables(): void;
 export function releaseUnusedMemory(): void;
 export function setSeed(seed: number): void;
 /** Threads the cpu backend's kernels use, the calling one included (at most the workers the pthreads build started; 1 without threads). */
@@ -238,6 +258,8 @@ export const webgpu: {
             deviceLosses?: number, variablesRestored?: number, variablesMoved?: number,
             dispatches?: number, submits?: number, bindGroupsMade?: number, pipelinesMade?: number};
   loseDevice(): void;
+  /** The GPUDevice the webgpu backend runs on (null before setBackend('webgpu')). */
+  device(): any;
   /** Tests: the kernels' GPU forms also on a software adapter (SwiftShader). */
   forceGpuKernels(on?: boolean): void;
   /** The precision self-test's verdict on [sent, back] float bits and the GPU's sum of 1..1000. */
@@ -606,7 +628,30 @@ export class Layer {
   apply(inputs: Tensor | Tensor[], kwargs?: {training?: boolean}): Tensor | Tensor[];
   getWeights(): Tensor[];
   setWeights(weights: Tensor[]): void;
+  /** Whether the layer keeps states between calls (a stateful RNN). */
+  readonly stateful: boolean;
+  /** A stateful layer's states back to zeros (RNN: or to the given values). */
+  resetStates(states?: Tensor | Tensor[]): void;
   dispose(): void;
+}
+/** The base of a JS RNN cell: stateSize, and call([x, ...states]) returning [output, ...newStates]. */
+export class RNNCell extends Layer {
+  stateSize: number | number[];
+}
+export interface RNNLayerArgs extends LayerArgs {
+  cell: Layer | Layer[];
+  returnSequences?: boolean; returnState?: boolean; goBackwards?: boolean; stateful?: boolean; unroll?: boolean;
+}
+/** A recurrent layer over any cell (a list of cells: stacked); subclassable, as TF.js's. */
+export class RNN extends Layer {
+  constructor(args: RNNLayerArgs);
+  readonly cell: Layer;
+  readonly returnSequences: boolean;
+  readonly returnState: boolean;
+  readonly goBackwards: boolean;
+  readonly unroll: boolean;
+  /** A stateful RNN's kept states (nulls before it has any). */
+  readonly states: Array<Tensor | null>;
 }
 export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   dense(args: LayerArgs): Layer; conv2d(args: LayerArgs): Layer; lstm(args: LayerArgs): Layer;
@@ -644,11 +689,10 @@ export const layers: {[factory: string]: (args?: LayerArgs) => Layer} & {
   masking(args?: LayerArgs & {maskValue?: number}): Layer;
   simpleRNNCell(args: LayerArgs): Layer; lstmCell(args: LayerArgs): Layer; gruCell(args: LayerArgs): Layer;
   stackedRNNCells(args: LayerArgs & {cells: Layer[]}): Layer;
-  rnn(args: LayerArgs & {cell: Layer | Layer[]; returnSequences?: boolean; returnState?: boolean;
-                         goBackwards?: boolean}): Layer;
+  rnn(args: RNNLayerArgs): RNN;
   convLstm2d(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
   convLstm2dCell(args: LayerArgs & {filters: number; kernelSize: number | number[]}): Layer;
-} & {Layer: typeof Layer};
+} & {Layer: typeof Layer; RNN: typeof RNN; RNNCell: typeof RNNCell};
 
 export type Logs = {[name: string]: number};
 export type LossSpec = string | ((yTrue: Tensor, yPred: Tensor) => Tensor);
@@ -700,6 +744,8 @@ export interface IOHandler {
 }
 
 export class LayersModel extends Layer {
+  /** Resets the states of every stateful layer (stateful RNNs). */
+  resetStates(): void;
   readonly inputs: SymbolicTensor[];
   readonly outputs: SymbolicTensor[];
   readonly layers: Layer[];
@@ -761,9 +807,12 @@ export class GraphModel {
   predict(inputs: Tensor | Tensor[] | {[name: string]: Tensor}): Tensor | Tensor[];
   /** Named tensors ("node" or "node:1"), intermediate nodes included; a string asks for one. */
   execute(inputs: Tensor | Tensor[] | {[name: string]: Tensor}, outputs?: string | string[]): Tensor | Tensor[];
-  /** As execute; awaits the reads its nodes need where the backend has no synchronous one (webgpu in node). */
+  /** As execute; awaits the reads its nodes need where the backend has no synchronous one (webgpu in node),
+   *  and registered ops that return a Promise. */
   executeAsync(inputs: Tensor | Tensor[] | {[name: string]: Tensor},
                outputs?: string | string[]): Promise<Tensor | Tensor[]>;
+  /** predict, awaiting what executeAsync awaits (registered ops' Promises, reads). */
+  predictAsync(inputs: Tensor | Tensor[] | {[name: string]: Tensor}): Promise<Tensor | Tensor[]>;
   dispose(): void;
 }
 export function graphModelFromArtifacts(artifacts: ModelArtifacts): GraphModel;
@@ -943,6 +992,9 @@ export const util: {
   flatten(values: unknown): unknown[];
   arraysEqual(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean;
   now(): number;
+  /** Farmhash's Fingerprint64 of the first len bytes, as an unsigned Long (the npm package long, as TF.js). */
+  fingerPrint64(s: Uint8Array | number[], len?: number): Long;
+  hexToLong(hex: string): Long;
   nearestLargerEven(val: number): number;
   swap<V>(object: {[index: number]: V}, left: number, right: number): void;
   distSquared(a: ArrayLike<number>, b: ArrayLike<number>): number;
@@ -1124,11 +1176,16 @@ export const signal: {
   stft(signal: T, frameLength: number, frameStep: number, fftLength?: number,
        windowFn?: (length: number) => Tensor): Tensor;
 };
+/** The rows `indices` picks from a ragged tensor (row splits over dense values), as TF.js. */
+export function raggedGather(paramsNestedSplits: T[], paramsDenseValues: T, indices: T, outputRaggedRank: number):
+    {outputNestedSplits: Tensor[]; outputDenseValues: Tensor};
 /** A ragged tensor (values and a row partition per ragged dimension) as a dense one, padded with defaultValue. */
 export function raggedTensorToTensor(shape: T, values: T, defaultValue: T, rowPartitionTensors: T[],
                                      rowPartitionTypes: string[]): Tensor;
 /** A graph-model op written in JS: the node's inputs and attributes (decoded as TF.js gives them) in. */
-export type OpExecutor = (node: {inputs: Tensor[], attrs: {[key: string]: unknown}}) => Tensor | Tensor[];
+/** It may return a Promise of its tensors: executeAsync and predictAsync await it; execute refuses it. */
+export type OpExecutor = (node: {inputs: Tensor[], attrs: {[key: string]: unknown}}) =>
+    Tensor | Tensor[] | Promise<Tensor | Tensor[]>;
 /** Registers a graph-model op for models loaded from now on (in place of a built-in op of that name too). */
 export function registerOp(name: string, opFunc: OpExecutor): void;
 export function deregisterOp(name: string): void;

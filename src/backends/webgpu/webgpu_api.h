@@ -24,6 +24,9 @@ void glint_wgpu_pipeline_release(int id);
 void glint_wgpu_dispatch(int pipeline, const int32_t* ids, const float* params, int numParams,
                          int x, int y, int z);
 void glint_wgpu_flush();
+/// Submits the recorded work and hands buffer id's GPUBuffer to JS as
+/// Module.__glintGpuBuffer (Tensor.dataToGPU).
+void glint_wgpu_export(int id);
 void glint_wgpu_read(int id, void* dst, double bytes);
 int glint_wgpu_read_start(int id, double bytes);
 int glint_wgpu_read_poll(int readId);

@@ -408,6 +408,13 @@ mergeInto(LibraryManager.library, {
   glint_wgpu_flush__deps: ['$GW'],
   glint_wgpu_flush: function() { GW.flush(); },
 
+  // Tensor.dataToGPU: the buffer for the page's own work, after what was recorded.
+  glint_wgpu_export__deps: ['$GW'],
+  glint_wgpu_export: function(id) {
+    GW.flush();
+    Module['__glintGpuBuffer'] = id ? GW.objs[id] : null;
+  },
+
   // Blocking read of `bytes` bytes of buffer id into dst (see the top).
   glint_wgpu_read__deps: ['$GW'],
   glint_wgpu_read: function(id, dst, bytes) {

@@ -10,7 +10,7 @@
 // the parts (neg, div, slice, unstack, split, reverse, gather, tile, sum).
 // Any other op given a complex64 tensor fails naming itself (runOp).
 import {GlintError} from './core.js';
-import {Tensor, asTensor, adopt, tidy, dispose} from './tensor.js';
+import {Tensor, asTensor, adopt, tidy, dispose, trackJsTensor} from './tensor.js';
 import {ops, divertOp} from './ops.js';
 import {toNestedArray} from './util_more.js';
 
@@ -21,6 +21,7 @@ export class ComplexTensor extends Tensor {
     adopt(re);
     adopt(im);
     this._parts = [re, im];
+    trackJsTensor(this);
   }
 
   _info() {

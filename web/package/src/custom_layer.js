@@ -87,6 +87,10 @@ function methodsFor(layer) {
     getConfig() {
       return {json: layer.getConfig()};
     },
+    // As an RNN cell (rnn.js): a size or a list of sizes, null when it has none.
+    stateSize() {
+      return {json: layer.stateSize ?? null};
+    },
     release() {
       for (const [id, l] of instances) if (l === layer) instances.delete(id);
     },

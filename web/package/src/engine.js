@@ -1,5 +1,6 @@
 // Backend choice, memory accounting and the random seed.
 import * as core from './core.js';
+import {jsTensors} from './tensor.js';
 import {GlintError} from './core.js';
 import {isNode} from './module.js';
 import {acquireWebGPU, nodeGPU, watchWebGPU} from './webgpu.js';
@@ -92,8 +93,52 @@ export function loadedResources() {
   return [...new Set(urls)];
 }
 
+/** Disposes every live variable, model weights and optimizer state included (TF.js's disposeVariables). */
+export function disposeVariables() {
+  core.callInt(() => core.module()._glint_dispose_variables());
+}
+
+/**
+ * TF.js's memory(): the engine's tensors and bytes, with string tensors (JS
+ * bytes: one tensor and one buffer each, their UTF-8 bytes) and complex64
+ * tensors (two engine tensors: counted as one, without bytes of their own,
+ * as TF.js counts them) as TF.js counts them.
+ */
 export function memory() {
-  return core.callJson(() => core.module()._glint_memory());
+  const info = core.callJson(() => core.module()._glint_memory());
+  let strings = 0;
+  for (const ref of jsTensors) {
+    const t = ref.deref();
+    if (!t || t.isDisposedInternal) {
+      jsTensors.delete(ref);
+      continue;
+    }
+    if (t._bytes) {
+      strings++;
+      info.numTensors++;
+      info.numDataBuffers++;
+      info.numBytes += t._bytes.reduce((n, b) => n + b.length, 0);
+    } else if (t._parts) {
+      // One tensor and one buffer of no bytes; the parts' own tensors and
+      // buffers (not a user's real/imag, counted as theirs) are left out.
+      info.numTensors++;
+      info.numDataBuffers++;
+      for (const p of t._parts) {
+        const own = p.isDisposedInternal ? -2 : core.module()._glint_tensor_unshared_bytes(p.id);
+        if (own === -2) continue;
+        info.numTensors--;
+        if (own >= 0) {
+          info.numBytes -= own;
+          info.numDataBuffers--;
+        }
+      }
+    }
+  }
+  if (strings) {
+    info.unreliable = true;
+    (info.reasons ??= []).push('Memory usage by string tensors is approximate (2 bytes per character)');
+  }
+  return info;
 }
 
 /** Gives pooled (released) buffers back; live tensors are untouched. */
@@ -137,6 +182,8 @@ export const webgpu = {
   loseDevice: () => {
     core.callInt(() => core.module()._glint_webgpu_lose_device());
   },
+  /** The GPUDevice the webgpu backend runs on (null before setBackend('webgpu')): dataToGPU's buffers are its. */
+  device: () => (core.isReady() ? core.module().glintWebGPU?.device ?? null : null),
   /**
    * GPU timing (timestamp queries): from now on each dispatch is timed on the GPU under
    * the name of the kernel that made it (one compute pass per dispatch while on, so steps

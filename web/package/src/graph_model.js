@@ -4,6 +4,7 @@
 import * as core from './core.js';
 import {GlintError} from './core.js';
 import {Tensor, finishRead} from './tensor.js';
+import {asyncRunState, resumingAsync} from './register_op.js';
 import {getLoadHandler} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
 
@@ -111,16 +112,28 @@ export class GraphModel {
     const M = core.module();
     const run = core.callInt(() => M._glint_graph_start(this.id, core.json(names),
         core.ints(tensors.map((t) => t.id)), tensors.length, core.json(wanted)));
+    const ops = asyncRunState();  // registered ops that return a Promise wait in it
     let ids;
     try {
       // The engine checks at each resume that the model was not disposed meanwhile.
-      for (let read; (read = core.callInt(() => M._glint_graph_resume(run))) !== 0;) await finishRead(read);
+      for (;;) {
+        const step = resumingAsync(ops, () => M._glint_graph_resume(run));
+        if (step === 0) break;
+        if (step === -2) await ops.settle();  // an op's Promise: its node runs again with the result
+        else if (step < 0) throw core.engineError();
+        else await finishRead(step);
+      }
       ids = core.callIds(Math.max(1, wanted.length), (out, max) => M._glint_graph_run_outputs(run, out, max));
     } finally {
       M._glint_graph_run_dispose(run);
     }
     const outs = ids.map((id) => new Tensor(id));
     return typeof outputs === 'string' || outs.length === 1 ? outs[0] : outs;
+  }
+
+  /** predict, awaiting what executeAsync awaits (registered ops' Promises, reads): TF.js's predictAsync. */
+  async predictAsync(inputs) {
+    return this.executeAsync(inputs, this.outputNodes);
   }
 
   dispose() {

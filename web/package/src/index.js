@@ -5,7 +5,7 @@
 export {ready, GlintError, isReady} from './core.js';
 export {Tensor, Variable, tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d, variable,
   tidy, keep, dispose} from './tensor.js';
-export {setBackend, getBackend, backendInfo, memory, releaseUnusedMemory, setSeed, enableDebugMode,
+export {setBackend, getBackend, backendInfo, memory, disposeVariables, releaseUnusedMemory, setSeed, enableDebugMode,
   setNumThreads, getNumThreads,
   setFloat16Activations,
   loadedResources,
@@ -43,6 +43,7 @@ export {conv3d, conv3dTranspose, maxPool3d, avgPool3d} from './ops_conv3d.js';
 export {profile} from './profile.js';
 import {fusedConv2d, fusedDepthwiseConv2d} from './ops_more.js';
 export {layers, input, Layer, SymbolicTensor, InputSpec} from './layers.js';
+export {RNN} from './rnn.js';
 export {sequential, model, LayersModel, Sequential, modelFromArtifacts, nextFrame, models} from './model.js';
 export {GraphModel, loadGraphModel, graphModelFromArtifacts} from './graph_model.js';
 export {io} from './io.js';
@@ -63,6 +64,7 @@ export {string} from './string.js';
 export {registerOp, deregisterOp} from './register_op.js';
 export {LayerVariable} from './custom_layer.js';
 export {raggedTensorToTensor} from './ops_ragged.js';
+export {raggedGather} from './ops_ragged_gather.js';
 export {complex, real, imag, fft, ifft, rfft, irfft};
 /** tf.spectral: the transforms over the innermost axis (ops_fft.js). */
 export const spectral = {fft, ifft, rfft, irfft};

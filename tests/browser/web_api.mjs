@@ -58,10 +58,14 @@ runMain(() => withBrowser(async ({base, context}) => {
         info.crossOriginIsolated && info.backendInfo.build.threads,
         JSON.stringify(info.backendInfo.build));
   const progress = await page.evaluate(() => window.glintProgress);
-  const wasmBytes = fs.statSync(path.join(repo, 'web/package/dist/glint-mt.wasm')).size;
+  // The relaxed-SIMD build where Chromium validates relaxed SIMD (it does since 114).
+  const wasmFile = info.backendInfo.build.relaxedSimd ? 'glint-mt-relaxed.wasm' : 'glint-mt.wasm';
+  check('Chromium runs relaxed SIMD: the relaxed build loaded', info.backendInfo.build.relaxedSimd &&
+        info.backendInfo.build.wasmFrom.endsWith('/' + wasmFile), JSON.stringify(info.backendInfo.build));
+  const wasmBytes = fs.statSync(path.join(repo, 'web/package/dist', wasmFile)).size;
   const lastReport = progress.at(-1);
   check('ready({onProgress}): the .wasm\'s bytes as they arrive, rising to its size', progress.length >= 2 &&
-        progress.every((p, i) => p.file === 'glint-mt.wasm' && p.total === wasmBytes &&
+        progress.every((p, i) => p.file === wasmFile && p.total === wasmBytes &&
                                  (i === 0 || p.loaded >= progress[i - 1].loaded)) &&
         lastReport.loaded === wasmBytes, `${progress.length} reports, last ${JSON.stringify(lastReport)}, ` +
         `file ${wasmBytes} bytes`);

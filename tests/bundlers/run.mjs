@@ -51,7 +51,8 @@ function tarball() {
 function checkTarball(tgz) {
   const list = execFileSync('tar', ['tzf', tgz], {encoding: 'utf8'}).split('\n').filter(Boolean);
   const need = ['dist/glint-st.mjs', 'dist/glint-st.wasm', 'dist/glint-st.wasm.mjs', 'dist/glint-mt.mjs',
-    'dist/glint-mt.wasm', 'dist/glint-mt.worker.js.mjs', 'dist/glint.mjs', 'dist/glint-lazy.mjs', 'dist/worker_main.js',
+    'dist/glint-mt.wasm', 'dist/glint-st-relaxed.wasm', 'dist/glint-mt-relaxed.wasm',
+    'dist/glint-mt.worker.js.mjs', 'dist/glint.mjs', 'dist/glint-lazy.mjs', 'dist/worker_main.js',
     'index.d.ts', 'worker.d.ts', 'package.json', 'src/index.js', 'src/index.browser.js', 'src/index.node.js'];
   const missing = need.filter((f) => !list.includes('package/' + f));
   check('tarball: both builds, the CDN bundle, types for every entry', missing.length === 0,

@@ -29,6 +29,13 @@ export class GlintError extends Error {}
 export interface ReadyOptions {
   /** 'auto' (default): the pthreads build when the page is cross-origin isolated. */
   threads?: 'auto' | boolean;
+  /**
+   * 'auto' (default): the build whose GEMM and convolution kernels use relaxed SIMD's
+   * fused multiply-add (glint-st-relaxed.wasm, glint-mt-relaxed.wasm) where the engine
+   * validates relaxed SIMD, else (or when that file does not load) the plain one.
+   * true: that build or an error; false: the plain build.
+   */
+  relaxedSimd?: 'auto' | boolean;
   /** Where glint-st.mjs / glint-mt.mjs and their .wasm live (default: the package's dist/). */
   wasmPath?: string;
   print?: (s: string) => void;
@@ -197,7 +204,9 @@ export interface BackendStatus {
 export interface BuildInfo {
   name: 'glint-st' | 'glint-mt';
   threads: boolean;
-  /** Why the threads build was wanted but not used (null when it was not wanted or runs). */
+  /** Whether the relaxed-SIMD variant of the build runs (ReadyOptions.relaxedSimd). */
+  relaxedSimd: boolean;
+  /** Why the threads or relaxed-SIMD build was wanted but not used (null when none was, or they run). */
   fallback: string | null;
   /** Where the wasm came from: its URL or file, or 'embedded' (the copy in the JS bundle). */
   wasmFrom: string;

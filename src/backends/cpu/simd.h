@@ -54,6 +54,12 @@ GLINT_SIMD_INLINE Vec madd(Vec a, Vec b, Vec c) {
   return _mm512_fmadd_ps(a, b, c);
 #elif defined(GLINT_SIMD_AVX2)
   return _mm256_fmadd_ps(a, b, c);
+#elif defined(__wasm_relaxed_simd__)
+  // Relaxed SIMD's multiply-add: fused where the CPU has FMA, else two
+  // roundings. clang 14 knows only the prototype's f32x4.fma (a + b * c);
+  // scripts/wasm_relaxed_simd.mjs rewrites it to the standard's relaxed_madd,
+  // a * b + c, so the operands here are in the standard's order.
+  return __builtin_wasm_fma_f32x4(a, b, c);
 #else
   return a * b + c;  // SSE2, SIMD128 (no FMA): two roundings, like scalar code
 #endif

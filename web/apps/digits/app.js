@@ -940,8 +940,8 @@ function needMnist() {
 }
 
 /** Shows the engine's download ({loaded, total} bytes of the .wasm) in the header. */
-function showEngineProgress({loaded, total}) {
-  (app.engineProgress ??= []).push({loaded, total});
+function showEngineProgress({file, loaded, total}) {
+  (app.engineProgress ??= []).push({file, loaded, total});
   const bar = $('load-progress');
   bar.hidden = false;
   if (total) {

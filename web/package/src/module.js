@@ -30,10 +30,14 @@ const BUILDS = {
   'glint-st': {
     glue: () => ({default: createSingleThread}),
     wasm: () => here(() => new URL('../dist/glint-st.wasm', import.meta.url)),
+    // The same module with relaxed SIMD's fused multiply-add in its GEMM and
+    // convolution kernels (scripts/wasm_relaxed_simd.mjs): the same glue.
+    relaxedWasm: () => here(() => new URL('../dist/glint-st-relaxed.wasm', import.meta.url)),
     embedded: () => import('../dist/glint-st.wasm.mjs'),
   },
   'glint-mt': {
     wasm: () => here(() => new URL('../dist/glint-mt.wasm', import.meta.url)),
+    relaxedWasm: () => here(() => new URL('../dist/glint-mt-relaxed.wasm', import.meta.url)),
     // What each pthread's worker runs: Emscripten's worker script, started
     // from a blob (a dev server would rewrite the file into a module, a CDN
     // is another origin). It imports the glue by URL, so the page does too:
@@ -44,6 +48,26 @@ const BUILDS = {
 };
 
 export {isNode};
+
+// A module whose one function is f32x4.relaxed_madd of three zero vectors:
+// engines with relaxed SIMD (Chromium 114+, node 22+) validate it.
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type: [] -> [v128]
+  0x03, 0x02, 0x01, 0x00,                          // function 0 has type 0
+  0x0a, 0x3d, 0x01, 0x3b, 0x00,                    // code: one body of 59 bytes, no locals
+  ...[0, 1, 2].flatMap(() => [0xfd, 0x0c, ...new Array(16).fill(0)]),  // v128.const 0 (x3)
+  0xfd, 0x85, 0x02, 0x0b,                          // f32x4.relaxed_madd, end
+]);
+
+/** Whether this engine runs relaxed SIMD (the *-relaxed builds). */
+export function relaxedSimdUsable() {
+  try {
+    return WebAssembly.validate(RELAXED_PROBE);
+  } catch {
+    return false;
+  }
+}
 
 export function threadsUsable() {
   return !isNode && typeof SharedArrayBuffer === 'function' &&
@@ -93,7 +117,8 @@ export async function loadModule(options = {}) {
     }
   }
   if (!M) M = await instantiate('glint-st', options, webgpu);
-  M.glintBuild.fallback = fallback;
+  M.glintBuild.fallback = [fallback, M.glintBuild.relaxedFallback].filter(Boolean).join('; ') || null;
+  delete M.glintBuild.relaxedFallback;
   M.glintWebGPUOption = gpuWanted;
   M.glintWebGPUDeferred = deferred;
   watchWebGPU(M);
@@ -112,8 +137,17 @@ export async function loadModule(options = {}) {
  * is the module.
  */
 export function instantiateSync(factory = createSingleThread) {
-  const url = BUILDS['glint-st'].wasm();
-  const {bytes, from} = readWasmSync(url);
+  let read = null, relaxed = false;
+  const relaxedUrl = relaxedSimdUsable() ? BUILDS['glint-st'].relaxedWasm() : null;
+  if (relaxedUrl) {
+    try {
+      read = readWasmSync(relaxedUrl);
+      relaxed = true;
+    } catch {
+      read = null;  // the plain build below; its errors say what is missing
+    }
+  }
+  const {bytes, from} = read ?? readWasmSync(BUILDS['glint-st'].wasm());
   const module = new WebAssembly.Module(bytes);
   let failure = null;
   const M = {
@@ -136,7 +170,8 @@ export function instantiateSync(factory = createSingleThread) {
   if (failure || !M.calledRun) {
     throw new Error(`[glint] the engine did not start synchronously${failure ? ': ' + failure.message : ''}`);
   }
-  M.glintBuild = {name: 'glint-st', threads: false, files: [from], wasmFrom: from, fallback: null};
+  M.glintBuild = {name: 'glint-st', threads: false, relaxedSimd: relaxed, files: [from], wasmFrom: from,
+                  fallback: null};
   M.glintWebGPUOption = 'auto';
   // A page's adapter comes only asynchronously: setBackend('webgpu') asks for it.
   M.glintWebGPUDeferred = isNode ? null : 'the engine started at the first op, before ready(): no adapter ' +
@@ -190,14 +225,45 @@ function readWasmSync(url) {
 /** How long the threads build may take to start its workers before the single-thread one is used. */
 const THREADS_START_MS = 30000;
 
+/**
+ * options.relaxedSimd: 'auto' (the relaxed build where the engine runs it and
+ * its file loads, else the plain one) | true (the relaxed build or an error) |
+ * false (the plain build).
+ */
+function wantRelaxed(options) {
+  const want = options.relaxedSimd ?? 'auto';
+  if (want === true && !relaxedSimdUsable()) {
+    throw new Error('[glint.ready] relaxedSimd: true, but this engine does not run relaxed SIMD ' +
+        '(WebAssembly.validate refused f32x4.relaxed_madd; node 20 needs --experimental-wasm-relaxed-simd)');
+  }
+  return want === 'auto' ? relaxedSimdUsable() : Boolean(want);
+}
+
+/** {module, from, relaxed, fallback}: the relaxed build's .wasm where wanted, else (or when it fails, if 'auto') the plain one. */
+async function compileBuild(name, build, dir, options) {
+  if (wantRelaxed(options)) {
+    const url = dir ? new URL(name + '-relaxed.wasm', dir) : build.relaxedWasm();
+    try {
+      const compiled = await compileWasm(name + '-relaxed', {}, url, options);
+      return {...compiled, relaxed: true, fallback: null};
+    } catch (e) {
+      if (options.relaxedSimd === true) throw e;
+      const fallback = `the relaxed-SIMD build could not load (${e.message}); using ${name}.wasm`;
+      const plain = dir ? new URL(name + '.wasm', dir) : build.wasm();
+      return {...await compileWasm(name, build, plain, options), relaxed: false, fallback};
+    }
+  }
+  const url = dir ? new URL(name + '.wasm', dir) : build.wasm();
+  return {...await compileWasm(name, build, url, options), relaxed: false, fallback: null};
+}
+
 async function instantiate(name, options, webgpu) {
   const build = BUILDS[name];
   // wasmPath is relative to the page (or, in node, the working directory).
   const dir = options.wasmPath == null ? null :
       absolute(options.wasmPath.endsWith('/') ? options.wasmPath : options.wasmPath + '/').href;
   const threads = name === 'glint-mt';
-  const wasmUrl = dir ? new URL(name + '.wasm', dir) : build.wasm();
-  const {module, from} = await compileWasm(name, build, wasmUrl, options);
+  const {module, from, relaxed, fallback: relaxedFallback} = await compileBuild(name, build, dir, options);
   const files = {wasm: from};
   // The start's failures that Emscripten would leave unhandled (the page then
   // waits forever): instantiation, a pthread's error.
@@ -244,8 +310,8 @@ async function instantiate(name, options, webgpu) {
   const M = threads ? await withTimeout(started, THREADS_START_MS, 'its workers did not start') :
       await started;
   // The files this build is made of, as fetched (loadedResources lists them).
-  M.glintBuild = {name, threads, files: Object.values(files).filter((f) => f !== 'embedded'),
-                  wasmFrom: from};
+  M.glintBuild = {name, threads, relaxedSimd: relaxed, files: Object.values(files).filter((f) => f !== 'embedded'),
+                  wasmFrom: from, relaxedFallback};
   return M;
 }
 

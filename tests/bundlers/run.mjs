@@ -202,13 +202,14 @@ function checkApp(label, {result, errors, warnings}, {isolated, threads}) {
     check(`${label}: the single-thread build runs`, main.threads === false && !main.fallback,
           `${main.build}: ${main.fallback}`);
   }
-  // Where the bundle carries the wasm, the try for the file beside it 404s:
-  // expected, and explained by the warning checked below.
+  // Where the bundle carries the wasm, the tries for the files beside it
+  // (the relaxed-SIMD build first) 404: expected, and explained by the warning
+  // checked below and by build.relaxedSimdWhy.
   let unexplained = errors;
   if (r.main?.wasmFrom === 'embedded') {
-    const missing = errors.filter((e) => /^404 .*\/glint-(st|mt)\.wasm$/.test(e)).length;
-    let generic = missing;
-    unexplained = errors.filter((e) => !/^404 .*\/glint-(st|mt)\.wasm$/.test(e) &&
+    const beside = /^404 .*\/glint-(st|mt)(-relaxed)?\.wasm$/;
+    let generic = errors.filter((e) => beside.test(e)).length;
+    unexplained = errors.filter((e) => !beside.test(e) &&
         !(/^Failed to load resource: .* 404/.test(e) && generic-- > 0));
   }
   check(`${label}: no errors in the console or the network`, unexplained.length === 0,
@@ -232,6 +233,13 @@ async function testBuilt(context, name, dist, {threads, wasmFrom}) {
               got.result?.main?.wasmFrom === wasmFrom &&
               (wasmFrom === 'file' || warnings.some((w) => /docs\/BUNDLERS\.md/.test(w))),
               `${got.result?.main?.wasmFrom}; warnings: ${warnings.slice(0, 2).join(' | ')}`);
+      }
+      // Chromium runs relaxed SIMD: a bundle that emits the engine's files
+      // emits the relaxed twin too, and that is what runs.
+      if (wasmFrom === 'file') {
+        check(`${name} ${isolated ? 'isolated' : 'plain'}: the relaxed-SIMD build runs`,
+              got.result?.main?.relaxedSimd === true,
+              got.result ? `relaxedSimd ${got.result.main?.relaxedSimd}: ${got.result.main?.relaxedSimdWhy ?? ''}` : 'no result');
       }
     } finally {
       await server.close();

@@ -206,7 +206,9 @@ export interface BuildInfo {
   threads: boolean;
   /** Whether the relaxed-SIMD variant of the build runs (ReadyOptions.relaxedSimd). */
   relaxedSimd: boolean;
-  /** Why the threads or relaxed-SIMD build was wanted but not used (null when none was, or they run). */
+  /** Why it does not (the engine lacks relaxed SIMD, relaxedSimd: false, its file did not load); null when it runs. */
+  relaxedSimdWhy: string | null;
+  /** Why the threads build was wanted but not used (null when it was not wanted or runs). */
   fallback: string | null;
   /** Where the wasm came from: its URL or file, or 'embedded' (the copy in the JS bundle). */
   wasmFrom: string;

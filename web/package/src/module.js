@@ -117,8 +117,7 @@ export async function loadModule(options = {}) {
     }
   }
   if (!M) M = await instantiate('glint-st', options, webgpu);
-  M.glintBuild.fallback = [fallback, M.glintBuild.relaxedFallback].filter(Boolean).join('; ') || null;
-  delete M.glintBuild.relaxedFallback;
+  M.glintBuild.fallback = fallback;
   M.glintWebGPUOption = gpuWanted;
   M.glintWebGPUDeferred = deferred;
   watchWebGPU(M);
@@ -137,14 +136,14 @@ export async function loadModule(options = {}) {
  * is the module.
  */
 export function instantiateSync(factory = createSingleThread) {
-  let read = null, relaxed = false;
+  let read = null, relaxedWhy = 'this engine does not run relaxed SIMD (WebAssembly.validate refused f32x4.relaxed_madd)';
   const relaxedUrl = relaxedSimdUsable() ? BUILDS['glint-st'].relaxedWasm() : null;
   if (relaxedUrl) {
     try {
       read = readWasmSync(relaxedUrl);
-      relaxed = true;
-    } catch {
-      read = null;  // the plain build below; its errors say what is missing
+      relaxedWhy = null;
+    } catch (e) {
+      relaxedWhy = `glint-st-relaxed.wasm did not load: ${e.message}`;  // the plain build below
     }
   }
   const {bytes, from} = read ?? readWasmSync(BUILDS['glint-st'].wasm());
@@ -170,8 +169,8 @@ export function instantiateSync(factory = createSingleThread) {
   if (failure || !M.calledRun) {
     throw new Error(`[glint] the engine did not start synchronously${failure ? ': ' + failure.message : ''}`);
   }
-  M.glintBuild = {name: 'glint-st', threads: false, relaxedSimd: relaxed, files: [from], wasmFrom: from,
-                  fallback: null};
+  M.glintBuild = {name: 'glint-st', threads: false, relaxedSimd: relaxedWhy === null, relaxedSimdWhy: relaxedWhy,
+                  files: [from], wasmFrom: from, fallback: null};
   M.glintWebGPUOption = 'auto';
   // A page's adapter comes only asynchronously: setBackend('webgpu') asks for it.
   M.glintWebGPUDeferred = isNode ? null : 'the engine started at the first op, before ready(): no adapter ' +
@@ -239,22 +238,27 @@ function wantRelaxed(options) {
   return want === 'auto' ? relaxedSimdUsable() : Boolean(want);
 }
 
-/** {module, from, relaxed, fallback}: the relaxed build's .wasm where wanted, else (or when it fails, if 'auto') the plain one. */
+/**
+ * {module, from, relaxed, relaxedWhy}: the relaxed build's .wasm where wanted,
+ * else (or, under 'auto', when it does not load) the plain one; relaxedWhy
+ * says why the relaxed one is not running (null when it is).
+ */
 async function compileBuild(name, build, dir, options) {
-  if (wantRelaxed(options)) {
-    const url = dir ? new URL(name + '-relaxed.wasm', dir) : build.relaxedWasm();
-    try {
-      const compiled = await compileWasm(name + '-relaxed', {}, url, options);
-      return {...compiled, relaxed: true, fallback: null};
-    } catch (e) {
-      if (options.relaxedSimd === true) throw e;
-      const fallback = `the relaxed-SIMD build could not load (${e.message}); using ${name}.wasm`;
-      const plain = dir ? new URL(name + '.wasm', dir) : build.wasm();
-      return {...await compileWasm(name, build, plain, options), relaxed: false, fallback};
-    }
+  const plain = () => compileWasm(name, build, dir ? new URL(name + '.wasm', dir) : build.wasm(), options);
+  if (!wantRelaxed(options)) {
+    const relaxedWhy = options.relaxedSimd === false ? 'relaxedSimd: false' :
+        'this engine does not run relaxed SIMD (WebAssembly.validate refused f32x4.relaxed_madd)';
+    return {...await plain(), relaxed: false, relaxedWhy};
   }
-  const url = dir ? new URL(name + '.wasm', dir) : build.wasm();
-  return {...await compileWasm(name, build, url, options), relaxed: false, fallback: null};
+  const url = dir ? new URL(name + '-relaxed.wasm', dir) : build.relaxedWasm();
+  try {
+    return {...await compileWasm(name + '-relaxed', {}, url, options), relaxed: true, relaxedWhy: null};
+  } catch (e) {
+    // A bundle that copies no assets has neither .wasm; the plain one then
+    // comes from the copy embedded in the bundle.
+    if (options.relaxedSimd === true) throw e;
+    return {...await plain(), relaxed: false, relaxedWhy: `${name}-relaxed.wasm did not load: ${e.message}`};
+  }
 }
 
 async function instantiate(name, options, webgpu) {
@@ -263,7 +267,7 @@ async function instantiate(name, options, webgpu) {
   const dir = options.wasmPath == null ? null :
       absolute(options.wasmPath.endsWith('/') ? options.wasmPath : options.wasmPath + '/').href;
   const threads = name === 'glint-mt';
-  const {module, from, relaxed, fallback: relaxedFallback} = await compileBuild(name, build, dir, options);
+  const {module, from, relaxed, relaxedWhy} = await compileBuild(name, build, dir, options);
   const files = {wasm: from};
   // The start's failures that Emscripten would leave unhandled (the page then
   // waits forever): instantiation, a pthread's error.
@@ -310,8 +314,8 @@ async function instantiate(name, options, webgpu) {
   const M = threads ? await withTimeout(started, THREADS_START_MS, 'its workers did not start') :
       await started;
   // The files this build is made of, as fetched (loadedResources lists them).
-  M.glintBuild = {name, threads, relaxedSimd: relaxed, files: Object.values(files).filter((f) => f !== 'embedded'),
-                  wasmFrom: from, relaxedFallback};
+  M.glintBuild = {name, threads, relaxedSimd: relaxed, relaxedSimdWhy: relaxedWhy,
+                  files: Object.values(files).filter((f) => f !== 'embedded'), wasmFrom: from};
   return M;
 }
 

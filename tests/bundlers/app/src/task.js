@@ -14,5 +14,6 @@ export async function learnLine() {
   const info = tf.backendInfo();
   return {y, ok: Math.abs(y - 19) < 0.1, loss: history.history.loss.at(-1),
           build: info.build.name, threads: info.build.threads, fallback: info.build.fallback ?? null,
-          wasmFrom: info.build.wasmFrom === 'embedded' ? 'embedded' : 'file'};
+          wasmFrom: info.build.wasmFrom === 'embedded' ? 'embedded' : 'file',
+          relaxedSimd: info.build.relaxedSimd, relaxedSimdWhy: info.build.relaxedSimdWhy ?? null};
 }

@@ -134,7 +134,7 @@ function bestPytorch(model, task) {
 // [glint platform, peer label, peer lookup, issue target]
 const comparisons = [
   ['native', 'pytorch', (m, t) => bestPytorch(m, t), (m, t) => (t === 'train' ? 1.5 : 3)],
-  ...['wasm', 'wasm-mt'].flatMap((w) => [
+  ...['wasm', 'wasm-relaxed', 'wasm-mt', 'wasm-mt-relaxed'].flatMap((w) => [
     [w, 'tfjs-wasm', (m, t) => find('tfjs', null, 'wasm', m, t)[0],
      (m, t) => (t === 'train' ? {mlp: 8, lstm: 15}[m] : undefined)],
     [w, 'tfjs-cpu', (m, t) => find('tfjs', null, 'cpu', m, t)[0],

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {patchRelaxedSimd} from '../../scripts/wasm_relaxed_simd.mjs';
+import {relaxedSimdUsable} from '../../web/package/src/module.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -120,4 +121,30 @@ test('the relaxed build computes what the plain build computes', () => {
     assert.ok(worst <= 1e-5 * scale, `${name}: off by ${worst} (largest value ${scale})`);
     assert.ok(scale > 0, `${name}: all zeros`);
   }
+});
+
+// node 22 and later run relaxed SIMD without a flag: nothing lacks it there.
+test('where the engine lacks relaxed SIMD: auto says why, true is an error naming it',
+     {skip: relaxedSimdUsable() && 'this node runs relaxed SIMD without a flag'}, () => {
+  const script = `
+import * as glint from ${JSON.stringify(path.join(repo, 'web/package/src/index.js'))};
+const want = process.argv[1] === 'true' ? true : 'auto';
+try {
+  await glint.ready({relaxedSimd: want});
+  console.log(JSON.stringify(glint.backendInfo().build));
+} catch (e) {
+  console.log(JSON.stringify({error: e.message}));
+}`;
+  const child = (want) => {
+    // No --experimental-wasm-relaxed-simd: node 20 refuses relaxed SIMD.
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, want],
+                        {encoding: 'utf8', cwd: repo});
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  };
+  const auto = child('auto');
+  assert.equal(auto.relaxedSimd, false);
+  assert.match(auto.relaxedSimdWhy, /does not run relaxed SIMD/);
+  assert.match(auto.wasmFrom, /glint-st\.wasm$/);
+  assert.match(child('true').error, /relaxedSimd: true, but this engine does not run relaxed SIMD/);
 });

@@ -60,6 +60,8 @@ const RELAXED_PROBE = new Uint8Array([
   0xfd, 0x85, 0x02, 0x0b,                          // f32x4.relaxed_madd, end
 ]);
 
+const NO_RELAXED_SIMD = 'this engine does not run relaxed SIMD (WebAssembly.validate refused f32x4.relaxed_madd)';
+
 /** Whether this engine runs relaxed SIMD (the *-relaxed builds). */
 export function relaxedSimdUsable() {
   try {
@@ -136,7 +138,7 @@ export async function loadModule(options = {}) {
  * is the module.
  */
 export function instantiateSync(factory = createSingleThread) {
-  let read = null, relaxedWhy = 'this engine does not run relaxed SIMD (WebAssembly.validate refused f32x4.relaxed_madd)';
+  let read = null, relaxedWhy = NO_RELAXED_SIMD;
   const relaxedUrl = relaxedSimdUsable() ? BUILDS['glint-st'].relaxedWasm() : null;
   if (relaxedUrl) {
     try {
@@ -232,8 +234,8 @@ const THREADS_START_MS = 30000;
 function wantRelaxed(options) {
   const want = options.relaxedSimd ?? 'auto';
   if (want === true && !relaxedSimdUsable()) {
-    throw new Error('[glint.ready] relaxedSimd: true, but this engine does not run relaxed SIMD ' +
-        '(WebAssembly.validate refused f32x4.relaxed_madd; node 20 needs --experimental-wasm-relaxed-simd)');
+    throw new Error(`[glint.ready] relaxedSimd: true, but ${NO_RELAXED_SIMD} (node 20 needs ` +
+        '--experimental-wasm-relaxed-simd)');
   }
   return want === 'auto' ? relaxedSimdUsable() : Boolean(want);
 }
@@ -246,8 +248,7 @@ function wantRelaxed(options) {
 async function compileBuild(name, build, dir, options) {
   const plain = () => compileWasm(name, build, dir ? new URL(name + '.wasm', dir) : build.wasm(), options);
   if (!wantRelaxed(options)) {
-    const relaxedWhy = options.relaxedSimd === false ? 'relaxedSimd: false' :
-        'this engine does not run relaxed SIMD (WebAssembly.validate refused f32x4.relaxed_madd)';
+    const relaxedWhy = options.relaxedSimd === false ? 'relaxedSimd: false' : NO_RELAXED_SIMD;
     return {...await plain(), relaxed: false, relaxedWhy};
   }
   const url = dir ? new URL(name + '-relaxed.wasm', dir) : build.relaxedWasm();

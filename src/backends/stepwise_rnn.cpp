@@ -38,7 +38,8 @@ void lstmSequenceStepwise(KernelArgs& args) {
   const bool backwards = args.attrs.b("goBackwards");
   const Attrs attrs = cellAttrs(args.attrs);
   const OutputSpec state{{batch, units}, DType::float32};
-  std::vector<Tensor> xs = unpack(xw, 0), hs, cs;
+  const bool keepZ = args.outputs.size() > 2;  // the pre-activations too
+  std::vector<Tensor> xs = unpack(xw, 0), hs, cs, zs;
   Tensor h, c = zeros({batch, units});
   for (int64_t s = 0; s < time; ++s) {
     const Tensor& xz = xs[backwards ? time - 1 - s : s];
@@ -50,9 +51,13 @@ void lstmSequenceStepwise(KernelArgs& args) {
     c = hc[1];
     hs.push_back(reshape(h, {1, batch, units}));
     cs.push_back(reshape(c, {1, batch, units}));
+    if (keepZ) zs.push_back(reshape(s == 0 ? xz : add(xz, hz), {1, batch, 4 * units}));
   }
   adopt(args.outputs[0], time == 1 ? hs[0] : concat(hs, 0), args.inputs);
   adopt(args.outputs[1], time == 1 ? cs[0] : concat(cs, 0), args.inputs);
+  // A copy at s == 0 (xz is a view of the input's storage when time is 1).
+  if (keepZ) adopt(args.outputs[2], time == 1 ? add(zs[0], zeros({1, batch, 4 * units})) : concat(zs, 0),
+                   args.inputs);
 }
 
 void lstmSequenceGradStepwise(KernelArgs& args) {
@@ -62,12 +67,16 @@ void lstmSequenceGradStepwise(KernelArgs& args) {
   const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
   const bool backwards = args.attrs.b("goBackwards");
   const Attrs attrs = cellAttrs(args.attrs);
+  // preActivations: input 0 holds every step's z = xw + h_{s-1} W_r in
+  // processing order (the forward kept them), else xw in time order.
+  const bool given = args.attrs.has("preActivations") && args.attrs.b("preActivations");
   std::vector<Tensor> xs = unpack(xw, 0), cs = unpack(args.inputs[3], 0),
                       dHs = unpack(args.inputs[4], 0), dCs = unpack(args.inputs[5], 0);
-  // Every step's product with W_r again, as one matMul over all steps (the
-  // forward pass keeps only h and c): rows of step s are h_{s-1} * mask.
+  // Otherwise every step's product with W_r again, as one matMul over all
+  // steps: rows of step s are h_{s-1} * mask.
   std::vector<Tensor> hzs;
-  if (time > 1) {
+  const Tensor noHz = given ? zeros({batch, 4 * units}) : Tensor();
+  if (time > 1 && !given) {
     Tensor hIn = slice(args.inputs[2], {0, 0, 0}, {time - 1, -1, -1});
     if (mask.defined()) hIn = mul(hIn, mask);
     Tensor hz = matMul(reshape(hIn, {(time - 1) * batch, units}), wr);
@@ -76,8 +85,8 @@ void lstmSequenceGradStepwise(KernelArgs& args) {
   std::vector<Tensor> dz(static_cast<size_t>(time));
   Tensor dhRec, dcRec;
   for (int64_t s = time - 1; s >= 0; --s) {
-    const Tensor& xz = xs[backwards ? time - 1 - s : s];
-    Tensor hz = s == 0 ? zeros({batch, 4 * units}) : hzs[static_cast<size_t>(s - 1)];
+    const Tensor& xz = xs[given || !backwards ? s : time - 1 - s];
+    Tensor hz = given ? noHz : s == 0 ? zeros({batch, 4 * units}) : hzs[static_cast<size_t>(s - 1)];
     Tensor cPrev = s == 0 ? zeros({batch, units}) : cs[s - 1];
     Tensor dh = dhRec.defined() ? add(dHs[s], dhRec) : dHs[s];
     Tensor dc = dcRec.defined() ? add(dCs[s], dcRec) : dCs[s];

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "glint/backend.h"
 #include "glint/rnn_ops.h"
 #include "op_harness.h"
 
@@ -235,6 +236,52 @@ TEST(RnnCells, LstmSequenceMatchesItsSteps) {
       for (size_t k = 0; k < a.size(); ++k)
         EXPECT_NEAR(a[k], b[k], 1e-5 * std::max(1.0f, std::abs(b[k]))) << "input " << i << " " << k;
     }
+    setBackend(saved);
+  }
+}
+
+// The kernels' second form, which the op uses under a tape: LSTMSequence's
+// third output Z holds each step's pre-activation (checked against
+// xw_t + (h_{s-1} * mask) W_r from its own H), and LSTMSequenceGrad given Z
+// (attr preActivations) gives the dZ it gives from xw. Every backend, units
+// 2 (webgpu's fused kernels) and 300 (its stepwise fallback), both directions.
+TEST(RnnCells, LstmSequenceKeepsItsPreActivations) {
+  for (int64_t units : {2, 300})
+  for (bool backwards : {false, true})
+  for (const std::string& backend : testBackends()) {
+    SCOPED_TRACE(backend + " units " + std::to_string(units) + (backwards ? " backwards" : ""));
+    const int64_t time = 3, batch = 2;
+    OpCase c{"seq", {F({time, batch, 4 * units}), F({units, 4 * units}, -0.1f, 0.1f), mask({batch, units}),
+                     F({time, batch, units}), F({time, batch, units})}, nullptr};
+    std::string saved = getBackend();
+    setBackend(backend);
+    Ts in = makeInputs(c);
+    const Attrs attrs = Attrs().set("recurrentActivation", std::string("sigmoid"))
+                            .set("activation", std::string("tanh")).set("goBackwards", backwards);
+    const OutputSpec state{{time, batch, units}, DType::float32}, gates{{time, batch, 4 * units}, DType::float32};
+    Ts out = runKernel("LSTMSequence", {in[0], in[1], in[2]}, {state, state, gates}, attrs);
+    Ts two = runKernel("LSTMSequence", {in[0], in[1], in[2]}, {state, state}, attrs);
+    for (int k = 0; k < 2; ++k) EXPECT_EQ(out[k].toFloats(), two[k].toFloats()) << "output " << k;
+    for (int64_t s = 0; s < time; ++s) {
+      const int64_t t = backwards ? time - 1 - s : s;
+      Tensor want = reshape(slice(in[0], {t, 0, 0}, {1, -1, -1}), {batch, 4 * units});
+      if (s > 0) {
+        Tensor h = reshape(slice(out[0], {s - 1, 0, 0}, {1, -1, -1}), {batch, units});
+        want = add(want, matMul(mul(h, in[2]), in[1]));
+      }
+      std::vector<float> got = reshape(slice(out[2], {s, 0, 0}, {1, -1, -1}), {batch, 4 * units}).toFloats();
+      std::vector<float> ref = want.toFloats();
+      for (size_t k = 0; k < ref.size(); ++k)
+        ASSERT_NEAR(got[k], ref[k], 1e-5 * std::max(1.0f, std::abs(ref[k]))) << "step " << s << " " << k;
+    }
+    const OutputSpec dzSpec{{time, batch, 4 * units}, DType::float32};
+    Tensor fromXw = runKernel("LSTMSequenceGrad", {in[0], in[1], out[0], out[1], in[3], in[4], in[2]},
+                              dzSpec, attrs);
+    Tensor fromZ = runKernel("LSTMSequenceGrad", {out[2], in[1], out[0], out[1], in[3], in[4], in[2]},
+                             dzSpec, Attrs(attrs).set("preActivations", true));
+    std::vector<float> a = fromZ.toFloats(), b = fromXw.toFloats();
+    for (size_t k = 0; k < b.size(); ++k)
+      ASSERT_NEAR(a[k], b[k], 1e-5 * std::max(1.0f, std::abs(b[k]))) << k;
     setBackend(saved);
   }
 }

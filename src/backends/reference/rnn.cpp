@@ -201,10 +201,11 @@ struct LstmLoop {
   bool backwards;
   const float *xw, *wr, *mask;
   const float* hs;  // [time, batch, u] outputs, processing order
+  bool given;       // input 0 holds the pre-activations z, processing order
   explicit LstmLoop(const KernelArgs& args, const float* hsIn, const float* maskIn)
       : cell(args), time(args.inputs[0].shape()[0]), u(args.inputs[1].shape()[0]),
         backwards(args.attrs.b("goBackwards")), xw(in(args, 0)), wr(in(args, 1)), mask(maskIn),
-        hs(hsIn) {
+        hs(hsIn), given(args.attrs.has("preActivations") && args.attrs.b("preActivations")) {
     cell.batch = args.inputs[0].shape()[1];
     cell.units = u;
   }
@@ -215,9 +216,10 @@ struct LstmLoop {
     return mask ? h * mask[n * u + k] : h;
   }
   void preActivations(int64_t s, int64_t n, double* z) const {
-    const int64_t t = backwards ? time - 1 - s : s;
+    const int64_t t = backwards && !given ? time - 1 - s : s;
     const float* x = xw + (t * cell.batch + n) * 4 * u;
     for (int64_t m = 0; m < 4 * u; ++m) z[m] = x[m];
+    if (given) return;
     for (int64_t k = 0; k < u; ++k) {
       const double h = hIn(s, n, k);
       if (h != 0.0)
@@ -226,15 +228,18 @@ struct LstmLoop {
   }
 };
 
-/// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u].
+/// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u][, Z [t, b, 4u]].
 void lstmSequenceKernel(KernelArgs& args) {
   float *hs = out(args, 0), *cs = out(args, 1);
+  float* zs = args.outputs.size() > 2 ? out(args, 2) : nullptr;  // pre-activations, kept
   LstmLoop loop(args, hs, args.inputs.size() > 2 ? in(args, 2) : nullptr);
   const int64_t u = loop.u, b = loop.cell.batch;
   std::vector<double> z(static_cast<size_t>(4 * u));
   for (int64_t s = 0; s < loop.time; ++s)
     for (int64_t n = 0; n < b; ++n) {
       loop.preActivations(s, n, z.data());
+      if (zs)
+        for (int64_t m = 0; m < 4 * u; ++m) zs[(s * b + n) * 4 * u + m] = static_cast<float>(z[m]);
       for (int64_t j = 0; j < u; ++j) {
         double i = loop.cell.ract(z[j]), f = loop.cell.ract(z[u + j]);
         double cc = loop.cell.act(z[2 * u + j]), o = loop.cell.ract(z[3 * u + j]);
@@ -246,7 +251,7 @@ void lstmSequenceKernel(KernelArgs& args) {
     }
 }
 
-/// inputs xw, wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] (processing order).
+/// inputs xw (or Z: preActivations), wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] (processing order).
 void lstmSequenceGradKernel(KernelArgs& args) {
   LstmLoop loop(args, in(args, 2), args.inputs.size() > 6 ? in(args, 6) : nullptr);
   const float *cs = in(args, 3), *dH = in(args, 4), *dC = in(args, 5);

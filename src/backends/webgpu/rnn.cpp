@@ -172,12 +172,20 @@ const char* kSeqGates =
     "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
     "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
 
-/// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u].
+/// z0..z3 of unit j at step s, kept by the forward pass (Z, processing order).
+const char* kSeqGatesGiven =
+    "        let zr = (s * B + n) * 4 * U + j;\n"
+    "        let z0 = in0(zr);\n        let z1 = in0(zr + U);\n"
+    "        let z2 = in0(zr + 2 * U);\n        let z3 = in0(zr + 3 * U);\n"
+    "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
+    "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
+
+/// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u][, Z [t, b, 4u]].
 void lstmSequence(KernelArgs& a) {
   const SeqShape q(a);
   if (q.units * 4 > kWorkgroupBytes) return lstmSequenceStepwise(a);
-  const bool masked = a.inputs.size() > 2;
-  std::string s = prelude(a.inputs, 2) + activations(a.attrs) +
+  const bool masked = a.inputs.size() > 2, keepZ = a.outputs.size() > 2;
+  std::string s = prelude(a.inputs, keepZ ? 3 : 2) + activations(a.attrs) +
                   q.constants(a.attrs.b("goBackwards")) +
                   "var<workgroup> hw: array<f32, U>;\n" + q.header() +
                   "  var cs: array<f32, PER>;\n  var hn: array<f32, PER>;\n"
@@ -189,17 +197,23 @@ void lstmSequence(KernelArgs& a) {
                   "        let c = a1 * cs[q] + a0 * a2;\n        cs[q] = c;\n"
                   "        let h = a3 * act(c);\n"
                   "        let o = (s * B + n) * U + j;\n"
-                  "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n"
+                  "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n" +
+                  (keepZ ? "        let zo = (s * B + n) * 4 * U + j;\n"
+                           "        b_out2[zo] = bitcast<u32>(z0);\n        b_out2[zo + U] = bitcast<u32>(z1);\n"
+                           "        b_out2[zo + 2 * U] = bitcast<u32>(z2);\n"
+                           "        b_out2[zo + 3 * U] = bitcast<u32>(z3);\n"
+                         : "") +
                   "        hn[q] = h" + (masked ? " * in2(n * U + j)" : "") + ";\n"
                   "      }\n    }\n"
                   "    workgroupBarrier();\n"
                   "    for (var q = 0; q < PER; q++) { let j = l + q * WG; if (j < U) { hw[j] = hn[q]; } }\n"
                   "    workgroupBarrier();\n  }\n}\n";
-  runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0], &a.outputs[1]}, q.batch * q.group,
-            static_cast<int>(q.group));
+  std::vector<Tensor*> outputs{&a.outputs[0], &a.outputs[1]};
+  if (keepZ) outputs.push_back(&a.outputs[2]);
+  runShader(gpuBackend(a), s, a.inputs, outputs, q.batch * q.group, static_cast<int>(q.group));
 }
 
-/// inputs xw, wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] in processing order.
+/// inputs xw (or Z: preActivations), wr, H, C, dH, dC[, mask]; output dZ [t, b, 4u] in processing order.
 void lstmSequenceGrad(KernelArgs& a) {
   const SeqShape q(a);
   if (q.units * 5 * 4 > kWorkgroupBytes) return lstmSequenceGradStepwise(a);
@@ -213,6 +227,7 @@ void lstmSequenceGrad(KernelArgs& a) {
     inputs.push_back(transpose(a.inputs[1], {1, 0}));
   }
   const std::string wrT = "in" + std::to_string(inputs.size() - 1);
+  const bool given = a.attrs.has("preActivations") && a.attrs.b("preActivations");
   std::string s = prelude(inputs, 1) + activations(a.attrs) +
                   q.constants(a.attrs.b("goBackwards")) +
                   "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +
@@ -228,7 +243,7 @@ void lstmSequenceGrad(KernelArgs& a) {
                   "    }\n    workgroupBarrier();\n"
                   "    for (var q = 0; q < PER; q++) {\n"
                   "      let j = l + q * WG;\n      if (j < U) {\n" +
-                  kSeqGates +
+                  (given ? kSeqGatesGiven : kSeqGates) +
                   "        let e = (s * B + n) * U + j;\n"
                   "        let c = in3(e);\n        var cPrev = 0.0;\n"
                   "        if (s > 0) { cPrev = in3(e - B * U); }\n"

@@ -126,11 +126,15 @@ test-browser: bootstrap build/wasm/build.ninja
 ## bench-browser: Glint's gl backend vs TF.js 4.22 webgl in one headless Chromium run
 ## (WebGL2 on SwiftShader): train steps/s, predict and first-predict latency ratios,
 ## written to build/bench/browser-results.json; then Glint's webgpu vs TF.js webgpu
-## and vs Glint gl (WebGPU on SwiftShader): build/bench/browser-webgpu-results.json.
-bench-browser: bootstrap build/wasm/build.ninja
-	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench_web
+## and vs Glint gl (WebGPU on SwiftShader): build/bench/browser-webgpu-results.json;
+## then Glint's four WebAssembly builds vs TF.js wasm with its threads:
+## build/bench/browser-wasm-results.json.
+bench-browser: bootstrap build/wasm/build.ninja build/wasm-mt/build.ninja
+	cmake --build --preset wasm -j $(JOBS) --target glint_models_bench_web glint_models_bench_web_relaxed
+	cmake --build --preset wasm-mt -j $(JOBS) --target glint_models_bench_web glint_models_bench_web_relaxed
 	node bench/browser/run.mjs --rounds 3
 	node bench/browser/run.mjs --suite webgpu
+	node bench/browser/run.mjs --suite wasm --rounds 3
 
 ## fuzz: each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60), built
 ## with clang + ASan + UBSan in build/fuzz; executions add up in

@@ -195,6 +195,10 @@
     if (backend === 'wasm') {
       await loadScript('/node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js');
       window.tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/dist/');
+      // Its threads, where the page can have them (one per core, as Glint's pool).
+      if (self.crossOriginIsolated) window.tf.wasm.setThreadsCount(navigator.hardwareConcurrency);
+      const mt = await window.tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
+      console.log(`[bench] tfjs wasm: multithread support ${mt}, crossOriginIsolated ${self.crossOriginIsolated}`);
     }
     const tf = window.tf;
     if (!(await tf.setBackend(backend))) throw new Error(`TF.js backend '${backend}' did not start`);

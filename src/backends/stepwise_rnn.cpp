@@ -51,13 +51,12 @@ void lstmSequenceStepwise(KernelArgs& args) {
     c = hc[1];
     hs.push_back(reshape(h, {1, batch, units}));
     cs.push_back(reshape(c, {1, batch, units}));
-    if (keepZ) zs.push_back(reshape(s == 0 ? xz : add(xz, hz), {1, batch, 4 * units}));
+    // add() also at s == 0 (hz is zeros): a tensor of its own, never a view of xw.
+    if (keepZ) zs.push_back(reshape(add(xz, hz), {1, batch, 4 * units}));
   }
   adopt(args.outputs[0], time == 1 ? hs[0] : concat(hs, 0), args.inputs);
   adopt(args.outputs[1], time == 1 ? cs[0] : concat(cs, 0), args.inputs);
-  // A copy at s == 0 (xz is a view of the input's storage when time is 1).
-  if (keepZ) adopt(args.outputs[2], time == 1 ? add(zs[0], zeros({1, batch, 4 * units})) : concat(zs, 0),
-                   args.inputs);
+  if (keepZ) adopt(args.outputs[2], time == 1 ? zs[0] : concat(zs, 0), args.inputs);
 }
 
 void lstmSequenceGradStepwise(KernelArgs& args) {
@@ -69,7 +68,7 @@ void lstmSequenceGradStepwise(KernelArgs& args) {
   const Attrs attrs = cellAttrs(args.attrs);
   // preActivations: input 0 holds every step's z = xw + h_{s-1} W_r in
   // processing order (the forward kept them), else xw in time order.
-  const bool given = args.attrs.has("preActivations") && args.attrs.b("preActivations");
+  const bool given = lstmPreActivationsGiven(args.attrs);
   std::vector<Tensor> xs = unpack(xw, 0), cs = unpack(args.inputs[3], 0),
                       dHs = unpack(args.inputs[4], 0), dCs = unpack(args.inputs[5], 0);
   // Otherwise every step's product with W_r again, as one matMul over all

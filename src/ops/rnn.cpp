@@ -118,8 +118,8 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
   // Under a tape, every step's pre-activations too, as a third output Z
   // [time, batch, 4 * units] (z = xw_t + (h_{s-1} * mask) W_r, processing
   // order): LSTMSequenceGrad then reads them in place of xw (attr
-  // preActivations) and computes no step's h * W_r again (22% of an LSTM
-  // training step's multiply-adds on the cpu backend).
+  // preActivations) and computes no step's h * W_r again (22% of the
+  // standard lstm's training multiply-adds, by count).
   if (Engine::get().recording()) outputs.push_back({xw.shape(), DType::float32});
   std::vector<Tensor> hc = runKernel("LSTMSequence", inputs, outputs, attrs);
   LstmSequence r;

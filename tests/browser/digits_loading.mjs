@@ -17,7 +17,7 @@ import {DIGITS, settled, waitReady, requireDigitsBuilds} from './digits_common.m
 import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser, collectErrors} from './harness.mjs';
 
 // The threads build's .wasm a page loads: its relaxed-SIMD twin where the
-// engine runs relaxed SIMD (Chromium 114 and later), as the progress says.
+// engine runs relaxed SIMD (Debian's Chromium 156 does), as the progress says.
 const wasmOf = (file) => path.join(repo, 'web/package/dist', file ?? 'glint-mt.wasm');
 
 /**

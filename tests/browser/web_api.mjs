@@ -58,7 +58,7 @@ runMain(() => withBrowser(async ({base, context}) => {
         info.crossOriginIsolated && info.backendInfo.build.threads,
         JSON.stringify(info.backendInfo.build));
   const progress = await page.evaluate(() => window.glintProgress);
-  // The relaxed-SIMD build where Chromium validates relaxed SIMD (it does since 114).
+  // The relaxed-SIMD build where Chromium validates relaxed SIMD (Debian's 156 does).
   const wasmFile = info.backendInfo.build.relaxedSimd ? 'glint-mt-relaxed.wasm' : 'glint-mt.wasm';
   check('Chromium runs relaxed SIMD: the relaxed build loaded', info.backendInfo.build.relaxedSimd &&
         info.backendInfo.build.wasmFrom.endsWith('/' + wasmFile), JSON.stringify(info.backendInfo.build));

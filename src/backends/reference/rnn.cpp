@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/backends/reference/kernels.h"
+#include "src/backends/stepwise_rnn.h"
 #include "src/backends/reference/loops.h"
 
 namespace glint::reference {
@@ -205,7 +206,7 @@ struct LstmLoop {
   explicit LstmLoop(const KernelArgs& args, const float* hsIn, const float* maskIn)
       : cell(args), time(args.inputs[0].shape()[0]), u(args.inputs[1].shape()[0]),
         backwards(args.attrs.b("goBackwards")), xw(in(args, 0)), wr(in(args, 1)), mask(maskIn),
-        hs(hsIn), given(args.attrs.has("preActivations") && args.attrs.b("preActivations")) {
+        hs(hsIn), given(lstmPreActivationsGiven(args.attrs)) {
     cell.batch = args.inputs[0].shape()[1];
     cell.units = u;
   }

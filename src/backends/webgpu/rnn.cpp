@@ -227,7 +227,7 @@ void lstmSequenceGrad(KernelArgs& a) {
     inputs.push_back(transpose(a.inputs[1], {1, 0}));
   }
   const std::string wrT = "in" + std::to_string(inputs.size() - 1);
-  const bool given = a.attrs.has("preActivations") && a.attrs.b("preActivations");
+  const bool given = lstmPreActivationsGiven(a.attrs);
   std::string s = prelude(inputs, 1) + activations(a.attrs) +
                   q.constants(a.attrs.b("goBackwards")) +
                   "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +

@@ -50,7 +50,8 @@ const BUILDS = {
 export {isNode};
 
 // A module whose one function is f32x4.relaxed_madd of three zero vectors:
-// engines with relaxed SIMD (Chromium 114+, node 22+) validate it.
+// engines with relaxed SIMD validate it (Debian's Chromium 156 does; node 20
+// only with --experimental-wasm-relaxed-simd).
 const RELAXED_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version
   0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type: [] -> [v128]

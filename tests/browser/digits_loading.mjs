@@ -34,31 +34,40 @@ async function drawTimed(page, strokes) {
     await page.mouse.down();
     for (const p of stroke.slice(1)) await page.mouse.move(...at(p), {steps: 2});
     if (i === strokes.length - 1) {
-      // The pointerup listener runs before the app's: it stamps the pen-up time.
+      // The pointerup listener runs before the app's: it stamps the pen-up time. From then on every change of the bars is stamped as it
+      // happens, with the reading the app shows (a check made only once the driver asks
+      // would time the driver's round trip, not the app).
       await page.evaluate(() => {
         window.__penUp = null;
+        window.__reads = [];
         document.getElementById('pad').addEventListener('pointerup', () => {
           window.__penUp = {t: performance.now()};
         }, {once: true, capture: true});
+        window.__readsObserver?.disconnect();
+        window.__readsObserver = new MutationObserver(() => {
+          const p = digitsApp.lastPrediction;
+          if (p?.probs) {
+            window.__reads.push({t: performance.now(), version: p.version,
+                                 training: digitsApp.state === 'training'});
+          }
+        });
+        window.__readsObserver.observe(document.getElementById('bars'),
+                                       {subtree: true, childList: true, characterData: true});
       });
     }
     await page.mouse.up();
   }
+  // The drawing's version: the pad's once the pen is up (nothing draws after).
   lifted = await page.evaluate(() => ({t: window.__penUp.t, version: digitsApp.padVersion()}));
-  // The page clock when the prediction of that drawing is on the page.
-  // A reading changes the bars' text; the observer runs right after, in the same task.
+  // The page clock when the prediction of that drawing was on the page: the first change
+  // of the bars after the pen lifted that shows a reading of that drawing.
   const read = await page.evaluate((v) => new Promise((resolve) => {
-    const done = () => {
-      const p = digitsApp.lastPrediction;
-      if (!(p?.probs && p.version >= v)) return false;
-      resolve({t: performance.now(), training: digitsApp.state === 'training'});
-      return true;
+    const poll = () => {
+      const r = window.__reads.find((x) => x.version >= v);
+      if (r) resolve(r);
+      else setTimeout(poll, 5);
     };
-    if (done()) return;
-    const mo = new MutationObserver(() => {
-      if (done()) mo.disconnect();
-    });
-    mo.observe(document.getElementById('bars'), {subtree: true, childList: true, characterData: true});
+    poll();
   }), lifted.version);
   if (process.env.DEBUG_WAITS) {
     console.log('  ', JSON.stringify({lifted: Math.round(lifted.t), v: lifted.version, read: Math.round(read.t),
@@ -66,7 +75,7 @@ async function drawTimed(page, strokes) {
                                          (w) => [Math.round(w.asked), Math.round(w.ms), w.version])),
                                      batches: await page.evaluate(() => digitsApp.training?.batches)}));
   }
-  return {ms: read.t - lifted.t, training: read.training && await page.evaluate(() => digitsApp.state === 'training')};
+  return {ms: read.t - lifted.t, training: read.training};
 }
 
 async function main() {

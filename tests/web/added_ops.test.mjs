@@ -377,3 +377,27 @@ function gradient(m, c, inputs, seed) {
   });
   return g(x0);
 }
+
+test('random draws with an integer or bool dtype: the dtype TF.js gives, values as it converts them', () => {
+  const cases = [
+    ['randomUniform', [2000], -3, 3, 'int32', (v) => Number.isInteger(v) && v > -3 && v < 3],
+    ['randomUniform', [2000], 0, 2, 'bool', (v) => v === 0 || v === 1],
+    ['randomNormal', [2000], 0, 3, 'int32', Number.isInteger],
+    ['truncatedNormal', [2000], 0, 3, 'int32', (v) => Number.isInteger(v) && Math.abs(v) <= 6],
+  ];
+  for (const [op, shape, a, b, dtype, ok] of cases) {
+    const ours = glint[op](shape, a, b, dtype, 7), theirs = tf[op](shape, a, b, dtype, 7);
+    assert.equal(ours.dtype, theirs.dtype, op);
+    const got = Array.from(ours.dataSync());
+    assert.ok(got.every(ok), `${op} ${dtype}: ${got.slice(0, 8)}`);
+    // The same conversion of the same kind of draw: the means agree within sampling error.
+    const mean = (xs) => xs.reduce((s, v) => s + v, 0) / xs.length;
+    assert.ok(Math.abs(mean(got) - mean(Array.from(theirs.dataSync()))) < 0.35, `${op} ${dtype} means`);
+    // Integer values spread over the range, not all one value.
+    assert.ok(new Set(got).size >= 2, `${op} ${dtype}: ${new Set(got).size} distinct values`);
+    glint.dispose(ours);
+    theirs.dispose();
+  }
+  assert.throws(() => glint.randomNormal([2], 0, 1, 'bool'), /randomNormal.*dtype.*'bool'/);
+  assert.throws(() => tf.randomNormal([2], 0, 1, 'bool'));
+});

@@ -452,3 +452,25 @@ test('setNumThreads: the single-thread build keeps one; bad counts are refused',
   glint.setNumThreads(1);
   assert.equal(glint.getNumThreads(), 1);
 });
+
+test('fit\'s validation, read in slices when it yields per batch, is evaluate\'s on the same weights', async () => {
+  glint.setSeed(5);
+  const n = 300, nv = 203;   // 203: a last slice shorter than the batch
+  const x = glint.randomNormal([n, 6], 0, 1, 'float32', 1), xv = glint.randomNormal([nv, 6], 0, 1, 'float32', 2);
+  const label = (t) => glint.oneHot(glint.cast(glint.greater(glint.sum(t, 1), 0), 'int32'), 2);
+  const y = label(x), yv = label(xv);
+  for (const yieldEvery of ['batch', 'auto', 'never']) {
+    const model = glint.sequential({layers: [glint.layers.dense({units: 8, activation: 'tanh', inputShape: [6]}),
+                                             glint.layers.dense({units: 2, activation: 'softmax'})]});
+    model.compile({optimizer: 'sgd', loss: 'categoricalCrossentropy', metrics: ['accuracy']});
+    const h = await model.fit(x, y, {epochs: 1, batchSize: 32, validationData: [xv, yv], yieldEvery});
+    // After the one epoch the weights are those the validation pass used; evaluate reads
+    // the whole held-out set in one engine call.
+    const whole = model.evaluateLogs(xv, yv, {batchSize: 32});
+    assert.ok(Math.abs(h.history.val_loss[0] - whole.loss) <= 1e-5 * Math.max(1, whole.loss),
+              `${yieldEvery}: val_loss ${h.history.val_loss[0]} vs ${whole.loss}`);
+    assert.ok(Math.abs(h.history.val_acc[0] - whole.acc) <= 1e-6, `${yieldEvery}: val_acc ${h.history.val_acc[0]} vs ${whole.acc}`);
+    model.dispose();
+  }
+  glint.dispose([x, xv, y, yv]);
+});

@@ -256,7 +256,7 @@ test('GPU timing: each dispatch timed under its kernel name (timestamp queries)'
     t.skip('this adapter has no timestamp-query');
     return;
   }
-  const a = glint.randomUniform([64, 64], -1, 1, 1);
+  const a = glint.randomUniform([64, 64], -1, 1, 'float32', 1);
   const outs = [];
   for (let i = 0; i < 3; ++i) outs.push(glint.relu(glint.matMul(a, a)));
   const product = await read(outs[2]);

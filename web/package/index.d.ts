@@ -1370,6 +1370,8 @@ export const image: {
 /**
  * The API with the engine in a Web Worker, proxied: every call and every
  * property read returns a Promise; objects stay in the worker as references.
+ * A call's result may be passed on, or its methods called, before it arrives
+ * (promise pipelining): the chain goes out at once and costs one round trip.
  */
 export interface RemoteApi {
   [member: string]: any;

@@ -8,7 +8,7 @@ import {registerOffline} from '../offline.js';
 import {Engine, argmax} from './engine.js';
 import {gatherMnist, loadMnist, mnistFiles, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
 import {mnistify} from './mnistify.js';
-import {doubt, FARTHER, LOW, MIN_EXTENT} from './novelty.js';
+import {doubt, measureNovelty, FARTHER, LOW, MIN_EXTENT} from './novelty.js';
 import {Pad, RASTER} from './pad.js';
 import {setupImport} from './import.js';
 import {setupCheck} from './confusion.js';
@@ -271,7 +271,11 @@ async function predictNow({finished = false} = {}) {
     let probs;
     const asked = performance.now();
     try {
-      probs = await engine.predict(x.pixels);
+      const reading = engine.predict(x.pixels);
+      // While the worker reads it: the MNIST distance the bars' "not sure" needs, which
+      // would otherwise come between the answer and the bars on the page.
+      if (!drawing()) measureNovelty(x, mnist);
+      probs = await reading;
     } finally {
       --st.inFlight;
       // The last round trips, for tests/browser/digits_loading.mjs's diagnostics.

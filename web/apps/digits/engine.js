@@ -120,32 +120,35 @@ export class Engine {
 
   /** pixels: Float32Array(784) -> the 10 probabilities. */
   async predict(pixels) {
-    const x = await this.g.tensor(pixels, [1, 28, 28, 1]);
-    try {
-      return await this.probs(x);
-    } finally {
-      x.dispose();
-    }
+    return this.probsOf(pixels, 1, this.model);
   }
 
   /** Probabilities of n pictures (pixels: [n*784] in [0, 1]) by the model (the current one), one array each. */
   async predictMany(pixels, n, model = this.model) {
     if (n === 0) return [];
-    const x = await this.g.tensor(pixels, [n, 28, 28, 1]);
+    const flat = await this.probsOf(pixels, n, model);
+    return Array.from({length: n}, (_, i) => flat.slice(10 * i, 10 * i + 10));
+  }
+
+  // One round trip: the calls go out together, each using the last one's result
+  // before it arrives (glint.worker() pipelines them). While training runs, the
+  // worker answers between two batches: a chain awaited call by call would wait a
+  // batch for each call.
+  async probsOf(pixels, n, model) {
+    const x = this.g.tensor(pixels, [n, 28, 28, 1]);
     try {
-      const flat = await this.probs(x, model);
-      return Array.from({length: n}, (_, i) => flat.slice(10 * i, 10 * i + 10));
+      return await this.probs(x, model);
     } finally {
-      x.dispose();
+      x.dispose().catch(() => {});   // a failed x failed the read already
     }
   }
 
   async probs(x, model = this.model) {
-    const y = await model.predict(x);
+    const y = model.predict(x);
     try {
       return Array.from(await y.data());
     } finally {
-      y.dispose();
+      y.dispose().catch(() => {});
     }
   }
 

@@ -68,6 +68,14 @@ export function doubt(probs, x, set, mine = []) {
   // nearest training digit): what the user taught is a digit to them.
   if (mine.length && nearestDistance(x.pixels, set, [], mine, TYPICAL) < TYPICAL) return null;
   if (x.extent < MIN_EXTENT) return 'small';
-  x.nearest ??= nearestDistance(x.pixels, set, set.train, [], FARTHER);
+  measureNovelty(x, set);
   return x.nearest >= FARTHER ? 'unlike' : null;   // FARTHER: none nearer
+}
+
+/**
+ * The MNIST distance doubt() needs, remembered on x: tens of milliseconds of
+ * main-thread work, which the page does while the engine reads the drawing.
+ */
+export function measureNovelty(x, set) {
+  if (x && !x.picture && set) x.nearest ??= nearestDistance(x.pixels, set, set.train, [], FARTHER);
 }

@@ -116,12 +116,13 @@ export class Engine {
 
   /** Distributions [count * K] for inputs x [count, window, F]. */
   async predict(x, count, window, F) {
-    const t = await this.g.tensor(x, [count, window, F]);
-    const out = await this.model.predict(t, {batchSize: 256});
+    // One round trip: the calls go out together (glint.worker() pipelines them).
+    const t = this.g.tensor(x, [count, window, F]);
+    const out = this.model.predict(t, {batchSize: 256});
     try {
       return await out.data();
     } finally {
-      await Promise.all([t.dispose(), out.dispose()]);
+      await Promise.all([t.dispose(), out.dispose()]).catch(() => {});   // a failure failed the read
     }
   }
 

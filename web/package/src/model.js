@@ -3,7 +3,7 @@
 // page stays responsive while it trains.
 import * as core from './core.js';
 import {GlintError} from './core.js';
-import {Tensor, scalar, tensor, dispose, nextTick} from './tensor.js';
+import {Tensor, scalar, tensor, dispose, nextTick, waitForQuiet} from './tensor.js';
 import {ops} from './ops.js';
 import {Layer, SymbolicTensor, layerFromHandle} from './layers.js';
 import {Optimizer} from './train.js';
@@ -283,6 +283,34 @@ export class LayersModel extends Layer {
     return this._logsAsync(() => this._evaluateStart(x, y, batchSize));
   }
 
+  /**
+   * evaluateLogsAsync in slices of batchSize rows, yielding between them: fit's
+   * validation pass under yieldEvery 'batch' or 'auto' answers the page (or a
+   * worker's requests) within a batch, not after the whole held-out set. The
+   * engine's logs are batch means weighted by size, so the slices' weighted
+   * means are the same logs.
+   */
+  async _evaluateYielding(xs, ys, batchSize, yieldNow) {
+    const n = xs[0].shape[0];
+    if (n <= batchSize) return this.evaluateLogsAsync(xs, ys, {batchSize});
+    const sums = {};
+    for (let begin = 0; begin < n; begin += batchSize) {
+      const size = Math.min(batchSize, n - begin);
+      const rows = (t) => ops.slice(t, [begin, ...Array(t.rank - 1).fill(0)], [size, ...Array(t.rank - 1).fill(-1)]);
+      const bx = xs.map(rows), by = ys.map(rows);
+      try {
+        const logs = await this.evaluateLogsAsync(bx, by, {batchSize});
+        for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
+      } finally {
+        dispose([bx, by]);
+      }
+      await yieldNow('batch');
+    }
+    const logs = {};
+    for (const [k, v] of Object.entries(sums)) logs[k] = v / n;
+    return logs;
+  }
+
   /** Scalars: the loss, or [loss, ...metrics], as TF.js returns them. */
   evaluate(x, y, options = {}) {
     let values;
@@ -400,9 +428,11 @@ export class LayersModel extends Layer {
       if (yieldEvery === 'never') return;
       if (yieldEvery === 'batch' || (yieldEvery === 'epoch' && where === 'epoch')) {
         await nextTick();
+        await waitForQuiet();
         lastYield = now();
       } else if (yieldEvery === 'auto' && now() - lastYield >= frameBudgetMs) {
         await nextFrame();
+        await waitForQuiet();
         lastYield = now();
       }
     };
@@ -458,7 +488,9 @@ export class LayersModel extends Layer {
         const epochLogs = {};
         for (const [k, v] of Object.entries(sums)) epochLogs[k] = v / Math.max(1, seen);
         if (valX) {
-          const v = await this.evaluateLogsAsync(valX, valY, {batchSize});
+          const v = yieldEvery === 'batch' || yieldEvery === 'auto' ?
+              await this._evaluateYielding(valX, valY, batchSize, maybeYield) :
+              await this.evaluateLogsAsync(valX, valY, {batchSize});
           for (const [k, value] of Object.entries(v)) epochLogs['val_' + k] = value;
         }
         history.epoch.push(epoch);

@@ -201,12 +201,18 @@ Object.assign(ops, {
   zeros: (shape, dtype = 'float32') => one('zeros', [], {shape, dtype}),
   ones: (shape, dtype = 'float32') => one('ones', [], {shape, dtype}),
   range: (start, stop, step = 1, dtype = 'float32') => one('range', [], {start, stop, step, dtype}),
+  // Integer draws as TF.js makes them: a uniform draw stored (truncated) in an
+  // int32 or bool buffer; a normal draw rounded (Math.round).
   randomUniform: (shape, minval = 0, maxval = 1, dtype = 'float32', seed) =>
-    one('randomUniform', [], {shape, minval, maxval, seed: seed ?? null}),
+    randomAs('randomUniform', dtype, ['float32', 'int32', 'bool'], (u) => (dtype === 'bool' ?
+        ops.cast(ops.cast(u, 'int32'), 'bool') : ops.cast(u, dtype)),
+             () => one('randomUniform', [], {shape, minval, maxval, seed: seed ?? null})),
   randomNormal: (shape, mean = 0, stdDev = 1, dtype = 'float32', seed) =>
-    one('randomNormal', [], {shape, mean, stdDev, seed: seed ?? null}),
+    randomAs('randomNormal', dtype, ['float32', 'int32'], roundToInt32,
+             () => one('randomNormal', [], {shape, mean, stdDev, seed: seed ?? null})),
   truncatedNormal: (shape, mean = 0, stdDev = 1, dtype = 'float32', seed) =>
-    one('truncatedNormal', [], {shape, mean, stdDev, seed: seed ?? null}),
+    randomAs('truncatedNormal', dtype, ['float32', 'int32'], roundToInt32,
+             () => one('truncatedNormal', [], {shape, mean, stdDev, seed: seed ?? null})),
   dropout: (x, rate, noiseShape, seed) =>
     one('dropout', [x], {rate, noiseShape: noiseShape ?? null, seed: seed ?? null}),
 });
@@ -286,3 +292,16 @@ Tensor.prototype.as2D = function(r, c) {
 };
 
 export {tidy};
+
+/** A float draw, converted where dtype asks for integers; other dtypes named and refused. */
+function randomAs(op, dtype, allowed, convert, draw) {
+  if (dtype === undefined || dtype === null || dtype === 'float32') return draw();
+  if (!allowed.includes(dtype)) {
+    throw new GlintError(`[${op}] dtype must be ${allowed.map((d) => `'${d}'`).join(' or ')}: got '${dtype}'`);
+  }
+  return tidy(() => convert(draw()));
+}
+
+function roundToInt32(x) {
+  return ops.cast(ops.floor(ops.add(x, 0.5)), 'int32');
+}

@@ -301,6 +301,20 @@ export function nextTick() {
   return new Promise((r) => setTimeout(r, 0));
 }
 
+// Where requests arrive from outside between the steps of a long loop (glint.worker()),
+// the loop's yields also wait while requests keep coming: a chain of calls that is
+// not pipelined then answers in one go, not one training step per call.
+let quietWait = null;
+/** @internal Set by worker_main.js. */
+export function setQuietWait(fn) {
+  quietWait = fn;
+}
+
+/** After a loop's yield: in a worker, waits as long as requests keep coming. */
+export async function waitForQuiet() {
+  if (quietWait) await quietWait();
+}
+
 // ---- Creation ------------------------------------------------------------------------
 
 // string tensors are made in string.js, which registers its maker here.

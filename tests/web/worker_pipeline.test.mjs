@@ -67,6 +67,9 @@ test('a pipelined call that fails fails the calls that use it, with its own erro
   assert.match(e1.message, /tensor/);
   assert.equal(e2?.name, 'GlintError');
   assert.equal(e2.message, e1.message);
+  // Used after its failure arrived: the same error, not a released reference.
+  assert.equal((await failure(g.matMul(bad, bad)))?.message, e1.message);
+  assert.equal((await failure(bad.sum()))?.message, e1.message);
   // A method of a result that is not a function: the call names it.
   assert.match((await failure(g.tensor([1]).noSuchMethod()))?.message, /noSuchMethod is not a function/);
 });
@@ -86,30 +89,44 @@ test('a worker that trains answers a chain within a batch or two, not one per ca
   const x = g.randomNormal([n, 64], 0, 1, 'float32', 1);
   const y = g.oneHot(g.randomUniform([n], 0, 10, 'int32', 2), 10);
   const model = await g.sequential({layers: [
-    await g.layers.dense({units: 256, activation: 'relu', inputShape: [64]}),
+    await g.layers.dense({units: 1024, activation: 'relu', inputShape: [64]}),
     await g.layers.dense({units: 10, activation: 'softmax'})]});
   await model.compile({optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy']});
   let batches = 0;
-  const done = model.fit(x, y, {epochs: 2, batchSize: 256, yieldEvery: 'batch',
-                                validationData: [x, y], callbacks: {onBatchEnd: () => ++batches}});
+  // Epochs enough to outlast the chains; stopped after them.
+  const done = model.fit(x, y, {epochs: 1000, batchSize: 256, yieldEvery: 'batch',
+                                callbacks: {onBatchEnd: () => ++batches}});
   while (batches < 3) await new Promise((r) => setTimeout(r, 5));
-  const during = [];
-  for (let k = 0; k < 4; ++k) {
-    // Pipelined: one message batch.
+  const pipelined = [], awaited = [];
+  const pageWork = () => new Promise((r) => setTimeout(r, 1));
+  for (let k = 0; k < 8; ++k) {
+    // Pipelined: the calls go out together.
     let b0 = batches;
     const probs = await model.predict(g.slice(x, [k, 0], [1, 64])).data();
     assert.equal(probs.length, 10);
-    during.push(['pipelined', batches - b0]);
-    // Not pipelined: four calls, each sent when the last answered.
+    pipelined.push(batches - b0);
+    // Awaited call by call: four round trips, with a millisecond of page work after each
+    // answer (a page has some; node's event loop would otherwise take the next call
+    // before the worker's next batch in any case).
     b0 = batches;
     const row = await g.slice(x, [k, 0], [1, 64]);
+    await pageWork();
     const p = await model.predict(row);
+    await pageWork();
     await p.data();
+    await pageWork();
     await p.dispose();
-    during.push(['awaited', batches - b0]);
+    awaited.push(batches - b0);
   }
+  const running = batches < 1000 * n / 256;
+  model.stopTraining = true;
   await done;
+  assert.ok(running, 'training outlasted the chains');
   // A batch in progress when a chain starts finishes first (its callback may come after).
-  for (const [how, count] of during) assert.ok(count <= 2, `${how}: ${count} batches during one chain`);
-  assert.equal(batches, 2 * n / 256);
+  // Without the worker's wait for the next call, each call of an awaited chain waits a
+  // batch (3 or 4 per chain). On a loaded machine the page can answer late now and then:
+  // the median says what a chain costs.
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  assert.ok(median(pipelined) <= 1, `pipelined: ${pipelined} batches during each chain`);
+  assert.ok(median(awaited) <= 1, `awaited call by call: ${awaited} batches during each chain`);
 });

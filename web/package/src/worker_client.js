@@ -79,9 +79,9 @@ class Rpc {
     });
   }
   /** A call whose result the worker keeps under a page-chosen id: usable before it arrives. */
-  call(target, path, args) {
+  call(target, path, args, failed = null) {
     const as = this.nextResult--;
-    const state = {plain: false, value: undefined};
+    const state = {plain: false, value: undefined, error: null};
     let proxy = null;
     // Settled without a reference to keep (a plain value, or an error): the worker's copy goes.
     // Messages already sent that use it were read before this release.
@@ -89,7 +89,9 @@ class Rpc {
       this.released?.unregister(proxy);
       this.drop(as);
     };
-    const promise = this.send({op: 'call', target, path, args, as}).then((value) => {
+    // On a result that failed: that error, without asking the worker (which let it go).
+    const sent = failed ? Promise.reject(failed) : this.send({op: 'call', target, path, args, as});
+    const promise = sent.then((value) => {
       if (!(value && value[REF] === as)) {
         state.plain = true;
         state.value = value;
@@ -97,6 +99,7 @@ class Rpc {
       }
       return value;
     }, (e) => {
+      state.error = e;
       forget();
       throw e;
     });
@@ -108,6 +111,8 @@ class Rpc {
     // Remote objects are proxies of functions: test for a reference first.
     if (v && (typeof v === 'object' || typeof v === 'function') && v[REF] !== undefined) {
       const pipelined = v[PENDING];
+      // Settled: a value the page has now, or the error the call that uses it fails with.
+      if (pipelined?.state.error) throw pipelined.state.error;
       if (pipelined?.state.plain) return this.encode(pipelined.state.value, transfer);
       return {__ref: v[REF]};
     }
@@ -146,6 +151,8 @@ const PENDING = Symbol('glint.pendingResult');
  */
 function remote(rpc, ref, path, pending = null, root = null) {
   const target = function() {};
+  // The error of the call whose result this path starts from, once it failed.
+  const failed = () => (root ?? proxy)[PENDING]?.state.error ?? null;
   const proxy = new Proxy(target, {
     get(_, key) {
       if (key === REF) return path.length === 0 ? ref : undefined;
@@ -156,7 +163,7 @@ function remote(rpc, ref, path, pending = null, root = null) {
       }
       if (key === 'then') {
         if (path.length === 0) return undefined;  // a remote object is not itself a Promise
-        const p = rpc.send({op: 'get', target: ref, path});
+        const p = failed() ? Promise.reject(failed()) : rpc.send({op: 'get', target: ref, path});
         return p.then.bind(p);
       }
       if (key === 'terminate' && ref === null && path.length === 0) {
@@ -169,7 +176,7 @@ function remote(rpc, ref, path, pending = null, root = null) {
       return true;
     },
     apply(_, __, args) {
-      return rpc.call(ref, path, args);
+      return rpc.call(ref, path, args, failed());
     },
   });
   if (ref !== null && path.length === 0) rpc.hold(proxy, ref);

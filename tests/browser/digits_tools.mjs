@@ -335,6 +335,8 @@ async function main() {
     // The check view with the pooled samples, at phone size, against the shipped model.
     await page.click('#check-model');
     const all = await page.evaluate(() => digitsApp.samples.map((s) => ({label: s.label, pixels: Array.from(s.pixels)})));
+    // After the reload the MNIST digits come when the check view first needs them.
+    await page.waitForFunction(() => digitsApp.heldOut() !== null, null, {timeout: 30000});
     const test = await page.evaluate(() => Array.from(digitsApp.heldOut()));
     await checkConfusion(page, 'at phone size with the pooled samples', {forward: shipped}, all, test);
     await checkEveryLook(page, 'digits tools', 'after import, check tables open');

@@ -46,7 +46,7 @@ Object.assign(app, {
   ink: () => pad.ink(),
   strokes: () => pad.strokes,
   doubt: () => ({low: LOW, farther: FARTHER, minExtent: MIN_EXTENT}),
-  heldOut: () => mnist.test,
+  heldOut: () => mnist?.test ?? null,   // null until the MNIST digits are loaded (on first need)
   backendInWorker: () => engine.getBackend(),
 });
 let generation = 0;          // bumps when the model changes: older predictions are stale

@@ -51,6 +51,11 @@ function now() {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }
 
+/** Rows [begin, begin + size) of t (its first axis). */
+function sliceRows(t, begin, size) {
+  return ops.slice(t, [begin, ...Array(t.rank - 1).fill(0)], [size, ...Array(t.rank - 1).fill(-1)]);
+}
+
 /** Resolves at the next animation frame (a task in node), as tf.nextFrame. */
 export function nextFrame() {
   if (typeof requestAnimationFrame === 'function') {
@@ -296,8 +301,7 @@ export class LayersModel extends Layer {
     const sums = {};
     for (let begin = 0; begin < n; begin += batchSize) {
       const size = Math.min(batchSize, n - begin);
-      const rows = (t) => ops.slice(t, [begin, ...Array(t.rank - 1).fill(0)], [size, ...Array(t.rank - 1).fill(-1)]);
-      const bx = xs.map(rows), by = ys.map(rows);
+      const bx = xs.map((t) => sliceRows(t, begin, size)), by = ys.map((t) => sliceRows(t, begin, size));
       try {
         const logs = await this.evaluateLogsAsync(bx, by, {batchSize});
         for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
@@ -374,8 +378,7 @@ export class LayersModel extends Layer {
       if (!(validationSplit < 1)) throw new GlintError('[fit] validationSplit must be in [0, 1)');
       trainN = Math.floor(n * (1 - validationSplit));
       const cut = (t, begin, size) => {
-        const s = ops.slice(t, [begin, ...Array(t.rank - 1).fill(0)],
-                            [size, ...Array(t.rank - 1).fill(-1)]);
+        const s = sliceRows(t, begin, size);
         owned.push(s);
         return s;
       };
@@ -407,7 +410,7 @@ export class LayersModel extends Layer {
     if (calibrate && epochs > initialEpoch && trainN > 0 && backendChosenAutomatically() &&
         calibrationCandidates().length > 1) {
       const size = Math.min(batchSize, trainN);
-      const first = (t) => ops.slice(t, [0, ...Array(t.rank - 1).fill(0)], [size, ...Array(t.rank - 1).fill(-1)]);
+      const first = (t) => sliceRows(t, 0, size);
       const bx = xs.map(first), by = ys.map(first);
       try {
         await calibrateBackend(this, bx, by);

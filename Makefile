@@ -1,6 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser clean fuzz fuzz-short fuzz-build soak
+.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -135,6 +135,12 @@ bench-browser: bootstrap build/wasm/build.ninja build/wasm-mt/build.ninja
 	node bench/browser/run.mjs --rounds 3
 	node bench/browser/run.mjs --suite webgpu
 	node bench/browser/run.mjs --suite wasm --rounds 3
+
+## bench-size: what a page downloads (raw, gzip, brotli) for glint-ml and TF.js 4.22
+## side by side, and the digits app's start-up in headless Chromium, first and
+## second visit, desktop and phone-throttled (docs/PERFORMANCE.md, "Download size").
+bench-size: web
+	node bench/size.mjs --startup --rounds 3 --json build/bench/size-results.json
 
 ## fuzz: each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60), built
 ## with clang + ASan + UBSan in build/fuzz; executions add up in

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 
 export const MIME = {
@@ -54,14 +55,61 @@ export function resolveInRoot(root, urlPath) {
 }
 
 // What every answer carries: isolation (COOP/COEP, the default) or none, and
-// for a CDN's role, CORS plus a cross-origin resource policy.
+// for a CDN's role, CORS plus a cross-origin resource policy. Files may be
+// cached but are revalidated on every use (no-cache + ETag: a rebuilt file is
+// never served stale; an unchanged one costs a 304 and no body, and lets the
+// browser keep its compiled code for a .wasm).
 function baseHeaders({ isolate, cors }) {
   return {
     ...(isolate ? ISOLATION : {}),
     ...(cors ? { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' } : {}),
-    'Cache-Control': 'no-store',
+    'Cache-Control': 'no-cache',
   };
 }
+
+// Text and WebAssembly go compressed to a client that accepts it, as any
+// production host sends them (brotli first, then gzip); already-compressed
+// formats (.png, .gz) as they are.
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.wasm', '.json', '.css', '.map', '.txt', '.svg']);
+const MIN_COMPRESS = 1024;
+
+/// The coding to send for an Accept-Encoding header: 'br', 'gzip' or null.
+export function chooseEncoding(acceptEncoding) {
+  const q = new Map();
+  for (const part of String(acceptEncoding ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    q.set(name, qParam ? Number(qParam.slice(2)) : 1);
+  }
+  const ok = (c) => (q.has(c) ? q.get(c) > 0 : (q.get('*') ?? 0) > 0);
+  if (ok('br')) return 'br';
+  if (ok('gzip')) return 'gzip';
+  return null;
+}
+
+/// A file's compressed bytes, made once per version of the file (size and mtime) and coding.
+const compressedCache = new Map();
+function compressed(file, st, coding) {
+  const key = `${file}\0${coding}`;
+  const version = `${st.size}:${st.mtimeMs}`;
+  const hit = compressedCache.get(key);
+  if (hit?.version === version) return hit.bytes;
+  const bytes = new Promise((resolve, reject) => {
+    fs.readFile(file, (err, raw) => {
+      if (err) return reject(err);
+      const done = (e, out) => (e ? reject(e) : resolve(out));
+      // Quality 5: most of brotli's gain at a speed a dev server can pay on the first request.
+      if (coding === 'br') zlib.brotliCompress(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }, done);
+      else zlib.gzip(raw, { level: 6 }, done);
+    });
+  });
+  compressedCache.set(key, { version, bytes });
+  bytes.catch(() => compressedCache.delete(key));
+  return bytes;
+}
+
+const etagOf = (st) => `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
 
 function handler(root, log, options) {
   const base = baseHeaders(options);
@@ -93,14 +141,35 @@ function handler(root, log, options) {
         send(res, 404, { 'Content-Type': 'text/plain' }, 'not found\n');
         return;
       }
-      const type = MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
-      const headers = { 'Content-Type': type, 'Content-Length': st.size };
-      if (req.method === 'HEAD') {
-        send(res, 200, headers);
+      const ext = path.extname(file).toLowerCase();
+      const type = MIME[ext] || 'application/octet-stream';
+      const etag = etagOf(st);
+      const compressible = COMPRESSIBLE.has(ext) && st.size >= MIN_COMPRESS;
+      const validators = { ETag: etag, ...(compressible ? { Vary: 'Accept-Encoding' } : {}) };
+      const match = req.headers['if-none-match'];
+      if (match && match.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+        send(res, 304, validators);
         return;
       }
-      res.writeHead(200, { ...base, ...headers });
-      fs.createReadStream(file).pipe(res);
+      const coding = compressible ? chooseEncoding(req.headers['accept-encoding']) : null;
+      if (!coding) {
+        const headers = { 'Content-Type': type, 'Content-Length': st.size, ...validators };
+        if (req.method === 'HEAD') {
+          send(res, 200, headers);
+          return;
+        }
+        res.writeHead(200, { ...base, ...headers });
+        fs.createReadStream(file).pipe(res);
+        return;
+      }
+      compressed(file, st, coding).then((body) => {
+        const headers = { 'Content-Type': type, 'Content-Encoding': coding, 'Content-Length': body.length,
+                          ...validators };
+        send(res, 200, headers, req.method === 'HEAD' ? undefined : body);
+      }, (e) => {
+        if (log) log(`500 ${req.url}: ${e.message}`);
+        send(res, 500, { 'Content-Type': 'text/plain' }, 'could not read the file\n');
+      });
     });
   };
 }

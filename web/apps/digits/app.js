@@ -958,8 +958,12 @@ function showEngineProgress({file, loaded, total}) {
 }
 
 async function start() {
+  // performance.now() as each start-up step ends (bench/size.mjs prints them).
+  const steps = app.stats.startup = {};
+  const stepDone = (name) => { steps[name] = Math.round(performance.now()); };
   status('pending', [el('strong', {}, 'Starting the engine…'), ' loading Glint in a worker and the model']);
   engine = await Engine.start({threads: THREADS, onProgress: showEngineProgress});
+  stepDone('engine');
   $('load-text').textContent = 'Starting the engine…';
   const info = await engine.backendInfo();
   // The saved choice where it still works; else a real GPU, else cpu (a
@@ -970,7 +974,9 @@ async function start() {
   const want = usable.find((b) => b.name === saved)?.name ?? gpu?.name ?? 'cpu';
   if (usable.some((b) => b.name === want)) await engine.setBackend(want);
   await showBackend(info);
+  stepDone('backend');
   await engine.load();
+  stepDone('model');
   app.samples = (await samples.all()).map((s) => ({...s, pixels: new Uint8Array(s.pixels)}));
   status('pending', [el('strong', {}, 'Warming up…'), ' the first training steps, so that your first correction is quick']);
   // A throwaway model on a batch shaped like a correction's (values do not matter here).
@@ -978,6 +984,7 @@ async function start() {
   const warmY = new Float32Array(warmN * 10);
   for (let i = 0; i < warmN; ++i) warmY[i * 10] = 1;
   await engine.warmUp(new Float32Array(warmN * PIXELS), warmY, warmN);
+  stepDone('warmUp');
   $('load-progress').hidden = true;
   $('load-text').textContent = '';
   await checkSamples();

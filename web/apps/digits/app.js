@@ -3,7 +3,7 @@
 // is the page: pad, bars, samples, training chart. window.digitsApp exposes
 // the state the browser test reads (tests/browser/digits.mjs).
 import uPlot from '../../../node_modules/uplot/dist/uPlot.esm.js';
-import {browserDownloads} from '../../package/src/io.js';
+import {io} from 'glint-ml';
 import {registerOffline} from '../offline.js';
 import {Engine, argmax} from './engine.js';
 import {gatherMnist, loadMnist, mnistFiles, rng, samples, toBytes, exportCsv, exportJson, PIXELS} from './data.js';
@@ -609,7 +609,7 @@ setupSnippets();
 
 onPress($('download-model'), async () => {
   try {
-    await browserDownloads('glint-digits').save(await engine.artifacts());
+    await io.browserDownloads('glint-digits').save(await engine.artifacts());
   } catch (e) {
     fail(e);
   }

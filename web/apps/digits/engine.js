@@ -1,7 +1,7 @@
 // The model side of the app: Glint's engine in a Web Worker (glint.worker()),
 // so drawing stays smooth while the model predicts, fine-tunes or trains.
 // Every call below is a message to that worker; tensors and models stay there.
-import {worker} from '../../package/src/worker_client.js';
+import {worker} from 'glint-ml';
 
 export const SAVED = 'indexeddb://glint-digits';
 const SHIPPED = new URL('./model/model.json', import.meta.url).href;

@@ -4,7 +4,7 @@
 // when each section ran, in ms, and the total since the navigation started.
 //   ?seconds=N   length of the speed test per backend (default: a budget of
 //                SPEED_BUDGET seconds split across the available backends)
-import * as glint from '../../package/src/index.js';
+import * as glint from 'glint-ml';
 
 // The speed test's budget: enough for a stable figure (its spread is reported),
 // short enough for the full report in under 5 s (issue 26 item 12): 3.9-4.2 s here with 0.8.

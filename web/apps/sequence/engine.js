@@ -1,6 +1,6 @@
 // The LSTM, in a Web Worker (glint.worker()): the page only sends arrays and
 // receives numbers, so training never blocks it.
-import * as glint from '../../package/src/index.js';
+import * as glint from 'glint-ml';
 
 export class Engine {
   static async start() {

@@ -95,6 +95,11 @@ export async function loadModule(options = {}) {
   // software: WebGPU there has no adapter (the browser then logs "No available
   // adapters.") or a software one, which the automatic choice passes over.
   const gpuWanted = options.webgpu ?? 'auto';
+  // The .wasm downloads and compiles while the GPU is asked for (an adapter
+  // and device can take a few hundred ms): only instantiation needs both.
+  const first = useThreads ? 'glint-mt' : 'glint-st';
+  const compiling = compileBuild(first, BUILDS[first], wasmDir(options), options);
+  compiling.catch(() => {});   // awaited (and its error thrown) by instantiate
   let webgpu = null;
   let deferred = null;
   if (gpuWanted !== false && (!isNode || gpuWanted !== 'auto')) {
@@ -111,7 +116,7 @@ export async function loadModule(options = {}) {
   let fallback = null;
   if (useThreads) {
     try {
-      M = await instantiate('glint-mt', options, webgpu);
+      M = await instantiate('glint-mt', options, webgpu, compiling);
     } catch (e) {
       // Asked for by name: say why. Chosen automatically: the single-thread
       // build still works, and backendInfo().build says what happened.
@@ -119,7 +124,7 @@ export async function loadModule(options = {}) {
       fallback = `the threads build could not start (${e.message}); using the single-thread build`;
     }
   }
-  if (!M) M = await instantiate('glint-st', options, webgpu);
+  if (!M) M = await instantiate('glint-st', options, webgpu, useThreads ? null : compiling);
   M.glintBuild.fallback = fallback;
   M.glintWebGPUOption = gpuWanted;
   M.glintWebGPUDeferred = deferred;
@@ -263,13 +268,18 @@ async function compileBuild(name, build, dir, options) {
   }
 }
 
-async function instantiate(name, options, webgpu) {
-  const build = BUILDS[name];
-  // wasmPath is relative to the page (or, in node, the working directory).
-  const dir = options.wasmPath == null ? null :
+/** options.wasmPath as an absolute folder URL (relative to the page, or in node the working directory), or null. */
+function wasmDir(options) {
+  return options.wasmPath == null ? null :
       absolute(options.wasmPath.endsWith('/') ? options.wasmPath : options.wasmPath + '/').href;
+}
+
+/** Starts build `name`; `compiled`: its compileBuild() already under way, if any. */
+async function instantiate(name, options, webgpu, compiled = null) {
+  const build = BUILDS[name];
+  const dir = wasmDir(options);
   const threads = name === 'glint-mt';
-  const {module, from, relaxed, relaxedWhy} = await compileBuild(name, build, dir, options);
+  const {module, from, relaxed, relaxedWhy} = await (compiled ?? compileBuild(name, build, dir, options));
   const files = {wasm: from};
   // The start's failures that Emscripten would leave unhandled (the page then
   // waits forever): instantiation, a pthread's error.

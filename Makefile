@@ -238,6 +238,9 @@ web-st: bootstrap build/wasm/build.ninja
 	mkdir -p $(WEB_DIST)
 	cp build/wasm/web/glint-st.mjs build/wasm/web/glint-st.wasm build/wasm/web/glint-st-relaxed.wasm $(WEB_DIST)/
 	node scripts/embed_file.mjs --base64 wasmBase64 $(WEB_DIST)/glint-st.wasm
+	@# The package's single-file builds (the apps' import map, CDNs); the threads build's
+	@# files they name are made by make web.
+	node scripts/cdn_bundle.mjs
 
 web: web-st build/wasm-mt/build.ninja
 	cmake --build --preset wasm-mt -j $(JOBS) --target glint_web glint_web_relaxed
@@ -245,7 +248,6 @@ web: web-st build/wasm-mt/build.ninja
 	cp build/wasm-mt/web/glint-mt.mjs build/wasm-mt/web/glint-mt.wasm build/wasm-mt/web/glint-mt-relaxed.wasm $(WEB_DIST)/
 	cp build/wasm-mt/web/glint-mt.worker.js $(WEB_DIST)/
 	node scripts/embed_file.mjs --text workerSource $(WEB_DIST)/glint-mt.worker.js
-	node scripts/cdn_bundle.mjs
 	rm -f build/web/glint-ml-*.tgz
 	mkdir -p build/web && cd web/package && npm pack --silent --pack-destination ../../build/web >/dev/null
 	@ls build/web/*.tgz

@@ -79,11 +79,11 @@ const PHONE_NETWORK = {offline: false, latency: 150, downloadThroughput: 16e6 / 
 async function timeToReady(context, url, throttled) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
-  // Bytes off the wire (compressed sizes), the page's and its workers' requests alike.
-  let received = 0;
-  cdp.on('Network.loadingFinished', (e) => { received += e.encodedDataLength; });
+  // Bodies off the wire (compressed sizes), the page's and its workers' requests alike.
+  const sizes = [];
+  const onFinished = (request) => sizes.push(request.sizes().then((s) => s.responseBodySize, () => 0));
+  context.on('requestfinished', onFinished);
   await cdp.send('Network.enable');
-  await cdp.send('Target.setAutoAttach', {autoAttach: true, waitForDebuggerOnStart: false, flatten: true});
   if (throttled) {
     await cdp.send('Network.emulateNetworkConditions', PHONE_NETWORK);
     await cdp.send('Emulation.setCPUThrottlingRate', {rate: 4});
@@ -92,9 +92,11 @@ async function timeToReady(context, url, throttled) {
   await page.waitForFunction(() => ['ready', 'error'].includes(window.digitsApp?.state), null, {timeout: 120000});
   const r = await page.evaluate(() => ({state: digitsApp.state, error: digitsApp.error,
                                         ms: performance.now(), steps: digitsApp.stats.startup}));
+  context.off('requestfinished', onFinished);
+  const bytes = (await Promise.all(sizes)).reduce((a, b) => a + Math.max(0, b), 0);
   await page.close();
   if (r.state !== 'ready') throw new Error(`the digits app did not start: ${r.error}`);
-  return {ms: r.ms, steps: r.steps, bytes: received};
+  return {ms: r.ms, steps: r.steps, bytes};
 }
 
 async function startup(rounds) {
@@ -124,7 +126,7 @@ async function startup(rounds) {
   } finally {
     await server.close();
   }
-  console.log(`\ndigits app, navigation to ready (median of ${rounds}; transfer bytes of the first run)`);
+  console.log(`\ndigits app, navigation to ready (median of ${rounds}; response bodies as sent, first run)`);
   for (const r of results) {
     console.log(`  ${r.profile.padEnd(36)} first visit ${r.firstMs.toFixed(0).padStart(6)} ms ` +
                 `(${(r.firstBytes / 1024).toFixed(0)} KiB)   second ${r.secondMs.toFixed(0).padStart(6)} ms ` +

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {DIGITS, settled, waitReady, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser, collectErrors} from './harness.mjs';
+import {check, checkNoErrors, contentEncoding, DESKTOP, PHONE, repo, runMain, withBrowser, collectErrors} from './harness.mjs';
 
 // The threads build's .wasm a page loads: its relaxed-SIMD twin where the
 // engine runs relaxed SIMD (Debian's Chromium 156 does), as the progress says.
@@ -104,8 +104,7 @@ async function main() {
     const mb = (size / 1e6).toFixed(1);
     // tools/serve.mjs compresses the .wasm as production hosts do: the response's length is then
     // not the bytes the stream yields, and the package reports no total (the bar is indeterminate).
-    const coding = await page.evaluate(async (file) => (await fetch(`/web/package/dist/${file}`,
-        {method: 'HEAD'})).headers.get('Content-Encoding'), last?.file);
+    const coding = await contentEncoding(page, `/web/package/dist/${last?.file}`);
     const total = coding ? null : size;
     check(`loading: the engine's bytes reported as they arrive, the last report the whole .wasm (${coding ?? 'not'} compressed)`,
           load.events.length >= 1 && last.loaded === size && last.total === total,

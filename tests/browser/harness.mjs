@@ -141,3 +141,9 @@ export function tasksDuring(tasks, {start, end}) {
   return {count: during.length, cpu: Math.max(0, ...during.map((t) => t.cpu)),
           wall: Math.max(0, ...during.map((t) => t.wall))};
 }
+
+/// The Content-Encoding the page's server answers `urlPath` with (null: none). A compressed
+/// answer's Content-Length is not the bytes the stream yields, so load progress has no total.
+export function contentEncoding(page, urlPath) {
+  return page.evaluate(async (u) => (await fetch(u, {method: 'HEAD'})).headers.get('Content-Encoding'), urlPath);
+}

@@ -8,7 +8,7 @@
 // Needs `make web` (both builds in web/package/dist). Last line: "N passed, N failed".
 import fs from 'node:fs';
 import path from 'node:path';
-import {check, openPage, repo, runMain, tasksDuring, traceMainThread, withBrowser} from './harness.mjs';
+import {check, contentEncoding, openPage, repo, runMain, tasksDuring, traceMainThread, withBrowser} from './harness.mjs';
 
 /// The API test page, glint loaded (threads build or not); page errors are printed.
 async function openApiPage(context, base, threads) {
@@ -64,9 +64,7 @@ runMain(() => withBrowser(async ({base, context}) => {
         info.backendInfo.build.wasmFrom.endsWith('/' + wasmFile), JSON.stringify(info.backendInfo.build));
   const wasmBytes = fs.statSync(path.join(repo, 'web/package/dist', wasmFile)).size;
   const lastReport = progress.at(-1);
-  // A compressed answer's Content-Length is not the bytes the stream yields: no total then.
-  const coding = await page.evaluate(async (f) => (await fetch(`/web/package/dist/${f}`, {method: 'HEAD'}))
-      .headers.get('Content-Encoding'), wasmFile);
+  const coding = await contentEncoding(page, `/web/package/dist/${wasmFile}`);
   const total = coding ? null : wasmBytes;
   check(`ready({onProgress}): the .wasm's bytes as they arrive, rising to its size (${coding ?? 'not'} compressed)`,
         progress.length >= 2 &&

@@ -30,13 +30,15 @@ async function withServer(fn) {
   fs.writeFileSync(path.join(root, 'm.wasm'), wasm);
   fs.writeFileSync(path.join(root, 'small.js'), 'export const x = 1;\n');
   fs.writeFileSync(path.join(root, 'data.gz'), zlib.gzipSync(wasm));
-  fs.writeFileSync(path.join(os.tmpdir(), 'glint-serve-outside.txt'), 'secret');
+  const outside = path.join(os.tmpdir(), 'glint-serve-outside.txt');
+  fs.writeFileSync(outside, 'secret');
   const s = await serve({root, port: 0});
   try {
     await fn({base: s.url, root, wasm});
   } finally {
     await s.close();
     fs.rmSync(root, {recursive: true, force: true});
+    fs.rmSync(outside, {force: true});
   }
 }
 

@@ -1,6 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
+.PHONY: web-apps install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -252,6 +252,27 @@ web: web-st build/wasm-mt/build.ninja
 	mkdir -p build/web && cd web/package && npm pack --silent --pack-destination ../../build/web >/dev/null
 	@ls build/web/*.tgz
 
+## web-apps: each app's own engine, built with only the kernels and layer
+## classes its model uses (web/apps/APP/kernels.txt, made by
+## tools/kernels_for.mjs; docs/SIZE.md): both builds and their relaxed-SIMD
+## twins in web/apps/APP/glint/, which the app loads (ready's wasmPath).
+APP_BUILDS := digits
+web-apps: web
+	@set -e; for app in $(APP_BUILDS); do \
+	  for preset in wasm wasm-mt; do \
+	    dir=build/$$preset-$$app; \
+	    test -f $$dir/build.ninja || cmake --preset $$preset -B $$dir -DGLINT_KERNELS=web/apps/$$app/kernels.txt >/dev/null; \
+	    cmake --build $$dir -j $(JOBS) --target glint_web glint_web_relaxed; \
+	  done; \
+	  $(call RELAXED_GLUE_CHECK,glint-st,build/wasm-$$app/web); \
+	  $(call RELAXED_GLUE_CHECK,glint-mt,build/wasm-mt-$$app/web); \
+	  mkdir -p web/apps/$$app/glint; \
+	  cp build/wasm-$$app/web/glint-st.mjs build/wasm-$$app/web/glint-st.wasm \
+	     build/wasm-$$app/web/glint-st-relaxed.wasm build/wasm-mt-$$app/web/glint-mt.mjs \
+	     build/wasm-mt-$$app/web/glint-mt.wasm build/wasm-mt-$$app/web/glint-mt-relaxed.wasm \
+	     web/apps/$$app/glint/; \
+	done
+
 ## test-web: the JS API in node (single-thread build), checked against TF.js; the webgpu
 ## backend in node through Dawn (npm webgpu) on SwiftShader's Vulkan driver.
 test-web: web-st
@@ -287,8 +308,11 @@ test-browser-web: web
 ## keep the user's work, forgetting guarded; loading progress, MNIST on demand, reads while training
 ## (under 100 ms); not sure, clipped strokes, phone layout; import, model check, guide, snippets.
 .PHONY: test-digits
-test-digits: web
+test-digits: web-apps
 	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
+	@# The app's own build: its list still covers the model, and the build works (tests/apps).
+	$(NODE) tools/kernels_for.mjs --check web/apps/digits/kernels.txt web/apps/digits/model/model.json
+	node --test tests/apps/
 	node tests/browser/digits.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/digits_teaching.mjs
 	node tests/browser/digits_loading.mjs
@@ -302,7 +326,7 @@ test-apps: test-doctor test-digits test-sequence test-a11y
 ## test-a11y: the apps for users without a pointer or sight: axe-core (WCAG 2.1 A/AA) in light
 ## and dark at desktop, phone and 320 px, keyboard-only use, live regions, charts in words.
 .PHONY: test-a11y
-test-a11y: web
+test-a11y: web-apps
 	@test -f web/apps/digits/model/model.json -a -f web/apps/digits/data/digits.json || $(MAKE) demo
 	node tests/browser/a11y_digits.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/a11y_sequence.mjs

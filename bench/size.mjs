@@ -38,6 +38,13 @@ export const DOWNLOADS = {
                                           tfjs('tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')],
   'TF.js 4.22, cpu + webgl only': [tfjs('tfjs/dist/tf.min.js')],
 };
+// The digits app's own engine (make web-apps: only its model's kernels and
+// layers, docs/SIZE.md), where it was built: the same package JS.
+const digitsOwn = (f) => path.join(repo, 'web/apps/digits/glint', f);
+if (fs.existsSync(digitsOwn('glint-st.wasm'))) {
+  DOWNLOADS['digits app\'s own engine build, single thread'] = [dist('glint.mjs'), digitsOwn('glint-st.mjs'),
+                                                                digitsOwn('glint-st.wasm')];
+}
 
 // The budget (gzip -9) the full single-thread download must stay within; the
 // test tests/web/package_size.test.mjs holds it. Issue 28's goal is 0.50 MB

@@ -6,6 +6,7 @@
 
 #include "glint/error.h"
 #include "src/core/engine_state.h"
+#include "src/core/kernel_selection.h"
 #include "src/core/running_kernel.h"
 
 namespace glint {
@@ -324,7 +325,16 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     e.ensureOn(backend, inputs[i]);
   }
   const KernelFn* fn = e.findKernel(kernel, backend.name());
-  if (!fn) fail(kernel, "no kernel registered for backend '", backend.name(), "'");
+  if (!fn) {
+    // A build for one app (GLINT_KERNELS) leaves out the kernels it never runs:
+    // say so, rather than blame the backend.
+    if (!kernelSelected(kernel))
+      fail(kernel, "this build of Glint holds only the ", kSelectedKernels.size(),
+           " kernels listed in ", kKernelSelection, " (GLINT_KERNELS), and '", kernel,
+           "' is not one of them: add it to the list (tools/kernels_for.mjs finds a model's "
+           "kernels) and rebuild, or use the full build");
+    fail(kernel, "no kernel registered for backend '", backend.name(), "'");
+  }
   const int64_t bytesBefore = e.numBytes, tensorsBefore = e.numTensors;  // for profile()
   std::vector<Tensor> outputs;
   outputs.reserve(outputSpecs.size());

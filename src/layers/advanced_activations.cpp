@@ -10,6 +10,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/one_input.h"
 
@@ -253,12 +254,12 @@ LayerPtr thresholdedReLU(const Config& args) { return std::make_shared<Threshold
 LayerPtr softmax(const Config& args) { return std::make_shared<Softmax>(args); }
 
 void registerAdvancedActivationLayers() {
-  registerLayerClass("ReLU", reLU);
-  registerLayerClass("LeakyReLU", leakyReLU);
-  registerLayerClass("PReLU", prelu);
-  registerLayerClass("ELU", elu);
-  registerLayerClass("ThresholdedReLU", thresholdedReLU);
-  registerLayerClass("Softmax", softmax);
+  GLINT_REGISTER_LAYER(registerLayerClass, "ReLU", reLU);
+  GLINT_REGISTER_LAYER(registerLayerClass, "LeakyReLU", leakyReLU);
+  GLINT_REGISTER_LAYER(registerLayerClass, "PReLU", prelu);
+  GLINT_REGISTER_LAYER(registerLayerClass, "ELU", elu);
+  GLINT_REGISTER_LAYER(registerLayerClass, "ThresholdedReLU", thresholdedReLU);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Softmax", softmax);
 }
 
 }  // namespace layers

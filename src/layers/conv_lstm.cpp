@@ -13,6 +13,7 @@
 #include "glint/ops.h"
 #include "glint/regularizers.h"
 #include "glint/rnn_ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/recurrent.h"
@@ -337,8 +338,8 @@ LayerPtr convLstm2dCell(const Config& args) {
 }
 
 void registerConvLstmLayers() {
-  registerLayerClass("ConvLSTM2D", convLstm2d);
-  registerLayerClass("ConvLSTM2DCell", convLstm2dCell);
+  GLINT_REGISTER_LAYER(registerLayerClass, "ConvLSTM2D", convLstm2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "ConvLSTM2DCell", convLstm2dCell);
 }
 
 }  // namespace layers

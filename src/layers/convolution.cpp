@@ -6,6 +6,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -318,10 +319,10 @@ LayerPtr separableConv2d(const Config& args) { return std::make_shared<Separable
 LayerPtr conv2dTranspose(const Config& args) { return std::make_shared<Conv2DTranspose>(args); }
 
 void registerConvolutionLayers() {
-  registerLayerClass("Conv2D", conv2d);
-  registerLayerClass("DepthwiseConv2D", depthwiseConv2d);
-  registerLayerClass("SeparableConv2D", separableConv2d);
-  registerLayerClass("Conv2DTranspose", conv2dTranspose);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Conv2D", conv2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "DepthwiseConv2D", depthwiseConv2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "SeparableConv2D", separableConv2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Conv2DTranspose", conv2dTranspose);
   registerPoolingLayers();
 }
 

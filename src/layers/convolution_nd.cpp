@@ -6,6 +6,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -176,9 +177,9 @@ LayerPtr conv3dTranspose(const Config& args) {
 }
 
 void registerConvolutionNDLayers() {
-  registerLayerClass("Conv1D", conv1d);
-  registerLayerClass("Conv3D", conv3d);
-  registerLayerClass("Conv3DTranspose", conv3dTranspose);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Conv1D", conv1d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Conv3D", conv3d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Conv3DTranspose", conv3dTranspose);
 }
 
 }  // namespace layers

@@ -10,6 +10,7 @@
 #include "glint/regularizers.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 
@@ -427,15 +428,15 @@ LayerPtr permute(const Config& args) { return std::make_shared<Permute>(args); }
 LayerPtr embedding(const Config& args) { return std::make_shared<Embedding>(args); }
 
 void registerCoreLayers() {
-  registerLayerClass("InputLayer", inputLayer);
-  registerLayerClass("Dense", dense);
-  registerLayerClass("Activation", activation);
-  registerLayerClass("Dropout", dropout);
-  registerLayerClass("Flatten", flatten);
-  registerLayerClass("Reshape", reshape);
-  registerLayerClass("Permute", permute);
-  registerLayerClass("Embedding", embedding);
-  registerLayerClass("RepeatVector", repeatVector);  // repeat_vector.cpp
+  GLINT_REGISTER_LAYER(registerLayerClass, "InputLayer", inputLayer);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Dense", dense);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Activation", activation);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Dropout", dropout);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Flatten", flatten);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Reshape", reshape);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Permute", permute);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Embedding", embedding);
+  GLINT_REGISTER_LAYER(registerLayerClass, "RepeatVector", repeatVector);  // repeat_vector.cpp
 }
 
 }  // namespace layers

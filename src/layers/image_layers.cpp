@@ -4,6 +4,7 @@
 #include "glint/engine.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -145,8 +146,8 @@ LayerPtr resizing(const Config& args) { return std::make_shared<Resizing>(args);
 LayerPtr randomWidth(const Config& args) { return std::make_shared<RandomWidth>(args); }
 
 void registerImageLayers() {
-  registerLayerClass("Resizing", resizing);
-  registerLayerClass("RandomWidth", randomWidth);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Resizing", resizing);
+  GLINT_REGISTER_LAYER(registerLayerClass, "RandomWidth", randomWidth);
 }
 
 }  // namespace layers

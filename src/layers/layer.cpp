@@ -6,6 +6,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "src/core/kernel_selection.h"
 #include "src/io/load_limits.h"
 #include "src/layers/layer_args.h"
 
@@ -272,6 +273,12 @@ LayerPtr fromConfig(const std::string& className, const Config& config) {
       std::string layer;
       if (config.is_object() && config.contains("name") && config["name"].is_string())
         layer = " (layer '" + quoteForError(config["name"].get<std::string>()) + "')";
+      if (!layerSelected(className))
+        fail("layers.fromConfig", "layer class '", quoteForError(className), "'", layer,
+             " is not in this build of Glint: it holds only the layer classes listed in ",
+             kKernelSelection, " (GLINT_KERNELS, as layer:", quoteForError(className),
+             "); add it there (tools/kernels_for.mjs lists a model's) and rebuild, or use the "
+             "full build");
       fail("layers.fromConfig", "unknown layer class '", quoteForError(className), "'", layer,
            "; a custom class must be registered first (layers::registerLayerClass, in JS "
            "tf.serialization.registerClass); known: ", known);

@@ -4,6 +4,7 @@
 #include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 
@@ -54,7 +55,7 @@ namespace layers {
 
 LayerPtr masking(const Config& args) { return std::make_shared<Masking>(args); }
 
-void registerMaskingLayers() { registerLayerClass("Masking", masking); }
+void registerMaskingLayers() { GLINT_REGISTER_LAYER(registerLayerClass, "Masking", masking); }
 
 }  // namespace layers
 }  // namespace glint

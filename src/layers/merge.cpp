@@ -6,6 +6,7 @@
 #include "glint/error.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -222,14 +223,14 @@ LayerPtr subtract(const Config& args) {
 LayerPtr concatenate(const Config& args) { return std::make_shared<Concatenate>(args); }
 
 void registerMergeLayers() {
-  registerLayerClass("Add", add);
-  registerLayerClass("Multiply", multiply);
-  registerLayerClass("Average", average);
-  registerLayerClass("Concatenate", concatenate);
-  registerLayerClass("Maximum", maximum);
-  registerLayerClass("Minimum", minimum);
-  registerLayerClass("Subtract", subtract);
-  registerLayerClass("Dot", dot);  // merge_dot.cpp
+  GLINT_REGISTER_LAYER(registerLayerClass, "Add", add);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Multiply", multiply);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Average", average);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Concatenate", concatenate);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Maximum", maximum);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Minimum", minimum);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Subtract", subtract);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Dot", dot);  // merge_dot.cpp
 }
 
 }  // namespace layers

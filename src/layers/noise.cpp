@@ -7,6 +7,7 @@
 #include "glint/error.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/one_input.h"
 
@@ -206,10 +207,10 @@ LayerPtr alphaDropout(const Config& args) { return std::make_shared<AlphaDropout
 LayerPtr spatialDropout1d(const Config& args) { return std::make_shared<SpatialDropout1D>(args); }
 
 void registerNoiseLayers() {
-  registerLayerClass("GaussianNoise", gaussianNoise);
-  registerLayerClass("GaussianDropout", gaussianDropout);
-  registerLayerClass("AlphaDropout", alphaDropout);
-  registerLayerClass("SpatialDropout1D", spatialDropout1d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GaussianNoise", gaussianNoise);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GaussianDropout", gaussianDropout);
+  GLINT_REGISTER_LAYER(registerLayerClass, "AlphaDropout", alphaDropout);
+  GLINT_REGISTER_LAYER(registerLayerClass, "SpatialDropout1D", spatialDropout1d);
 }
 
 }  // namespace layers

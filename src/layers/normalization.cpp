@@ -8,6 +8,7 @@
 #include "glint/layers.h"
 #include "glint/ops.h"
 #include "glint/regularizers.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -231,8 +232,8 @@ LayerPtr batchNormalization(const Config& args) { return std::make_shared<BatchN
 LayerPtr layerNormalization(const Config& args) { return std::make_shared<LayerNormalization>(args); }
 
 void registerNormalizationLayers() {
-  registerLayerClass("BatchNormalization", batchNormalization);
-  registerLayerClass("LayerNormalization", layerNormalization);
+  GLINT_REGISTER_LAYER(registerLayerClass, "BatchNormalization", batchNormalization);
+  GLINT_REGISTER_LAYER(registerLayerClass, "LayerNormalization", layerNormalization);
 }
 
 }  // namespace layers

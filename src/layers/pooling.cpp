@@ -3,6 +3,7 @@
 #include "glint/error.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -171,12 +172,12 @@ LayerPtr zeroPadding2d(const Config& args) { return std::make_shared<ZeroPadding
 LayerPtr upSampling2d(const Config& args) { return std::make_shared<UpSampling2D>(args); }
 
 void registerPoolingLayers() {
-  registerLayerClass("MaxPooling2D", maxPooling2d);
-  registerLayerClass("AveragePooling2D", averagePooling2d);
-  registerLayerClass("GlobalAveragePooling2D", globalAveragePooling2d);
-  registerLayerClass("GlobalMaxPooling2D", globalMaxPooling2d);
-  registerLayerClass("ZeroPadding2D", zeroPadding2d);
-  registerLayerClass("UpSampling2D", upSampling2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "MaxPooling2D", maxPooling2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "AveragePooling2D", averagePooling2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GlobalAveragePooling2D", globalAveragePooling2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GlobalMaxPooling2D", globalMaxPooling2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "ZeroPadding2D", zeroPadding2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "UpSampling2D", upSampling2d);
 }
 
 }  // namespace layers

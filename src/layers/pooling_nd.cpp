@@ -5,6 +5,7 @@
 #include "glint/error.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/spatial.h"
@@ -163,13 +164,13 @@ LayerPtr globalAveragePooling1d(const Config& args) {
 LayerPtr cropping2d(const Config& args) { return std::make_shared<Cropping2D>(args); }
 
 void registerPoolingNDLayers() {
-  registerLayerClass("MaxPooling1D", maxPooling1d);
-  registerLayerClass("AveragePooling1D", averagePooling1d);
-  registerLayerClass("MaxPooling3D", maxPooling3d);
-  registerLayerClass("AveragePooling3D", averagePooling3d);
-  registerLayerClass("GlobalMaxPooling1D", globalMaxPooling1d);
-  registerLayerClass("GlobalAveragePooling1D", globalAveragePooling1d);
-  registerLayerClass("Cropping2D", cropping2d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "MaxPooling1D", maxPooling1d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "AveragePooling1D", averagePooling1d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "MaxPooling3D", maxPooling3d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "AveragePooling3D", averagePooling3d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GlobalMaxPooling1D", globalMaxPooling1d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GlobalAveragePooling1D", globalAveragePooling1d);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Cropping2D", cropping2d);
 }
 
 }  // namespace layers

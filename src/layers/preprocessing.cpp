@@ -6,6 +6,7 @@
 #include "glint/error.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/one_input.h"
 
@@ -156,9 +157,9 @@ LayerPtr centerCrop(const Config& args) { return std::make_shared<CenterCrop>(ar
 LayerPtr categoryEncoding(const Config& args) { return std::make_shared<CategoryEncoding>(args); }
 
 void registerPreprocessingLayers() {
-  registerLayerClass("Rescaling", rescaling);
-  registerLayerClass("CenterCrop", centerCrop);
-  registerLayerClass("CategoryEncoding", categoryEncoding);
+  GLINT_REGISTER_LAYER(registerLayerClass, "Rescaling", rescaling);
+  GLINT_REGISTER_LAYER(registerLayerClass, "CenterCrop", centerCrop);
+  GLINT_REGISTER_LAYER(registerLayerClass, "CategoryEncoding", categoryEncoding);
 }
 
 }  // namespace layers

@@ -12,6 +12,7 @@
 #include "glint/ops.h"
 #include "glint/regularizers.h"
 #include "glint/rnn_ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/recurrent.h"
@@ -482,9 +483,9 @@ LayerPtr lstm(const Config& args) { return std::make_shared<LSTM>(args); }
 LayerPtr gru(const Config& args) { return std::make_shared<GRU>(args); }
 
 void registerRecurrentLayers() {
-  registerLayerClass("SimpleRNN", simpleRNN);
-  registerLayerClass("LSTM", lstm);
-  registerLayerClass("GRU", gru);
+  GLINT_REGISTER_LAYER(registerLayerClass, "SimpleRNN", simpleRNN);
+  GLINT_REGISTER_LAYER(registerLayerClass, "LSTM", lstm);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GRU", gru);
   registerWrapperLayers();
 }
 

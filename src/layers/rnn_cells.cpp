@@ -14,6 +14,7 @@
 #include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
 #include "src/layers/recurrent.h"
@@ -568,10 +569,10 @@ LayerPtr rnn(const Config& args) {
 }
 
 void registerRnnCellLayers() {
-  registerLayerClass("SimpleRNNCell", simpleRNNCell);
-  registerLayerClass("LSTMCell", lstmCell);
-  registerLayerClass("GRUCell", gruCell);
-  registerLayerClass("StackedRNNCells", [](const Json& config) {
+  GLINT_REGISTER_LAYER(registerLayerClass, "SimpleRNNCell", simpleRNNCell);
+  GLINT_REGISTER_LAYER(registerLayerClass, "LSTMCell", lstmCell);
+  GLINT_REGISTER_LAYER(registerLayerClass, "GRUCell", gruCell);
+  GLINT_REGISTER_LAYER(registerLayerClass, "StackedRNNCells", [](const Json& config) {
     Json a = normalizeArgKeys(config);
     check(a.contains("cells") && a["cells"].is_array(), "StackedRNNCells",
           "argument 'cells' must be a list of {class_name, config}, got ", a.value("cells", Json(nullptr)).dump());
@@ -580,7 +581,7 @@ void registerRnnCellLayers() {
     a.erase("cells");
     return stackedRNNCells(cells, a);
   });
-  registerLayerClass("RNN", [](const Json& config) { return rnn(config); });
+  GLINT_REGISTER_LAYER(registerLayerClass, "RNN", [](const Json& config) { return rnn(config); });
 }
 
 }  // namespace layers

@@ -5,6 +5,7 @@
 #include "glint/error.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/layers/layer_args.h"
 
 namespace glint {
@@ -280,8 +281,9 @@ LayerPtr timeDistributed(const LayerPtr& layer, const Config& args) {
 }
 
 void registerWrapperLayers() {
-  registerLayerClass("Bidirectional", [](const Json& config) { return bidirectional(config); });
-  registerLayerClass("TimeDistributed", [](const Json& config) {
+  GLINT_REGISTER_LAYER(registerLayerClass, "Bidirectional",
+      [](const Json& config) { return bidirectional(config); });
+  GLINT_REGISTER_LAYER(registerLayerClass, "TimeDistributed", [](const Json& config) {
     Json a = normalizeArgKeys(config);
     check(a.contains("layer"), "TimeDistributed", "argument 'layer' is required");
     return timeDistributed(nestedLayer(a["layer"], "TimeDistributed"), withoutLayerKey(a));

@@ -8,6 +8,7 @@
 
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -86,38 +87,38 @@ Tensor operator/(float a, const Tensor& b) { return div(scalarLike("div", b, a),
 void registerBinaryGradients() {
   using T = const Tensor&;
   using P = std::pair<Tensor, Tensor>;
-  binaryGrad("Add", [](T dy, T, T, T) { return P{dy, dy}; });
-  binaryGrad("Sub", [](T dy, T, T, T) { return P{dy, neg(dy)}; });
-  binaryGrad("Mul", [](T dy, T a, T b, T) { return P{mul(dy, b), mul(dy, a)}; });
-  binaryGrad("RealDiv", [](T dy, T a, T b, T) {
+  GLINT_REGISTER(binaryGrad, "Add", [](T dy, T, T, T) { return P{dy, dy}; });
+  GLINT_REGISTER(binaryGrad, "Sub", [](T dy, T, T, T) { return P{dy, neg(dy)}; });
+  GLINT_REGISTER(binaryGrad, "Mul", [](T dy, T a, T b, T) { return P{mul(dy, b), mul(dy, a)}; });
+  GLINT_REGISTER(binaryGrad, "RealDiv", [](T dy, T a, T b, T) {
     return P{div(dy, b), neg(div(mul(dy, a), square(b)))};
   });
   // As TF.js: d/db a^b = a^b log(a), taken as 0 where a <= 0 (log undefined there).
-  binaryGrad("Pow", [](T dy, T a, T b, T y) {
+  GLINT_REGISTER(binaryGrad, "Pow", [](T dy, T a, T b, T y) {
     Tensor logA = where(greater(a, scalar(0)), log(a), zerosLike(a));
     return P{mul(dy, mul(b, pow(a, b - 1.0f))), mul(dy, mul(y, logA))};
   });
   // Ties go to a, as TF.js.
-  binaryGrad("Maximum", [](T dy, T a, T b, T) {
+  GLINT_REGISTER(binaryGrad, "Maximum", [](T dy, T a, T b, T) {
     return P{mul(dy, mask(greaterEqual(a, b))), mul(dy, mask(less(a, b)))};
   });
-  binaryGrad("Minimum", [](T dy, T a, T b, T) {
+  GLINT_REGISTER(binaryGrad, "Minimum", [](T dy, T a, T b, T) {
     return P{mul(dy, mask(lessEqual(a, b))), mul(dy, mask(greater(a, b)))};
   });
-  binaryGrad("SquaredDifference", [](T dy, T a, T b, T) {
+  GLINT_REGISTER(binaryGrad, "SquaredDifference", [](T dy, T a, T b, T) {
     Tensor d = mul(dy, (a - b) * 2.0f);
     return P{d, neg(d)};
   });
   // d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
-  binaryGrad("Atan2", [](T dy, T a, T b, T) {
+  GLINT_REGISTER(binaryGrad, "Atan2", [](T dy, T a, T b, T) {
     Tensor r = square(a) + square(b);
     return P{div(mul(dy, b), r), neg(div(mul(dy, a), r))};
   });
   // floor(a / b) is piecewise constant: zero almost everywhere (TF.js uses
   // div's gradient here, which finite differences contradict).
-  binaryGrad("FloorDiv", [](T dy, T, T, T) { return P{zerosLike(dy), zerosLike(dy)}; });
+  GLINT_REGISTER(binaryGrad, "FloorDiv", [](T dy, T, T, T) { return P{zerosLike(dy), zerosLike(dy)}; });
   // mod(a, b) = a - floor(a / b) * b.
-  binaryGrad("Mod", [](T dy, T a, T b, T) { return P{dy, mul(dy, neg(floor(div(a, b))))}; });
+  GLINT_REGISTER(binaryGrad, "Mod", [](T dy, T a, T b, T) { return P{dy, mul(dy, neg(floor(div(a, b))))}; });
 }
 
 }  // namespace glint

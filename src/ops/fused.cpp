@@ -8,6 +8,7 @@
 #include "glint/fused_ops.h"
 #include "glint/ops.h"
 #include "src/core/engine_state.h"
+#include "src/core/kernel_selection.h"
 #include "src/core/name_table.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
@@ -161,11 +162,11 @@ Tensor argMaxEqual(const Tensor& a, const Tensor& b) {
 }
 
 void registerFusedGradients() {
-  registerGradient("_ArgMaxEqual", [](const std::vector<Tensor>&, const GradContext&) {
+  GLINT_REGISTER(registerGradient, "_ArgMaxEqual", [](const std::vector<Tensor>&, const GradContext&) {
     return std::vector<Tensor>{Tensor(), Tensor()};
   });
 
-  registerGradient("_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     Tensor dz = activationGrad(dys[0], ctx.outputs[0], ctx);
     std::vector<Tensor> grads = ops::matMulGrads(dz, ctx);
     if (ctx.inputs.size() > 2)
@@ -177,7 +178,7 @@ void registerFusedGradients() {
   // returns it, so only the loss's dy arrives. Where a tape around records
   // this backward pass (grad of grad), it is recomputed with ops instead:
   // the kernel's saved output carries no gradient.
-  registerGradient("SoftmaxCrossEntropyWithLogits",
+  GLINT_REGISTER(registerGradient, "SoftmaxCrossEntropyWithLogits",
                    [](const std::vector<Tensor>& dys, const GradContext& ctx) {
                      Tensor d = expandDims(dys[0], -1);
                      Tensor dLabels, dLogits;

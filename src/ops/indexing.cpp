@@ -3,6 +3,7 @@
 // unsortedSegmentSum drops the row, oneHot yields an all-off row.
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -44,7 +45,7 @@ Tensor oneHot(const Tensor& indices, int64_t depth, float onValue, float offValu
 }
 
 void registerIndexingGradients() {
-  registerGradient("GatherV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "GatherV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     // dy is [outer, indices..., inner]: bring the index dimensions to the
     // front, sum rows into x's axis by index, and move that axis back.
     const Tensor& x = ctx.inputs[0];
@@ -64,11 +65,11 @@ void registerIndexingGradients() {
     }
     return std::vector<Tensor>{reshape(dx, x.shape()), Tensor()};
   });
-  registerGradient("UnsortedSegmentSum", [](const std::vector<Tensor>& dys,
+  GLINT_REGISTER(registerGradient, "UnsortedSegmentSum", [](const std::vector<Tensor>& dys,
                                             const GradContext& ctx) {
     return std::vector<Tensor>{gather(dys[0], ctx.inputs[1], 0), Tensor()};
   });
-  registerGradient("OneHot", [](const std::vector<Tensor>&, const GradContext&) {
+  GLINT_REGISTER(registerGradient, "OneHot", [](const std::vector<Tensor>&, const GradContext&) {
     return std::vector<Tensor>{Tensor()};
   });
 }

@@ -7,6 +7,7 @@
 
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -108,12 +109,12 @@ Tensor clipByValue(const Tensor& x, float minValue, float maxValue) {
 
 void registerLogicGradients() {
   // Float to float passes dy through; integer and bool sides have no gradient.
-  registerGradient("Cast", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Cast", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     bool floats = ctx.inputs[0].dtype() == DType::float32 &&
                   ctx.outputs[0].dtype() == DType::float32;
     return std::vector<Tensor>{floats ? dys[0] : Tensor()};
   });
-  registerGradient("Select", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Select", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& cond = ctx.inputs[0];
     const Tensor& a = ctx.inputs[1];
     const Tensor& b = ctx.inputs[2];
@@ -122,7 +123,7 @@ void registerLogicGradients() {
     return std::vector<Tensor>{Tensor(), ops::sumToShape(where(cond, dys[0], zero), a.shape()),
                                ops::sumToShape(where(cond, zero, dys[0]), b.shape())};
   });
-  registerGradient("ClipByValue", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "ClipByValue", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& x = ctx.inputs[0];
     Tensor lo = scalar(static_cast<float>(ctx.attrs.f("min")));
     Tensor hi = scalar(static_cast<float>(ctx.attrs.f("max")));

@@ -1,6 +1,7 @@
 // matMul (kernel BatchMatMul) and its gradient.
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 
@@ -126,7 +127,7 @@ std::vector<Tensor> matMulGrads(const Tensor& dc, const GradContext& ctx) {
 }  // namespace ops
 
 void registerMatMulGradients() {
-  registerGradient("BatchMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "BatchMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     return ops::matMulGrads(dys[0], ctx);
   });
 }

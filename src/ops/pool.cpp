@@ -1,6 +1,7 @@
 // maxPool, avgPool and their gradients (NHWC).
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/conv_util.h"
 #include "src/ops/op_util.h"
 
@@ -42,12 +43,12 @@ Tensor avgPool(const Tensor& x, Pair filterSize, Pair strides, Padding padding) 
 
 void registerPoolGradients() {
   // dy flows to the first maximum of each window; the kernel finds it again in x.
-  registerGradient("MaxPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "MaxPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& x = ctx.inputs[0];
     return std::vector<Tensor>{
         runKernel("MaxPoolGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}, ctx.attrs)};
   });
-  registerGradient("AvgPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "AvgPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Shape& xs = ctx.inputs[0].shape();
     Attrs attrs = ctx.attrs;
     return std::vector<Tensor>{runKernel("AvgPoolGrad", {dys[0]}, OutputSpec{xs, DType::float32},

@@ -8,6 +8,7 @@
 #include "glint/ops.h"
 #include "src/backends/mean_scale.h"
 #include "src/core/engine_state.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 
@@ -165,14 +166,14 @@ Tensor logSoftmax(const Tensor& logits, int64_t axis) {
 }
 
 void registerReductionGradients() {
-  registerGradient("Sum", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Sum", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     // Put the reduced axes back as size-1 dimensions, then broadcast.
     const Tensor& x = ctx.inputs[0];
     if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
     Tensor dy = reshape(dys[0], keptShape(x.shape(), ctx.attrs.ints("axes")));
     return std::vector<Tensor>{mul(dy, onesLike(x))};
   });
-  registerGradient("Mean", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Mean", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& x = ctx.inputs[0];
     const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
     Tensor dy = reshape(dys[0], keptShape(x.shape(), axes));
@@ -188,15 +189,15 @@ void registerReductionGradients() {
     Tensor mask = cast(equal(x, y), DType::float32);
     return std::vector<Tensor>{mul(mask, reshape(dys[0], kept))};
   };
-  registerGradient("Max", extremeGrad);
-  registerGradient("Min", extremeGrad);
+  GLINT_REGISTER(registerGradient, "Max", extremeGrad);
+  GLINT_REGISTER(registerGradient, "Min", extremeGrad);
 
   // d prod / d x_i = product of the other elements. Computed from the product
   // of the non-zero elements so zeros are exact: with one zero in a window
   // only that position gets a gradient, with two or more none does. (prod/x_i
   // for non-zero x_i is rounded like a division, and can overflow where the
   // product of the others would not.)
-  registerGradient("Prod", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Prod", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& x = ctx.inputs[0];
     if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
     const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
@@ -217,7 +218,7 @@ void registerReductionGradients() {
     return std::vector<Tensor>{mul(others, reshape(dys[0], kept))};
   });
 
-  registerGradient("Softmax", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Softmax", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& y = ctx.outputs[0];
     Tensor s = sum(mul(dys[0], y), {ctx.attrs.i("axis")}, true);
     return std::vector<Tensor>{mul(y, sub(dys[0], s))};

@@ -35,6 +35,8 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 }
 
 void registerReshapeGradient() {
+  // Not GLINT_REGISTER: a reshape is a view that tapes record with no kernel
+  // run (engine.cpp), so no kernel list names it, and every build needs it.
   registerGradient("Reshape", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     return std::vector<Tensor>{reshape(dys[0], ctx.inputs[0].shape())};
   });

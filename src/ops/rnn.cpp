@@ -11,6 +11,7 @@
 #include "glint/engine.h"
 #include "glint/ops.h"
 #include "src/core/engine_state.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -167,7 +168,7 @@ std::vector<Tensor> unpack(const Tensor& x, int64_t axis) {
 }
 
 void registerRnnGradients() {
-  registerGradient("LSTMCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "LSTMCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& xz = ctx.inputs[0];
     const Tensor& cPrev = ctx.inputs[2];
     std::vector<Tensor> g =
@@ -175,7 +176,7 @@ void registerRnnGradients() {
     // z = xz + hz: both get dz.
     return std::vector<Tensor>{g[0], g[0], g[1]};
   });
-  registerGradient("LSTMSequence", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "LSTMSequence", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     // dys: the gradients reaching every step's h and c (zeros where none does).
     const Tensor &xw = ctx.inputs[0], &wr = ctx.inputs[1], &hs = ctx.outputs[0];
     const bool masked = ctx.inputs.size() > 2;
@@ -203,21 +204,21 @@ void registerRnnGradients() {
     if (masked) grads.push_back(Tensor());
     return grads;
   });
-  registerGradient("GRUCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "GRUCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     std::vector<OutputSpec> specs;
     for (const Tensor& t : ctx.inputs) specs.push_back({t.shape(), DType::float32});
     std::vector<Tensor> inputs = ctx.inputs;
     inputs.push_back(dys[0]);
     return runKernel("GRUCellGrad", inputs, specs, ctx.attrs);
   });
-  registerGradient("GRUResetState", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "GRUResetState", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     std::vector<OutputSpec> specs;
     for (const Tensor& t : ctx.inputs) specs.push_back({t.shape(), DType::float32});
     std::vector<Tensor> inputs = ctx.inputs;
     inputs.push_back(dys[0]);
     return runKernel("GRUResetStateGrad", inputs, specs, ctx.attrs);
   });
-  registerGradient("Unpack", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Unpack", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     int64_t axis = ctx.attrs.i("axis");
     std::vector<Tensor> parts;
     parts.reserve(dys.size());

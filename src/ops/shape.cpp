@@ -6,6 +6,7 @@
 
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 
@@ -386,13 +387,13 @@ Tensor reverse(const Tensor& x, const std::vector<int64_t>& axes) {
 }
 
 void registerShapeGradients() {
-  registerGradient("Transpose", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Transpose", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const std::vector<int64_t>& perm = ctx.attrs.ints("perm");
     std::vector<int64_t> inverse(perm.size());
     for (size_t d = 0; d < perm.size(); ++d) inverse[perm[d]] = static_cast<int64_t>(d);
     return std::vector<Tensor>{transpose(dys[0], inverse)};
   });
-  registerGradient("Concat", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Concat", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     int axis = static_cast<int>(ctx.attrs.i("axis"));
     std::vector<Tensor> out;
     int64_t start = 0;
@@ -402,24 +403,24 @@ void registerShapeGradients() {
     }
     return out;
   });
-  registerGradient("StridedSlice", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "StridedSlice", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     return std::vector<Tensor>{stridedSliceGradKernel(dys[0], ctx.attrs.ints("begin"),
                                                       ctx.attrs.ints("strides"),
                                                       ctx.inputs[0].shape())};
   });
   // Linear in dy: its adjoint is the slice itself (grad of grad).
-  registerGradient("StridedSliceGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "StridedSliceGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     return std::vector<Tensor>{stridedSliceKernel(dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"),
                                                   ctx.inputs[0].shape())};
   });
-  registerGradient("PadV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "PadV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const std::vector<int64_t>& paddings = ctx.attrs.ints("paddings");
     const Tensor& x = ctx.inputs[0];
     std::vector<int64_t> begin(x.rank()), strides(x.rank(), 1);
     for (int d = 0; d < x.rank(); ++d) begin[d] = paddings[2 * d];
     return std::vector<Tensor>{stridedSliceKernel(dys[0], begin, strides, x.shape())};
   });
-  registerGradient("Tile", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "Tile", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     // dy viewed as [r0, d0, r1, d1, ...]: summing the r axes adds up the copies.
     const Tensor& x = ctx.inputs[0];
     const std::vector<int64_t>& reps = ctx.attrs.ints("reps");

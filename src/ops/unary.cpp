@@ -5,6 +5,7 @@
 
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -88,45 +89,46 @@ Tensor gelu(const Tensor& x, bool approximate) {
 void registerUnaryGradients() {
   using A = const Attrs&;
   using T = const Tensor&;
-  unaryGrad("Neg", [](T dy, T, T, A) { return neg(dy); });
-  unaryGrad("Abs", [](T dy, T x, T, A) { return mul(dy, sign(x)); });
-  unaryGrad("Exp", [](T dy, T, T y, A) { return mul(dy, y); });
-  unaryGrad("Log", [](T dy, T x, T, A) { return div(dy, x); });
-  unaryGrad("Log1p", [](T dy, T x, T, A) { return div(dy, x + 1.0f); });
-  unaryGrad("Sqrt", [](T dy, T, T y, A) { return div(dy, y * 2.0f); });
+  GLINT_REGISTER(unaryGrad, "Neg", [](T dy, T, T, A) { return neg(dy); });
+  GLINT_REGISTER(unaryGrad, "Abs", [](T dy, T x, T, A) { return mul(dy, sign(x)); });
+  GLINT_REGISTER(unaryGrad, "Exp", [](T dy, T, T y, A) { return mul(dy, y); });
+  GLINT_REGISTER(unaryGrad, "Log", [](T dy, T x, T, A) { return div(dy, x); });
+  GLINT_REGISTER(unaryGrad, "Log1p", [](T dy, T x, T, A) { return div(dy, x + 1.0f); });
+  GLINT_REGISTER(unaryGrad, "Sqrt", [](T dy, T, T y, A) { return div(dy, y * 2.0f); });
   // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 y^3.
-  unaryGrad("Rsqrt", [](T dy, T, T y, A) { return mul(dy, mul(y, square(y)) * -0.5f); });
-  unaryGrad("Square", [](T dy, T x, T, A) { return mul(dy, x * 2.0f); });
-  unaryGrad("Reciprocal", [](T dy, T, T y, A) { return neg(mul(dy, square(y))); });
+  GLINT_REGISTER(unaryGrad, "Rsqrt", [](T dy, T, T y, A) { return mul(dy, mul(y, square(y)) * -0.5f); });
+  GLINT_REGISTER(unaryGrad, "Square", [](T dy, T x, T, A) { return mul(dy, x * 2.0f); });
+  GLINT_REGISTER(unaryGrad, "Reciprocal", [](T dy, T, T y, A) { return neg(mul(dy, square(y))); });
   // One pass over dy and x (a conv layer's gradient runs it over its whole
   // output) instead of greater, cast and mul: dy * (x > 0 ? 1 : 0), as TF's
   // ReluGrad, so a NaN or infinite dy still gives NaN where x <= 0.
-  unaryGrad("Relu", [](T dy, T x, T, A) {
+  GLINT_REGISTER(unaryGrad, "Relu", [](T dy, T x, T, A) {
     return runKernel("ReluGrad", {dy, x}, OutputSpec{x.shape(), DType::float32});
   });
   // ReluGrad is linear in dy and piecewise constant in x.
-  registerGradient("ReluGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+  GLINT_REGISTER(registerGradient, "ReluGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& x = ctx.inputs[1];
     return std::vector<Tensor>{
         runKernel("ReluGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}),
         zerosLike(x)};
   });
   // As TF.js: the mask is 0 < x <= 6.
-  unaryGrad("Relu6", [](T dy, T x, T, A) {
+  GLINT_REGISTER(unaryGrad, "Relu6", [](T dy, T x, T, A) {
     return mul(dy, mask(logicalAnd(greater(x, s(0)), lessEqual(x, s(6)))));
   });
-  unaryGrad("LeakyRelu", [](T dy, T x, T, A attrs) {
+  GLINT_REGISTER(unaryGrad, "LeakyRelu", [](T dy, T x, T, A attrs) {
     return where(greater(x, s(0)), dy, dy * static_cast<float>(attrs.f("alpha")));
   });
   // For x <= 0, y = exp(x) - 1, so the slope is y + 1.
-  unaryGrad("Elu", [](T dy, T x, T y, A) { return where(greater(x, s(0)), dy, mul(dy, y + 1.0f)); });
-  unaryGrad("Selu", [](T dy, T x, T y, A) {
+  GLINT_REGISTER(unaryGrad, "Elu",
+      [](T dy, T x, T y, A) { return where(greater(x, s(0)), dy, mul(dy, y + 1.0f)); });
+  GLINT_REGISTER(unaryGrad, "Selu", [](T dy, T x, T y, A) {
     return where(greater(x, s(0)), dy * kSeluScale, mul(dy, y + kSeluScale * kSeluAlpha));
   });
-  unaryGrad("Sigmoid", [](T dy, T, T y, A) { return mul(dy, mul(y, 1.0f - y)); });
-  unaryGrad("Tanh", [](T dy, T, T y, A) { return mul(dy, 1.0f - square(y)); });
-  unaryGrad("Softplus", [](T dy, T x, T, A) { return mul(dy, sigmoid(x)); });
-  unaryGrad("Gelu", [](T dy, T x, T, A attrs) {
+  GLINT_REGISTER(unaryGrad, "Sigmoid", [](T dy, T, T y, A) { return mul(dy, mul(y, 1.0f - y)); });
+  GLINT_REGISTER(unaryGrad, "Tanh", [](T dy, T, T y, A) { return mul(dy, 1.0f - square(y)); });
+  GLINT_REGISTER(unaryGrad, "Softplus", [](T dy, T x, T, A) { return mul(dy, sigmoid(x)); });
+  GLINT_REGISTER(unaryGrad, "Gelu", [](T dy, T x, T, A attrs) {
     if (!attrs.b("approximate")) {
       // Phi(x) + x * phi(x), with Phi, phi the standard normal cdf and pdf.
       Tensor cdf = (erf(x * kSqrtHalf) + 1.0f) * 0.5f;
@@ -139,18 +141,19 @@ void registerUnaryGradients() {
     Tensor slope = (t + 1.0f) * 0.5f + mul(x * 0.5f, mul(1.0f - square(t), du));
     return mul(dy, slope);
   });
-  unaryGrad("Erf", [](T dy, T x, T, A) {
+  GLINT_REGISTER(unaryGrad, "Erf", [](T dy, T x, T, A) {
     return mul(dy, exp(neg(square(x))) * kTwoOverSqrtPi);
   });
-  unaryGrad("Sin", [](T dy, T x, T, A) { return mul(dy, cos(x)); });
-  unaryGrad("Cos", [](T dy, T x, T, A) { return neg(mul(dy, sin(x))); });
+  GLINT_REGISTER(unaryGrad, "Sin", [](T dy, T x, T, A) { return mul(dy, cos(x)); });
+  GLINT_REGISTER(unaryGrad, "Cos", [](T dy, T x, T, A) { return neg(mul(dy, sin(x))); });
   // (1 - x)(1 + x) rather than 1 - x^2: no cancellation near |x| = 1.
-  unaryGrad("Asin", [](T dy, T x, T, A) { return div(dy, sqrt(mul(1.0f - x, x + 1.0f))); });
-  unaryGrad("Acos", [](T dy, T x, T, A) { return neg(div(dy, sqrt(mul(1.0f - x, x + 1.0f)))); });
-  unaryGrad("Atan", [](T dy, T x, T, A) { return div(dy, square(x) + 1.0f); });
-  unaryGrad("Asinh", [](T dy, T x, T, A) { return div(dy, sqrt(square(x) + 1.0f)); });
-  unaryGrad("Acosh", [](T dy, T x, T, A) { return div(dy, sqrt(mul(x - 1.0f, x + 1.0f))); });
-  unaryGrad("Atanh", [](T dy, T x, T, A) { return div(dy, mul(1.0f - x, x + 1.0f)); });
+  GLINT_REGISTER(unaryGrad, "Asin", [](T dy, T x, T, A) { return div(dy, sqrt(mul(1.0f - x, x + 1.0f))); });
+  GLINT_REGISTER(unaryGrad, "Acos",
+      [](T dy, T x, T, A) { return neg(div(dy, sqrt(mul(1.0f - x, x + 1.0f)))); });
+  GLINT_REGISTER(unaryGrad, "Atan", [](T dy, T x, T, A) { return div(dy, square(x) + 1.0f); });
+  GLINT_REGISTER(unaryGrad, "Asinh", [](T dy, T x, T, A) { return div(dy, sqrt(square(x) + 1.0f)); });
+  GLINT_REGISTER(unaryGrad, "Acosh", [](T dy, T x, T, A) { return div(dy, sqrt(mul(x - 1.0f, x + 1.0f))); });
+  GLINT_REGISTER(unaryGrad, "Atanh", [](T dy, T x, T, A) { return div(dy, mul(1.0f - x, x + 1.0f)); });
   // Piecewise constant: zero almost everywhere (as TF.js).
   for (const char* k : {"Sign", "Floor", "Ceil", "Round"})
     unaryGrad(k, [](T, T x, T, A) { return zerosLike(x); });

@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {openPage, repo} from './harness.mjs';
 
-/** Throws, saying what to run, when the app's model and data or the package build are missing. */
+/** Throws, saying what to run, when the app's model and data, the package or the app's own engine build are missing. */
 export function requireDigitsBuilds({threads = true} = {}) {
+  const build = threads ? 'glint-mt' : 'glint-st';
   for (const f of ['web/apps/digits/model/model.json', 'web/apps/digits/data/digits.json',
-                   `web/package/dist/${threads ? 'glint-mt' : 'glint-st'}.mjs`]) {
-    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web and make demo`);
+                   `web/package/dist/${build}.mjs`, `web/apps/digits/glint/${build}.wasm`]) {
+    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run make web-apps and make demo`);
   }
 }
 

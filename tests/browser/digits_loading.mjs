@@ -17,9 +17,11 @@ import path from 'node:path';
 import {DIGITS, settled, waitReady, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, contentEncoding, DESKTOP, PHONE, repo, runMain, withBrowser, collectErrors} from './harness.mjs';
 
-// The threads build's .wasm a page loads: its relaxed-SIMD twin where the
-// engine runs relaxed SIMD (Debian's Chromium 156 does), as the progress says.
-const wasmOf = (file) => path.join(repo, 'web/package/dist', file ?? 'glint-mt.wasm');
+// The threads build's .wasm a page loads (the app's own engine build, make
+// web-apps): its relaxed-SIMD twin where the engine runs relaxed SIMD (Debian's
+// Chromium 156 does), as the progress says.
+const OWN_BUILD = 'web/apps/digits/glint';
+const wasmOf = (file) => path.join(repo, OWN_BUILD, file ?? 'glint-mt.wasm');
 
 /**
  * Strokes drawn with the mouse; resolves to {ms: pen-up to the reading of that drawing on the
@@ -104,7 +106,7 @@ async function main() {
     const mb = (size / 1e6).toFixed(1);
     // tools/serve.mjs compresses the .wasm as production hosts do: the response's length is then
     // not the bytes the stream yields, and the package reports no total (the bar is indeterminate).
-    const coding = await contentEncoding(page, `/web/package/dist/${last?.file}`);
+    const coding = await contentEncoding(page, `/${OWN_BUILD}/${last?.file}`);
     const total = coding ? null : size;
     check(`loading: the engine's bytes reported as they arrive, the last report the whole .wasm (${coding ?? 'not'} compressed)`,
           load.events.length >= 1 && last.loaded === size && last.total === total,

@@ -3,6 +3,7 @@
 #include <emscripten.h>
 
 #include "glint/graph_model.h"
+#include "src/core/kernel_selection.h"
 #include "web/bindings/handles.h"
 
 namespace glint::web {
@@ -39,13 +40,30 @@ std::vector<std::string> namesFrom(const char* json, const char* what) {
   return names;
 }
 
+/// guarded(onError, fn) where this build holds graph models. An app's own
+/// build without them (no feature:graph-models in its GLINT_KERNELS list)
+/// fails instead, and never links the graph executor: `fn` is not
+/// instantiated there.
+template <class R, class F>
+R graphGuarded(R onError, F&& fn) {
+  return guarded(onError, [&]() -> R {
+    if constexpr (featureSelected("graph-models")) {
+      return fn();
+    } else {
+      fail("loadGraphModel", "graph models are not in this build of Glint: it holds only what ",
+           kKernelSelection, " (GLINT_KERNELS) lists, and it has no feature:graph-models line; add "
+           "one (tools/kernels_for.mjs does for a graph model) and rebuild, or use the full build");
+    }
+  });
+}
+
 }  // namespace
 
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_from_artifacts(const char* modelJson, const uint8_t* weights,
                                                         int32_t length) {
-  return guarded(-1, [&] {
+  return graphGuarded(-1, [&] {
     io::ModelArtifacts a = artifactsFrom(modelJson, weights, length);
     return graphHandles().put(std::make_shared<GraphModel>(GraphModel::fromArtifacts(a, {}, "model.json")));
   });
@@ -53,7 +71,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_from_artifacts(const char* modelJson, c
 
 /// {"inputs": [{name, shape, dtype}], "outputs": [...], "metadata": ...}
 EMSCRIPTEN_KEEPALIVE const char* glint_graph_info(int32_t id) {
-  return guarded<const char*>(nullptr, [&] {
+  return graphGuarded<const char*>(nullptr, [&] {
     const GraphModel& m = *graphHandles().get(id, "graph model");
     Json j = {{"inputs", infoJson(m.inputs())}, {"outputs", infoJson(m.outputs())}};
     j["metadata"] = Json(m.metadata());
@@ -66,7 +84,7 @@ EMSCRIPTEN_KEEPALIVE const char* glint_graph_info(int32_t id) {
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNamesJson, const int32_t* feedIds,
                                                  int32_t nFeeds, const char* outputsJson, int32_t* out,
                                                  int32_t maxOut) {
-  return guarded(-1, [&] {
+  return graphGuarded(-1, [&] {
     const GraphModel& m = *graphHandles().get(id, "graph model");
     std::vector<Tensor> xs = tensorsFrom(feedIds, nFeeds);
     if (!outputsJson) return putTensors(m.predict(xs), out, maxOut);
@@ -82,7 +100,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNam
 /// node waits for a read; glint_graph_resume goes on.
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_start(int32_t id, const char* feedNamesJson, const int32_t* feedIds,
                                                int32_t nFeeds, const char* outputsJson) {
-  return guarded(-1, [&] {
+  return graphGuarded(-1, [&] {
     const GraphModel& m = *graphHandles().get(id, "graph model");
     std::vector<Tensor> xs = tensorsFrom(feedIds, nFeeds);
     std::vector<std::string> names = namesFrom(feedNamesJson, "the input names");
@@ -99,7 +117,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_start(int32_t id, const char* feedNames
 /// glint_read_take) of the tensor the run waits for: once taken, its bytes
 /// stay on the host and the next resume goes on.
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_resume(int32_t runId) {
-  return guarded(-1, [&] {
+  return graphGuarded(-1, [&] {
     GraphRun& run = *runHandles().get(runId, "graph run");
     if (run.resume()) return 0;
     if (run.waitsForOp()) return -2;  // a registered op's Promise: JS awaits it, then resumes
@@ -109,15 +127,15 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_resume(int32_t runId) {
 
 /// Handles of the outputs of a finished run.
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_run_outputs(int32_t runId, int32_t* out, int32_t maxOut) {
-  return guarded(-1, [&] { return putTensors(runHandles().get(runId, "graph run")->outputs(), out, maxOut); });
+  return graphGuarded(-1, [&] { return putTensors(runHandles().get(runId, "graph run")->outputs(), out, maxOut); });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_run_dispose(int32_t runId) {
-  return guarded(-1, [&] { return runHandles().erase(runId) ? 0 : 1; });
+  return graphGuarded(-1, [&] { return runHandles().erase(runId) ? 0 : 1; });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_dispose(int32_t id) {
-  return guarded(-1, [&] {
+  return graphGuarded(-1, [&] {
     graphHandles().get(id, "graph model")->dispose();
     graphHandles().erase(id);
     return 0;

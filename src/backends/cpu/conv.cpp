@@ -11,6 +11,7 @@
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/thread_pool.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/conv_util.h"
 
 namespace glint::cpu {
@@ -258,9 +259,9 @@ void conv2dBackpropFilter(KernelArgs& a) {
 }  // namespace
 
 void registerConvKernels(const std::string& backend) {
-  registerKernel("Conv2D", backend, conv2d);
-  registerKernel("Conv2DBackpropInput", backend, conv2dBackpropInput);
-  registerKernel("Conv2DBackpropFilter", backend, conv2dBackpropFilter);
+  GLINT_REGISTER(registerKernel, "Conv2D", backend, conv2d);
+  GLINT_REGISTER(registerKernel, "Conv2DBackpropInput", backend, conv2dBackpropInput);
+  GLINT_REGISTER(registerKernel, "Conv2DBackpropFilter", backend, conv2dBackpropFilter);
 }
 
 }  // namespace glint::cpu

@@ -14,6 +14,7 @@
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/simd.h"
 #include "src/backends/cpu/vecmath_util.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
 
@@ -322,69 +323,70 @@ void registerElementwiseKernels(const std::string& backend) {
   auto reg = [&](const char* name, KernelFn fn) { registerKernel(name, backend, std::move(fn)); };
 
   // Unary. Int32 variants work on uint32 bits, so they wrap like the reference.
-  reg("Neg", unaryNumeric([](float x) { return -x; }, [](int32_t x) { return wrapU(0u - u(x)); }));
-  reg("Abs", unaryNumeric([](float x) { return std::abs(x); },
+  GLINT_REGISTER(reg, "Neg",
+      unaryNumeric([](float x) { return -x; }, [](int32_t x) { return wrapU(0u - u(x)); }));
+  GLINT_REGISTER(reg, "Abs", unaryNumeric([](float x) { return std::abs(x); },
                           [](int32_t x) { return x < 0 ? wrapU(0u - u(x)) : x; }));
-  reg("Square", unaryNumeric([](float x) { return x * x; },
+  GLINT_REGISTER(reg, "Square", unaryNumeric([](float x) { return x * x; },
                              [](int32_t x) { return wrapU(u(x) * u(x)); }));
-  reg("Sign", unaryNumeric(
+  GLINT_REGISTER(reg, "Sign", unaryNumeric(
                   [](float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : (x != x ? x : 0.0f)); },
                   [](int32_t x) { return int32_t{x > 0} - int32_t{x < 0}; }));
-  reg("Exp", unaryF([](float x) { return vexp(x); }));
-  reg("Log", unaryF([](float x) { return std::log(x); }));
-  reg("Log1p", unaryD([](double x) { return std::log1p(x); }));
-  reg("Sqrt", unaryF([](float x) { return std::sqrt(x); }));
-  reg("Rsqrt", unaryF([](float x) { return 1.0f / std::sqrt(x); }));
-  reg("Reciprocal", unaryF([](float x) { return 1.0f / x; }));
+  GLINT_REGISTER(reg, "Exp", unaryF([](float x) { return vexp(x); }));
+  GLINT_REGISTER(reg, "Log", unaryF([](float x) { return std::log(x); }));
+  GLINT_REGISTER(reg, "Log1p", unaryD([](double x) { return std::log1p(x); }));
+  GLINT_REGISTER(reg, "Sqrt", unaryF([](float x) { return std::sqrt(x); }));
+  GLINT_REGISTER(reg, "Rsqrt", unaryF([](float x) { return 1.0f / std::sqrt(x); }));
+  GLINT_REGISTER(reg, "Reciprocal", unaryF([](float x) { return 1.0f / x; }));
   // NaN fails every comparison below, so it passes through.
-  reg("Relu", unaryF([](float x) { return !(x <= 0) ? x : 0.0f; }));
-  reg("Relu6", unaryF([](float x) {
+  GLINT_REGISTER(reg, "Relu", unaryF([](float x) { return !(x <= 0) ? x : 0.0f; }));
+  GLINT_REGISTER(reg, "Relu6", unaryF([](float x) {
         float t = x < 0 ? 0.0f : x;
         return 6.0f < t ? 6.0f : t;
       }));
-  reg("LeakyRelu", leakyReluKernel);
-  reg("Elu", unaryD([](double x) { return x > 0 ? x : std::expm1(x); }));
-  reg("Selu", unaryD([](double x) {
+  GLINT_REGISTER(reg, "LeakyRelu", leakyReluKernel);
+  GLINT_REGISTER(reg, "Elu", unaryD([](double x) { return x > 0 ? x : std::expm1(x); }));
+  GLINT_REGISTER(reg, "Selu", unaryD([](double x) {
         return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
       }));
-  reg("Sigmoid", unaryF([](float x) { return vsigmoid(x); }));
-  reg("Tanh", unaryF([](float x) { return vtanh(x); }));
-  reg("Softplus", unaryD(softplus));
-  reg("Gelu", geluKernel);
-  reg("Erf", unaryD([](double x) { return std::erf(x); }));
-  reg("Sin", unaryD([](double x) { return std::sin(x); }));
-  reg("Cos", unaryD([](double x) { return std::cos(x); }));
-  reg("Asin", unaryD([](double x) { return std::asin(x); }));
-  reg("Acos", unaryD([](double x) { return std::acos(x); }));
-  reg("Atan", unaryD([](double x) { return std::atan(x); }));
-  reg("Asinh", unaryD([](double x) { return std::asinh(x); }));
-  reg("Acosh", unaryD([](double x) { return std::acosh(x); }));
-  reg("Atanh", unaryD([](double x) { return std::atanh(x); }));
-  reg("Floor", unaryF([](float x) { return std::floor(x); }));
-  reg("Ceil", unaryF([](float x) { return std::ceil(x); }));
+  GLINT_REGISTER(reg, "Sigmoid", unaryF([](float x) { return vsigmoid(x); }));
+  GLINT_REGISTER(reg, "Tanh", unaryF([](float x) { return vtanh(x); }));
+  GLINT_REGISTER(reg, "Softplus", unaryD(softplus));
+  GLINT_REGISTER(reg, "Gelu", geluKernel);
+  GLINT_REGISTER(reg, "Erf", unaryD([](double x) { return std::erf(x); }));
+  GLINT_REGISTER(reg, "Sin", unaryD([](double x) { return std::sin(x); }));
+  GLINT_REGISTER(reg, "Cos", unaryD([](double x) { return std::cos(x); }));
+  GLINT_REGISTER(reg, "Asin", unaryD([](double x) { return std::asin(x); }));
+  GLINT_REGISTER(reg, "Acos", unaryD([](double x) { return std::acos(x); }));
+  GLINT_REGISTER(reg, "Atan", unaryD([](double x) { return std::atan(x); }));
+  GLINT_REGISTER(reg, "Asinh", unaryD([](double x) { return std::asinh(x); }));
+  GLINT_REGISTER(reg, "Acosh", unaryD([](double x) { return std::acosh(x); }));
+  GLINT_REGISTER(reg, "Atanh", unaryD([](double x) { return std::atanh(x); }));
+  GLINT_REGISTER(reg, "Floor", unaryF([](float x) { return std::floor(x); }));
+  GLINT_REGISTER(reg, "Ceil", unaryF([](float x) { return std::ceil(x); }));
   // Round to nearest, ties to even (the default rounding mode).
-  reg("Round", unaryF([](float x) { return std::nearbyint(x); }));
+  GLINT_REGISTER(reg, "Round", unaryF([](float x) { return std::nearbyint(x); }));
 
   // Binary. Float +, -, *, / round like the reference's double then float.
-  reg("Add", binaryNumeric([](float a, float b) { return a + b; },
+  GLINT_REGISTER(reg, "Add", binaryNumeric([](float a, float b) { return a + b; },
                            [](int32_t a, int32_t b) { return wrapU(u(a) + u(b)); }));
-  reg("Sub", binaryNumeric([](float a, float b) { return a - b; },
+  GLINT_REGISTER(reg, "Sub", binaryNumeric([](float a, float b) { return a - b; },
                            [](int32_t a, int32_t b) { return wrapU(u(a) - u(b)); }));
-  reg("Mul", binaryNumeric([](float a, float b) { return a * b; },
+  GLINT_REGISTER(reg, "Mul", binaryNumeric([](float a, float b) { return a * b; },
                            [](int32_t a, int32_t b) { return wrapU(u(a) * u(b)); }));
-  reg("RealDiv", realDivKernel);
-  reg("Pow", binaryNumeric(
+  GLINT_REGISTER(reg, "RealDiv", realDivKernel);
+  GLINT_REGISTER(reg, "Pow", binaryNumeric(
                  [](float a, float b) { return static_cast<float>(std::pow(double(a), b)); },
                  intPow));
-  reg("ReluGrad", reluGrad);
-  reg("Atan2", binaryNumeric(
+  GLINT_REGISTER(reg, "ReluGrad", reluGrad);
+  GLINT_REGISTER(reg, "Atan2", binaryNumeric(
                    [](float a, float b) { return static_cast<float>(std::atan2(double(a), double(b))); },
                    [](int32_t a, int32_t b) {
                      return static_cast<int32_t>(std::atan2(double(a), double(b)));
                    }));
-  reg("Maximum", binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
-  reg("Minimum", binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
-  reg("SquaredDifference", binaryNumeric(
+  GLINT_REGISTER(reg, "Maximum", binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
+  GLINT_REGISTER(reg, "Minimum", binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
+  GLINT_REGISTER(reg, "SquaredDifference", binaryNumeric(
                                [](float a, float b) {
                                  float d = a - b;
                                  return d * d;
@@ -394,29 +396,29 @@ void registerElementwiseKernels(const std::string& backend) {
                                  return wrapU(d * d);
                                }));
   // floor(a / b) in double: a float quotient could round up onto an integer.
-  reg("FloorDiv", binaryNumeric(
+  GLINT_REGISTER(reg, "FloorDiv", binaryNumeric(
                       [](float a, float b) { return float(std::floor(double(a) / b)); },
                       intFloorDiv));
-  reg("Mod", binaryNumeric(
+  GLINT_REGISTER(reg, "Mod", binaryNumeric(
                  [](float a, float b) { return static_cast<float>(floatMod(a, b)); }, intMod));
 
   // Comparisons and logic.
-  reg("Equal", compare([](auto a, auto b) { return a == b; }));
-  reg("NotEqual", compare([](auto a, auto b) { return a != b; }));
-  reg("Less", compare([](auto a, auto b) { return a < b; }));
-  reg("LessEqual", compare([](auto a, auto b) { return a <= b; }));
-  reg("Greater", compare([](auto a, auto b) { return a > b; }));
-  reg("GreaterEqual", compare([](auto a, auto b) { return a >= b; }));
-  reg("LogicalAnd", logic([](bool a, bool b) { return a && b; }));
-  reg("LogicalOr", logic([](bool a, bool b) { return a || b; }));
-  reg("LogicalXor", logic([](bool a, bool b) { return a != b; }));
-  reg("LogicalNot", [](KernelArgs& args) {
+  GLINT_REGISTER(reg, "Equal", compare([](auto a, auto b) { return a == b; }));
+  GLINT_REGISTER(reg, "NotEqual", compare([](auto a, auto b) { return a != b; }));
+  GLINT_REGISTER(reg, "Less", compare([](auto a, auto b) { return a < b; }));
+  GLINT_REGISTER(reg, "LessEqual", compare([](auto a, auto b) { return a <= b; }));
+  GLINT_REGISTER(reg, "Greater", compare([](auto a, auto b) { return a > b; }));
+  GLINT_REGISTER(reg, "GreaterEqual", compare([](auto a, auto b) { return a >= b; }));
+  GLINT_REGISTER(reg, "LogicalAnd", logic([](bool a, bool b) { return a && b; }));
+  GLINT_REGISTER(reg, "LogicalOr", logic([](bool a, bool b) { return a || b; }));
+  GLINT_REGISTER(reg, "LogicalXor", logic([](bool a, bool b) { return a != b; }));
+  GLINT_REGISTER(reg, "LogicalNot", [](KernelArgs& args) {
     mapLoop<uint8_t, uint8_t>(args.inputs[0], args.outputs[0],
                               [](uint8_t x) { return static_cast<uint8_t>(x == 0); });
   });
-  reg("Select", selectKernel);
+  GLINT_REGISTER(reg, "Select", selectKernel);
   // Cast keeps the reference kernel: it is already one flat loop.
-  reg("ClipByValue", clipKernel);
+  GLINT_REGISTER(reg, "ClipByValue", clipKernel);
 }
 
 }  // namespace glint::cpu

@@ -10,6 +10,7 @@
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/vecmath_util.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
 
@@ -146,8 +147,8 @@ void softmaxCrossEntropy(KernelArgs& args) {
 }  // namespace
 
 void registerFusedKernels(const std::string& backend) {
-  registerKernel("_FusedMatMul", backend, fusedMatMul);
-  registerKernel("SoftmaxCrossEntropyWithLogits", backend, softmaxCrossEntropy);
+  GLINT_REGISTER(registerKernel, "_FusedMatMul", backend, fusedMatMul);
+  GLINT_REGISTER(registerKernel, "SoftmaxCrossEntropyWithLogits", backend, softmaxCrossEntropy);
 }
 
 }  // namespace glint::cpu

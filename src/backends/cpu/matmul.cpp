@@ -6,11 +6,12 @@
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
 
 void registerMatMulKernels(const std::string& backend) {
-  registerKernel("BatchMatMul", backend, [](KernelArgs& args) {
+  GLINT_REGISTER(registerKernel, "BatchMatMul", backend, [](KernelArgs& args) {
     const Tensor& a = args.inputs[0];
     const Tensor& b = args.inputs[1];
     Tensor& out = args.outputs[0];

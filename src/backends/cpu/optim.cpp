@@ -11,6 +11,7 @@
 #include "src/backends/cpu/optim.h"
 #include "src/backends/cpu/simd.h"
 #include "src/backends/cpu/thread_pool.h"
+#include "src/core/kernel_selection.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -155,9 +156,9 @@ int64_t setOptimTaskElements(int64_t elements) {
 }
 
 void registerOptimKernels(const std::string& backend) {
-  registerKernel("ApplyGradientDescent", backend, applyGradientDescent);
-  registerKernel("ApplyMomentum", backend, applyMomentum);
-  registerKernel("ApplyAdam", backend, applyAdam);
+  GLINT_REGISTER(registerKernel, "ApplyGradientDescent", backend, applyGradientDescent);
+  GLINT_REGISTER(registerKernel, "ApplyMomentum", backend, applyMomentum);
+  GLINT_REGISTER(registerKernel, "ApplyAdam", backend, applyAdam);
 }
 
 }  // namespace glint::cpu

@@ -13,6 +13,7 @@
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/vecmath_util.h"
 #include "src/backends/mean_scale.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
 
@@ -266,61 +267,61 @@ void softmaxKernel(KernelArgs& a) {
 }  // namespace
 
 void registerReductionKernels(const std::string& backend) {
-  registerKernel("Sum", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Sum", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
     else
       reduce(a, makeFold<int32_t, uint32_t>(0u, [](uint32_t s, uint32_t v) { return s + v; }));
   });
-  registerKernel("Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
+  GLINT_REGISTER(registerKernel, "Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
     reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
     const float scale = static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
     Tensor& out = a.outputs[0];
     float* po = hostData<float>(out);
     for (int64_t i = 0; i < out.size(); ++i) po[i] *= scale;
   });
-  registerKernel("Prod", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Prod", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       reduce(a, makeFold<float, double>(1.0, [](double s, double v) { return s * v; }));
     else
       reduce(a, makeFold<int32_t, uint32_t>(1u, [](uint32_t s, uint32_t v) { return s * v; }));
   });
-  registerKernel("Any", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Any", backend, [](KernelArgs& a) {
     reduce(a, makeFold<uint8_t, uint8_t>(0, [](uint8_t s, uint8_t v) {
              return uint8_t(s | (v != 0));
            }));
   });
-  registerKernel("All", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "All", backend, [](KernelArgs& a) {
     reduce(a, makeFold<uint8_t, uint8_t>(1, [](uint8_t s, uint8_t v) {
              return uint8_t(s & (v != 0));
            }));
   });
   // NaN wins (it propagates); an empty window gives -inf / +inf or the int32 limits.
-  registerKernel("Max", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Max", backend, [](KernelArgs& a) {
     dispatchNumeric(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       reduce(a, makeFold<T, T>(lowest<T>(), [](T s, T v) { return (v != v || v > s) ? v : s; }));
     });
   });
-  registerKernel("Min", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Min", backend, [](KernelArgs& a) {
     dispatchNumeric(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       reduce(a, makeFold<T, T>(highest<T>(), [](T s, T v) { return (v != v || v < s) ? v : s; }));
     });
   });
-  registerKernel("ArgMax", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "ArgMax", backend, [](KernelArgs& a) {
     dispatchNumeric(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       argKernel<T>(a, [](T v, T best) { return v > best; });
     });
   });
-  registerKernel("ArgMin", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "ArgMin", backend, [](KernelArgs& a) {
     dispatchNumeric(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       argKernel<T>(a, [](T v, T best) { return v < best; });
     });
   });
-  registerKernel("Softmax", backend, softmaxKernel);
+  GLINT_REGISTER(registerKernel, "Softmax", backend, softmaxKernel);
 }
 
 }  // namespace glint::cpu

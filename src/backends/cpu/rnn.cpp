@@ -12,6 +12,7 @@
 #include "src/backends/cpu/thread_pool.h"
 #include "src/backends/cpu/vecmath_util.h"
 #include "src/backends/stepwise_rnn.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
 
@@ -316,15 +317,15 @@ void gruResetStateGradKernel(KernelArgs& args) {
 }  // namespace
 
 void registerRnnKernels(const std::string& backend) {
-  registerKernel("LSTMCell", backend, lstmCellKernel);
-  registerKernel("LSTMCellGrad", backend, lstmCellGradKernel);
+  GLINT_REGISTER(registerKernel, "LSTMCell", backend, lstmCellKernel);
+  GLINT_REGISTER(registerKernel, "LSTMCellGrad", backend, lstmCellGradKernel);
   // The time loop: per step the matMul and the cell above.
-  registerKernel("LSTMSequence", backend, lstmSequenceStepwise);
-  registerKernel("LSTMSequenceGrad", backend, lstmSequenceGradStepwise);
-  registerKernel("GRUCell", backend, gruCellKernel);
-  registerKernel("GRUCellGrad", backend, gruCellGradKernel);
-  registerKernel("GRUResetState", backend, gruResetStateKernel);
-  registerKernel("GRUResetStateGrad", backend, gruResetStateGradKernel);
+  GLINT_REGISTER(registerKernel, "LSTMSequence", backend, lstmSequenceStepwise);
+  GLINT_REGISTER(registerKernel, "LSTMSequenceGrad", backend, lstmSequenceGradStepwise);
+  GLINT_REGISTER(registerKernel, "GRUCell", backend, gruCellKernel);
+  GLINT_REGISTER(registerKernel, "GRUCellGrad", backend, gruCellGradKernel);
+  GLINT_REGISTER(registerKernel, "GRUResetState", backend, gruResetStateKernel);
+  GLINT_REGISTER(registerKernel, "GRUResetStateGrad", backend, gruResetStateGradKernel);
 }
 
 }  // namespace glint::cpu

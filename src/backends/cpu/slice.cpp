@@ -7,6 +7,7 @@
 
 #include "glint/backend.h"
 #include "src/backends/cpu/kernels.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
 
@@ -154,10 +155,10 @@ void unpackKernel(KernelArgs& args) {
 }  // namespace
 
 void registerSliceKernels(const std::string& backend) {
-  registerKernel("StridedSlice", backend, stridedSliceKernel);
-  registerKernel("StridedSliceGrad", backend, stridedSliceGradKernel);
-  registerKernel("Concat", backend, concatKernel);
-  registerKernel("Unpack", backend, unpackKernel);
+  GLINT_REGISTER(registerKernel, "StridedSlice", backend, stridedSliceKernel);
+  GLINT_REGISTER(registerKernel, "StridedSliceGrad", backend, stridedSliceGradKernel);
+  GLINT_REGISTER(registerKernel, "Concat", backend, concatKernel);
+  GLINT_REGISTER(registerKernel, "Unpack", backend, unpackKernel);
 }
 
 }  // namespace glint::cpu

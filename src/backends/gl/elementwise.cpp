@@ -4,6 +4,7 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::gl {
 
@@ -128,81 +129,81 @@ void castKernel(KernelArgs& a) {
 
 void registerElementwiseKernels() {
   // Unary.
-  reg("Neg", unary("-x", "int(0u - uint(x))"));
-  reg("Abs", unary("abs(x)", "x < 0 ? int(0u - uint(x)) : x"));
-  reg("Square", unary("x * x", "int(uint(x) * uint(x))"));
-  reg("Sign", unary("isnan(x) ? x : sign(x)", "sign(x)"));
-  reg("Exp", unary("exp_(x)"));
-  reg("Log", unary("log_(x)"));
-  reg("Log1p", unary("log1p_(x)"));
-  reg("Sqrt", unary("sqrt(x)"));
-  reg("Rsqrt", unary("1.0 / sqrt(x)"));
-  reg("Reciprocal", unary("1.0 / x"));
-  reg("Relu", unary("x > 0.0 ? x : (isnan(x) ? x : 0.0)"));
-  reg("Relu6", unary("isnan(x) ? x : clamp(x, 0.0, 6.0)"));
-  reg("LeakyRelu", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Neg", unary("-x", "int(0u - uint(x))"));
+  GLINT_REGISTER(reg, "Abs", unary("abs(x)", "x < 0 ? int(0u - uint(x)) : x"));
+  GLINT_REGISTER(reg, "Square", unary("x * x", "int(uint(x) * uint(x))"));
+  GLINT_REGISTER(reg, "Sign", unary("isnan(x) ? x : sign(x)", "sign(x)"));
+  GLINT_REGISTER(reg, "Exp", unary("exp_(x)"));
+  GLINT_REGISTER(reg, "Log", unary("log_(x)"));
+  GLINT_REGISTER(reg, "Log1p", unary("log1p_(x)"));
+  GLINT_REGISTER(reg, "Sqrt", unary("sqrt(x)"));
+  GLINT_REGISTER(reg, "Rsqrt", unary("1.0 / sqrt(x)"));
+  GLINT_REGISTER(reg, "Reciprocal", unary("1.0 / x"));
+  GLINT_REGISTER(reg, "Relu", unary("x > 0.0 ? x : (isnan(x) ? x : 0.0)"));
+  GLINT_REGISTER(reg, "Relu6", unary("isnan(x) ? x : clamp(x, 0.0, 6.0)"));
+  GLINT_REGISTER(reg, "LeakyRelu", [](KernelArgs& a) {
     unary("x > 0.0 ? x : (isnan(x) ? x : " + floatLit(a.attrs.f("alpha")) + " * x)")(a);
   });
-  reg("Elu", unary("x > 0.0 ? x : expm1_(x)"));
-  reg("Selu", unary("1.0507009873554805 * (x > 0.0 ? x : 1.6732632423543772 * expm1_(x))"));
-  reg("Sigmoid", unary("sigmoid_(x)"));
-  reg("Tanh", unary("tanh_(x)"));
-  reg("Softplus", unary("isnan(x) ? x : max(x, 0.0) + log1p_(exp_(-abs(x)))"));
-  reg("Gelu", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Elu", unary("x > 0.0 ? x : expm1_(x)"));
+  GLINT_REGISTER(reg, "Selu", unary("1.0507009873554805 * (x > 0.0 ? x : 1.6732632423543772 * expm1_(x))"));
+  GLINT_REGISTER(reg, "Sigmoid", unary("sigmoid_(x)"));
+  GLINT_REGISTER(reg, "Tanh", unary("tanh_(x)"));
+  GLINT_REGISTER(reg, "Softplus", unary("isnan(x) ? x : max(x, 0.0) + log1p_(exp_(-abs(x)))"));
+  GLINT_REGISTER(reg, "Gelu", [](KernelArgs& a) {
     if (a.attrs.b("approximate"))
       // 0.5 (1 + tanh z) as sigmoid(2z): no cancellation where tanh z nears -1.
       unary("x * sigmoid_(1.5957691216057308 * (x + 0.044715 * x * x * x))")(a);
     else
       unary("0.5 * x * (1.0 + erf_(x * 0.7071067811865476))")(a);
   });
-  reg("Erf", unary("erf_(x)"));
-  reg("Sin", unary("sincos_(x).x"));
-  reg("Cos", unary("sincos_(x).y"));
-  reg("Asin", unary("asin_(x)"));
-  reg("Acos", unary("acos_(x)"));
-  reg("Atan", unary("atan_(x)"));
-  reg("Asinh", unary("asinh_(x)"));
-  reg("Acosh", unary("acosh_(x)"));
-  reg("Atanh", unary("atanh_(x)"));
-  reg("Floor", unary("floor(x)"));
-  reg("Ceil", unary("ceil(x)"));
-  reg("Round", unary("roundEven(x)"));
+  GLINT_REGISTER(reg, "Erf", unary("erf_(x)"));
+  GLINT_REGISTER(reg, "Sin", unary("sincos_(x).x"));
+  GLINT_REGISTER(reg, "Cos", unary("sincos_(x).y"));
+  GLINT_REGISTER(reg, "Asin", unary("asin_(x)"));
+  GLINT_REGISTER(reg, "Acos", unary("acos_(x)"));
+  GLINT_REGISTER(reg, "Atan", unary("atan_(x)"));
+  GLINT_REGISTER(reg, "Asinh", unary("asinh_(x)"));
+  GLINT_REGISTER(reg, "Acosh", unary("acosh_(x)"));
+  GLINT_REGISTER(reg, "Atanh", unary("atanh_(x)"));
+  GLINT_REGISTER(reg, "Floor", unary("floor(x)"));
+  GLINT_REGISTER(reg, "Ceil", unary("ceil(x)"));
+  GLINT_REGISTER(reg, "Round", unary("roundEven(x)"));
 
   // Binary.
-  reg("Add", binary("a + b", "int(uint(a) + uint(b))"));
-  reg("Sub", binary("a - b", "int(uint(a) - uint(b))"));
-  reg("Mul", binary("a * b", "int(uint(a) * uint(b))"));
-  reg("RealDiv", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Add", binary("a + b", "int(uint(a) + uint(b))"));
+  GLINT_REGISTER(reg, "Sub", binary("a - b", "int(uint(a) - uint(b))"));
+  GLINT_REGISTER(reg, "Mul", binary("a * b", "int(uint(a) * uint(b))"));
+  GLINT_REGISTER(reg, "RealDiv", [](KernelArgs& a) {
     runAligned(glBackend(a), binaryBody(a, "float", "float", "a / b"), a.inputs,
                    a.outputs[0]);
   });
-  reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
-  reg("Atan2", binary("atan2_(a, b)", "int(atan2_(float(a), float(b)))"));
-  reg("ReluGrad", binary("a * (b > 0.0 ? 1.0 : 0.0)", "b > 0 ? a : 0"));  // (dy, x)
-  reg("Maximum", binary("isnan(b) ? b : isnan(a) ? a : max(a, b)", "max(a, b)"));
-  reg("Minimum", binary("isnan(b) ? b : isnan(a) ? a : min(a, b)", "min(a, b)"));
-  reg("SquaredDifference",
+  GLINT_REGISTER(reg, "Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  GLINT_REGISTER(reg, "Atan2", binary("atan2_(a, b)", "int(atan2_(float(a), float(b)))"));
+  GLINT_REGISTER(reg, "ReluGrad", binary("a * (b > 0.0 ? 1.0 : 0.0)", "b > 0 ? a : 0"));  // (dy, x)
+  GLINT_REGISTER(reg, "Maximum", binary("isnan(b) ? b : isnan(a) ? a : max(a, b)", "max(a, b)"));
+  GLINT_REGISTER(reg, "Minimum", binary("isnan(b) ? b : isnan(a) ? a : min(a, b)", "min(a, b)"));
+  GLINT_REGISTER(reg, "SquaredDifference",
       binary("(a - b) * (a - b)", "int((uint(a) - uint(b)) * (uint(a) - uint(b)))"));
-  reg("FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
-  reg("Mod", binary("fmod_(a, b)", "imod_(a, b)"));
+  GLINT_REGISTER(reg, "FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
+  GLINT_REGISTER(reg, "Mod", binary("fmod_(a, b)", "imod_(a, b)"));
 
   // Comparisons and logic.
-  reg("Equal", compare("=="));
-  reg("NotEqual", compare("!="));
-  reg("Less", compare("<"));
-  reg("LessEqual", compare("<="));
-  reg("Greater", compare(">"));
-  reg("GreaterEqual", compare(">="));
-  reg("LogicalAnd", logic("a && b"));
-  reg("LogicalOr", logic("a || b"));
-  reg("LogicalXor", logic("a != b"));
-  reg("LogicalNot", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Equal", compare("=="));
+  GLINT_REGISTER(reg, "NotEqual", compare("!="));
+  GLINT_REGISTER(reg, "Less", compare("<"));
+  GLINT_REGISTER(reg, "LessEqual", compare("<="));
+  GLINT_REGISTER(reg, "Greater", compare(">"));
+  GLINT_REGISTER(reg, "GreaterEqual", compare(">="));
+  GLINT_REGISTER(reg, "LogicalAnd", logic("a && b"));
+  GLINT_REGISTER(reg, "LogicalOr", logic("a || b"));
+  GLINT_REGISTER(reg, "LogicalXor", logic("a != b"));
+  GLINT_REGISTER(reg, "LogicalNot", [](KernelArgs& a) {
     runAligned(glBackend(a), "bool value(int i) { return !in0(i); }\n", a.inputs,
                    a.outputs[0]);
   });
-  reg("Select", selectKernel);
-  reg("Cast", castKernel);
-  reg("ClipByValue", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Select", selectKernel);
+  GLINT_REGISTER(reg, "Cast", castKernel);
+  GLINT_REGISTER(reg, "ClipByValue", [](KernelArgs& a) {
     unary("isnan(x) ? x : min(max(x, " + floatLit(a.attrs.f("min")) + "), " +
           floatLit(a.attrs.f("max")) + ")")(a);
   });

@@ -11,6 +11,7 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::gl {
 
@@ -379,8 +380,8 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
 }  // namespace
 
 void registerMatMulKernels() {
-  registerKernel("BatchMatMul", "gl", [](KernelArgs& a) { matMul(a, false); });
-  registerKernel("_FusedMatMul", "gl", [](KernelArgs& a) { matMul(a, true); });
+  GLINT_REGISTER(registerKernel, "BatchMatMul", "gl", [](KernelArgs& a) { matMul(a, false); });
+  GLINT_REGISTER(registerKernel, "_FusedMatMul", "gl", [](KernelArgs& a) { matMul(a, true); });
 }
 
 }  // namespace glint::gl

@@ -3,9 +3,10 @@
 // per fragment. The hyper-parameters are uniforms (u_params), so a
 // learning-rate schedule or Adam's per-step bias corrections reuse one
 // program.
-#include "src/backends/optim_params.h"
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/optim_params.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::gl {
 
@@ -61,9 +62,9 @@ void adam(KernelArgs& a) {
 }  // namespace
 
 void registerOptimKernels() {
-  registerKernel("ApplyGradientDescent", "gl", gradientDescent);
-  registerKernel("ApplyMomentum", "gl", momentum);
-  registerKernel("ApplyAdam", "gl", adam);
+  GLINT_REGISTER(registerKernel, "ApplyGradientDescent", "gl", gradientDescent);
+  GLINT_REGISTER(registerKernel, "ApplyMomentum", "gl", momentum);
+  GLINT_REGISTER(registerKernel, "ApplyAdam", "gl", adam);
 }
 
 }  // namespace glint::gl

@@ -9,6 +9,7 @@
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
 #include "src/backends/mean_scale.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::gl {
 
@@ -253,21 +254,21 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
 
 void registerReductionKernels() {
   auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); };
-  reg("Sum", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Sum", [](KernelArgs& a) {
     if (!sumLeadingTexels(a)) reduce(a, sumFold(a.inputs[0].dtype()));
   });
-  reg("Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
+  GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
     const std::string scale = floatLit(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
     if (!sumLeadingTexels(a, scale)) reduce(a, sumFold(DType::float32), scale);
   });
-  reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
-  reg("Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
-  reg("Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
-  reg("Any", [](KernelArgs& a) { reduce(a, {"bool", "false", "acc = acc || v;", "acc"}); });
-  reg("All", [](KernelArgs& a) { reduce(a, {"bool", "true", "acc = acc && v;", "acc"}); });
-  reg("ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
-  reg("ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
-  reg("_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
+  GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
+  GLINT_REGISTER(reg, "Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
+  GLINT_REGISTER(reg, "Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
+  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) { reduce(a, {"bool", "false", "acc = acc || v;", "acc"}); });
+  GLINT_REGISTER(reg, "All", [](KernelArgs& a) { reduce(a, {"bool", "true", "acc = acc && v;", "acc"}); });
+  GLINT_REGISTER(reg, "ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
+  GLINT_REGISTER(reg, "ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
+  GLINT_REGISTER(reg, "_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
     const std::string C = std::to_string(a.inputs[0].shape()[1]);
     glBackend(a).checkLoop(a.kernel, a.inputs[0].shape()[1]);
     // ArgMax's rule on both rows at once.
@@ -280,8 +281,8 @@ void registerReductionKernels() {
                     "  return ia == ib ? 1.0 : 0.0;\n}\n";
     runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
   });
-  reg("Softmax", softmaxKernel);
-  reg("SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
+  GLINT_REGISTER(reg, "Softmax", softmaxKernel);
+  GLINT_REGISTER(reg, "SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
 }
 
 }  // namespace glint::gl

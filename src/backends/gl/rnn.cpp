@@ -6,6 +6,7 @@
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
 #include "src/backends/stepwise_rnn.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::gl {
 
@@ -219,15 +220,15 @@ void gruResetStateGrad(KernelArgs& a) {
 }  // namespace
 
 void registerRnnKernels() {
-  registerKernel("LSTMCell", "gl", lstmCell);
-  registerKernel("LSTMCellGrad", "gl", lstmCellGrad);
+  GLINT_REGISTER(registerKernel, "LSTMCell", "gl", lstmCell);
+  GLINT_REGISTER(registerKernel, "LSTMCellGrad", "gl", lstmCellGrad);
   // The time loop: per step the matMul and the cell above.
-  registerKernel("LSTMSequence", "gl", lstmSequenceStepwise);
-  registerKernel("LSTMSequenceGrad", "gl", lstmSequenceGradStepwise);
-  registerKernel("GRUCell", "gl", gruCell);
-  registerKernel("GRUCellGrad", "gl", gruCellGrad);
-  registerKernel("GRUResetState", "gl", gruResetState);
-  registerKernel("GRUResetStateGrad", "gl", gruResetStateGrad);
+  GLINT_REGISTER(registerKernel, "LSTMSequence", "gl", lstmSequenceStepwise);
+  GLINT_REGISTER(registerKernel, "LSTMSequenceGrad", "gl", lstmSequenceGradStepwise);
+  GLINT_REGISTER(registerKernel, "GRUCell", "gl", gruCell);
+  GLINT_REGISTER(registerKernel, "GRUCellGrad", "gl", gruCellGrad);
+  GLINT_REGISTER(registerKernel, "GRUResetState", "gl", gruResetState);
+  GLINT_REGISTER(registerKernel, "GRUResetStateGrad", "gl", gruResetStateGrad);
 }
 
 }  // namespace glint::gl

@@ -4,6 +4,7 @@
 
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::gl {
 
@@ -320,16 +321,16 @@ void unpackKernel(KernelArgs& a) {
 }  // namespace
 
 void registerShapeKernels() {
-  reg("Transpose", transposeKernel);
-  reg("Concat", concatKernel);
-  reg("StridedSlice", stridedSliceKernel);
-  reg("StridedSliceGrad", stridedSliceGradKernel);
-  reg("PadV2", padKernel);
-  reg("Tile", tileKernel);
-  reg("GatherV2", gatherKernel);
-  reg("UnsortedSegmentSum", unsortedSegmentSumKernel);
-  reg("OneHot", oneHotKernel);
-  reg("Unpack", unpackKernel);
+  GLINT_REGISTER(reg, "Transpose", transposeKernel);
+  GLINT_REGISTER(reg, "Concat", concatKernel);
+  GLINT_REGISTER(reg, "StridedSlice", stridedSliceKernel);
+  GLINT_REGISTER(reg, "StridedSliceGrad", stridedSliceGradKernel);
+  GLINT_REGISTER(reg, "PadV2", padKernel);
+  GLINT_REGISTER(reg, "Tile", tileKernel);
+  GLINT_REGISTER(reg, "GatherV2", gatherKernel);
+  GLINT_REGISTER(reg, "UnsortedSegmentSum", unsortedSegmentSumKernel);
+  GLINT_REGISTER(reg, "OneHot", oneHotKernel);
+  GLINT_REGISTER(reg, "Unpack", unpackKernel);
 }
 
 }  // namespace glint::gl

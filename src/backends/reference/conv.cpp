@@ -4,6 +4,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/conv_util.h"
 
 namespace glint::reference {
@@ -81,13 +82,15 @@ void backpropFilter(KernelArgs& a, bool depthwise) {
 }  // namespace
 
 void registerConvKernels(const std::string& backend) {
-  registerKernel("Conv2D", backend, [](KernelArgs& a) { forward(a, false); });
-  registerKernel("Conv2DBackpropInput", backend, [](KernelArgs& a) { backpropInput(a, false); });
-  registerKernel("Conv2DBackpropFilter", backend, [](KernelArgs& a) { backpropFilter(a, false); });
-  registerKernel("DepthwiseConv2dNative", backend, [](KernelArgs& a) { forward(a, true); });
-  registerKernel("DepthwiseConv2dNativeBackpropInput", backend,
+  GLINT_REGISTER(registerKernel, "Conv2D", backend, [](KernelArgs& a) { forward(a, false); });
+  GLINT_REGISTER(registerKernel, "Conv2DBackpropInput",
+      backend, [](KernelArgs& a) { backpropInput(a, false); });
+  GLINT_REGISTER(registerKernel, "Conv2DBackpropFilter",
+      backend, [](KernelArgs& a) { backpropFilter(a, false); });
+  GLINT_REGISTER(registerKernel, "DepthwiseConv2dNative", backend, [](KernelArgs& a) { forward(a, true); });
+  GLINT_REGISTER(registerKernel, "DepthwiseConv2dNativeBackpropInput", backend,
                  [](KernelArgs& a) { backpropInput(a, true); });
-  registerKernel("DepthwiseConv2dNativeBackpropFilter", backend,
+  GLINT_REGISTER(registerKernel, "DepthwiseConv2dNativeBackpropFilter", backend,
                  [](KernelArgs& a) { backpropFilter(a, true); });
   registerPoolKernels(backend);
 }

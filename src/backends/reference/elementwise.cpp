@@ -8,6 +8,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
@@ -246,91 +247,94 @@ void registerElementwiseKernels(const std::string& backend) {
   auto reg = [&](const char* name, KernelFn fn) { registerKernel(name, backend, std::move(fn)); };
 
   // Unary.
-  reg("Neg", unaryNumeric([](double x) { return -x; }, [](int64_t x) { return -x; }));
-  reg("Abs", unaryNumeric([](double x) { return std::abs(x); },
+  GLINT_REGISTER(reg, "Neg", unaryNumeric([](double x) { return -x; }, [](int64_t x) { return -x; }));
+  GLINT_REGISTER(reg, "Abs", unaryNumeric([](double x) { return std::abs(x); },
                           [](int64_t x) { return x < 0 ? -x : x; }));
-  reg("Square", unaryNumeric([](double x) { return x * x; }, [](int64_t x) { return x * x; }));
-  reg("Sign", unaryNumeric([](double x) { return nanOr(x, x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0); },
+  GLINT_REGISTER(reg, "Square",
+      unaryNumeric([](double x) { return x * x; }, [](int64_t x) { return x * x; }));
+  GLINT_REGISTER(reg, "Sign", unaryNumeric([](double x) { return nanOr(x, x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0); },
                            [](int64_t x) { return int64_t{x > 0} - int64_t{x < 0}; }));
-  reg("Exp", unaryFloat([](double x) { return std::exp(x); }));
-  reg("Log", unaryFloat([](double x) { return std::log(x); }));
-  reg("Log1p", unaryFloat([](double x) { return std::log1p(x); }));
-  reg("Sqrt", unaryFloat([](double x) { return std::sqrt(x); }));
-  reg("Rsqrt", unaryFloat([](double x) { return 1.0 / std::sqrt(x); }));
-  reg("Reciprocal", unaryFloat([](double x) { return 1.0 / x; }));
-  reg("Relu", unaryFloat([](double x) { return x > 0 ? x : nanOr(x, 0.0); }));
-  reg("Relu6", unaryFloat([](double x) { return nanOr(x, std::min(std::max(x, 0.0), 6.0)); }));
-  reg("LeakyRelu", leakyReluKernel);
-  reg("Elu", unaryFloat([](double x) { return x > 0 ? x : std::expm1(x); }));
-  reg("Selu", unaryFloat([](double x) {
+  GLINT_REGISTER(reg, "Exp", unaryFloat([](double x) { return std::exp(x); }));
+  GLINT_REGISTER(reg, "Log", unaryFloat([](double x) { return std::log(x); }));
+  GLINT_REGISTER(reg, "Log1p", unaryFloat([](double x) { return std::log1p(x); }));
+  GLINT_REGISTER(reg, "Sqrt", unaryFloat([](double x) { return std::sqrt(x); }));
+  GLINT_REGISTER(reg, "Rsqrt", unaryFloat([](double x) { return 1.0 / std::sqrt(x); }));
+  GLINT_REGISTER(reg, "Reciprocal", unaryFloat([](double x) { return 1.0 / x; }));
+  GLINT_REGISTER(reg, "Relu", unaryFloat([](double x) { return x > 0 ? x : nanOr(x, 0.0); }));
+  GLINT_REGISTER(reg, "Relu6",
+      unaryFloat([](double x) { return nanOr(x, std::min(std::max(x, 0.0), 6.0)); }));
+  GLINT_REGISTER(reg, "LeakyRelu", leakyReluKernel);
+  GLINT_REGISTER(reg, "Elu", unaryFloat([](double x) { return x > 0 ? x : std::expm1(x); }));
+  GLINT_REGISTER(reg, "Selu", unaryFloat([](double x) {
         return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
       }));
-  reg("Sigmoid", unaryFloat(sigmoid));
-  reg("Tanh", unaryFloat([](double x) { return std::tanh(x); }));
-  reg("Softplus", unaryFloat(softplus));
-  reg("Gelu", geluKernel);
-  reg("Erf", unaryFloat([](double x) { return std::erf(x); }));
-  reg("Sin", unaryFloat([](double x) { return std::sin(x); }));
-  reg("Cos", unaryFloat([](double x) { return std::cos(x); }));
-  reg("Asin", unaryFloat([](double x) { return std::asin(x); }));
-  reg("Acos", unaryFloat([](double x) { return std::acos(x); }));
-  reg("Atan", unaryFloat([](double x) { return std::atan(x); }));
-  reg("Asinh", unaryFloat([](double x) { return std::asinh(x); }));
-  reg("Acosh", unaryFloat([](double x) { return std::acosh(x); }));
-  reg("Atanh", unaryFloat([](double x) { return std::atanh(x); }));
-  reg("Floor", unaryFloat([](double x) { return std::floor(x); }));
-  reg("Ceil", unaryFloat([](double x) { return std::ceil(x); }));
-  reg("Round", unaryFloat(roundHalfEven));
+  GLINT_REGISTER(reg, "Sigmoid", unaryFloat(sigmoid));
+  GLINT_REGISTER(reg, "Tanh", unaryFloat([](double x) { return std::tanh(x); }));
+  GLINT_REGISTER(reg, "Softplus", unaryFloat(softplus));
+  GLINT_REGISTER(reg, "Gelu", geluKernel);
+  GLINT_REGISTER(reg, "Erf", unaryFloat([](double x) { return std::erf(x); }));
+  GLINT_REGISTER(reg, "Sin", unaryFloat([](double x) { return std::sin(x); }));
+  GLINT_REGISTER(reg, "Cos", unaryFloat([](double x) { return std::cos(x); }));
+  GLINT_REGISTER(reg, "Asin", unaryFloat([](double x) { return std::asin(x); }));
+  GLINT_REGISTER(reg, "Acos", unaryFloat([](double x) { return std::acos(x); }));
+  GLINT_REGISTER(reg, "Atan", unaryFloat([](double x) { return std::atan(x); }));
+  GLINT_REGISTER(reg, "Asinh", unaryFloat([](double x) { return std::asinh(x); }));
+  GLINT_REGISTER(reg, "Acosh", unaryFloat([](double x) { return std::acosh(x); }));
+  GLINT_REGISTER(reg, "Atanh", unaryFloat([](double x) { return std::atanh(x); }));
+  GLINT_REGISTER(reg, "Floor", unaryFloat([](double x) { return std::floor(x); }));
+  GLINT_REGISTER(reg, "Ceil", unaryFloat([](double x) { return std::ceil(x); }));
+  GLINT_REGISTER(reg, "Round", unaryFloat(roundHalfEven));
 
   // Binary. Int32 arithmetic goes through int64 and wraps.
-  reg("Add", binaryNumeric([](double a, double b) { return a + b; },
+  GLINT_REGISTER(reg, "Add", binaryNumeric([](double a, double b) { return a + b; },
                            [](int32_t a, int32_t b) { return wrap(int64_t{a} + b); }));
-  reg("Sub", binaryNumeric([](double a, double b) { return a - b; },
+  GLINT_REGISTER(reg, "Sub", binaryNumeric([](double a, double b) { return a - b; },
                            [](int32_t a, int32_t b) { return wrap(int64_t{a} - b); }));
-  reg("Mul", binaryNumeric([](double a, double b) { return a * b; },
+  GLINT_REGISTER(reg, "Mul", binaryNumeric([](double a, double b) { return a * b; },
                            [](int32_t a, int32_t b) { return wrap(int64_t{a} * b); }));
-  reg("RealDiv", realDivKernel);
+  GLINT_REGISTER(reg, "RealDiv", realDivKernel);
   // Relu's gradient (dy, x): float only (gradients are).
-  reg("ReluGrad", binaryNumeric([](double dy, double x) { return dy * (x > 0 ? 1.0 : 0.0); },
+  GLINT_REGISTER(reg, "ReluGrad", binaryNumeric([](double dy, double x) { return dy * (x > 0 ? 1.0 : 0.0); },
                                 [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
-  reg("Pow", binaryNumeric([](double a, double b) { return std::pow(a, b); }, intPow));
+  GLINT_REGISTER(reg, "Pow", binaryNumeric([](double a, double b) { return std::pow(a, b); }, intPow));
   // int32 operands: the float angle truncated toward zero (TF.js).
-  reg("Atan2", binaryNumeric([](double a, double b) { return std::atan2(a, b); },
+  GLINT_REGISTER(reg, "Atan2", binaryNumeric([](double a, double b) { return std::atan2(a, b); },
                              [](int32_t a, int32_t b) {
                                return static_cast<int32_t>(std::atan2(double(a), double(b)));
                              }));
-  reg("Maximum", binaryNumeric(
+  GLINT_REGISTER(reg, "Maximum", binaryNumeric(
                      [](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::max(a, b)); },
                      [](int32_t a, int32_t b) { return std::max(a, b); }));
-  reg("Minimum", binaryNumeric(
+  GLINT_REGISTER(reg, "Minimum", binaryNumeric(
                      [](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::min(a, b)); },
                      [](int32_t a, int32_t b) { return std::min(a, b); }));
-  reg("SquaredDifference",
+  GLINT_REGISTER(reg, "SquaredDifference",
       binaryNumeric([](double a, double b) { return (a - b) * (a - b); },
                     [](int32_t a, int32_t b) {
                       uint64_t d = static_cast<uint64_t>(int64_t{a} - b);
                       return static_cast<int32_t>(static_cast<uint32_t>(d * d));
                     }));
-  reg("FloorDiv", binaryNumeric([](double a, double b) { return std::floor(a / b); }, intFloorDiv));
-  reg("Mod", binaryNumeric(floatMod, intMod));
+  GLINT_REGISTER(reg, "FloorDiv",
+      binaryNumeric([](double a, double b) { return std::floor(a / b); }, intFloorDiv));
+  GLINT_REGISTER(reg, "Mod", binaryNumeric(floatMod, intMod));
 
   // Comparisons and logic.
-  reg("Equal", compare([](auto a, auto b) { return a == b; }));
-  reg("NotEqual", compare([](auto a, auto b) { return a != b; }));
-  reg("Less", compare([](auto a, auto b) { return a < b; }));
-  reg("LessEqual", compare([](auto a, auto b) { return a <= b; }));
-  reg("Greater", compare([](auto a, auto b) { return a > b; }));
-  reg("GreaterEqual", compare([](auto a, auto b) { return a >= b; }));
-  reg("LogicalAnd", logic([](bool a, bool b) { return a && b; }));
-  reg("LogicalOr", logic([](bool a, bool b) { return a || b; }));
-  reg("LogicalXor", logic([](bool a, bool b) { return a != b; }));
-  reg("LogicalNot", [](KernelArgs& args) {
+  GLINT_REGISTER(reg, "Equal", compare([](auto a, auto b) { return a == b; }));
+  GLINT_REGISTER(reg, "NotEqual", compare([](auto a, auto b) { return a != b; }));
+  GLINT_REGISTER(reg, "Less", compare([](auto a, auto b) { return a < b; }));
+  GLINT_REGISTER(reg, "LessEqual", compare([](auto a, auto b) { return a <= b; }));
+  GLINT_REGISTER(reg, "Greater", compare([](auto a, auto b) { return a > b; }));
+  GLINT_REGISTER(reg, "GreaterEqual", compare([](auto a, auto b) { return a >= b; }));
+  GLINT_REGISTER(reg, "LogicalAnd", logic([](bool a, bool b) { return a && b; }));
+  GLINT_REGISTER(reg, "LogicalOr", logic([](bool a, bool b) { return a || b; }));
+  GLINT_REGISTER(reg, "LogicalXor", logic([](bool a, bool b) { return a != b; }));
+  GLINT_REGISTER(reg, "LogicalNot", [](KernelArgs& args) {
     mapLoop<uint8_t, uint8_t>(args.inputs[0], args.outputs[0],
                               [](uint8_t x) { return static_cast<uint8_t>(x == 0); });
   });
-  reg("Select", selectKernel);
-  reg("Cast", castKernel);
-  reg("ClipByValue", clipKernel);
+  GLINT_REGISTER(reg, "Select", selectKernel);
+  GLINT_REGISTER(reg, "Cast", castKernel);
+  GLINT_REGISTER(reg, "ClipByValue", clipKernel);
 }
 
 }  // namespace glint::reference

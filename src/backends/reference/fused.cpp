@@ -7,6 +7,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
@@ -104,8 +105,8 @@ void softmaxCrossEntropy(KernelArgs& args) {
 }  // namespace
 
 void registerFusedKernels(const std::string& backend) {
-  registerKernel("_FusedMatMul", backend, fusedMatMul);
-  registerKernel("SoftmaxCrossEntropyWithLogits", backend, softmaxCrossEntropy);
+  GLINT_REGISTER(registerKernel, "_FusedMatMul", backend, fusedMatMul);
+  GLINT_REGISTER(registerKernel, "SoftmaxCrossEntropyWithLogits", backend, softmaxCrossEntropy);
 }
 
 }  // namespace glint::reference

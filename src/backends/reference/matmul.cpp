@@ -1,11 +1,12 @@
 // BatchMatMul as the textbook triple loop per batch, accumulated in double.
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
 void registerMatMulKernels(const std::string& backend) {
-  registerKernel("BatchMatMul", backend, [](KernelArgs& args) {
+  GLINT_REGISTER(registerKernel, "BatchMatMul", backend, [](KernelArgs& args) {
     const Tensor& a = args.inputs[0];
     const Tensor& b = args.inputs[1];
     Tensor& out = args.outputs[0];

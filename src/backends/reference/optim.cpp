@@ -4,6 +4,7 @@
 
 #include "glint/backend.h"
 #include "src/backends/reference/kernels.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
@@ -59,9 +60,9 @@ void applyAdam(KernelArgs& args) {
 }  // namespace
 
 void registerOptimKernels(const std::string& backend) {
-  registerKernel("ApplyGradientDescent", backend, applyGradientDescent);
-  registerKernel("ApplyMomentum", backend, applyMomentum);
-  registerKernel("ApplyAdam", backend, applyAdam);
+  GLINT_REGISTER(registerKernel, "ApplyGradientDescent", backend, applyGradientDescent);
+  GLINT_REGISTER(registerKernel, "ApplyMomentum", backend, applyMomentum);
+  GLINT_REGISTER(registerKernel, "ApplyAdam", backend, applyAdam);
 }
 
 }  // namespace glint::reference

@@ -4,6 +4,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/conv_util.h"
 
 namespace glint::reference {
@@ -89,10 +90,10 @@ void avgPoolGrad(KernelArgs& a) {
 }  // namespace
 
 void registerPoolKernels(const std::string& backend) {
-  registerKernel("MaxPool", backend, maxPool);
-  registerKernel("MaxPoolGrad", backend, maxPoolGrad);
-  registerKernel("AvgPool", backend, avgPool);
-  registerKernel("AvgPoolGrad", backend, avgPoolGrad);
+  GLINT_REGISTER(registerKernel, "MaxPool", backend, maxPool);
+  GLINT_REGISTER(registerKernel, "MaxPoolGrad", backend, maxPoolGrad);
+  GLINT_REGISTER(registerKernel, "AvgPool", backend, avgPool);
+  GLINT_REGISTER(registerKernel, "AvgPoolGrad", backend, avgPoolGrad);
 }
 
 }  // namespace glint::reference

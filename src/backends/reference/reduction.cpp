@@ -6,6 +6,7 @@
 #include "src/backends/mean_scale.h"
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
@@ -83,7 +84,7 @@ bool isNaN(T v) {
 void registerExtremes(const std::string& backend) {
   // NaN wins max/min (it propagates); an empty window gives -inf / +inf, or the
   // int32 limits.
-  registerKernel("Max", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Max", backend, [](KernelArgs& a) {
     dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       T init = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
@@ -91,7 +92,7 @@ void registerExtremes(const std::string& backend) {
       fold<T, T>(a, init, [](T acc, T v) { return (isNaN(v) || v > acc) ? v : acc; });
     });
   });
-  registerKernel("Min", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Min", backend, [](KernelArgs& a) {
     dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       T init = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
@@ -100,13 +101,13 @@ void registerExtremes(const std::string& backend) {
     });
   });
   // Like TF.js: strictly greater/less, so NaN never takes over and ties keep the first.
-  registerKernel("ArgMax", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "ArgMax", backend, [](KernelArgs& a) {
     dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       argKernel<T>(a, [](T v, T best) { return v > best; });
     });
   });
-  registerKernel("ArgMin", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "ArgMin", backend, [](KernelArgs& a) {
     dispatchDType(a.inputs[0].dtype(), [&](auto tag) {
       using T = decltype(tag);
       argKernel<T>(a, [](T v, T best) { return v < best; });
@@ -116,7 +117,7 @@ void registerExtremes(const std::string& backend) {
 
 void registerSoftmax(const std::string& backend) {
   // Shifted by the row's max so large logits do not overflow exp.
-  registerKernel("Softmax", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Softmax", backend, [](KernelArgs& a) {
     const Tensor& x = a.inputs[0];
     AxisPlan p(x.shape(), a.attrs.i("axis"));
     const float* px = hostData<float>(x);
@@ -139,14 +140,14 @@ void registerSoftmax(const std::string& backend) {
 void registerReductionKernels(const std::string& backend) {
   // Float sums and products accumulate in double so the oracle is more exact
   // than what it checks; int32 wraps around like int32 arithmetic.
-  registerKernel("Sum", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Sum", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; });
     else
       fold<int32_t, uint32_t>(a, 0u, [](uint32_t acc, int32_t v) { return acc + uint32_t(v); });
   });
   // [rows, classes] x 2 -> [rows]: ArgMax's rule on both rows.
-  registerKernel("_ArgMaxEqual", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "_ArgMaxEqual", backend, [](KernelArgs& a) {
     const int64_t classes = a.inputs[0].shape()[1];
     auto greater = [](float v, float best) { return v > best; };  // ArgMax's rule
     const float* pa = hostData<float>(a.inputs[0]);
@@ -158,21 +159,21 @@ void registerReductionKernels(const std::string& backend) {
                   ? 1.0f
                   : 0.0f;
   });
-  registerKernel("Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
+  GLINT_REGISTER(registerKernel, "Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
     const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
     fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; },
                         [scale](double acc) { return acc * scale; });
   });
-  registerKernel("Prod", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Prod", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       fold<float, double>(a, 1.0, [](double acc, float v) { return acc * v; });
     else
       fold<int32_t, uint32_t>(a, 1u, [](uint32_t acc, int32_t v) { return acc * uint32_t(v); });
   });
-  registerKernel("Any", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "Any", backend, [](KernelArgs& a) {
     fold<uint8_t, uint8_t>(a, 0, [](uint8_t acc, uint8_t v) { return uint8_t(acc || v); });
   });
-  registerKernel("All", backend, [](KernelArgs& a) {
+  GLINT_REGISTER(registerKernel, "All", backend, [](KernelArgs& a) {
     fold<uint8_t, uint8_t>(a, 1, [](uint8_t acc, uint8_t v) { return uint8_t(acc && v); });
   });
   registerExtremes(backend);

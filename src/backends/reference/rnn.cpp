@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "src/backends/reference/kernels.h"
-#include "src/backends/stepwise_rnn.h"
 #include "src/backends/reference/loops.h"
+#include "src/backends/stepwise_rnn.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
@@ -311,15 +312,15 @@ void unpackKernel(KernelArgs& args) {
 }  // namespace
 
 void registerRnnKernels(const std::string& backend) {
-  registerKernel("LSTMCell", backend, lstmCellKernel);
-  registerKernel("LSTMCellGrad", backend, lstmCellGradKernel);
-  registerKernel("GRUCell", backend, gruCellKernel);
-  registerKernel("GRUCellGrad", backend, gruCellGradKernel);
-  registerKernel("GRUResetState", backend, gruResetStateKernel);
-  registerKernel("GRUResetStateGrad", backend, gruResetStateGradKernel);
-  registerKernel("LSTMSequence", backend, lstmSequenceKernel);
-  registerKernel("LSTMSequenceGrad", backend, lstmSequenceGradKernel);
-  registerKernel("Unpack", backend, unpackKernel);
+  GLINT_REGISTER(registerKernel, "LSTMCell", backend, lstmCellKernel);
+  GLINT_REGISTER(registerKernel, "LSTMCellGrad", backend, lstmCellGradKernel);
+  GLINT_REGISTER(registerKernel, "GRUCell", backend, gruCellKernel);
+  GLINT_REGISTER(registerKernel, "GRUCellGrad", backend, gruCellGradKernel);
+  GLINT_REGISTER(registerKernel, "GRUResetState", backend, gruResetStateKernel);
+  GLINT_REGISTER(registerKernel, "GRUResetStateGrad", backend, gruResetStateGradKernel);
+  GLINT_REGISTER(registerKernel, "LSTMSequence", backend, lstmSequenceKernel);
+  GLINT_REGISTER(registerKernel, "LSTMSequenceGrad", backend, lstmSequenceGradKernel);
+  GLINT_REGISTER(registerKernel, "Unpack", backend, unpackKernel);
 }
 
 }  // namespace glint::reference

@@ -4,6 +4,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::reference {
 
@@ -188,15 +189,15 @@ void oneHotKernel(KernelArgs& args) {
 }  // namespace
 
 void registerShapeKernels(const std::string& backend) {
-  registerKernel("Transpose", backend, transposeKernel);
-  registerKernel("Concat", backend, concatKernel);
-  registerKernel("StridedSlice", backend, stridedSliceKernel);
-  registerKernel("StridedSliceGrad", backend, stridedSliceGradKernel);
-  registerKernel("PadV2", backend, padKernel);
-  registerKernel("Tile", backend, tileKernel);
-  registerKernel("GatherV2", backend, gatherKernel);
-  registerKernel("UnsortedSegmentSum", backend, unsortedSegmentSumKernel);
-  registerKernel("OneHot", backend, oneHotKernel);
+  GLINT_REGISTER(registerKernel, "Transpose", backend, transposeKernel);
+  GLINT_REGISTER(registerKernel, "Concat", backend, concatKernel);
+  GLINT_REGISTER(registerKernel, "StridedSlice", backend, stridedSliceKernel);
+  GLINT_REGISTER(registerKernel, "StridedSliceGrad", backend, stridedSliceGradKernel);
+  GLINT_REGISTER(registerKernel, "PadV2", backend, padKernel);
+  GLINT_REGISTER(registerKernel, "Tile", backend, tileKernel);
+  GLINT_REGISTER(registerKernel, "GatherV2", backend, gatherKernel);
+  GLINT_REGISTER(registerKernel, "UnsortedSegmentSum", backend, unsortedSegmentSumKernel);
+  GLINT_REGISTER(registerKernel, "OneHot", backend, oneHotKernel);
 }
 
 }  // namespace glint::reference

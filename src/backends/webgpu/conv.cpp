@@ -19,6 +19,7 @@
 
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_selection.h"
 #include "src/ops/conv_util.h"
 
 namespace glint::webgpu {
@@ -462,16 +463,16 @@ void avgPoolGrad(KernelArgs& a) {
 }  // namespace
 
 void registerConvKernels() {
-  reg("Conv2D", [](KernelArgs& a) { forward(a, false); });
-  reg("Conv2DBackpropInput", [](KernelArgs& a) { backpropInput(a, false); });
-  reg("Conv2DBackpropFilter", [](KernelArgs& a) { backpropFilter(a, false); });
-  reg("DepthwiseConv2dNative", [](KernelArgs& a) { forward(a, true); });
-  reg("DepthwiseConv2dNativeBackpropInput", [](KernelArgs& a) { backpropInput(a, true); });
-  reg("DepthwiseConv2dNativeBackpropFilter", [](KernelArgs& a) { backpropFilter(a, true); });
-  reg("MaxPool", maxPool);
-  reg("MaxPoolGrad", maxPoolGrad);
-  reg("AvgPool", avgPool);
-  reg("AvgPoolGrad", avgPoolGrad);
+  GLINT_REGISTER(reg, "Conv2D", [](KernelArgs& a) { forward(a, false); });
+  GLINT_REGISTER(reg, "Conv2DBackpropInput", [](KernelArgs& a) { backpropInput(a, false); });
+  GLINT_REGISTER(reg, "Conv2DBackpropFilter", [](KernelArgs& a) { backpropFilter(a, false); });
+  GLINT_REGISTER(reg, "DepthwiseConv2dNative", [](KernelArgs& a) { forward(a, true); });
+  GLINT_REGISTER(reg, "DepthwiseConv2dNativeBackpropInput", [](KernelArgs& a) { backpropInput(a, true); });
+  GLINT_REGISTER(reg, "DepthwiseConv2dNativeBackpropFilter", [](KernelArgs& a) { backpropFilter(a, true); });
+  GLINT_REGISTER(reg, "MaxPool", maxPool);
+  GLINT_REGISTER(reg, "MaxPoolGrad", maxPoolGrad);
+  GLINT_REGISTER(reg, "AvgPool", avgPool);
+  GLINT_REGISTER(reg, "AvgPoolGrad", avgPoolGrad);
 }
 
 }  // namespace glint::webgpu

@@ -7,6 +7,7 @@
 
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
 
@@ -148,81 +149,84 @@ void castKernel(KernelArgs& a) {
 
 void registerElementwiseKernels() {
   // Unary. WGSL leaves sqrt of negatives and NaN undefined: NaN explicitly.
-  reg("Neg", unary("-x", "-x"));
-  reg("Abs", unary("abs(x)", "select(x, -x, x < 0)"));
-  reg("Square", unary("x * x", "x * x"));
-  reg("Sign", unary("select(sign(x), x, isnan_(x))", "select(0, 1, x > 0) - select(0, 1, x < 0)"));
-  reg("Exp", unary("exp_(x)"));
-  reg("Log", unary("log_(x)"));
-  reg("Log1p", unary("log1p_(x)"));
-  reg("Sqrt", unary("select(sqrt(x), nan_(), x < 0.0 || isnan_(x))"));
-  reg("Rsqrt", unary("select(1.0 / sqrt(x), nan_(), x < 0.0 || isnan_(x))"));
-  reg("Reciprocal", unary("1.0 / x"));
-  reg("Relu", unary("select(0.0, x, x > 0.0 || isnan_(x))"));
-  reg("Relu6", unary("select(clamp(x, 0.0, 6.0), x, isnan_(x))"));
-  reg("LeakyRelu", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Neg", unary("-x", "-x"));
+  GLINT_REGISTER(reg, "Abs", unary("abs(x)", "select(x, -x, x < 0)"));
+  GLINT_REGISTER(reg, "Square", unary("x * x", "x * x"));
+  GLINT_REGISTER(reg, "Sign",
+      unary("select(sign(x), x, isnan_(x))", "select(0, 1, x > 0) - select(0, 1, x < 0)"));
+  GLINT_REGISTER(reg, "Exp", unary("exp_(x)"));
+  GLINT_REGISTER(reg, "Log", unary("log_(x)"));
+  GLINT_REGISTER(reg, "Log1p", unary("log1p_(x)"));
+  GLINT_REGISTER(reg, "Sqrt", unary("select(sqrt(x), nan_(), x < 0.0 || isnan_(x))"));
+  GLINT_REGISTER(reg, "Rsqrt", unary("select(1.0 / sqrt(x), nan_(), x < 0.0 || isnan_(x))"));
+  GLINT_REGISTER(reg, "Reciprocal", unary("1.0 / x"));
+  GLINT_REGISTER(reg, "Relu", unary("select(0.0, x, x > 0.0 || isnan_(x))"));
+  GLINT_REGISTER(reg, "Relu6", unary("select(clamp(x, 0.0, 6.0), x, isnan_(x))"));
+  GLINT_REGISTER(reg, "LeakyRelu", [](KernelArgs& a) {
     runUnary(a, "select(u_params[0] * x, x, x > 0.0 || isnan_(x))", "",
              {static_cast<float>(a.attrs.f("alpha"))});
   });
-  reg("Elu", unary("select(expm1_(x), x, x > 0.0)"));
-  reg("Selu",
+  GLINT_REGISTER(reg, "Elu", unary("select(expm1_(x), x, x > 0.0)"));
+  GLINT_REGISTER(reg, "Selu",
       unary("1.0507009873554805 * select(1.6732632423543772 * expm1_(x), x, x > 0.0)"));
-  reg("Sigmoid", unary("sigmoid_(x)"));
-  reg("Tanh", unary("tanh_(x)"));
-  reg("Softplus", unary("select(max(x, 0.0) + log1p_(exp_(-abs(x))), x, isnan_(x))"));
-  reg("Gelu", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Sigmoid", unary("sigmoid_(x)"));
+  GLINT_REGISTER(reg, "Tanh", unary("tanh_(x)"));
+  GLINT_REGISTER(reg, "Softplus", unary("select(max(x, 0.0) + log1p_(exp_(-abs(x))), x, isnan_(x))"));
+  GLINT_REGISTER(reg, "Gelu", [](KernelArgs& a) {
     if (a.attrs.b("approximate"))
       // 0.5 (1 + tanh z) as sigmoid(2z): no cancellation where tanh z nears -1.
       runUnary(a, "x * sigmoid_(1.5957691216057308 * (x + 0.044715 * x * x * x))", "");
     else
       runUnary(a, "0.5 * x * (1.0 + erf_(x * 0.7071067811865476))", "");
   });
-  reg("Erf", unary("erf_(x)"));
-  reg("Sin", unary("sincos_(x).x"));
-  reg("Cos", unary("sincos_(x).y"));
-  reg("Asin", unary("asin_(x)"));
-  reg("Acos", unary("acos_(x)"));
-  reg("Atan", unary("atan_(x)"));
-  reg("Asinh", unary("asinh_(x)"));
-  reg("Acosh", unary("acosh_(x)"));
-  reg("Atanh", unary("atanh_(x)"));
-  reg("Floor", unary("floor(x)"));
-  reg("Ceil", unary("ceil(x)"));
-  reg("Round", unary("round(x)"));  // WGSL rounds halves to even
+  GLINT_REGISTER(reg, "Erf", unary("erf_(x)"));
+  GLINT_REGISTER(reg, "Sin", unary("sincos_(x).x"));
+  GLINT_REGISTER(reg, "Cos", unary("sincos_(x).y"));
+  GLINT_REGISTER(reg, "Asin", unary("asin_(x)"));
+  GLINT_REGISTER(reg, "Acos", unary("acos_(x)"));
+  GLINT_REGISTER(reg, "Atan", unary("atan_(x)"));
+  GLINT_REGISTER(reg, "Asinh", unary("asinh_(x)"));
+  GLINT_REGISTER(reg, "Acosh", unary("acosh_(x)"));
+  GLINT_REGISTER(reg, "Atanh", unary("atanh_(x)"));
+  GLINT_REGISTER(reg, "Floor", unary("floor(x)"));
+  GLINT_REGISTER(reg, "Ceil", unary("ceil(x)"));
+  GLINT_REGISTER(reg, "Round", unary("round(x)"));  // WGSL rounds halves to even
 
   // Binary.
-  reg("Add", binary("a + b", "a + b"));
-  reg("Sub", binary("a - b", "a - b"));
-  reg("Mul", binary("a * b", "a * b"));
-  reg("RealDiv", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Add", binary("a + b", "a + b"));
+  GLINT_REGISTER(reg, "Sub", binary("a - b", "a - b"));
+  GLINT_REGISTER(reg, "Mul", binary("a * b", "a * b"));
+  GLINT_REGISTER(reg, "RealDiv", [](KernelArgs& a) {
     runElementwise(gpuBackend(a), binaryBody(a, "f32", "f32", "a / b"), a.inputs, a.outputs[0]);
   });
-  reg("Pow", binary("pow_(a, b)", "ipow_(a, b)"));
-  reg("Atan2", binary("atan2_(a, b)", "i32(atan2_(f32(a), f32(b)))"));
-  reg("ReluGrad", binary("a * select(0.0, 1.0, b > 0.0)", "select(0, a, b > 0)"));  // (dy, x)
-  reg("Maximum", binary("select(select(max(a, b), a, isnan_(a)), b, isnan_(b))", "max(a, b)"));
-  reg("Minimum", binary("select(select(min(a, b), a, isnan_(a)), b, isnan_(b))", "min(a, b)"));
-  reg("SquaredDifference", binary("(a - b) * (a - b)", "(a - b) * (a - b)"));
-  reg("FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
-  reg("Mod", binary("fmod_(a, b)", "imod_(a, b)"));
+  GLINT_REGISTER(reg, "Pow", binary("pow_(a, b)", "ipow_(a, b)"));
+  GLINT_REGISTER(reg, "Atan2", binary("atan2_(a, b)", "i32(atan2_(f32(a), f32(b)))"));
+  GLINT_REGISTER(reg, "ReluGrad", binary("a * select(0.0, 1.0, b > 0.0)", "select(0, a, b > 0)"));  // (dy, x)
+  GLINT_REGISTER(reg, "Maximum",
+      binary("select(select(max(a, b), a, isnan_(a)), b, isnan_(b))", "max(a, b)"));
+  GLINT_REGISTER(reg, "Minimum",
+      binary("select(select(min(a, b), a, isnan_(a)), b, isnan_(b))", "min(a, b)"));
+  GLINT_REGISTER(reg, "SquaredDifference", binary("(a - b) * (a - b)", "(a - b) * (a - b)"));
+  GLINT_REGISTER(reg, "FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
+  GLINT_REGISTER(reg, "Mod", binary("fmod_(a, b)", "imod_(a, b)"));
 
   // Comparisons and logic.
-  reg("Equal", compare("=="));
-  reg("NotEqual", compare("!="));
-  reg("Less", compare("<"));
-  reg("LessEqual", compare("<="));
-  reg("Greater", compare(">"));
-  reg("GreaterEqual", compare(">="));
-  reg("LogicalAnd", logic("a && b"));
-  reg("LogicalOr", logic("a || b"));
-  reg("LogicalXor", logic("a != b"));
-  reg("LogicalNot", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Equal", compare("=="));
+  GLINT_REGISTER(reg, "NotEqual", compare("!="));
+  GLINT_REGISTER(reg, "Less", compare("<"));
+  GLINT_REGISTER(reg, "LessEqual", compare("<="));
+  GLINT_REGISTER(reg, "Greater", compare(">"));
+  GLINT_REGISTER(reg, "GreaterEqual", compare(">="));
+  GLINT_REGISTER(reg, "LogicalAnd", logic("a && b"));
+  GLINT_REGISTER(reg, "LogicalOr", logic("a || b"));
+  GLINT_REGISTER(reg, "LogicalXor", logic("a != b"));
+  GLINT_REGISTER(reg, "LogicalNot", [](KernelArgs& a) {
     runElementwise(gpuBackend(a), "fn value(i: i32) -> bool { return !in0(i); }\n", a.inputs,
                    a.outputs[0]);
   });
-  reg("Select", selectKernel);
-  reg("Cast", castKernel);
-  reg("ClipByValue", [](KernelArgs& a) {
+  GLINT_REGISTER(reg, "Select", selectKernel);
+  GLINT_REGISTER(reg, "Cast", castKernel);
+  GLINT_REGISTER(reg, "ClipByValue", [](KernelArgs& a) {
     std::vector<float> bounds = {static_cast<float>(a.attrs.f("min")),
                                  static_cast<float>(a.attrs.f("max"))};
     runUnary(a, "select(min(max(x, u_params[0]), u_params[1]), x, isnan_(x))", "", bounds);

@@ -11,6 +11,7 @@
 // registers. Few tiles over a long K split K: chunks summed in a second pass.
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
 
@@ -413,8 +414,8 @@ void matMul(KernelArgs& args, bool fused) {
 }  // namespace
 
 void registerMatMulKernels() {
-  registerKernel("BatchMatMul", "webgpu", [](KernelArgs& a) { matMul(a, false); });
-  registerKernel("_FusedMatMul", "webgpu", [](KernelArgs& a) { matMul(a, true); });
+  GLINT_REGISTER(registerKernel, "BatchMatMul", "webgpu", [](KernelArgs& a) { matMul(a, false); });
+  GLINT_REGISTER(registerKernel, "_FusedMatMul", "webgpu", [](KernelArgs& a) { matMul(a, true); });
 }
 
 }  // namespace glint::webgpu

@@ -6,6 +6,7 @@
 #include "src/backends/optim_params.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
 
@@ -58,9 +59,9 @@ void adam(KernelArgs& a) {
 }  // namespace
 
 void registerOptimKernels() {
-  registerKernel("ApplyGradientDescent", "webgpu", gradientDescent);
-  registerKernel("ApplyMomentum", "webgpu", momentum);
-  registerKernel("ApplyAdam", "webgpu", adam);
+  GLINT_REGISTER(registerKernel, "ApplyGradientDescent", "webgpu", gradientDescent);
+  GLINT_REGISTER(registerKernel, "ApplyMomentum", "webgpu", momentum);
+  GLINT_REGISTER(registerKernel, "ApplyAdam", "webgpu", adam);
 }
 
 }  // namespace glint::webgpu

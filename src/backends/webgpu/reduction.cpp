@@ -15,6 +15,7 @@
 #include "src/backends/mean_scale.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
 
@@ -392,22 +393,22 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
 
 void registerReductionKernels() {
   auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "webgpu", std::move(fn)); };
-  reg("Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
-  reg("Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
+  GLINT_REGISTER(reg, "Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
+  GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
     Fold f = sumFold(DType::float32);
     const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
     // An empty window's NaN as itself: a GPU compiler may fold 0 * NaN to 0.
     f.result = std::isnan(scale) ? "nan_()" : "s * " + floatLit(static_cast<float>(scale));
     reduce(a, f);
   });
-  reg("Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
-  reg("Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
-  reg("Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
-  reg("Any", [](KernelArgs& a) { reduce(a, logicFold(true)); });
-  reg("All", [](KernelArgs& a) { reduce(a, logicFold(false)); });
-  reg("ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
-  reg("ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
-  reg("_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
+  GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
+  GLINT_REGISTER(reg, "Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
+  GLINT_REGISTER(reg, "Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
+  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) { reduce(a, logicFold(true)); });
+  GLINT_REGISTER(reg, "All", [](KernelArgs& a) { reduce(a, logicFold(false)); });
+  GLINT_REGISTER(reg, "ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
+  GLINT_REGISTER(reg, "ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
+  GLINT_REGISTER(reg, "_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
     const std::string C = str(a.inputs[0].shape()[1]);
     // ArgMax's rule on both rows at once.
     std::string s = "fn value(r: i32) -> f32 {\n  let base = r * " + C +
@@ -419,8 +420,8 @@ void registerReductionKernels() {
                     "  return select(0.0, 1.0, ia == ib);\n}\n";
     runElementwise(gpuBackend(a), s, a.inputs, a.outputs[0]);
   });
-  reg("Softmax", softmaxKernel);
-  reg("SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
+  GLINT_REGISTER(reg, "Softmax", softmaxKernel);
+  GLINT_REGISTER(reg, "SoftmaxCrossEntropyWithLogits", softmaxCrossEntropyKernel);
 }
 
 }  // namespace glint::webgpu

@@ -9,6 +9,7 @@
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/engine_state.h"
+#include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
 
@@ -276,14 +277,14 @@ void lstmSequenceGrad(KernelArgs& a) {
 }  // namespace
 
 void registerRnnKernels() {
-  registerKernel("LSTMCell", "webgpu", lstmCell);
-  registerKernel("LSTMCellGrad", "webgpu", lstmCellGrad);
-  registerKernel("LSTMSequence", "webgpu", lstmSequence);
-  registerKernel("LSTMSequenceGrad", "webgpu", lstmSequenceGrad);
-  registerKernel("GRUCell", "webgpu", gruCell);
-  registerKernel("GRUCellGrad", "webgpu", gruCellGrad);
-  registerKernel("GRUResetState", "webgpu", gruResetState);
-  registerKernel("GRUResetStateGrad", "webgpu", gruResetStateGrad);
+  GLINT_REGISTER(registerKernel, "LSTMCell", "webgpu", lstmCell);
+  GLINT_REGISTER(registerKernel, "LSTMCellGrad", "webgpu", lstmCellGrad);
+  GLINT_REGISTER(registerKernel, "LSTMSequence", "webgpu", lstmSequence);
+  GLINT_REGISTER(registerKernel, "LSTMSequenceGrad", "webgpu", lstmSequenceGrad);
+  GLINT_REGISTER(registerKernel, "GRUCell", "webgpu", gruCell);
+  GLINT_REGISTER(registerKernel, "GRUCellGrad", "webgpu", gruCellGrad);
+  GLINT_REGISTER(registerKernel, "GRUResetState", "webgpu", gruResetState);
+  GLINT_REGISTER(registerKernel, "GRUResetStateGrad", "webgpu", gruResetStateGrad);
 }
 
 }  // namespace glint::webgpu

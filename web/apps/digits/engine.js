@@ -5,6 +5,7 @@ import {worker} from 'glint-ml';
 
 export const SAVED = 'indexeddb://glint-digits';
 const SHIPPED = new URL('./model/model.json', import.meta.url).href;
+const OWN_BUILD = new URL('./glint/', import.meta.url).href;
 const META = 'glint-digits/model';   // localStorage: what the saved model is
 export const TRAIN_RATE = 1e-3;    // Adam, training from scratch (as glint train)
 export const TEACH_RATE = 3e-3;    // Adam, fine-tuning on a correction: a few steps must do
@@ -12,9 +13,18 @@ export const TEACH_RATE = 3e-3;    // Adam, fine-tuning on a correction: a few s
 export const argmax = (p) => p.reduce((best, v, i) => (v > p[best] ? i : best), 0);
 
 export class Engine {
-  /** Starts the worker (threads build where the page is cross-origin isolated). */
+  /**
+   * Starts the worker (threads build where the page is cross-origin isolated) on the
+   * app's own build of the engine: only the kernels and layers its model uses
+   * (kernels.txt; `make web-apps` builds it into ./glint/), a third smaller than the package's.
+   */
   static async start({threads = 'auto', onProgress} = {}) {
-    return new Engine(await worker({ready: {threads, onProgress}}));
+    try {
+      return new Engine(await worker({ready: {threads, onProgress, wasmPath: OWN_BUILD}}));
+    } catch (e) {
+      if (!String(e.message).includes(OWN_BUILD)) throw e;
+      throw new Error(`${e.message}: the app's own engine build is missing (run \`make web-apps\`)`);
+    }
   }
 
   constructor(g) {

@@ -256,7 +256,7 @@ web: web-st build/wasm-mt/build.ninja
 ## classes its model uses (web/apps/APP/kernels.txt, made by
 ## tools/kernels_for.mjs; docs/SIZE.md): both builds and their relaxed-SIMD
 ## twins in web/apps/APP/glint/, which the app loads (ready's wasmPath).
-APP_BUILDS := digits
+APP_BUILDS := digits sequence
 web-apps: web
 	@set -e; for app in $(APP_BUILDS); do \
 	  for preset in wasm wasm-mt; do \
@@ -341,6 +341,7 @@ test-doctor: web
 ## test-sequence: the sequence app (web/apps/sequence) in headless Chromium: an LSTM trained in a
 ## worker (page responsive), distribution vs prior, sampling, save/reload, offline; screenshots.
 .PHONY: test-sequence
-test-sequence: web
+test-sequence: web-apps
+	$(NODE) tools/kernels_for.mjs --check web/apps/sequence/kernels.txt web/apps/sequence/model_shape.json
 	node tests/browser/sequence.mjs  # not $(NODE): playwright-core needs fetch
 	node tests/browser/sequence_data.mjs

@@ -1,8 +1,8 @@
-# GLINT_KERNELS: a file naming the kernels a build registers, one per line,
-# the layer classes as "layer:Conv2D", and the parts beyond layers models as
-# "feature:graph-models" ('#' starts a comment), e.g. an
-# app's list from tools/kernels_for.mjs. The others' code is left out, on
-# every backend (src/core/kernel_selection.h). Empty: everything. Writes
+# GLINT_KERNELS: a file naming what a build holds, one name per line ('#'
+# starts a comment): kernels ("Conv2D"), layer classes ("layer:Conv2D") and
+# parts beyond layers models ("feature:graph-models"), e.g. an app's list from
+# tools/kernels_for.mjs. The code of the rest is left out, on every backend
+# (src/core/kernel_selection.h, docs/SIZE.md). Empty: everything. Writes
 # glint_kernel_selection.inc into the build folder.
 set(GLINT_KERNELS "" CACHE FILEPATH "A list of the kernels to build (default: all)")
 

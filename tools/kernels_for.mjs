@@ -6,7 +6,8 @@
 // and, for a graph model, feature:graph-models:
 // the list a build for that model takes (GLINT_KERNELS, docs/SIZE.md).
 //
-// What runs, per model and backend: loading it with its weights; a fresh copy
+// A model.json without weights (a topology alone) stands for a model an app
+// builds in code. What runs, per model and backend: loading it with its weights; a fresh copy
 // from its topology (the initializers); predict on one sample and on a batch;
 // and, unless --no-train, compile (the model's own training config, else the
 // options below), trainOnBatch, fit with a validation split, and evaluate.
@@ -103,8 +104,10 @@ function trainingOf(json, model, o) {
 }
 
 async function runLayersModel(glint, file, json, o) {
-  const model = await glint.loadLayersModel(url.pathToFileURL(file).href);
+  // A topology alone (no weightsManifest: an app that builds its model in
+  // code describes its shape so) runs freshly initialised.
   const fresh = await glint.models.modelFromJSON(json.modelTopology);
+  const model = json.weightsManifest ? await glint.loadLayersModel(url.pathToFileURL(file).href) : fresh;
   try {
     const shapes = model.inputs.map((t) => t.shape);
     const xs = (n) => {
@@ -112,7 +115,7 @@ async function runLayersModel(glint, file, json, o) {
       return t.length === 1 ? t[0] : t;
     };
     for (const n of [1, o.batch]) {
-      for (const m of [model, fresh]) {
+      for (const m of new Set([model, fresh])) {
         const y = m.predict(xs(n));
         for (const t of Array.isArray(y) ? y : [y]) await t.data();
       }
@@ -129,7 +132,7 @@ async function runLayersModel(glint, file, json, o) {
     const ev = await model.evaluate(x, y, {batchSize: o.batch});
     for (const t of Array.isArray(ev) ? ev : [ev]) await t.data();
   } finally {
-    model.dispose();
+    if (model !== fresh) model.dispose();
     fresh.dispose();
   }
 }

@@ -21,7 +21,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import {argmax, DIGITS, downloadsOf, draw, fmtP, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel,
         referencePreprocess, settled, waitReady, openDigits, requireDigitsBuilds} from './digits_common.mjs';
-import {check, checkNoErrors, DESKTOP, repo, runMain, screenshots, withBrowser} from './harness.mjs';
+import {check, checkNoErrors, DESKTOP, recordWasmRequests, repo, runMain, screenshots, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
 // --threads 0: the single-thread build (the page's ?threads=0).
@@ -36,11 +36,14 @@ async function main() {
 
   await withBrowser(async ({base, context, stopServer}) => {
     const t0 = Date.now();
+    const wasm = recordWasmRequests(context);
     const {page, errors} = await openDigits(context, base, {query});
     const start = await page.evaluate(() => ({backend: digitsApp.backend, source: digitsApp.source,
                                               engine: document.getElementById('engine').textContent}));
     check('app ready', start.source === 'shipped',
           `${((Date.now() - t0) / 1000).toFixed(1)} s, model ${start.source}, backend ${start.backend}, ${start.engine}`);
+    check('... on the app\'s own engine build (web/apps/digits/glint, make web-apps)',
+          wasm.length > 0 && wasm.every((f) => f.startsWith('/web/apps/digits/glint/')), wasm.join(', '));
 
     // Clear digits, read by the shipped model; preprocessing and probabilities recomputed here.
     for (const [digit, strokes] of Object.entries(DIGITS)) {

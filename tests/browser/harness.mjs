@@ -147,3 +147,16 @@ export function tasksDuring(tasks, {start, end}) {
 export function contentEncoding(page, urlPath) {
   return page.evaluate(async (u) => (await fetch(u, {method: 'HEAD'})).headers.get('Content-Encoding'), urlPath);
 }
+
+/**
+ * Starts recording the .wasm files `context`'s pages and their workers request;
+ * returns the list (paths), which grows as they load.
+ */
+export function recordWasmRequests(context) {
+  const wasm = [];
+  context.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.endsWith('.wasm')) wasm.push(u.pathname);
+  });
+  return wasm;
+}

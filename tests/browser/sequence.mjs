@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {check, checkNoErrors, DESKTOP, openPage, repo, runMain, screenshots, tasksDuring, traceMainThread,
+import {check, checkNoErrors, DESKTOP, openPage, recordWasmRequests, repo, runMain, screenshots, tasksDuring, traceMainThread,
         withBrowser} from './harness.mjs';
 
 const APP = '/web/apps/sequence/index.html';
@@ -49,9 +49,12 @@ async function trainWith(page, settings) {
 
 runMain(() => withBrowser(async ({base, context, stopServer}) => {
   const t0 = Date.now();
+  const wasm = recordWasmRequests(context);
   const {page, errors} = await openPage(context, base + APP);
   const start = await waitReady(page);
   check('engine starts in a worker', start.ready, start.status);
+  check('... on the app\'s own engine build (web/apps/sequence/glint, make web-apps)',
+        wasm.length > 0 && wasm.every((f) => f.startsWith('/web/apps/sequence/glint/')), wasm.join(', '));
 
   // ---- weather: categorical -------------------------------------------------------
   // The page starts with this sample loaded: clear its line so the wait below

@@ -2,6 +2,8 @@
 // receives numbers, so training never blocks it.
 import * as glint from 'glint-ml';
 
+const OWN_BUILD = new URL('./glint/', import.meta.url).href;
+
 export class Engine {
   static async start() {
     // The cpu backend: an LSTM is many tiny kernels per step, which WebGL
@@ -9,7 +11,15 @@ export class Engine {
     // windows of 14 steps). The single-thread build: a small LSTM gains little
     // from the thread pool, and on a 2-core machine its threads plus the worker
     // would leave the page's main thread waiting for a core (long tasks).
-    const g = await glint.worker({backend: 'cpu', ready: {threads: false}});
+    // The app's own build of the engine (kernels.txt: the kernels and layers of
+    // stacked LSTMs, traced from model_shape.json; `make web-apps` puts it in ./glint/).
+    let g;
+    try {
+      g = await glint.worker({backend: 'cpu', ready: {threads: false, wasmPath: OWN_BUILD}});
+    } catch (e) {
+      if (!String(e.message).includes(OWN_BUILD)) throw e;
+      throw new Error(`${e.message}: the app's own engine build is missing (run \`make web-apps\`)`);
+    }
     const info = {...await g.backendInfo(), version: glint.version};
     return new Engine(g, info);
   }

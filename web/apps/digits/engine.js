@@ -1,11 +1,11 @@
 // The model side of the app: Glint's engine in a Web Worker (glint.worker()),
 // so drawing stays smooth while the model predicts, fine-tunes or trains.
 // Every call below is a message to that worker; tensors and models stay there.
-import {worker} from 'glint-ml';
+import {ownBuildWorker} from '../own_build.js';
 
 export const SAVED = 'indexeddb://glint-digits';
 const SHIPPED = new URL('./model/model.json', import.meta.url).href;
-const OWN_BUILD = new URL('./glint/', import.meta.url).href;
+const OWN_BUILD = new URL('./glint/', import.meta.url);
 const META = 'glint-digits/model';   // localStorage: what the saved model is
 export const TRAIN_RATE = 1e-3;    // Adam, training from scratch (as glint train)
 export const TEACH_RATE = 3e-3;    // Adam, fine-tuning on a correction: a few steps must do
@@ -19,12 +19,7 @@ export class Engine {
    * (kernels.txt; `make web-apps` builds it into ./glint/), a third smaller than the package's.
    */
   static async start({threads = 'auto', onProgress} = {}) {
-    try {
-      return new Engine(await worker({ready: {threads, onProgress, wasmPath: OWN_BUILD}}));
-    } catch (e) {
-      if (!String(e.message).includes(OWN_BUILD)) throw e;
-      throw new Error(`${e.message}: the app's own engine build is missing (run \`make web-apps\`)`);
-    }
+    return new Engine(await ownBuildWorker(OWN_BUILD, {ready: {threads, onProgress}}));
   }
 
   constructor(g) {

@@ -1,8 +1,7 @@
 // The LSTM, in a Web Worker (glint.worker()): the page only sends arrays and
 // receives numbers, so training never blocks it.
 import * as glint from 'glint-ml';
-
-const OWN_BUILD = new URL('./glint/', import.meta.url).href;
+import {ownBuildWorker} from '../own_build.js';
 
 export class Engine {
   static async start() {
@@ -13,13 +12,7 @@ export class Engine {
     // would leave the page's main thread waiting for a core (long tasks).
     // The app's own build of the engine (kernels.txt: the kernels and layers of
     // stacked LSTMs, traced from model_shape.json; `make web-apps` puts it in ./glint/).
-    let g;
-    try {
-      g = await glint.worker({backend: 'cpu', ready: {threads: false, wasmPath: OWN_BUILD}});
-    } catch (e) {
-      if (!String(e.message).includes(OWN_BUILD)) throw e;
-      throw new Error(`${e.message}: the app's own engine build is missing (run \`make web-apps\`)`);
-    }
+    const g = await ownBuildWorker(new URL('./glint/', import.meta.url), {backend: 'cpu', ready: {threads: false}});
     const info = {...await g.backendInfo(), version: glint.version};
     return new Engine(g, info);
   }

@@ -128,7 +128,7 @@ async function runLayersModel(glint, file, json, o) {
     const ys = outShapes.map((s) => targetFor(glint, s, o.batch, loss));
     const y = ys.length === 1 ? ys[0] : ys;
     await model.trainOnBatch(x, y);
-    await model.fit(x, y, {epochs: 1, batchSize: Math.max(1, o.batch / 2), validationSplit: 0.25, verbose: 0});
+    await model.fit(x, y, {epochs: 1, batchSize: Math.max(1, Math.floor(o.batch / 2)), validationSplit: 0.25, verbose: 0});
     const ev = await model.evaluate(x, y, {batchSize: o.batch});
     for (const t of Array.isArray(ev) ? ev : [ev]) await t.data();
   } finally {
@@ -177,8 +177,8 @@ export async function kernelsFor(files, options = {}) {
   const names = new Set(o.add);
   const layers = new Set();
   const features = new Set();
-  for (const file of files) {
-    const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const models = files.map((file) => ({file, json: JSON.parse(fs.readFileSync(file, 'utf8'))}));
+  for (const {json} of models) {
     if (json.format === 'graph-model') features.add('graph-models');
     else layerClasses(json.modelTopology).forEach((c) => layers.add(c));
   }
@@ -192,8 +192,7 @@ export async function kernelsFor(files, options = {}) {
       continue;
     }
     backends.push(backend);
-    for (const file of files) {
-      const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const {file, json} of models) {
       const info = await glint.profile(() => (json.format === 'graph-model' ?
           runGraphModel(glint, file, o) : runLayersModel(glint, file, json, o)));
       info.kernelNames.forEach((k) => names.add(k));

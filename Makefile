@@ -1,6 +1,6 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: web-apps install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
+.PHONY: check lint format test-style web-apps install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
@@ -35,8 +35,25 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-native test-cli test-interop test-models test-headers test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm test-wasm-mt test-web test-programs test-browser test-browser-web test-bundlers test-apps fuzz-short
+test: test-style test-native test-cli test-interop test-models test-headers test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm test-wasm-mt test-web test-programs test-browser test-browser-web test-bundlers test-apps fuzz-short
 	@echo "make test: all suites passed"
+
+## check: the fast loop for contributors (under 3 minutes on 2 cores after a
+## change): the style checks, an incremental native build of the unit tests,
+## and those tests on cpu, reference and gl (EGL; skipped where it is absent).
+## make test runs everything else: wasm, browsers, sanitizers, interop, apps.
+check: bootstrap build/release/build.ninja
+	scripts/check_style.sh
+	cmake --build --preset release -j $(JOBS) --target glint_tests
+	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
+
+## lint: the style checks — clang-format on the C++ (.clang-format) and
+## ESLint on the JavaScript (eslint.config.mjs); format: apply them.
+lint: bootstrap
+	scripts/check_style.sh
+format: bootstrap
+	scripts/check_style.sh --fix
+test-style: lint
 
 ## install: the library, headers, CMake package (find_package(Glint)) and
 ## glint.pc under PREFIX (docs/CPP.md).

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -139,10 +139,13 @@ __attribute__((noinline)) void gemm(const Strided& a, const Strided& b, float* c
 struct Operands {
   std::vector<float> a, b, c;
   Operands(int64_t m, int64_t n, int64_t k)
-      : a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)), c(static_cast<size_t>(m * n)) {
+      : a(static_cast<size_t>(m * k)),
+        b(static_cast<size_t>(k * n)),
+        c(static_cast<size_t>(m * n)) {
     uint32_t s = 12345;
     for (std::vector<float>* v : {&a, &b})
-      for (float& x : *v) x = static_cast<float>((s = s * 1664525u + 1013904223u) >> 9) * 0x1p-23f - 0.5f;
+      for (float& x : *v)
+        x = static_cast<float>((s = s * 1664525u + 1013904223u) >> 9) * 0x1p-23f - 0.5f;
   }
 };
 
@@ -159,8 +162,8 @@ double processCpuSeconds() {
 void report(benchmark::State& state, double flops, int threads, double cpuSeconds) {
   using benchmark::Counter;
   state.counters["GFLOP/s"] = Counter(flops * 1e-9, Counter::kIsIterationInvariantRate);
-  state.counters["%peak"] = Counter(flops * 1e-9 * 100 / (gPeak * threads),
-                                    Counter::kIsIterationInvariantRate);
+  state.counters["%peak"] =
+      Counter(flops * 1e-9 * 100 / (gPeak * threads), Counter::kIsIterationInvariantRate);
   state.counters["GFLOP/cpu-s"] = flops * 1e-9 * state.iterations() / cpuSeconds;
 }
 
@@ -171,8 +174,8 @@ void runGemm(benchmark::State& state, int64_t m, int64_t n, int64_t k, bool tA, 
   GemmOptions opt{threads, ""};
   double cpu0 = processCpuSeconds();
   for (auto _ : state) {
-    glint::cpu::gemm(tA, tB, m, n, k, 1.0f, o.a.data(), tA ? m : k, o.b.data(), tB ? k : n,
-                     0.0f, o.c.data(), n, opt);
+    glint::cpu::gemm(tA, tB, m, n, k, 1.0f, o.a.data(), tA ? m : k, o.b.data(), tB ? k : n, 0.0f,
+                     o.c.data(), n, opt);
     benchmark::DoNotOptimize(o.c.data());
     benchmark::ClobberMemory();
   }
@@ -182,8 +185,10 @@ void runGemm(benchmark::State& state, int64_t m, int64_t n, int64_t k, bool tA, 
 void runBaseline(benchmark::State& state, int64_t m, int64_t n, int64_t k, bool tA, bool tB) {
   Operands o(m, n, k);
   std::vector<float> packed(static_cast<size_t>(baseline::kBlockK * baseline::kBlockN));
-  baseline::Strided sa = tA ? baseline::Strided{o.a.data(), 1, m} : baseline::Strided{o.a.data(), k, 1};
-  baseline::Strided sb = tB ? baseline::Strided{o.b.data(), 1, k} : baseline::Strided{o.b.data(), n, 1};
+  baseline::Strided sa =
+      tA ? baseline::Strided{o.a.data(), 1, m} : baseline::Strided{o.a.data(), k, 1};
+  baseline::Strided sb =
+      tB ? baseline::Strided{o.b.data(), 1, k} : baseline::Strided{o.b.data(), n, 1};
   double cpu0 = processCpuSeconds();
   for (auto _ : state) {
     baseline::gemm(sa, sb, o.c.data(), m, n, k, packed);
@@ -199,8 +204,10 @@ struct StepGemm {
   int64_t m, n, k;
   bool tA, tB;
 };
-const StepGemm kMlpStep[] = {{64, 128, 784, false, false}, {64, 10, 128, false, false},
-                             {128, 10, 64, true, false},   {64, 128, 10, false, true},
+const StepGemm kMlpStep[] = {{64, 128, 784, false, false},
+                             {64, 10, 128, false, false},
+                             {128, 10, 64, true, false},
+                             {64, 128, 10, false, true},
                              {784, 128, 64, true, false}};
 
 void BM_mlpStepGemms(benchmark::State& state, bool useBaseline) {
@@ -215,8 +222,10 @@ void BM_mlpStepGemms(benchmark::State& state, bool useBaseline) {
       const StepGemm& g = kMlpStep[i];
       Operands& o = ops[i];
       if (useBaseline) {
-        baseline::Strided sa = g.tA ? baseline::Strided{o.a.data(), 1, g.m} : baseline::Strided{o.a.data(), g.k, 1};
-        baseline::Strided sb = g.tB ? baseline::Strided{o.b.data(), 1, g.k} : baseline::Strided{o.b.data(), g.n, 1};
+        baseline::Strided sa =
+            g.tA ? baseline::Strided{o.a.data(), 1, g.m} : baseline::Strided{o.a.data(), g.k, 1};
+        baseline::Strided sb =
+            g.tB ? baseline::Strided{o.b.data(), 1, g.k} : baseline::Strided{o.b.data(), g.n, 1};
         baseline::gemm(sa, sb, o.c.data(), g.m, g.n, g.k, packed);
       } else {
         glint::cpu::gemm(g.tA, g.tB, g.m, g.n, g.k, 1.0f, o.a.data(), g.tA ? g.m : g.k, o.b.data(),
@@ -252,32 +261,39 @@ int main(int argc, char** argv) {
   for (Mlp v : {Mlp{"NN", false, false}, Mlp{"NT", false, true}, Mlp{"TN", true, false},
                 Mlp{"TT", true, true}}) {
     for (int t : {1, 2})
-      benchmark::RegisterBenchmark(("gemm_mlp_64x784x128_" + std::string(v.name) +
-                                    "/threads:" + std::to_string(t)).c_str(),
-                                   [v, t](benchmark::State& s) { runGemm(s, 64, 128, 784, v.tA, v.tB, t); })
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("baseline_mlp_64x784x128_" + std::string(v.name)).c_str(),
-                                 [v](benchmark::State& s) { runBaseline(s, 64, 128, 784, v.tA, v.tB); })
-        ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      benchmark::RegisterBenchmark(
+          ("gemm_mlp_64x784x128_" + std::string(v.name) + "/threads:" + std::to_string(t)).c_str(),
+          [v, t](benchmark::State& s) { runGemm(s, 64, 128, 784, v.tA, v.tB, t); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+    benchmark::RegisterBenchmark(
+        ("baseline_mlp_64x784x128_" + std::string(v.name)).c_str(),
+        [v](benchmark::State& s) { runBaseline(s, 64, 128, 784, v.tA, v.tB); })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
   }
   benchmark::RegisterBenchmark("mlp_step_gemms/baseline", BM_mlpStepGemms, true)
-      ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
   benchmark::RegisterBenchmark("mlp_step_gemms/gemm_auto_threads", BM_mlpStepGemms, false)
-      ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
   for (int64_t size : {128, 512, 1024})
     for (int t : {1, 2})
-      benchmark::RegisterBenchmark(("gemm_square_" + std::to_string(size) + "/threads:" +
-                                    std::to_string(t)).c_str(),
-                                   [size, t](benchmark::State& s) { runGemm(s, size, size, size, false, false, t); })
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      benchmark::RegisterBenchmark(
+          ("gemm_square_" + std::to_string(size) + "/threads:" + std::to_string(t)).c_str(),
+          [size, t](benchmark::State& s) { runGemm(s, size, size, size, false, false, t); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
   // Where 2 threads start to pay (gemm.cpp's kParallelMacs): run with
   // --benchmark_filter=threshold on an idle machine.
   for (int64_t size : {32, 48, 64, 80, 96, 128, 160})
     for (int t : {1, 2})
-      benchmark::RegisterBenchmark(("gemm_threshold_" + std::to_string(size) + "/threads:" +
-                                    std::to_string(t)).c_str(),
-                                   [size, t](benchmark::State& s) { runGemm(s, size, size, size, false, false, t); })
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      benchmark::RegisterBenchmark(
+          ("gemm_threshold_" + std::to_string(size) + "/threads:" + std::to_string(t)).c_str(),
+          [size, t](benchmark::State& s) { runGemm(s, size, size, size, false, false, t); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 }

@@ -106,12 +106,13 @@ Rate timeGemm(const Shape& sh, int threads, double minTime) {
   std::vector<float> a(m * k), b(k * n), c(m * n);
   uint32_t s = 12345;
   for (std::vector<float>* v : {&a, &b})
-    for (float& x : *v) x = static_cast<float>((s = s * 1664525u + 1013904223u) >> 9) * 0x1p-23f - 0.5f;
+    for (float& x : *v)
+      x = static_cast<float>((s = s * 1664525u + 1013904223u) >> 9) * 0x1p-23f - 0.5f;
   glint::cpu::GemmOptions opt;
   opt.threads = threads;
   auto once = [&] {
-    glint::cpu::gemm(sh.tA, sh.tB, m, n, k, 1.0f, a.data(), sh.tA ? m : k, b.data(),
-                     sh.tB ? k : n, 0.0f, c.data(), n, opt);
+    glint::cpu::gemm(sh.tA, sh.tB, m, n, k, 1.0f, a.data(), sh.tA ? m : k, b.data(), sh.tB ? k : n,
+                     0.0f, c.data(), n, opt);
   };
   once();  // warm-up: packing buffers, pool threads
   const double gflop = 2.0 * m * n * k * 1e-9;
@@ -139,8 +140,8 @@ Rate timeGemm(const Shape& sh, int threads, double minTime) {
 int main(int argc, char** argv) {
   double minTime = 0.2;
   std::vector<int> threadCounts = {1};
-  std::vector<Shape> shapes = {{64, 128, 784}, {128, 128, 128}, {512, 512, 512},
-                               {1024, 1024, 1024}};
+  std::vector<Shape> shapes = {
+      {64, 128, 784}, {128, 128, 128}, {512, 512, 512}, {1024, 1024, 1024}};
   if (glint::cpu::ThreadPool::shared().threads() > 1) threadCounts.push_back(2);
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--min-time")) minTime = std::atof(argv[i + 1]);
@@ -165,11 +166,12 @@ int main(int argc, char** argv) {
   for (const Shape& sh : shapes) {
     for (int t : threadCounts) {
       Rate g = timeGemm(sh, t, minTime);
-      std::printf("{\"what\":\"gemm\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"op\":\"%c%c\","
-                  "\"threads\":%d,\"gflops\":%.2f,\"pct_peak\":%.1f,\"gflops_sustained\":%.2f}\n",
-                  static_cast<long long>(sh.m), static_cast<long long>(sh.n),
-                  static_cast<long long>(sh.k), sh.tA ? 't' : 'n', sh.tB ? 't' : 'n', t,
-                  g.bestCall, 100.0 * g.bestCall / (peak * t), g.sustained);
+      std::printf(
+          "{\"what\":\"gemm\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"op\":\"%c%c\","
+          "\"threads\":%d,\"gflops\":%.2f,\"pct_peak\":%.1f,\"gflops_sustained\":%.2f}\n",
+          static_cast<long long>(sh.m), static_cast<long long>(sh.n), static_cast<long long>(sh.k),
+          sh.tA ? 't' : 'n', sh.tB ? 't' : 'n', t, g.bestCall, 100.0 * g.bestCall / (peak * t),
+          g.sustained);
       std::fflush(stdout);
     }
   }

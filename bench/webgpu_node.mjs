@@ -106,7 +106,7 @@ async function benchModel(runner, api, name, samples, budget, step) {
   for (let s = 0; s < steps; ++s) loss = await step(model, xs[s % BATCHES], ys[s % BATCHES]);
   const seconds = now() - t0;
   // Glint: what each step cost the host in WebGPU calls (counted over one more step).
-  let perStep = {};
+  const perStep = {};
   if (runner === 'glint') {
     const before = api.webgpu.stats();
     loss = await step(model, xs[0], ys[0]);

@@ -103,10 +103,13 @@ int main(int argc, char** argv) {
     std::printf("%zu digits: %zu to train on, %zu held out\n", n, nTrain, nTest);
 
     setSeed(1);
-    Variable w1 = glorot(kPixels, 128, "dense1/kernel"), b1 = variable(zeros({128}), true, "dense1/bias");
+    Variable w1 = glorot(kPixels, 128, "dense1/kernel"),
+             b1 = variable(zeros({128}), true, "dense1/bias");
     Variable w2 = glorot(128, 10, "dense2/kernel"), b2 = variable(zeros({10}), true, "dense2/bias");
     std::vector<Variable> params{w1, b1, w2, b2};
-    auto logitsOf = [&](const Tensor& x) { return add(matMul(relu(add(matMul(x, w1), b1)), w2), b2); };
+    auto logitsOf = [&](const Tensor& x) {
+      return add(matMul(relu(add(matMul(x, w1), b1)), w2), b2);
+    };
     Adam adam;
     const size_t batch = 64;
     Tensor testX = rows(digits.images, testIdx, 0, nTest);
@@ -114,7 +117,8 @@ int main(int argc, char** argv) {
     MemoryInfo start = memory();
 
     for (int epoch = 1; epoch <= epochs; ++epoch) {
-      for (size_t i = nTrain - 1; i > 0; --i) std::swap(trainIdx[i], trainIdx[randomBits() % (i + 1)]);
+      for (size_t i = nTrain - 1; i > 0; --i)
+        std::swap(trainIdx[i], trainIdx[randomBits() % (i + 1)]);
       auto t0 = std::chrono::steady_clock::now();
       double lossSum = 0;
       size_t steps = 0;
@@ -122,18 +126,18 @@ int main(int argc, char** argv) {
         tidy([&] {
           Tensor x = rows(digits.images, trainIdx, from, batch);
           Tensor y = oneHot(labelsOf(digits.labels, trainIdx, from, batch), 10);
-          VariableGrads vg = variableGrads([&] {
-            return neg(mean(sum(mul(y, logSoftmax(logitsOf(x))), {-1})));
-          }, params);
+          VariableGrads vg = variableGrads(
+              [&] { return neg(mean(sum(mul(y, logSoftmax(logitsOf(x))), {-1}))); }, params);
           adam.apply(params, vg.grads);
           lossSum += vg.value.item();
         });
       }
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       float accuracy = tidy([&] {
-        Tensor hits = cast(equal(argMax(logitsOf(testX), 1), testY), DType::float32);
-        return mean(hits);
-      }).item();
+                         Tensor hits =
+                             cast(equal(argMax(logitsOf(testX), 1), testY), DType::float32);
+                         return mean(hits);
+                       }).item();
       MemoryInfo now = memory();
       std::printf("epoch %d: loss %.4f, held-out accuracy %.2f%%, %.0f steps/s, tensors %+lld\n",
                   epoch, lossSum / steps, 100 * accuracy, steps / seconds,

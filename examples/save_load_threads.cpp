@@ -22,7 +22,8 @@ int main() {
   setSeed(3);
   const int64_t n = 400;
   Tensor labels = cast(greater(randomUniform({n, 1}), scalar(0.5f)), DType::float32);
-  Tensor x = add(mul(sub(mul(labels, scalar(2)), scalar(1)), ones({n, 2})), randomNormal({n, 2}, 0, 0.7f));
+  Tensor x =
+      add(mul(sub(mul(labels, scalar(2)), scalar(1)), ones({n, 2})), randomNormal({n, 2}, 0, 0.7f));
 
   auto model = sequential();
   model->add(layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {2}}}));
@@ -36,7 +37,7 @@ int main() {
   std::printf("validation accuracy %.3f\n", history.get("val_accuracy").back());
   try {
     history.get("val_acuracy");  // a typo
-  } catch (const Error& e) {    // every misuse is a glint::Error naming what went wrong
+  } catch (const Error& e) {     // every misuse is a glint::Error naming what went wrong
     std::printf("%s\n", e.what());
   }
 
@@ -52,7 +53,7 @@ int main() {
     threads.emplace_back([&, t] { results[t] = loaded->predict(probe).toFloats(); });
   for (std::thread& t : threads) t.join();
   for (int t = 0; t < 4; ++t)
-    std::printf("thread %d: %.3f %.3f %.3f %.3f\n", t, results[t][0], results[t][1],
-                results[t][2], results[t][3]);
+    std::printf("thread %d: %.3f %.3f %.3f %.3f\n", t, results[t][0], results[t][1], results[t][2],
+                results[t][3]);
   std::filesystem::remove_all(dir);
 }

@@ -41,7 +41,8 @@ void expectOnlyGlintErrors(Fn&& fn) {
   }
   int64_t after = memory().numTensors;
   if (after != before)
-    abortWith("tensors leaked", std::to_string(before) + " live before, " + std::to_string(after) + " after");
+    abortWith("tensors leaked",
+              std::to_string(before) + " live before, " + std::to_string(after) + " after");
 }
 
 /// Watches what a loader asks its ShardReader for. Properties, checked here
@@ -60,7 +61,8 @@ struct ReaderWatch {
     size_t start = 0;
     for (;;) {
       size_t slash = path.find('/', start);
-      std::string part = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+      std::string part =
+          path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
       if (part.empty() || part == "." || part == ".." || part.find('\\') != std::string::npos ||
           part.find('\0') != std::string::npos)
         return false;
@@ -89,7 +91,8 @@ struct ReaderWatch {
     for (const io::WeightSpec& s : a.weightSpecs) described += io::weightByteLength(s);
     for (const auto& [maxBytes, before] : requests)
       if (maxBytes > described - before) {
-        std::fprintf(stderr, "glint fuzz: reader asked for %lld bytes; the manifest justifies %lld\n",
+        std::fprintf(stderr,
+                     "glint fuzz: reader asked for %lld bytes; the manifest justifies %lld\n",
                      static_cast<long long>(maxBytes), static_cast<long long>(described - before));
         __builtin_trap();
       }

@@ -49,14 +49,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         uint16_t h = static_cast<uint16_t>(bytes[2 * i] | bytes[2 * i + 1] << 8);
         want = io::halfToFloat(h);
       } else {
-        double code = std::strcmp(q, "uint8") == 0 ? bytes[i] : (bytes[2 * i] | bytes[2 * i + 1] << 8);
+        double code =
+            std::strcmp(q, "uint8") == 0 ? bytes[i] : (bytes[2 * i] | bytes[2 * i + 1] << 8);
         want = code * scale + min;
         want = t.dtype() == DType::int32 ? static_cast<double>(std::llround(want))
                                          : static_cast<double>(static_cast<float>(want));
       }
       if (!(got[i] == want || (std::isnan(got[i]) && std::isnan(want))))
         fuzz::abortWith("dequantization", "element " + std::to_string(i) + " is " +
-                                              std::to_string(got[i]) + ", expected " + std::to_string(want));
+                                              std::to_string(got[i]) + ", expected " +
+                                              std::to_string(want));
     }
   });
   return 0;

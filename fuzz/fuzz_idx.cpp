@@ -20,8 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (data[0] % 4 == 2) as = DType::int32;
   if (data[0] % 4 == 3) as = DType::boolean;
   fuzz::expectOnlyGlintErrors([&] {
-    Tensor t = data::decodeIdx(std::vector<uint8_t>(data + 1, data + size), as, "fuzz.idx", 4 << 20);
-    if (t.size() > static_cast<int64_t>(4 << 20)) fuzz::abortWith("decodeIdx", "more elements than bytes");
+    Tensor t =
+        data::decodeIdx(std::vector<uint8_t>(data + 1, data + size), as, "fuzz.idx", 4 << 20);
+    if (t.size() > static_cast<int64_t>(4 << 20))
+      fuzz::abortWith("decodeIdx", "more elements than bytes");
   });
   return 0;
 }

@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const Tensor& t = tensors[i].second;
       const io::WeightSpec& s = a.weightSpecs[i];
       if (t.shape() != s.shape || t.dtype() != s.dtype)
-        fuzz::abortWith("decodeWeights", "weight '" + s.name + "' decoded with another shape/dtype");
+        fuzz::abortWith("decodeWeights",
+                        "weight '" + s.name + "' decoded with another shape/dtype");
     }
     // Unquantized weights re-encode to the very bytes they came from.
     bool quantized = false;

@@ -49,7 +49,8 @@ std::vector<uint8_t> gzip(const std::vector<uint8_t>& in) {
 
 std::map<std::string, std::function<ModelPtr()>> models() {
   std::map<std::string, std::function<ModelPtr()>> m;
-  for (const std::string& name : standardModelNames()) m[name] = [name] { return standardModel(name); };
+  for (const std::string& name : standardModelNames())
+    m[name] = [name] { return standardModel(name); };
   m["branch"] = [] {
     auto in = input({{"shape", {4}}});
     auto x = layers::dense({{"units", 6}, {"activation", "tanh"}})->apply(in);
@@ -78,7 +79,9 @@ std::map<std::string, std::function<ModelPtr()>> models() {
     auto s = sequential();
     s->add(layers::embedding({{"inputDim", 20}, {"outputDim", 4}, {"inputShape", {5}}}));
     s->add(layers::gru({{"units", 3}, {"returnSequences", true}}));
-    s->add(layers::bidirectional({{"layer", {{"class_name", "SimpleRNN"}, {"config", {{"units", 2}, {"return_sequences", true}}}}}}));
+    s->add(layers::bidirectional(
+        {{"layer",
+          {{"class_name", "SimpleRNN"}, {"config", {{"units", 2}, {"return_sequences", true}}}}}}));
     s->add(layers::layerNormalization());
     s->add(layers::dropout({{"rate", 0.1}}));
     s->add(layers::permute({{"dims", {2, 1}}}));
@@ -105,7 +108,8 @@ std::string weightsInput(const io::ModelArtifacts& a, int64_t shardSize) {
   return out;
 }
 
-std::vector<uint8_t> idx(uint8_t type, const std::vector<uint32_t>& dims, const std::vector<uint8_t>& data) {
+std::vector<uint8_t> idx(uint8_t type, const std::vector<uint32_t>& dims,
+                         const std::vector<uint8_t>& data) {
   std::vector<uint8_t> b = {0, 0, type, static_cast<uint8_t>(dims.size())};
   for (uint32_t d : dims)
     for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<uint8_t>(d >> s));
@@ -126,14 +130,16 @@ int main(int argc, char** argv) {
   for (const auto& [name, make] : models()) {
     ModelPtr m = make();
     io::ModelArtifacts a = io::modelToArtifacts(*m);
-    write("model_json", name + ".json", io::modelJsonFromArtifacts(a, {"group1-shard1of1.bin"}).dump());
+    write("model_json", name + ".json",
+          io::modelJsonFromArtifacts(a, {"group1-shard1of1.bin"}).dump());
   }
   {  // with trainingConfig and optimizer state, and uint8-quantized
     ModelPtr m = standardModel("mlp");
     io::SaveOptions o;
     o.includeOptimizer = true;
     io::ModelArtifacts a = io::modelToArtifacts(*m, o);
-    write("model_json", "mlp_optimizer.json", io::modelJsonFromArtifacts(a, {"a.bin", "b.bin"}).dump());
+    write("model_json", "mlp_optimizer.json",
+          io::modelJsonFromArtifacts(a, {"a.bin", "b.bin"}).dump());
   }
 
   // Small models for the shard reader: every quantization, optimizer state.
@@ -184,19 +190,24 @@ int main(int argc, char** argv) {
   write("dequantize", "uint8", deq(1, 0, -1.0, 2.0 / 255, {2, 3}, {0, 1, 127, 128, 254, 255}));
   write("dequantize", "uint16", deq(2, 0, -0.5, 1e-4, {3}, {0, 0, 1, 0, 255, 255}));
   write("dequantize", "uint16_int32", deq(2, 1, -100.0, 0.5, {2}, {10, 0, 200, 1}));
-  write("dequantize", "float16", deq(3, 0, 0, 1, {2, 2}, {0, 0x3c, 0, 0xc0, 0xff, 0x7b, 0x01, 0x00}));
+  write("dequantize", "float16",
+        deq(3, 0, 0, 1, {2, 2}, {0, 0x3c, 0, 0xc0, 0xff, 0x7b, 0x01, 0x00}));
   write("dequantize", "plain", deq(0, 0, 0, 1, {1}, {0, 0, 0xc0, 0x3f}));
 
   // IDX: [as][file]; every type code, rank 0..3, one gzip'd.
-  std::vector<uint8_t> images = idx(0x08, {2, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 255});
-  auto withAs = [](uint8_t as, const std::vector<uint8_t>& b) { return std::string(1, static_cast<char>(as)) + str(b); };
+  std::vector<uint8_t> images =
+      idx(0x08, {2, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 255});
+  auto withAs = [](uint8_t as, const std::vector<uint8_t>& b) {
+    return std::string(1, static_cast<char>(as)) + str(b);
+  };
   write("idx", "ubyte", withAs(0, images));
   write("idx", "ubyte_float", withAs(1, images));
   write("idx", "sbyte", withAs(0, idx(0x09, {4}, {0x80, 0xff, 0, 0x7f})));
   write("idx", "short", withAs(2, idx(0x0B, {2}, {0x80, 0, 0x7f, 0xff})));
   write("idx", "int", withAs(0, idx(0x0C, {1, 2}, {0x80, 0, 0, 0, 0, 0, 0, 1})));
   write("idx", "float", withAs(0, idx(0x0D, {2}, {0x3f, 0xc0, 0, 0, 0xff, 0x80, 0, 0})));
-  write("idx", "double", withAs(1, idx(0x0E, {1}, {0x40, 0x09, 0x21, 0xfb, 0x54, 0x44, 0x2d, 0x18})));
+  write("idx", "double",
+        withAs(1, idx(0x0E, {1}, {0x40, 0x09, 0x21, 0xfb, 0x54, 0x44, 0x2d, 0x18})));
   write("idx", "scalar", withAs(0, idx(0x08, {}, {42})));
   write("idx", "gzip", withAs(0, gzip(images)));
   std::vector<uint8_t> two = gzip(idx(0x08, {2}, {1, 2}));
@@ -206,10 +217,14 @@ int main(int argc, char** argv) {
 
   // CSV: [options][text]; bit 0 header, bits 1-2 delimiter (, ; \t |), bit 3 quote ', bit 4 allowMissing.
   write("csv", "plain", std::string(1, 1 | 16) + "x,y,label\n1.5,2,cat\n-3,4e2,dog\n,5,\"a,b\"\n");
-  write("csv", "quoted", std::string(1, 1) + "\"name\",\"text\"\r\n1,\"he said \"\"hi\"\"\nnext line\"\r\n2,x\r\n");
+  write("csv", "quoted",
+        std::string(1, 1) + "\"name\",\"text\"\r\n1,\"he said \"\"hi\"\"\nnext line\"\r\n2,x\r\n");
   write("csv", "semicolon", std::string(1, 1 | 2 | 16) + "a;b\n1;2\n\n3;\n");
   write("csv", "tab_noheader", std::string(1, 4) + "1\t2\t3\n4\t5\t6\n");
-  write("csv", "bom_quote", std::string(1, 1 | 6 | 8) + "\xEF\xBB\xBF" "a|'b'\n'1'|2\n");
+  write("csv", "bom_quote",
+        std::string(1, 1 | 6 | 8) +
+            "\xEF\xBB\xBF"
+            "a|'b'\n'1'|2\n");
   std::printf("seeds written to %s\n", root.c_str());
   return 0;
 }

@@ -10,6 +10,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libcli11-dev                     # header-only: JSON, CLI parsing
   zlib1g-dev                                          # gzip-compressed data files
   clang libclang-rt-14-dev                            # sanitizers' runtime, fuzzers
+  clang-format                                        # make lint: the C++ style (.clang-format)
   libbenchmark-dev                                    # make bench
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri # gl backend: GLES 3 via EGL (Mesa llvmpipe)
   emscripten node-acorn nodejs npm                    # WebAssembly build, run in node

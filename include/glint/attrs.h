@@ -11,8 +11,8 @@ namespace glint {
 
 class Attrs {
  public:
-  using Value = std::variant<bool, int64_t, double, std::string,
-                             std::vector<int64_t>, std::vector<double>>;
+  using Value =
+      std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
 
   Attrs& set(const std::string& key, bool v) { return put(key, Value(v)); }
   Attrs& set(const std::string& key, int v) { return put(key, Value(int64_t(v))); }
@@ -21,8 +21,12 @@ class Attrs {
   Attrs& set(const std::string& key, float v) { return put(key, Value(double(v))); }
   Attrs& set(const std::string& key, const char* v) { return put(key, Value(std::string(v))); }
   Attrs& set(const std::string& key, std::string v) { return put(key, Value(std::move(v))); }
-  Attrs& set(const std::string& key, std::vector<int64_t> v) { return put(key, Value(std::move(v))); }
-  Attrs& set(const std::string& key, std::vector<double> v) { return put(key, Value(std::move(v))); }
+  Attrs& set(const std::string& key, std::vector<int64_t> v) {
+    return put(key, Value(std::move(v)));
+  }
+  Attrs& set(const std::string& key, std::vector<double> v) {
+    return put(key, Value(std::move(v)));
+  }
 
   bool has(const std::string& key) const { return find(key) != nullptr; }
   bool b(const std::string& key) const;

@@ -29,8 +29,8 @@ std::vector<Tensor> grads(const TensorFn& f, const std::vector<Tensor>& xs,
 /// Single-input forms.
 Tensor grad(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
             const Tensor& dy = Tensor());
-ValueAndGrads valueAndGrad(const std::function<Tensor(const Tensor&)>& f,
-                           const Tensor& x, const Tensor& dy = Tensor());
+ValueAndGrads valueAndGrad(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
+                           const Tensor& dy = Tensor());
 
 struct VariableGrads {
   Tensor value;

@@ -80,8 +80,8 @@ void registerBackend(const std::string& name, int priority, BackendFactory facto
 struct KernelArgs {
   const std::string& kernel;
   Backend& backend;
-  const std::vector<Tensor>& inputs;   // on `backend`
-  std::vector<Tensor>& outputs;        // allocated on `backend`, to be filled
+  const std::vector<Tensor>& inputs;  // on `backend`
+  std::vector<Tensor>& outputs;       // allocated on `backend`, to be filled
   const Attrs& attrs;
 };
 using KernelFn = std::function<void(KernelArgs&)>;
@@ -97,10 +97,8 @@ struct OutputSpec {
 };
 /// Moves inputs to the active backend, allocates outputs, runs the kernel and
 /// records it on active gradient tapes. Ops validate before calling this.
-std::vector<Tensor> runKernel(const std::string& kernel,
-                              const std::vector<Tensor>& inputs,
-                              const std::vector<OutputSpec>& outputs,
-                              const Attrs& attrs = {});
+std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
+                              const std::vector<OutputSpec>& outputs, const Attrs& attrs = {});
 Tensor runKernel(const std::string& kernel, const std::vector<Tensor>& inputs,
                  const OutputSpec& output, const Attrs& attrs = {});
 /// A tensor sharing `t`'s buffer under a new shape of the same size (reshape);
@@ -121,8 +119,8 @@ struct GradContext {
 /// dys: one per output (zeros where an output did not reach the result).
 /// Returns one gradient per input; an undefined Tensor means "no gradient"
 /// (integer inputs, indices, or an input that ctx.needs() says is not wanted).
-using GradFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& dys,
-                                                 const GradContext& ctx)>;
+using GradFn =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& dys, const GradContext& ctx)>;
 void registerGradient(const std::string& kernel, GradFn fn);
 bool hasGradient(const std::string& kernel);
 

@@ -29,10 +29,9 @@ class Config;
 namespace detail {
 /// What Config's constructors take: numbers, strings, Configs, vectors of those.
 template <class T>
-struct IsConfigValue
-    : std::integral_constant<bool, std::is_arithmetic<T>::value ||
-                                       std::is_same<T, std::string>::value ||
-                                       std::is_same<T, Config>::value> {};
+struct IsConfigValue : std::integral_constant<bool, std::is_arithmetic<T>::value ||
+                                                        std::is_same<T, std::string>::value ||
+                                                        std::is_same<T, Config>::value> {};
 template <class T, class A>
 struct IsConfigValue<std::vector<T, A>> : IsConfigValue<T> {};
 template <class T>
@@ -135,10 +134,9 @@ class Config {
   template <class T, detail::IfInteger<T> = 0>
   void read(T& out) const {
     if constexpr (std::is_signed<T>::value)
-      out = static_cast<T>(
-          readSigned(std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-    else
-      out = static_cast<T>(readUnsigned(std::numeric_limits<T>::max()));
+      out =
+          static_cast<T>(readSigned(std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    else out = static_cast<T>(readUnsigned(std::numeric_limits<T>::max()));
   }
   template <class T, class A>
   void read(std::vector<T, A>& out) const {

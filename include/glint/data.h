@@ -96,8 +96,7 @@ Dataset fromTensors(const std::vector<Tensor>& columns);
 Dataset fromGenerator(std::function<std::optional<Example>()> next);
 /// A re-iterable source: factory() is called at each iterate() and returns
 /// that pass's next() function.
-Dataset fromGeneratorFactory(
-    std::function<std::function<std::optional<Example>()>()> factory);
+Dataset fromGeneratorFactory(std::function<std::function<std::optional<Example>()>()> factory);
 /// Elements side by side: element i is the concatenation of every dataset's
 /// element i. Ends with the shortest dataset.
 Dataset zip(const std::vector<Dataset>& datasets);
@@ -134,9 +133,9 @@ inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mni
 LabeledImages loadFashionMnist(const std::string& dir = "", bool train = true);
 
 struct CsvOptions {
-  bool header = true;     // the first row names the columns (else col0, col1, ...)
+  bool header = true;  // the first row names the columns (else col0, col1, ...)
   char delimiter = ',';
-  char quote = '"';       // quoted fields may hold delimiters, newlines and "" escapes
+  char quote = '"';  // quoted fields may hold delimiters, newlines and "" escapes
   /// Per column: "float", "int" or "string"; empty: infer each column (int if
   /// every value is an integer, float if every value is a number, else string).
   std::vector<std::string> columnTypes{};
@@ -146,12 +145,12 @@ struct CsvOptions {
 
 /// A CSV file as columns: numeric ones as tensors, string ones as text.
 struct CsvTable {
-  std::vector<std::string> names;   // per column
-  std::vector<std::string> types;   // per column: "float", "int" or "string"
-  std::vector<Tensor> numeric;      // per column: float32/int32 [rows]; undefined for strings
+  std::vector<std::string> names;  // per column
+  std::vector<std::string> types;  // per column: "float", "int" or "string"
+  std::vector<Tensor> numeric;     // per column: float32/int32 [rows]; undefined for strings
   std::vector<std::vector<std::string>> strings;  // per column: the values of string columns
   int64_t rows = 0;
-  std::vector<int64_t> lines;       // per row: the 1-based line of the file it starts on
+  std::vector<int64_t> lines;  // per row: the 1-based line of the file it starts on
 
   /// Index of a column; throws naming the known columns.
   size_t index(const std::string& name) const;

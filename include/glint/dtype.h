@@ -16,10 +16,23 @@ const char* dtypeName(DType dtype);
 DType parseDType(const std::string& name);
 
 /// Maps a C++ element type to its dtype (float, int32_t, uint8_t/bool).
-template <class T> struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::float32; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::int32; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::boolean; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::boolean; };
+template <class T>
+struct DTypeOf;
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::float32;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::int32;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::boolean;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::boolean;
+};
 
 }  // namespace glint

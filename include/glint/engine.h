@@ -13,9 +13,9 @@
 namespace glint {
 
 struct MemoryInfo {
-  int64_t numTensors = 0;  // live, undisposed tensors (views count)
-  int64_t numBuffers = 0;  // live backend buffers
-  int64_t numBytes = 0;    // bytes in live buffers
+  int64_t numTensors = 0;                          // live, undisposed tensors (views count)
+  int64_t numBuffers = 0;                          // live backend buffers
+  int64_t numBytes = 0;                            // bytes in live buffers
   std::map<std::string, int64_t> bytesPerBackend;  // what each backend holds
   bool unreliable = false;  // true when a backend can only estimate its bytes
   // Summed over backends, since start: buffers obtained from the system, and
@@ -27,9 +27,9 @@ struct MemoryInfo {
 struct BackendStatus {
   std::string name;
   int priority = 0;
-  bool available = false;   // created and its probe passed
-  std::string reason;       // why not available, or what it runs on
-  bool software = false;    // e.g. llvmpipe / SwiftShader behind a GPU API
+  bool available = false;  // created and its probe passed
+  std::string reason;      // why not available, or what it runs on
+  bool software = false;   // e.g. llvmpipe / SwiftShader behind a GPU API
 };
 
 /// One backend's time for a calibration's step.
@@ -47,11 +47,11 @@ struct Calibration {
 };
 
 struct BackendInfo {
-  std::string active;                  // the backend that runs kernels now
-  std::string why;                     // "chosen by priority" / "set by setBackend" / calibrated
-  std::vector<BackendStatus> backends; // every registered backend, by priority
-  bool calibrated = false;             // true once a calibration chose the active backend
-  Calibration calibration;             // the last one
+  std::string active;                   // the backend that runs kernels now
+  std::string why;                      // "chosen by priority" / "set by setBackend" / calibrated
+  std::vector<BackendStatus> backends;  // every registered backend, by priority
+  bool calibrated = false;              // true once a calibration chose the active backend
+  Calibration calibration;              // the last one
 };
 
 MemoryInfo memory();

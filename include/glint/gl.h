@@ -49,9 +49,9 @@ class PendingRead {
 PendingRead readAsync(const Tensor& t);
 
 struct Stats {
-  int64_t textures = 0;        // GL textures held now (live buffers and the pool)
-  int64_t pooledTextures = 0;  // of which released ones kept for reuse
-  int64_t contextLosses = 0;   // losses recovered from
+  int64_t textures = 0;           // GL textures held now (live buffers and the pool)
+  int64_t pooledTextures = 0;     // of which released ones kept for reuse
+  int64_t contextLosses = 0;      // losses recovered from
   int64_t texturesRestored = 0;   // uploads re-uploaded from their host copy
   int64_t variablesRestored = 0;  // variables rebuilt from their snapshot
   int64_t texturesLost = 0;       // buffers that could not be restored

@@ -139,8 +139,8 @@ std::vector<std::string> graphModelOps();
 /// inputs and its attributes (a JSON object, name -> value, decoded as TF.js
 /// hands them to its custom ops: strings, numbers, booleans, dtype names,
 /// shapes as arrays, lists as arrays) in; the node's outputs out.
-using GraphOpFn =
-    std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const std::string& attrsJson)>;
+using GraphOpFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs,
+                                                    const std::string& attrsJson)>;
 /// Registers op `name` for the graph models loaded from then on; it runs in
 /// place of a built-in op of that name, as in TF.js. Constants, inputs and
 /// control flow cannot be replaced.

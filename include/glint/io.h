@@ -68,15 +68,15 @@ NamedTensors decodeWeights(const std::vector<uint8_t>& data, const std::vector<W
 
 /// Everything a saved model holds, independent of where it is stored.
 struct ModelArtifacts {
-  Config modelTopology{};                  // {"class_name", "config", "keras_version", "backend"}
-  std::string format = "layers-model";   // or "graph-model" (glint::GraphModel)
+  Config modelTopology{};               // {"class_name", "config", "keras_version", "backend"}
+  std::string format = "layers-model";  // or "graph-model" (glint::GraphModel)
   std::string generatedBy{};
   Config convertedBy = nullptr;
-  Config trainingConfig{};                 // null unless saved with the optimizer
-  Config userDefinedMetadata{};            // null or an object; Glint's own under "glint"
-  Config signature{};                      // graph models: null or {inputs, outputs}
+  Config trainingConfig{};       // null unless saved with the optimizer
+  Config userDefinedMetadata{};  // null or an object; Glint's own under "glint"
+  Config signature{};            // graph models: null or {inputs, outputs}
   std::vector<WeightSpec> weightSpecs{};
-  std::vector<uint8_t> weightData{};       // all weights, concatenated in spec order
+  std::vector<uint8_t> weightData{};  // all weights, concatenated in spec order
 };
 
 /// Resource limits checked before anything is allocated: a hostile or corrupt
@@ -119,7 +119,8 @@ struct SaveOptions {
 
 /// The model.json object for these artifacts; the weights manifest is one
 /// group whose data lies in `shardPaths` (relative to model.json).
-Json modelJsonFromArtifacts(const ModelArtifacts& artifacts, const std::vector<std::string>& shardPaths);
+Json modelJsonFromArtifacts(const ModelArtifacts& artifacts,
+                            const std::vector<std::string>& shardPaths);
 /// Shard names "group1-shard<i>of<n>.bin" and the data split at shardSizeBytes.
 std::vector<std::pair<std::string, std::vector<uint8_t>>> shardWeightData(
     const std::vector<uint8_t>& data, int64_t shardSizeBytes);

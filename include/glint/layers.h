@@ -143,7 +143,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// "<name>/<weight>": TF.js names a wrapped layer's weights after the wrapper.
   void setWeightNamePrefix(const std::string& prefix) { weightNamePrefix_ = prefix; }
   /// What this layer's weight names start with: the prefix set, else its name.
-  const std::string& weightNamePrefix() const { return weightNamePrefix_.empty() ? name_ : weightNamePrefix_; }
+  const std::string& weightNamePrefix() const {
+    return weightNamePrefix_.empty() ? name_ : weightNamePrefix_;
+  }
 
   /// The input shape declared by inputShape/batchInputShape, batch -1. It
   /// shapes a model's input (the first layer of a Sequential model) and is
@@ -232,7 +234,8 @@ LayerPtr layerNormalization(const Config& args = Config::object());
 LayerPtr simpleRNN(const Config& args);
 LayerPtr lstm(const Config& args);
 LayerPtr gru(const Config& args);
-LayerPtr bidirectional(const Config& args);    // {"layer": LayerPtr-config or class/config, "mergeMode": "concat"}
+LayerPtr bidirectional(
+    const Config& args);  // {"layer": LayerPtr-config or class/config, "mergeMode": "concat"}
 LayerPtr bidirectional(const LayerPtr& layer, const Config& args = Config::object());
 LayerPtr timeDistributed(const LayerPtr& layer, const Config& args = Config::object());
 // The generic RNN over a cell ({"cell": {"class_name": "LSTMCell", "config":
@@ -259,26 +262,27 @@ LayerPtr average(const Config& args = Config::object());
 LayerPtr maximum(const Config& args = Config::object());
 LayerPtr minimum(const Config& args = Config::object());
 LayerPtr subtract(const Config& args = Config::object());  // Keras only: exactly 2 inputs, a - b
-LayerPtr dot(const Config& args);                           // {"axes": 1 or [1, 2], "normalize": false}
+LayerPtr dot(const Config& args);  // {"axes": 1 or [1, 2], "normalize": false}
 // Activations with arguments.
 LayerPtr reLU(const Config& args = Config::object());       // maxValue, negativeSlope, threshold
 LayerPtr leakyReLU(const Config& args = Config::object());  // alpha (0.3)
 LayerPtr prelu(const Config& args = Config::object());      // alphaInitializer, sharedAxes, ...
 LayerPtr elu(const Config& args = Config::object());        // alpha (1)
 LayerPtr thresholdedReLU(const Config& args = Config::object());  // theta (1)
-LayerPtr softmax(const Config& args = Config::object());    // axis (TF.js default 1) or a list of axes
+LayerPtr softmax(
+    const Config& args = Config::object());  // axis (TF.js default 1) or a list of axes
 // Reshaping.
 LayerPtr repeatVector(const Config& args);  // n
 // Noise: active only in training (apply(x, true)); seedable like dropout.
-LayerPtr gaussianNoise(const Config& args);    // stddev
-LayerPtr gaussianDropout(const Config& args);  // rate
-LayerPtr alphaDropout(const Config& args);     // rate, noiseShape
+LayerPtr gaussianNoise(const Config& args);     // stddev
+LayerPtr gaussianDropout(const Config& args);   // rate
+LayerPtr alphaDropout(const Config& args);      // rate, noiseShape
 LayerPtr spatialDropout1d(const Config& args);  // rate; inputs [batch, steps, channels]
 // Preprocessing.
-LayerPtr rescaling(const Config& args);         // scale, offset
-LayerPtr centerCrop(const Config& args);        // height, width (NHWC)
-LayerPtr resizing(const Config& args);          // height, width, interpolation, cropToAspectRatio (NHWC)
-LayerPtr randomWidth(const Config& args);       // factor, interpolation; training only (NHWC)
+LayerPtr rescaling(const Config& args);    // scale, offset
+LayerPtr centerCrop(const Config& args);   // height, width (NHWC)
+LayerPtr resizing(const Config& args);     // height, width, interpolation, cropToAspectRatio (NHWC)
+LayerPtr randomWidth(const Config& args);  // factor, interpolation; training only (NHWC)
 LayerPtr categoryEncoding(const Config& args);  // numTokens, outputMode oneHot/multiHot/count
 
 /// Builds a layer from its Keras class name and config (model.json).

@@ -15,14 +15,14 @@
 namespace glint {
 
 // ---- Unary, element-wise. Float32 in, float32 out, unless noted. ----------
-Tensor neg(const Tensor& x);         // float32, int32
-Tensor abs(const Tensor& x);         // float32, int32
+Tensor neg(const Tensor& x);  // float32, int32
+Tensor abs(const Tensor& x);  // float32, int32
 Tensor exp(const Tensor& x);
 Tensor log(const Tensor& x);
 Tensor log1p(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor rsqrt(const Tensor& x);
-Tensor square(const Tensor& x);      // float32, int32
+Tensor square(const Tensor& x);  // float32, int32
 Tensor reciprocal(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor relu6(const Tensor& x);
@@ -45,7 +45,7 @@ Tensor asinh(const Tensor& x);
 Tensor acosh(const Tensor& x);
 Tensor atanh(const Tensor& x);
 Tensor erf(const Tensor& x);
-Tensor sign(const Tensor& x);        // float32, int32
+Tensor sign(const Tensor& x);  // float32, int32
 Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
 /// Rounds half to even, like TF.js.
@@ -133,8 +133,7 @@ Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& variance,
 // ---- Linear algebra ------------------------------------------------------
 /// [..., m, k] x [..., k, n] -> [..., m, n]; batch dims broadcast; rank >= 2
 /// (rank-1 operands are not promoted: reshape them first).
-Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA = false,
-              bool transposeB = false);
+Tensor matMul(const Tensor& a, const Tensor& b, bool transposeA = false, bool transposeB = false);
 
 // ---- Convolution and pooling, NHWC. ---------------------------------------
 enum class Padding { valid, same };
@@ -150,11 +149,9 @@ Tensor depthwiseConv2d(const Tensor& x, const Tensor& filter, Pair strides = {1,
 /// gradient of conv2d with respect to its input, used as a layer.
 Tensor conv2dTranspose(const Tensor& x, const Tensor& filter, const Shape& outputShape,
                        Pair strides = {1, 1}, Padding padding = Padding::valid);
-Tensor maxPool(const Tensor& x, Pair filterSize, Pair strides,
-               Padding padding = Padding::valid);
+Tensor maxPool(const Tensor& x, Pair filterSize, Pair strides, Padding padding = Padding::valid);
 /// Averages only the in-bounds elements of each window (TF.js semantics).
-Tensor avgPool(const Tensor& x, Pair filterSize, Pair strides,
-               Padding padding = Padding::valid);
+Tensor avgPool(const Tensor& x, Pair filterSize, Pair strides, Padding padding = Padding::valid);
 
 // ---- 3-D convolution and pooling, NDHWC. Composed from the 2-D ops above,
 // so they run on every backend and are differentiable. --------------------
@@ -181,16 +178,13 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm = {});
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis = 0);
 /// Into `numSplits` equal parts, or parts of the given sizes (one may be -1).
 std::vector<Tensor> split(const Tensor& x, int64_t numSplits, int64_t axis = 0);
-std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes,
-                          int64_t axis = 0);
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis = 0);
 /// size -1 = to the end of that dimension.
-Tensor slice(const Tensor& x, const std::vector<int64_t>& begin,
-             const std::vector<int64_t>& size);
+Tensor slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& size);
 /// TF.js stridedSlice, masks included.
 Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
-                    const std::vector<int64_t>& end,
-                    const std::vector<int64_t>& strides = {}, int beginMask = 0,
-                    int endMask = 0, int ellipsisMask = 0, int newAxisMask = 0,
+                    const std::vector<int64_t>& end, const std::vector<int64_t>& strides = {},
+                    int beginMask = 0, int endMask = 0, int ellipsisMask = 0, int newAxisMask = 0,
                     int shrinkAxisMask = 0);
 /// paddings[i] = (before, after) for dimension i.
 Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings,
@@ -201,8 +195,7 @@ Tensor gather(const Tensor& x, const Tensor& indices, int64_t axis = 0);
 /// shaped like x's leading dimensions.
 Tensor unsortedSegmentSum(const Tensor& x, const Tensor& segmentIds, int64_t numSegments);
 /// int32 indices -> float32 [..., depth]; out-of-range indices give offValue rows.
-Tensor oneHot(const Tensor& indices, int64_t depth, float onValue = 1.0f,
-              float offValue = 0.0f);
+Tensor oneHot(const Tensor& indices, int64_t depth, float onValue = 1.0f, float offValue = 0.0f);
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps);
 Tensor expandDims(const Tensor& x, int64_t axis = 0);
 /// axes empty = every size-1 dimension.
@@ -233,11 +226,10 @@ struct NonMaxSuppressionResult {
 /// min(maxOutputSize, n)) and ...WithScore (V5: softNmsSigma > 0 decays
 /// overlapping scores instead of dropping them). Reads boxes and scores back
 /// to the host, as TF.js does: an inherently sequential algorithm.
-NonMaxSuppressionResult nonMaxSuppression(const Tensor& boxes, const Tensor& scores,
-                                          int64_t maxOutputSize, float iouThreshold = 0.5f,
-                                          float scoreThreshold = -std::numeric_limits<float>::infinity(),
-                                          float softNmsSigma = 0.0f,
-                                          bool padToMaxOutputSize = false);
+NonMaxSuppressionResult nonMaxSuppression(
+    const Tensor& boxes, const Tensor& scores, int64_t maxOutputSize, float iouThreshold = 0.5f,
+    float scoreThreshold = -std::numeric_limits<float>::infinity(), float softNmsSigma = 0.0f,
+    bool padToMaxOutputSize = false);
 
 // ---- Creation and randomness ---------------------------------------------
 Tensor fill(const Shape& shape, float value, DType dtype = DType::float32);

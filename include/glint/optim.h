@@ -166,8 +166,8 @@ class Optimizer {
 
  private:
   struct Entry {
-    std::string name;         // the variable's name
-    int64_t varId = -1;       // the variable's tensor id; -1 until bound (after setWeights)
+    std::string name;             // the variable's name
+    int64_t varId = -1;           // the variable's tensor id; -1 until bound (after setWeights)
     std::vector<Variable> slots;  // empty until created or restored
   };
   Entry& entryFor(const Variable& var);
@@ -176,8 +176,8 @@ class Optimizer {
   std::shared_ptr<LearningRateSchedule> schedule_;
   int64_t iterations_ = 0;
   int64_t skippedSteps_ = 0;
-  int64_t finiteInARow_ = 0;  // for the dynamic loss scale's growth
-  std::vector<Entry> entries_;                    // first-update order
+  int64_t finiteInARow_ = 0;                     // for the dynamic loss scale's growth
+  std::vector<Entry> entries_;                   // first-update order
   std::unordered_map<int64_t, size_t> byVarId_;  // variable id -> entries_ index
 };
 
@@ -199,7 +199,8 @@ std::unique_ptr<Optimizer> rmsprop(float learningRate = 1e-3f, float decay = 0.9
                                    float momentum = 0.0f, float epsilon = 1e-7f,
                                    bool centered = false);
 /// Accumulators start at initialAccumulatorValue; w -= lr * g / sqrt(acc + 1e-7).
-std::unique_ptr<Optimizer> adagrad(float learningRate = 0.01f, float initialAccumulatorValue = 0.1f);
+std::unique_ptr<Optimizer> adagrad(float learningRate = 0.01f,
+                                   float initialAccumulatorValue = 0.1f);
 /// Zeiler's rule as Keras: acc = rho*acc + (1-rho)g^2; d = sqrt(accD + eps) /
 /// sqrt(acc + eps) * g; accD = rho*accD + (1-rho)d^2; w -= lr * d. (TF.js 4.22
 /// divides by the previous acc, which reduces it to SGD; not copied.)

@@ -35,8 +35,8 @@ struct AdamUpdate {
 /// with the bias corrections c1 = 1 - beta1^t and c2 = 1 - beta2^t, each in
 /// (0, 1]. beta1, beta2 in [0, 1); epsilon, weightDecay >= 0 (weightDecay > 0
 /// is AdamW's decoupled decay; 0 is plain Adam).
-AdamUpdate applyAdam(const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g,
-                     float lr, float beta1, float beta2, float epsilon, float c1, float c2,
+AdamUpdate applyAdam(const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g, float lr,
+                     float beta1, float beta2, float epsilon, float c1, float c2,
                      float weightDecay = 0.0f);
 
 }  // namespace glint

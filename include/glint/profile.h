@@ -15,7 +15,8 @@ struct KernelRecord {
   std::string name;     // the kernel, e.g. "Conv2D"
   std::string backend;  // where it ran
   std::vector<Shape> inputShapes, outputShapes;
-  int64_t bytesAdded = 0, totalBytesSnapshot = 0;      // engine bytes: the kernel's change, the total after it
+  int64_t bytesAdded = 0,
+          totalBytesSnapshot = 0;  // engine bytes: the kernel's change, the total after it
   int64_t tensorsAdded = 0, totalTensorsSnapshot = 0;  // live tensors: likewise
   double kernelTimeMs = 0;
 };

@@ -18,8 +18,7 @@ std::vector<int64_t> stridesOf(const Shape& shape);
 /// NumPy broadcasting of two shapes; throws naming `op` and both shapes.
 Shape broadcastShapes(const std::string& op, const Shape& a, const Shape& b);
 /// Maps a possibly negative axis into [0, rank); throws naming `op` and `arg`.
-int normalizeAxis(const std::string& op, const std::string& arg, int64_t axis,
-                  int rank);
+int normalizeAxis(const std::string& op, const std::string& arg, int64_t axis, int rank);
 /// Normalizes a list of axes (empty list = all axes), sorted, no duplicates.
 std::vector<int> normalizeAxes(const std::string& op, const std::string& arg,
                                const std::vector<int64_t>& axes, int rank);

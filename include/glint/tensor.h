@@ -56,7 +56,8 @@ class Tensor {
   std::string backendName() const;
 
   /// Synchronous read-back (the JS API's dataSync). T must match dtype().
-  template <class T> std::vector<T> data() const;
+  template <class T>
+  std::vector<T> data() const;
   /// Every element converted to float, whatever the dtype.
   std::vector<float> toFloats() const;
   /// The single value of a one-element tensor, as float.
@@ -85,8 +86,7 @@ class Variable : public Tensor {
 };
 
 /// Copies `initial` into a new variable. An empty name gets a unique one.
-Variable variable(const Tensor& initial, bool trainable = true,
-                  const std::string& name = "");
+Variable variable(const Tensor& initial, bool trainable = true, const std::string& name = "");
 
 /// Tensors from host data; values.size() must equal the shape's size.
 Tensor tensor(const std::vector<float>& values, const Shape& shape);

@@ -21,9 +21,15 @@ inline std::vector<float> momentumParams(const Attrs& a) {
 /// ApplyAdam: lr, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr * weightDecay.
 inline std::vector<float> adamParams(const Attrs& a) {
   auto f = [&](const char* key) { return static_cast<float>(a.f(key)); };
-  return {f("lr"), f("beta1"), static_cast<float>(1 - a.f("beta1")), f("beta2"),
-          static_cast<float>(1 - a.f("beta2")), f("biasCorrection1"), f("biasCorrection2"),
-          f("epsilon"), static_cast<float>(a.f("lr") * a.f("weightDecay"))};
+  return {f("lr"),
+          f("beta1"),
+          static_cast<float>(1 - a.f("beta1")),
+          f("beta2"),
+          static_cast<float>(1 - a.f("beta2")),
+          f("biasCorrection1"),
+          f("biasCorrection2"),
+          f("epsilon"),
+          static_cast<float>(a.f("lr") * a.f("weightDecay"))};
 }
 
 }  // namespace glint

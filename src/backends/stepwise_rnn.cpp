@@ -44,8 +44,7 @@ void lstmSequenceStepwise(KernelArgs& args) {
   for (int64_t s = 0; s < time; ++s) {
     const Tensor& xz = xs[backwards ? time - 1 - s : s];
     // The state starts at zero: the first step's product is zeros.
-    Tensor hz = s == 0 ? zeros({batch, 4 * units})
-                       : matMul(mask.defined() ? mul(h, mask) : h, wr);
+    Tensor hz = s == 0 ? zeros({batch, 4 * units}) : matMul(mask.defined() ? mul(h, mask) : h, wr);
     std::vector<Tensor> hc = runKernel("LSTMCell", {xz, hz, c}, {state, state}, attrs);
     h = hc[0];
     c = hc[1];

@@ -155,8 +155,7 @@ ValueAndGrads differentiate(RunF runF, PickXs pickXs, const Tensor& dy,
 
 void checkXs(const std::vector<Tensor>& xs) {
   for (size_t i = 0; i < xs.size(); ++i) {
-    check(xs[i].defined() && !xs[i].isDisposed(), "grad", "x ", i,
-          " is undefined or disposed");
+    check(xs[i].defined() && !xs[i].isDisposed(), "grad", "x ", i, " is undefined or disposed");
     if (xs[i].dtype() != DType::float32)
       fail("grad", "x ", i, " is ", dtypeName(xs[i].dtype()), " ", shapeToString(xs[i].shape()),
            ": gradients exist only for float32 tensors");
@@ -185,7 +184,8 @@ ValueAndGrads valueAndGrad(const std::function<Tensor(const Tensor&)>& f, const 
 
 VariableGrads variableGrads(const std::function<Tensor()>& f, const std::vector<Variable>& vars) {
   for (const Variable& v : vars)
-    check(v.defined() && v.impl()->isVariable, "variableGrads", "an entry of vars is not a variable");
+    check(v.defined() && v.impl()->isVariable, "variableGrads",
+          "an entry of vars is not a variable");
   auto pick = [&](const Tape& tape) {
     std::vector<Tensor> xs;
     if (!vars.empty()) {
@@ -236,8 +236,8 @@ Tensor recordCustomGrad(const std::function<CustomGradResult(const std::vector<T
       Tensor dy = dys[0];
       if (dys.size() > 1 && dys[1].defined()) dy = dy.defined() ? add(dy, dys[1]) : dys[1];
       std::vector<Tensor> g = gradFunc(dy);  // defined: some output was reached
-      check(g.size() == n, "customGrad", "gradFunc returned ", g.size(),
-            " gradients for ", n, " inputs");
+      check(g.size() == n, "customGrad", "gradFunc returned ", g.size(), " gradients for ", n,
+            " inputs");
       return g;
     };
     // f's own result is an output of the node too (the same values as

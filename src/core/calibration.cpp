@@ -43,7 +43,8 @@ std::string describe(const Calibration& c) {
     const BackendTiming& t = c.timings[i];
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.3g", t.msPerStep);
-    s += (i ? ", " : "") + t.backend + " " + (t.msPerStep >= 0 ? std::string(ms) + " ms/step" : "failed");
+    s += (i ? ", " : "") + t.backend + " " +
+         (t.msPerStep >= 0 ? std::string(ms) + " ms/step" : "failed");
   }
   return s + ")";
 }
@@ -70,7 +71,8 @@ Calibration calibrateBackends(const std::function<void()>& step, const std::stri
         options.runs, ", ", options.budgetSeconds);
   std::vector<std::string> names =
       options.candidates.empty() ? calibrationCandidates() : options.candidates;
-  check(!names.empty(), op, "no backend to time (every available one is reference or a software renderer)");
+  check(!names.empty(), op,
+        "no backend to time (every available one is reference or a software renderer)");
   Engine& e = Engine::get();
   const std::string before = getBackend();
   const std::string whyBefore = e.activeWhy;

@@ -29,9 +29,15 @@ std::string brief(const Json& j) {
 
 Config::Config(Kind kind, uint64_t bits) {
   switch (kind) {
-    case Kind::boolean: impl_ = new Json(bits != 0); break;
-    case Kind::integer: impl_ = new Json(static_cast<int64_t>(bits)); break;
-    case Kind::unsignedInteger: impl_ = new Json(bits); break;
+    case Kind::boolean:
+      impl_ = new Json(bits != 0);
+      break;
+    case Kind::integer:
+      impl_ = new Json(static_cast<int64_t>(bits));
+      break;
+    case Kind::unsignedInteger:
+      impl_ = new Json(bits);
+      break;
   }
 }
 
@@ -47,10 +53,8 @@ Config::Config(std::initializer_list<Config> init) {
   impl_ = new Json(isObject ? Json::object() : Json::array());
   for (const Config& e : init) {
     const Json& j = e.json();
-    if (isObject)
-      (*impl_)[j[0].get_ref<const std::string&>()] = j[1];
-    else
-      impl_->push_back(j);
+    if (isObject) (*impl_)[j[0].get_ref<const std::string&>()] = j[1];
+    else impl_->push_back(j);
   }
 }
 

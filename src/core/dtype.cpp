@@ -6,18 +6,24 @@ namespace glint {
 
 size_t byteSize(DType dtype) {
   switch (dtype) {
-    case DType::float32: return 4;
-    case DType::int32: return 4;
-    case DType::boolean: return 1;
+    case DType::float32:
+      return 4;
+    case DType::int32:
+      return 4;
+    case DType::boolean:
+      return 1;
   }
   return 0;
 }
 
 const char* dtypeName(DType dtype) {
   switch (dtype) {
-    case DType::float32: return "float32";
-    case DType::int32: return "int32";
-    case DType::boolean: return "bool";
+    case DType::float32:
+      return "float32";
+    case DType::int32:
+      return "int32";
+    case DType::boolean:
+      return "bool";
   }
   return "?";
 }

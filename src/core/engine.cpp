@@ -155,13 +155,11 @@ Storage::~Storage() {
 void registerBackend(const std::string& name, int priority, BackendFactory factory) {
   Engine& e = Engine::get();
   std::lock_guard<std::recursive_mutex> lock(e.backendMutex);
-  check(e.entry(name) == nullptr, "registerBackend", "backend '", name,
-        "' is already registered");
+  check(e.entry(name) == nullptr, "registerBackend", "backend '", name, "' is already registered");
   e.backends.push_back(BackendEntry{name, priority, std::move(factory), nullptr, false, ""});
-  std::stable_sort(e.backends.begin(), e.backends.end(),
-                   [](const BackendEntry& a, const BackendEntry& b) {
-                     return a.priority > b.priority;
-                   });
+  std::stable_sort(
+      e.backends.begin(), e.backends.end(),
+      [](const BackendEntry& a, const BackendEntry& b) { return a.priority > b.priority; });
 }
 
 void registerKernel(const std::string& kernel, const std::string& backend, KernelFn fn) {
@@ -176,7 +174,9 @@ void registerGradient(const std::string& kernel, GradFn fn) {
   e.gradients[kernel] = std::move(fn);
 }
 
-bool hasGradient(const std::string& kernel) { return Engine::get().findGradient(kernel) != nullptr; }
+bool hasGradient(const std::string& kernel) {
+  return Engine::get().findGradient(kernel) != nullptr;
+}
 
 std::vector<std::pair<std::string, std::vector<std::string>>> kernelTable() {
   std::vector<std::pair<std::string, std::vector<std::string>>> table;
@@ -233,13 +233,14 @@ void checkFinite(const std::string& kernel, Backend& backend, const std::vector<
       break;
     }
     std::string inputShapes;
-    for (const Tensor& t : inputs) inputShapes += (inputShapes.empty() ? "" : ", ") + shapeToString(t.shape());
+    for (const Tensor& t : inputs)
+      inputShapes += (inputShapes.empty() ? "" : ", ") + shapeToString(t.shape());
     std::ostringstream os;
-    detail::appendAll(os,
-        "[", kernel, "] debug mode: output ", o, " ", shapeToString(outputs[o].shape()), " holds ",
-        std::isnan(bad) ? "NaN" : (bad > 0 ? "+Infinity" : "-Infinity"), " at element ", at,
-        " on backend '", backend.name(), "' (inputs ", inputShapes.empty() ? "none" : inputShapes,
-        "); ", origin);
+    detail::appendAll(os, "[", kernel, "] debug mode: output ", o, " ",
+                      shapeToString(outputs[o].shape()), " holds ",
+                      std::isnan(bad) ? "NaN" : (bad > 0 ? "+Infinity" : "-Infinity"),
+                      " at element ", at, " on backend '", backend.name(), "' (inputs ",
+                      inputShapes.empty() ? "none" : inputShapes, "); ", origin);
     throw NumericsError(os.str());
   }
 }
@@ -265,8 +266,9 @@ std::vector<KernelProfileRow> kernelProfile() {
   Engine& e = Engine::get();
   std::lock_guard<std::mutex> lock(e.profileMutex);
   for (const auto& [key, row] : e.profile) rows.push_back(row);
-  std::sort(rows.begin(), rows.end(),
-            [](const KernelProfileRow& a, const KernelProfileRow& b) { return a.seconds > b.seconds; });
+  std::sort(rows.begin(), rows.end(), [](const KernelProfileRow& a, const KernelProfileRow& b) {
+    return a.seconds > b.seconds;
+  });
   return rows;
 }
 
@@ -274,16 +276,18 @@ namespace {
 
 /// Runs a kernel for the open profiles: timed with the device waited for,
 /// then one record in each (TF.js's tf.profile fields).
-void recordForProfiles(const std::string& kernel, Backend& backend, const std::vector<Tensor>& inputs,
-                       const std::vector<Tensor>& outputs, const std::function<void()>& run,
-                       int64_t bytesBefore, int64_t tensorsBefore) {
+void recordForProfiles(const std::string& kernel, Backend& backend,
+                       const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                       const std::function<void()>& run, int64_t bytesBefore,
+                       int64_t tensorsBefore) {
   Engine& e = Engine::get();
   backend.finish();
   auto t0 = std::chrono::steady_clock::now();
   run();
   backend.finish();
   KernelRecord r;
-  r.kernelTimeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  r.kernelTimeMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   r.name = kernel;
   r.backend = backend.name();
   for (const Tensor& t : inputs) r.inputShapes.push_back(t.shape());
@@ -318,8 +322,8 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
     if (inputs[i].isDisposed()) {
       // A disposed weight (disposeVariables, model.dispose) names itself.
       if (inputs[i].impl()->isVariable)
-        fail(kernel, "input ", i, ": variable '", inputs[i].impl()->name, "' ", shapeToString(inputs[i].shape()),
-             " was disposed");
+        fail(kernel, "input ", i, ": variable '", inputs[i].impl()->name, "' ",
+             shapeToString(inputs[i].shape()), " was disposed");
       fail(kernel, "input ", i, " (", shapeToString(inputs[i].shape()), ") was disposed");
     }
     e.ensureOn(backend, inputs[i]);
@@ -350,11 +354,14 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
   }
   RunningKernel running(kernel);
   if (!threadState().profiles.empty()) {
-    recordForProfiles(kernel, backend, inputs, outputs, [&] {
-      if (!anyElements) return;
-      KernelArgs args{kernel, backend, inputs, outputs, attrs};
-      (*fn)(args);
-    }, bytesBefore, tensorsBefore);
+    recordForProfiles(
+        kernel, backend, inputs, outputs,
+        [&] {
+          if (!anyElements) return;
+          KernelArgs args{kernel, backend, inputs, outputs, attrs};
+          (*fn)(args);
+        },
+        bytesBefore, tensorsBefore);
     if (anyElements && e.debugMode) checkFinite(kernel, backend, inputs, outputs);
   } else if (anyElements) {
     KernelArgs args{kernel, backend, inputs, outputs, attrs};
@@ -365,15 +372,16 @@ std::vector<Tensor> runKernel(const std::string& kernel, const std::vector<Tenso
       for (int r = 0; r < repeat; ++r) (*fn)(args);
       backend.finish();
       std::string shapes;
-      for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : " ") + shapeToString(t.shape());
+      for (const Tensor& t : inputs)
+        shapes += (shapes.empty() ? "" : " ") + shapeToString(t.shape());
       std::lock_guard<std::mutex> lock(e.profileMutex);
       KernelProfileRow& row = e.profile[kernel + " " + backend.name() + " " + shapes];
       row.kernel = kernel;
       row.backend = backend.name();
       row.shapes = shapes;
       ++row.calls;
-      row.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                     repeat;
+      row.seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeat;
     } else {
       (*fn)(args);
     }
@@ -394,8 +402,7 @@ Tensor makeView(const Tensor& t, const Shape& shape) {
     fail("reshape", "cannot view ", shapeToString(t.shape()), " as ", shapeToString(shape));
   Engine& e = Engine::get();
   Tensor view = e.makeTensor(shape, t.dtype(), t.impl()->storage);
-  if (e.recording())
-    e.recordOnTapes("Reshape", {t}, {view}, Attrs().set("shape", Shape(shape)));
+  if (e.recording()) e.recordOnTapes("Reshape", {t}, {view}, Attrs().set("shape", Shape(shape)));
   return view;
 }
 
@@ -438,7 +445,8 @@ void setBackend(const std::string& name) {
   if (!b) {
     std::string usable;
     for (const auto& other : e.backends)
-      if (other.name != name && e.backend(other.name)) usable += (usable.empty() ? "" : ", ") + other.name;
+      if (other.name != name && e.backend(other.name))
+        usable += (usable.empty() ? "" : ", ") + other.name;
     fail("setBackend", "backend '", name, "' is not available: ", entry->whyNot,
          "; available: ", usable);
   }

@@ -103,7 +103,7 @@ class Engine {
   std::string activeWhy;
   bool chosenOnPurpose = false;  // setBackend or a calibration chose the active backend
   bool calibrated = false;
-  Calibration calibration;        // the last one (backendInfo)
+  Calibration calibration;  // the last one (backendInfo)
   // Registries: written at start-up (and by users' registerKernel), read by
   // every kernel call; map nodes never move, so a found function stays valid.
   std::shared_mutex registryMutex;
@@ -119,7 +119,8 @@ class Engine {
   size_t variablesPruneAt = 64;
   std::atomic<int64_t> numBytes{0};
 
-  std::atomic<bool> debugMode{false};  // enableDebugMode: every kernel's outputs checked for NaN/Inf
+  std::atomic<bool> debugMode{
+      false};  // enableDebugMode: every kernel's outputs checked for NaN/Inf
   std::atomic<bool> float16Activations{false};  // setFloat16Activations
   std::atomic<bool> profiling{false};           // setKernelProfiling
   std::atomic<int> profileRepeat{1};            // ... its runs of each kernel

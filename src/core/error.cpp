@@ -15,11 +15,11 @@ size_t utf8Length(const std::string& s, size_t i) {
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((byte(i + k) >> 6) != 0x2) return 0;
-  if (n == 2 && c < 0xc2) return 0;                            // overlong
-  if (n == 3 && c == 0xe0 && byte(i + 1) < 0xa0) return 0;     // overlong
-  if (n == 3 && c == 0xed && byte(i + 1) >= 0xa0) return 0;    // surrogate
-  if (n == 4 && (c > 0xf4 || (c == 0xf0 && byte(i + 1) < 0x90) ||
-                 (c == 0xf4 && byte(i + 1) >= 0x90)))
+  if (n == 2 && c < 0xc2) return 0;                          // overlong
+  if (n == 3 && c == 0xe0 && byte(i + 1) < 0xa0) return 0;   // overlong
+  if (n == 3 && c == 0xed && byte(i + 1) >= 0xa0) return 0;  // surrogate
+  if (n == 4 &&
+      (c > 0xf4 || (c == 0xf0 && byte(i + 1) < 0x90) || (c == 0xf4 && byte(i + 1) >= 0x90)))
     return 0;
   return n;
 }

@@ -43,14 +43,14 @@ constexpr bool featureSelected(std::string_view name) {
 /// Calls `registrar(name, args...)` where this build holds kernel `name` (a
 /// string literal). Discarded at compile time otherwise, so nothing the
 /// arguments would build (lambdas, template instances) is emitted.
-#define GLINT_REGISTER(registrar, name, ...)                       \
-  do {                                                             \
+#define GLINT_REGISTER(registrar, name, ...)                                   \
+  do {                                                                         \
     if constexpr (::glint::kernelSelected(name)) registrar(name, __VA_ARGS__); \
   } while (0)
 
 /// GLINT_REGISTER for layer classes: `registrar(name, args...)` where this
 /// build holds layer class `name`.
-#define GLINT_REGISTER_LAYER(registrar, name, ...)                  \
-  do {                                                              \
+#define GLINT_REGISTER_LAYER(registrar, name, ...)                            \
+  do {                                                                        \
     if constexpr (::glint::layerSelected(name)) registrar(name, __VA_ARGS__); \
   } while (0)

@@ -42,8 +42,8 @@ Shape broadcastShapes(const std::string& op, const Shape& a, const Shape& b) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
-      fail(op, "operands could not be broadcast together: shapes ", shapeToString(a),
-           " and ", shapeToString(b), " differ in dimension ", i, " (", da, " vs ", db,
+      fail(op, "operands could not be broadcast together: shapes ", shapeToString(a), " and ",
+           shapeToString(b), " differ in dimension ", i, " (", da, " vs ", db,
            "); each pair of dimensions must be equal or 1");
     out[i] = da == 1 ? db : da;
   }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "glint/backend.h"
@@ -38,9 +38,7 @@ const Shape& Tensor::shape() const { return live(impl_, "shape").shape; }
 DType Tensor::dtype() const { return live(impl_, "dtype").dtype; }
 int64_t Tensor::id() const { return live(impl_, "id").id; }
 
-int64_t Tensor::dim(int axis) const {
-  return shape()[normalizeAxis("dim", "axis", axis, rank())];
-}
+int64_t Tensor::dim(int axis) const { return shape()[normalizeAxis("dim", "axis", axis, rank())]; }
 
 void Tensor::dispose() const {
   if (!impl_ || !impl_->storage) return;
@@ -90,7 +88,8 @@ template std::vector<uint8_t> Tensor::data<uint8_t>() const;
 
 std::vector<float> Tensor::toFloats() const {
   switch (dtype()) {
-    case DType::float32: return data<float>();
+    case DType::float32:
+      return data<float>();
     case DType::int32: {
       auto v = data<int32_t>();
       return std::vector<float>(v.begin(), v.end());
@@ -146,8 +145,8 @@ Variable variable(const Tensor& initial, bool trainable, const std::string& name
   check(initial.defined() && !initial.isDisposed(), "variable",
         "the initial value is undefined or disposed");
   static std::atomic<int64_t> counter{0};
-  auto impl = std::make_shared<TensorImpl>(initial.shape(), initial.dtype(),
-                                           initial.impl()->storage);
+  auto impl =
+      std::make_shared<TensorImpl>(initial.shape(), initial.dtype(), initial.impl()->storage);
   impl->isVariable = true;
   impl->trainable = trainable;
   impl->name = name.empty() ? "Variable_" + std::to_string(counter++) : name;
@@ -156,9 +155,10 @@ Variable variable(const Tensor& initial, bool trainable, const std::string& name
   {
     std::lock_guard<std::mutex> lock(e.variablesMutex);
     if (e.variables.size() >= e.variablesPruneAt) {
-      e.variables.erase(std::remove_if(e.variables.begin(), e.variables.end(),
-                                       [](const std::weak_ptr<TensorImpl>& w) { return w.expired(); }),
-                        e.variables.end());
+      e.variables.erase(
+          std::remove_if(e.variables.begin(), e.variables.end(),
+                         [](const std::weak_ptr<TensorImpl>& w) { return w.expired(); }),
+          e.variables.end());
       e.variablesPruneAt = std::max<size_t>(64, 2 * e.variables.size());
     }
     e.variables.push_back(impl);
@@ -227,10 +227,12 @@ Tensor tensor1d(const std::vector<float>& values) {
 
 Tensor scalar(float value, DType dtype) {
   switch (dtype) {
-    case DType::float32: return fromVector(std::vector<float>{value}, {});
+    case DType::float32:
+      return fromVector(std::vector<float>{value}, {});
     case DType::int32:
       return fromVector(std::vector<int32_t>{static_cast<int32_t>(value)}, {});
-    case DType::boolean: return fromVector(std::vector<uint8_t>{value != 0.0f}, {});
+    case DType::boolean:
+      return fromVector(std::vector<uint8_t>{value != 0.0f}, {});
   }
   return Tensor();
 }

@@ -374,8 +374,8 @@ Tensor classIds(const CsvTable& table, const std::string& name, int64_t maxClass
   const char* op = "classIds";
   size_t c = table.index(name);
   auto where = [&](size_t r) {
-    std::string line = r < table.lines.size() ? "line " + std::to_string(table.lines[r]) + ", "
-                                               : "";
+    std::string line =
+        r < table.lines.size() ? "line " + std::to_string(table.lines[r]) + ", " : "";
     return line + "row " + std::to_string(r + 1) + ", column '" + quoteForError(name) + "'";
   };
   if (table.types[c] == "string") {
@@ -415,8 +415,8 @@ size_t CsvTable::index(const std::string& name) const {
   std::string known;
   for (size_t c = 0; c < names.size() && known.size() < 200; ++c)
     known += (known.empty() ? "'" : ", '") + names[c] + "'";
-  fail("CsvTable", "no column '", quoteForError(name), "' (", names.size(), " columns: ",
-       quoteForError(known), ")");
+  fail("CsvTable", "no column '", quoteForError(name), "' (", names.size(),
+       " columns: ", quoteForError(known), ")");
 }
 
 Tensor CsvTable::column(const std::string& name) const {

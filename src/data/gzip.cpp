@@ -15,7 +15,8 @@ bool isGzip(const std::vector<uint8_t>& bytes) {
 
 std::vector<uint8_t> gunzip(const std::vector<uint8_t>&, const std::string& op,
                             const std::string& what, int64_t) {
-  fail(op, what, ": is gzip-compressed, and this WebAssembly build reads only "
+  fail(op, what,
+       ": is gzip-compressed, and this WebAssembly build reads only "
        "uncompressed files; decompress it first");
 }
 

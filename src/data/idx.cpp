@@ -1,10 +1,10 @@
 // IDX files (the MNIST family's format) and Fashion-MNIST.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-
-#include <sys/stat.h>
 
 #include "glint/data.h"
 #include "glint/error.h"
@@ -33,10 +33,14 @@ struct Idx {
   double value(int64_t i) const {
     uint64_t v = raw(i);
     switch (type) {
-      case 0x08: return static_cast<double>(v);
-      case 0x09: return static_cast<int8_t>(v);
-      case 0x0B: return static_cast<int16_t>(v);
-      case 0x0C: return static_cast<int32_t>(v);
+      case 0x08:
+        return static_cast<double>(v);
+      case 0x09:
+        return static_cast<int8_t>(v);
+      case 0x0B:
+        return static_cast<int16_t>(v);
+      case 0x0C:
+        return static_cast<int32_t>(v);
       case 0x0D: {
         uint32_t u = static_cast<uint32_t>(v);
         float f;
@@ -54,18 +58,25 @@ struct Idx {
 
 const char* typeName(uint8_t type) {
   switch (type) {
-    case 0x08: return "ubyte";
-    case 0x09: return "sbyte";
-    case 0x0B: return "short";
-    case 0x0C: return "int";
-    case 0x0D: return "float";
-    case 0x0E: return "double";
+    case 0x08:
+      return "ubyte";
+    case 0x09:
+      return "sbyte";
+    case 0x0B:
+      return "short";
+    case 0x0C:
+      return "int";
+    case 0x0D:
+      return "float";
+    case 0x0E:
+      return "double";
   }
   return "?";
 }
 
 // `what` names the data in messages ("file 'x'").
-Idx parseIdx(std::vector<uint8_t> bytes, const std::string& op, std::string what, int64_t maxBytes) {
+Idx parseIdx(std::vector<uint8_t> bytes, const std::string& op, std::string what,
+             int64_t maxBytes) {
   Idx idx;
   idx.bytes = std::move(bytes);
   check(static_cast<int64_t>(idx.bytes.size()) <= maxBytes, op, what, ": ", idx.bytes.size(),
@@ -84,10 +95,20 @@ Idx parseIdx(std::vector<uint8_t> bytes, const std::string& op, std::string what
   }
   idx.type = b[2];
   switch (idx.type) {
-    case 0x08: case 0x09: idx.elemBytes = 1; break;
-    case 0x0B: idx.elemBytes = 2; break;
-    case 0x0C: case 0x0D: idx.elemBytes = 4; break;
-    case 0x0E: idx.elemBytes = 8; break;
+    case 0x08:
+    case 0x09:
+      idx.elemBytes = 1;
+      break;
+    case 0x0B:
+      idx.elemBytes = 2;
+      break;
+    case 0x0C:
+    case 0x0D:
+      idx.elemBytes = 4;
+      break;
+    case 0x0E:
+      idx.elemBytes = 8;
+      break;
     default: {
       char code[8];
       std::snprintf(code, sizeof code, "0x%02X", idx.type);
@@ -131,8 +152,8 @@ Idx readIdx(const std::string& path, const std::string& op) {
 Tensor idxToTensor(const Idx& idx, std::optional<DType> as, const std::string& what) {
   DType dtype = as ? *as : (idx.isFloat() ? DType::float32 : DType::int32);
   check(dtype != DType::boolean, "loadIdx", what, ": cannot load IDX data as bool");
-  check(!(dtype == DType::int32 && idx.isFloat()), "loadIdx", what, ": holds ",
-        typeName(idx.type), " values; loading them as int32 would truncate them");
+  check(!(dtype == DType::int32 && idx.isFloat()), "loadIdx", what, ": holds ", typeName(idx.type),
+        " values; loading them as int32 would truncate them");
   const size_t n = static_cast<size_t>(idx.count);
   if (dtype == DType::int32) {
     std::vector<int32_t> v(n);
@@ -156,8 +177,8 @@ std::string findIdx(const std::string& dir, const std::string& base) {
   if (fileExists(plain)) return plain;
   if (fileExists(plain + ".gz")) return plain + ".gz";
   fail("loadFashionMnist", "neither '", plain, "' nor '", plain,
-       ".gz' exists (Debian's dataset-fashion-mnist package installs them in ",
-       kFashionMnistDir, "; scripts/bootstrap.sh installs it)");
+       ".gz' exists (Debian's dataset-fashion-mnist package installs them in ", kFashionMnistDir,
+       "; scripts/bootstrap.sh installs it)");
 }
 
 }  // namespace
@@ -181,14 +202,14 @@ LabeledImages loadFashionMnist(const std::string& dirArg, bool train) {
   Idx labels = readIdx(labelsPath, op);
   check(images.type == 0x08 && images.dims.size() == 3 && images.dims[1] == 28 &&
             images.dims[2] == 28,
-        op, "file '", imagesPath, "': expected ubyte images [n,28,28], got ",
-        typeName(images.type), " ", shapeToString(images.dims));
+        op, "file '", imagesPath, "': expected ubyte images [n,28,28], got ", typeName(images.type),
+        " ", shapeToString(images.dims));
   check(labels.type == 0x08 && labels.dims.size() == 1, op, "file '", labelsPath,
         "': expected ubyte labels [n], got ", typeName(labels.type), " ",
         shapeToString(labels.dims));
   const int64_t n = images.dims[0];
-  check(labels.dims[0] == n, op, "file '", labelsPath, "' has ", labels.dims[0],
-        " labels but '", imagesPath, "' has ", n, " images");
+  check(labels.dims[0] == n, op, "file '", labelsPath, "' has ", labels.dims[0], " labels but '",
+        imagesPath, "' has ", n, " images");
   std::vector<int32_t> ys(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     int32_t y = static_cast<int32_t>(labels.raw(i));

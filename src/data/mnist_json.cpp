@@ -105,8 +105,7 @@ LabeledImages loadMnistJson(const std::string& digitsDir) {
       for (;;) {
         double v = s.number(index);
         if (!(v >= 0.0 && v <= 1.0))
-          s.bad("value " + std::to_string(index) + " is " + std::to_string(v) +
-                ", outside [0, 1]");
+          s.bad("value " + std::to_string(index) + " is " + std::to_string(v) + ", outside [0, 1]");
         pixels.push_back(static_cast<float>(v));
         ++index;
         if (s.at(',')) {

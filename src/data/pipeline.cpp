@@ -89,7 +89,8 @@ struct GeneratorNode : DatasetNode {
       return std::make_unique<Cursor>(*single);
     }
     NextFn fn = factory();
-    check(static_cast<bool>(fn), "Dataset.iterate", "the generator factory returned an empty function");
+    check(static_cast<bool>(fn), "Dataset.iterate",
+          "the generator factory returned an empty function");
     return std::make_unique<Cursor>(std::move(fn));
   }
   int64_t cardinality() const override { return kUnknown; }
@@ -427,8 +428,8 @@ Dataset Dataset::take(int64_t n) const {
 
 Dataset Dataset::skip(int64_t n) const {
   const DatasetNode& node = nodeOf(*this, "Dataset.skip");
-  check(n >= 0 || node.cardinality() != kInfinite, "Dataset.skip",
-        "skipping everything (n = ", n, ") of an infinite dataset would never end");
+  check(n >= 0 || node.cardinality() != kInfinite, "Dataset.skip", "skipping everything (n = ", n,
+        ") of an infinite dataset would never end");
   return Dataset(std::make_shared<SkipNode>(node_, n));
 }
 
@@ -466,13 +467,12 @@ Dataset fromTensors(const std::vector<Tensor>& columns) {
   check(!columns.empty(), "fromTensors", "expected at least one column, got none");
   for (size_t c = 0; c < columns.size(); ++c) {
     const Tensor& t = columns[c];
-    check(t.defined() && !t.isDisposed(), "fromTensors", "column ", c,
-          " is undefined or disposed");
+    check(t.defined() && !t.isDisposed(), "fromTensors", "column ", c, " is undefined or disposed");
     check(t.rank() >= 1, "fromTensors", "column ", c, " is a scalar (", describeTensor(t),
           "): columns are sliced along axis 0, so they need rank >= 1");
-    check(t.shape()[0] == columns[0].shape()[0], "fromTensors", "column ", c, " has ",
-          t.shape()[0], " rows (", describeTensor(t), "), column 0 has ", columns[0].shape()[0],
-          " (", describeTensor(columns[0]), "): all columns need the same length");
+    check(t.shape()[0] == columns[0].shape()[0], "fromTensors", "column ", c, " has ", t.shape()[0],
+          " rows (", describeTensor(t), "), column 0 has ", columns[0].shape()[0], " (",
+          describeTensor(columns[0]), "): all columns need the same length");
   }
   auto node = std::make_shared<SlicesNode>();
   node->columns = columns;

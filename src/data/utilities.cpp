@@ -72,9 +72,9 @@ Windows slidingWindows(const Tensor& series, int64_t window, int64_t horizon, in
   check(horizon >= 1, op, "horizon must be >= 1, got ", horizon);
   check(stride >= 1, op, "stride must be >= 1, got ", stride);
   const int64_t length = series.shape()[0];
-  check(window + horizon <= length, op, "window (", window, ") + horizon (", horizon, ") = ",
-        window + horizon, " exceeds the series length ", length, " (series ", describe(series),
-        ")");
+  check(window + horizon <= length, op, "window (", window, ") + horizon (", horizon,
+        ") = ", window + horizon, " exceeds the series length ", length, " (series ",
+        describe(series), ")");
   const int64_t features = series.rank() == 2 ? series.shape()[1] : 1;
   const int64_t n = (length - window - horizon) / stride + 1;
   std::vector<int32_t> in(static_cast<size_t>(n * window)), out(static_cast<size_t>(n * horizon));
@@ -123,7 +123,8 @@ static void checkFitted(const char* op, const Normalization& n, const Tensor& x)
     ok = n.mean.shape()[static_cast<size_t>(d)] == 1 ||
          n.mean.shape()[static_cast<size_t>(d)] == x.shape()[static_cast<size_t>(d)];
   check(ok, op, "x ", describe(x), " does not match the fitted statistics ",
-        shapeToString(n.mean.shape()), ": expected float32 of the same rank, equal in every "
+        shapeToString(n.mean.shape()),
+        ": expected float32 of the same rank, equal in every "
         "dimension that was not fitted over");
 }
 
@@ -200,8 +201,8 @@ Tensor oneHotLabels(const Tensor& labels, int64_t numClasses) {
   check(numClasses >= 1, op, "numClasses must be >= 1, got ", numClasses);
   std::vector<int32_t> v = labels.data<int32_t>();
   for (size_t i = 0; i < v.size(); ++i)
-    check(v[i] >= 0 && v[i] < numClasses, op, "label at index ", i, " is ", v[i],
-          ", outside [0, ", numClasses, ")");
+    check(v[i] >= 0 && v[i] < numClasses, op, "label at index ", i, " is ", v[i], ", outside [0, ",
+          numClasses, ")");
   return oneHot(labels, numClasses);
 }
 

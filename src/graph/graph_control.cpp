@@ -30,7 +30,7 @@ struct Context {
 
 struct Slot {
   std::vector<Value> values{};
-  std::vector<char> dead{};  // per output
+  std::vector<char> dead{};       // per output
   std::vector<int> deadOrigin{};  // per dead output: the Switch or Merge that killed it
 };
 
@@ -47,7 +47,8 @@ class Executor : public Run {
     }
   }
 
-  void begin(const std::vector<std::pair<int, int>>& wanted, const std::vector<std::string>& names) {
+  void begin(const std::vector<std::pair<int, int>>& wanted,
+             const std::vector<std::string>& names) {
     wanted_ = wanted;
     names_ = names;
     needed_.assign(g_.nodes.size(), 0);
@@ -81,13 +82,15 @@ class Executor : public Run {
       const Slot* s = lookup(n, 0);
       if (!s) blame(n, name);
       if (k >= static_cast<int>(s->values.size()))
-        failAtNode(g_, g_.nodes[n], "output '" + quoteForError(name) + "': the node has " +
-                                        std::to_string(s->values.size()) + " outputs");
+        failAtNode(g_, g_.nodes[n],
+                   "output '" + quoteForError(name) + "': the node has " +
+                       std::to_string(s->values.size()) + " outputs");
       if (s->dead[k]) {
         const Node& origin = g_.nodes[s->deadOrigin[k]];
-        failAtNode(g_, origin, "output '" + quoteForError(name) + "' is dead: " +
-                                   (origin.op == "Merge" ? "no input of this Merge arrived live"
-                                                         : "it lies on the untaken branch of this Switch"));
+        failAtNode(g_, origin,
+                   "output '" + quoteForError(name) + "' is dead: " +
+                       (origin.op == "Merge" ? "no input of this Merge arrived live"
+                                             : "it lies on the untaken branch of this Switch"));
       }
       out.push_back(s->values[k]);
     }
@@ -100,7 +103,9 @@ class Executor : public Run {
     return fed_[n].defined() || (g_.nodes[n].op == "Const" && g_.nodes[n].controls.empty());
   }
 
-  int64_t key(int n, int ctx) const { return static_cast<int64_t>(ctx) * static_cast<int64_t>(g_.nodes.size()) + n; }
+  int64_t key(int n, int ctx) const {
+    return static_cast<int64_t>(ctx) * static_cast<int64_t>(g_.nodes.size()) + n;
+  }
 
   int child(int ctx, const std::string& frame, int64_t iteration) {
     auto k = std::make_tuple(ctx, frame, iteration);
@@ -135,10 +140,11 @@ class Executor : public Run {
     const Slot* s = lookup(in, ctx);
     if (!s) return nullptr;
     if (k >= static_cast<int>(s->values.size()))
-      failAtNode(g_, g_.nodes[n], "input " + std::to_string(i) + " ('" + quoteForError(g_.nodes[n].inputNames[i]) +
-                                      "') names output " + std::to_string(k) + " of node '" +
-                                      quoteForError(g_.nodes[in].name) + "', which has " +
-                                      std::to_string(s->values.size()) + " outputs");
+      failAtNode(g_, g_.nodes[n],
+                 "input " + std::to_string(i) + " ('" + quoteForError(g_.nodes[n].inputNames[i]) +
+                     "') names output " + std::to_string(k) + " of node '" +
+                     quoteForError(g_.nodes[in].name) + "', which has " +
+                     std::to_string(s->values.size()) + " outputs");
     *dead = s->dead[k];
     *origin = s->deadOrigin[k];
     return &s->values[k];
@@ -176,7 +182,8 @@ class Executor : public Run {
   }
 
   static Slot deadSlot(size_t outputs, int origin) {
-    return {std::vector<Value>(outputs), std::vector<char>(outputs, 1), std::vector<int>(outputs, origin)};
+    return {std::vector<Value>(outputs), std::vector<char>(outputs, 1),
+            std::vector<int>(outputs, origin)};
   }
   static Slot liveSlot(std::vector<Value> values) {
     size_t n = values.size();
@@ -185,8 +192,8 @@ class Executor : public Run {
 
   bool predicate(const Node& node, const Value& v) {
     return atNode(g_, node, [&] {
-      opCheck(v.shape().empty() || shapeSize(v.shape()) == 1, "the predicate must be a scalar, got shape ",
-              shapeToString(v.shape()));
+      opCheck(v.shape().empty() || shapeSize(v.shape()) == 1,
+              "the predicate must be a scalar, got shape ", shapeToString(v.shape()));
       if (v.isHost()) return v.host().v.at(0) != 0;
       // A data-dependent predicate: read back, as TF.js's executeAsync does.
       return v.tensor().toFloats().at(0) != 0;
@@ -205,7 +212,8 @@ class Executor : public Run {
       for (size_t i = 0; i < node.inputs.size(); ++i) {
         const Value* v = input(n, ctx, i, &dead, &origin);
         if (v && !dead) {
-          store(n, ctx, liveSlot({*v, Value(hostScalar(static_cast<double>(i), DType::int32))}), ctx);
+          store(n, ctx, liveSlot({*v, Value(hostScalar(static_cast<double>(i), DType::int32))}),
+                ctx);
           return;
         }
       }
@@ -244,7 +252,8 @@ class Executor : public Run {
     }
     if (node.op == "Exit" || node.op == "NextIteration") {
       if (here.parent < 0)
-        failAtNode(g_, node, node.op + " outside any frame: no Enter leads to it (malformed control flow)");
+        failAtNode(g_, node,
+                   node.op + " outside any frame: no Enter leads to it (malformed control flow)");
       if (args.empty()) failAtNode(g_, node, "needs 1 input, got 0");
       if (anyDead) return;  // the iterations that did not end the loop, or the one after the last
       if (node.op == "Exit") {
@@ -256,7 +265,8 @@ class Executor : public Run {
       return;
     }
     if (node.op == "Switch") {
-      if (args.size() < 2) failAtNode(g_, node, "needs 2 inputs (data, pred), got " + std::to_string(args.size()));
+      if (args.size() < 2)
+        failAtNode(g_, node, "needs 2 inputs (data, pred), got " + std::to_string(args.size()));
       if (anyDead) {
         store(n, ctx, deadSlot(2, deadFrom), ctx);
         return;
@@ -278,7 +288,8 @@ class Executor : public Run {
       return;
     }
     if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault") {
-      if (args.empty()) failAtNode(g_, node, "input '" + quoteForError(node.name) + "' was not given a value");
+      if (args.empty())
+        failAtNode(g_, node, "input '" + quoteForError(node.name) + "' was not given a value");
       store(n, ctx, liveSlot({args[0]}), ctx);
       return;
     }
@@ -316,10 +327,13 @@ class Executor : public Run {
       for (int c : node.controls)
         if (!lookup(c, 0)) missing.push_back(c);
       if (node.op == "Merge" && missing.size() < node.inputs.size() + node.controls.size())
-        failAtNode(g_, node, "output '" + quoteForError(name) + "' was never computed: no input of this Merge arrived live");
+        failAtNode(g_, node,
+                   "output '" + quoteForError(name) +
+                       "' was never computed: no input of this Merge arrived live");
       if (node.op == "Exit" || node.op == "Merge" || node.op == "NextIteration" || missing.empty())
-        failAtNode(g_, node, "output '" + quoteForError(name) + "' was never computed: this " + node.op +
-                                 " never received its inputs (malformed control flow)");
+        failAtNode(g_, node,
+                   "output '" + quoteForError(name) + "' was never computed: this " + node.op +
+                       " never received its inputs (malformed control flow)");
       for (int m : missing) stack.push_back(m);
     }
     failAtNode(g_, g_.nodes[wanted], "output '" + quoteForError(name) + "' was never computed");
@@ -350,7 +364,8 @@ bool isControlFlowOp(const std::string& op) {
 }
 
 const std::vector<std::string>& controlFlowOps() {
-  static const std::vector<std::string> ops{"Enter", "Exit", "LoopCond", "Merge", "NextIteration", "Switch"};
+  static const std::vector<std::string> ops{"Enter", "Exit",          "LoopCond",
+                                            "Merge", "NextIteration", "Switch"};
   return ops;
 }
 

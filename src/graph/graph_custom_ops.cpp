@@ -28,7 +28,8 @@ void registerGraphOp(const std::string& name, GraphOpFn fn) {
   // The graph's own structure is not an op a function can stand in for.
   check(name != "Const" && name != "Placeholder" && name != "PlaceholderWithDefault" &&
             !graph::isControlFlowOp(name) && !graph::isFunctionalOp(name),
-        kRegister, "'", name, "' is part of the graph's structure (constants, inputs, control flow, functions): ",
+        kRegister, "'", name,
+        "' is part of the graph's structure (constants, inputs, control flow, functions): ",
         "it cannot be registered");
   std::lock_guard<std::mutex> lock(registryMutex());
   registry()[name] = std::move(fn);

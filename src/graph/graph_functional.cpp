@@ -22,22 +22,24 @@ std::string funcAttr(const NodeContext& ctx, const std::string& name) {
 
 bool truthy(const Value& v, const std::string& what) {
   opCheck(!v.isList(), what, " must be a tensor, got a TensorList");
-  opCheck(shapeSize(v.shape()) == 1, what, " must hold one value, got shape ", shapeToString(v.shape()));
+  opCheck(shapeSize(v.shape()) == 1, what, " must hold one value, got shape ",
+          shapeToString(v.shape()));
   if (v.isHost()) return v.host().v.at(0) != 0;
   return v.tensor().toFloats().at(0) != 0;  // data-dependent: read back, as TF.js does
 }
 
 const char* funcAttrs(const std::string& op, int i) {
   if (op == "While" || op == "StatelessWhile") return i == 0 ? "cond" : i == 1 ? "body" : nullptr;
-  if (op == "If" || op == "StatelessIf") return i == 0 ? "then_branch" : i == 1 ? "else_branch" : nullptr;
+  if (op == "If" || op == "StatelessIf")
+    return i == 0 ? "then_branch" : i == 1 ? "else_branch" : nullptr;
   return i == 0 ? "f" : nullptr;
 }
 
 }  // namespace
 
 const std::vector<std::string>& functionalOps() {
-  static const std::vector<std::string> ops{"If", "PartitionedCall", "StatefulPartitionedCall", "StatelessIf",
-                                            "StatelessWhile", "While"};
+  static const std::vector<std::string> ops{
+      "If", "PartitionedCall", "StatefulPartitionedCall", "StatelessIf", "StatelessWhile", "While"};
   return ops;
 }
 
@@ -50,12 +52,13 @@ bool isFunctionalOp(const std::string& op) {
 std::vector<std::string> calledFunctions(const Node& node) {
   NodeContext ctx(node, {});
   std::vector<std::string> names;
-  for (int i = 0; const char* attr = funcAttrs(node.op, i); ++i) names.push_back(funcAttr(ctx, attr));
+  for (int i = 0; const char* attr = funcAttrs(node.op, i); ++i)
+    names.push_back(funcAttr(ctx, attr));
   return names;
 }
 
-std::vector<Value> finishCall(const GraphView& g, std::unique_ptr<Run>& call, const std::string& name,
-                              const std::vector<Value>& args) {
+std::vector<Value> finishCall(const GraphView& g, std::unique_ptr<Run>& call,
+                              const std::string& name, const std::vector<Value>& args) {
   if (!call) call = g.start(name, args);
   call->resume();
   std::vector<Value> out = call->results();
@@ -107,7 +110,8 @@ class WhileRun : public Run {
 // predicate has been read).
 class CallRun : public Run {
  public:
-  CallRun(const GraphView& g, const NodeContext& ctx, std::vector<Value> args) : g_(g), args_(std::move(args)) {
+  CallRun(const GraphView& g, const NodeContext& ctx, std::vector<Value> args)
+      : g_(g), args_(std::move(args)) {
     const std::string& op = ctx.node().op;
     if (op == "If" || op == "StatelessIf") {
       ctx.needInputs(1);
@@ -138,9 +142,11 @@ class CallRun : public Run {
 
 }  // namespace
 
-std::unique_ptr<Run> startFunctionalOp(const GraphView& g, const Node& node, std::vector<Value> args) {
+std::unique_ptr<Run> startFunctionalOp(const GraphView& g, const Node& node,
+                                       std::vector<Value> args) {
   NodeContext ctx(node, args);
-  if (node.op == "While" || node.op == "StatelessWhile") return std::make_unique<WhileRun>(g, ctx, std::move(args));
+  if (node.op == "While" || node.op == "StatelessWhile")
+    return std::make_unique<WhileRun>(g, ctx, std::move(args));
   return std::make_unique<CallRun>(g, ctx, std::move(args));
 }
 

@@ -94,7 +94,6 @@ struct TensorArray {
   std::vector<Slot> slots{};
 };
 
-
 /// A host value from a device tensor's shape and values (used only where the
 /// values are already on the host, such as decoded weights).
 HostValue hostScalar(double value, DType dtype);
@@ -240,8 +239,8 @@ struct GraphView {
 
 /// Runs `call` (started from `name` and `args` the first time) to the end.
 /// A HostReadPending leaves it in `call`, to go on at the next attempt.
-std::vector<Value> finishCall(const GraphView& g, std::unique_ptr<Run>& call, const std::string& name,
-                              const std::vector<Value>& args);
+std::vector<Value> finishCall(const GraphView& g, std::unique_ptr<Run>& call,
+                              const std::string& name, const std::vector<Value>& args);
 
 /// Ops that call library functions: While/StatelessWhile, If/StatelessIf,
 /// PartitionedCall/StatefulPartitionedCall.
@@ -251,12 +250,13 @@ const std::vector<std::string>& functionalOps();
 std::vector<std::string> calledFunctions(const Node& node);
 /// The run of a functional node's call(s); a While keeps its loop variables
 /// and where it is (cond or body) across HostReadPending.
-std::unique_ptr<Run> startFunctionalOp(const GraphView& g, const Node& node, std::vector<Value> args);
+std::unique_ptr<Run> startFunctionalOp(const GraphView& g, const Node& node,
+                                       std::vector<Value> args);
 
 /// Runs one node with the executor's error prefix (node, op, file); a
 /// functional node's call lives in `call` while it waits for a read.
-std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args, bool readBack,
-                           std::unique_ptr<Run>& call);
+std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args,
+                           bool readBack, std::unique_ptr<Run>& call);
 /// "[GraphModel] file: node 'name' (Op): message".
 std::string atNodeMessage(const GraphView& g, const Node& node, const std::string& message);
 [[noreturn]] void failAtNode(const GraphView& g, const Node& node, const std::string& message);

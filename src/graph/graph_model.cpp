@@ -94,15 +94,17 @@ GraphTensorInfo infoFromSignature(const std::string& key, const Json& entry) {
   }
   if (entry.is_object() && entry.contains("tensorShape") && entry["tensorShape"].is_object()) {
     const Json& ts = entry["tensorShape"];
-    if (!(ts.contains("unknownRank") && ts["unknownRank"].is_boolean() && ts["unknownRank"].get<bool>())) {
+    if (!(ts.contains("unknownRank") && ts["unknownRank"].is_boolean() &&
+          ts["unknownRank"].get<bool>())) {
       info.rankKnown = true;
       if (ts.contains("dim") && ts["dim"].is_array())
         for (const Json& d : ts["dim"]) {
           int64_t size = -1;
           if (d.is_object() && d.contains("size")) {
             const Json& s = d["size"];
-            size = s.is_string() ? std::strtoll(s.get<std::string>().c_str(), nullptr, 10)
-                                 : s.is_number() ? s.get<int64_t>() : -1;
+            size = s.is_string()   ? std::strtoll(s.get<std::string>().c_str(), nullptr, 10)
+                   : s.is_number() ? s.get<int64_t>()
+                                   : -1;
           }
           info.shape.push_back(size < 0 ? -1 : size);
         }
@@ -117,8 +119,8 @@ struct GraphModel::Impl {
   std::string source;
   std::vector<Node> nodes;
   std::unordered_map<std::string, int> index;
-  std::vector<int> order;         // every node, topologically sorted
-  std::vector<Value> constants;   // per node; defined for Const nodes
+  std::vector<int> order;        // every node, topologically sorted
+  std::vector<Value> constants;  // per node; defined for Const nodes
   std::vector<GraphTensorInfo> inputs, outputs;
   std::vector<TensorRef> inputRefs, outputRefs;
   Config metadata;
@@ -142,10 +144,11 @@ struct GraphModel::Impl {
   // A run of library function `name` on `args` (one per input_arg).
   std::unique_ptr<graph::Run> call(const std::string& name, std::vector<Value> args) const {
     auto it = functions->find(name);
-    check(it != functions->end(), kOp, source, ": function '", quoteForError(name), "' is not in the graph's library");
+    check(it != functions->end(), kOp, source, ": function '", quoteForError(name),
+          "' is not in the graph's library");
     const Impl& f = *it->second;
-    check(args.size() == f.inputRefs.size(), kOp, source, ": function '", quoteForError(name), "' takes ",
-          f.inputRefs.size(), " arguments, got ", args.size());
+    check(args.size() == f.inputRefs.size(), kOp, source, ": function '", quoteForError(name),
+          "' takes ", f.inputRefs.size(), " arguments, got ", args.size());
     std::vector<Value> fed(f.nodes.size());
     for (size_t i = 0; i < args.size(); ++i) fed[f.inputRefs[i].node] = std::move(args[i]);
     std::vector<std::string> names;
@@ -154,7 +157,8 @@ struct GraphModel::Impl {
   }
 
   [[noreturn]] void failAt(const Node& n, const std::string& message) const {
-    fail(kOp, source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op), "): ", message);
+    fail(kOp, source, ": node '", quoteForError(n.name), "' (", quoteForError(n.op),
+         "): ", message);
   }
 
   TensorRef resolve(const std::string& name, const std::string& what) const {
@@ -170,7 +174,8 @@ struct GraphModel::Impl {
           "' is undefined or disposed");
     if (!info) return;
     check(t.dtype() == info->dtype, kOp, source, ": input '", quoteForError(name), "' must be ",
-          dtypeName(info->dtype), ", got ", dtypeName(t.dtype()), " of shape ", shapeToString(t.shape()));
+          dtypeName(info->dtype), ", got ", dtypeName(t.dtype()), " of shape ",
+          shapeToString(t.shape()));
     if (!info->rankKnown) return;
     bool ok = t.rank() == static_cast<int>(info->shape.size());
     for (size_t d = 0; ok && d < info->shape.size(); ++d)
@@ -186,7 +191,8 @@ struct GraphModel::Impl {
     std::vector<Value> fed(nodes.size());
     for (const auto& [name, t] : feeds) {
       TensorRef r = resolve(name, "input");
-      check(r.output == 0, kOp, source, ": input '", quoteForError(name), "': only output 0 of a node can be fed");
+      check(r.output == 0, kOp, source, ": input '", quoteForError(name),
+            "': only output 0 of a node can be fed");
       // Declared inputs are checked against their signature or Placeholder;
       // an intermediate node may be fed anything (TF.js's rule).
       std::optional<GraphTensorInfo> info;
@@ -194,7 +200,8 @@ struct GraphModel::Impl {
         if (inputRefs[i].node == r.node) info = inputs[i];
       if (!info && nodes[r.node].op == "Placeholder") info = placeholderInfo(nodes[r.node]);
       checkFed(info ? &*info : nullptr, name, t);
-      check(!fed[r.node].defined(), kOp, source, ": input '", quoteForError(name), "' is fed twice");
+      check(!fed[r.node].defined(), kOp, source, ": input '", quoteForError(name),
+            "' is fed twice");
       fed[r.node] = Value(t);
     }
     std::vector<TensorRef> wanted;
@@ -209,14 +216,16 @@ struct GraphModel::Impl {
     return tensorsOf(r->results(), outputNames);
   }
 
-  std::vector<Tensor> tensorsOf(const std::vector<Value>& values, const std::vector<std::string>& names) const {
+  std::vector<Tensor> tensorsOf(const std::vector<Value>& values,
+                                const std::vector<std::string>& names) const {
     std::vector<Tensor> out;
     for (const Value& v : values) out.push_back(tensorOf(v, names[out.size()]));
     return out;
   }
 
   // `fed`: a value per node, defined for the fed ones.
-  std::unique_ptr<graph::Run> startValues(std::vector<Value> fed, const std::vector<TensorRef>& wanted,
+  std::unique_ptr<graph::Run> startValues(std::vector<Value> fed,
+                                          const std::vector<TensorRef>& wanted,
                                           const std::vector<std::string>& outputNames) const;
 
   Tensor tensorOf(const Value& v, const std::string& name) const {
@@ -304,10 +313,10 @@ class StaticRun : public graph::Run {
           const auto& [in, k] = node.inputs[i];
           const std::vector<Value>& produced = values_[in];
           if (k >= static_cast<int>(produced.size()) || !produced[k].defined())
-            m_.failAt(node, "input " + std::to_string(i) + " ('" + quoteForError(node.inputNames[i]) +
-                                "') names output " + std::to_string(k) + " of node '" +
-                                quoteForError(nodes[in].name) + "', which has " +
-                                std::to_string(produced.size()) + " outputs");
+            m_.failAt(node, "input " + std::to_string(i) + " ('" +
+                                quoteForError(node.inputNames[i]) + "') names output " +
+                                std::to_string(k) + " of node '" + quoteForError(nodes[in].name) +
+                                "', which has " + std::to_string(produced.size()) + " outputs");
           args.push_back(produced[k]);
         }
         // Only after this returns is the node done (a HostReadPending leaves `at_` here).
@@ -320,9 +329,9 @@ class StaticRun : public graph::Run {
     for (size_t i = 0; i < wanted_.size(); ++i) {
       const TensorRef& r = wanted_[i];
       const std::vector<Value>& produced = values_[r.node];
-      check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp, m_.source,
-            ": output '", quoteForError(names_[i]), "': node '", quoteForError(nodes[r.node].name), "' has ",
-            produced.size(), " outputs");
+      check(r.output < static_cast<int>(produced.size()) && produced[r.output].defined(), kOp,
+            m_.source, ": output '", quoteForError(names_[i]), "': node '",
+            quoteForError(nodes[r.node].name), "' has ", produced.size(), " outputs");
       out_.push_back(produced[r.output]);
     }
   }
@@ -344,8 +353,9 @@ class StaticRun : public graph::Run {
 
 }  // namespace
 
-std::unique_ptr<graph::Run> GraphModel::Impl::startValues(std::vector<Value> fed, const std::vector<TensorRef>& wanted,
-                                                          const std::vector<std::string>& outputNames) const {
+std::unique_ptr<graph::Run> GraphModel::Impl::startValues(
+    std::vector<Value> fed, const std::vector<TensorRef>& wanted,
+    const std::vector<std::string>& outputNames) const {
   if (controlFlow) {
     std::vector<std::pair<int, int>> refs;
     for (const TensorRef& r : wanted) refs.emplace_back(r.node, r.output);
@@ -368,7 +378,8 @@ void loadNodes(GraphModel::Impl& m, const Json& nodes, const io::ModelArtifacts&
     n.name = j["name"].get<std::string>();
     n.op = j["op"].get<std::string>();
     if (j.contains("attr") && !j["attr"].is_null()) {
-      check(j["attr"].is_object(), kOp, m.source, ": node '", quoteForError(n.name), "': \"attr\" must be an object");
+      check(j["attr"].is_object(), kOp, m.source, ": node '", quoteForError(n.name),
+            "': \"attr\" must be an object");
       n.attr = j["attr"];
     }
     check(m.index.emplace(n.name, static_cast<int>(i)).second, kOp, m.source, ": node name '",
@@ -485,9 +496,11 @@ int flatOutput(const std::string& op, const std::string& arg, int index) {
       {"TensorListPopBack", {"output_handle", "tensor"}},
       {"TensorListConcat", {"tensor", "lengths"}},
       {"TensorListConcatV2", {"tensor", "lengths"}},
-      {"FusedBatchNorm", {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"}},
+      {"FusedBatchNorm",
+       {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"}},
       {"FusedBatchNormV3",
-       {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3"}},
+       {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2",
+        "reserve_space_3"}},
   };
   auto it = args.find(op);
   if (it == args.end()) return index;
@@ -526,12 +539,14 @@ void loadLibrary(GraphModel::Impl& m, const Json& topology, const io::ModelArtif
     const Json& body = field(f, "nodeDef", "node_def");
     if (inputArgs.is_array())
       for (const Json& arg : inputArgs)
-        nodes.push_back({{"name", arg.value("name", "")}, {"op", "Placeholder"},
+        nodes.push_back({{"name", arg.value("name", "")},
+                         {"op", "Placeholder"},
                          {"attr", {{"dtype", {{"type", arg.value("type", Json("DT_FLOAT"))}}}}}});
     std::map<std::string, std::string> ops;
     if (body.is_array())
       for (const Json& n : body)
-        if (n.is_object() && n.contains("name") && n["name"].is_string() && n.contains("op") && n["op"].is_string())
+        if (n.is_object() && n.contains("name") && n["name"].is_string() && n.contains("op") &&
+            n["op"].is_string())
           ops[n["name"].get<std::string>()] = n["op"].get<std::string>();
     // "node:arg:index" -> "node:flat index".
     auto rewrite = [&](std::string in) {
@@ -543,8 +558,9 @@ void loadLibrary(GraphModel::Impl& m, const Json& topology, const io::ModelArtif
       std::string bare = control ? node.substr(1) : node;
       int index = std::atoi(in.substr(last + 1).c_str());
       auto op = ops.find(bare);
-      return node + ":" + std::to_string(flatOutput(op == ops.end() ? "" : op->second,
-                                                     in.substr(first + 1, last - first - 1), index));
+      return node + ":" +
+             std::to_string(flatOutput(op == ops.end() ? "" : op->second,
+                                       in.substr(first + 1, last - first - 1), index));
     };
     if (body.is_array())
       for (Json n : body) {
@@ -565,7 +581,8 @@ void loadLibrary(GraphModel::Impl& m, const Json& topology, const io::ModelArtif
         std::string argName = arg.value("name", "");
         check(ret.is_object() && ret.contains(argName) && ret[argName].is_string(), kOp, fn.source,
               ": output_arg '", quoteForError(argName), "' has no ret entry");
-        fn.outputRefs.push_back(fn.resolve(rewrite(ret[argName].get<std::string>()), "ret of '" + argName + "'"));
+        fn.outputRefs.push_back(
+            fn.resolve(rewrite(ret[argName].get<std::string>()), "ret of '" + argName + "'"));
         GraphTensorInfo info;
         info.name = argName;
         fn.outputs.push_back(info);
@@ -585,7 +602,8 @@ void checkCalls(const GraphModel::Impl& m) {
         m.failAt(n, e.what());
       }
       for (const std::string& f : names)
-        if (!m.functions->count(f)) m.failAt(n, "calls function '" + quoteForError(f) + "', which the graph's library lacks");
+        if (!m.functions->count(f))
+          m.failAt(n, "calls function '" + quoteForError(f) + "', which the graph's library lacks");
     }
 }
 
@@ -602,11 +620,12 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
   check(a.format == "graph-model", kOp, source, ": format is '", quoteForError(a.format),
         "'; a graph model has format 'graph-model' (load layers models with glint::io::load)");
   Json topology = a.modelTopology;
-  check(topology.is_object() && topology.contains("node") && topology["node"].is_array(), kOp, source,
-        ": modelTopology must be a GraphDef with a \"node\" array");
+  check(topology.is_object() && topology.contains("node") && topology["node"].is_array(), kOp,
+        source, ": modelTopology must be a GraphDef with a \"node\" array");
   const Json& nodes = topology["node"];
-  check(static_cast<int64_t>(nodes.size()) <= options.maxLayers * 10, kOp, source, ": ", nodes.size(),
-        " nodes, more than 10 * LoadOptions.maxLayers (", options.maxLayers * 10, ")");
+  check(static_cast<int64_t>(nodes.size()) <= options.maxLayers * 10, kOp, source, ": ",
+        nodes.size(), " nodes, more than 10 * LoadOptions.maxLayers (", options.maxLayers * 10,
+        ")");
   m.metadata = a.userDefinedMetadata;
 
   loadNodes(m, nodes, a);
@@ -621,7 +640,8 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
   Json metadata = a.userDefinedMetadata;
   if (metadata.is_object() && metadata.contains("signature") && metadata["signature"].is_object())
     signature = metadata["signature"];
-  auto fromSignature = [&](const char* key, std::vector<GraphTensorInfo>& infos, std::vector<TensorRef>& refs) {
+  auto fromSignature = [&](const char* key, std::vector<GraphTensorInfo>& infos,
+                           std::vector<TensorRef>& refs) {
     if (!signature.is_object() || !signature.contains(key) || !signature[key].is_object()) return;
     for (const auto& [k, entry] : signature[key].items()) {
       GraphTensorInfo info = infoFromSignature(k, entry);
@@ -663,7 +683,8 @@ GraphModel GraphModel::fromArtifacts(const io::ModelArtifacts& a, const io::Load
         info.name = m.nodes[i].name;
         NodeContext ctx(m.nodes[i], {});
         try {
-          info.dtype = ctx.attrType("T", ctx.attrType("dtype", ctx.attrType("DstT", DType::float32)));
+          info.dtype =
+              ctx.attrType("T", ctx.attrType("dtype", ctx.attrType("DstT", DType::float32)));
         } catch (const Error&) {
         }
         m.outputs.push_back(info);
@@ -678,12 +699,15 @@ size_t GraphModel::numNodes() const { return impl_->nodes.size(); }
 
 std::vector<Tensor> GraphModel::predict(const std::vector<Tensor>& inputs) const {
   const Impl& m = *impl_;
-  check(inputs.size() == m.inputs.size(), kOp, m.source, ": predict takes ", m.inputs.size(),
-        " input tensors (", [&] {
-          std::string names;
-          for (const GraphTensorInfo& i : m.inputs) names += (names.empty() ? "" : ", ") + i.name;
-          return names;
-        }(), "), got ", inputs.size());
+  check(
+      inputs.size() == m.inputs.size(), kOp, m.source, ": predict takes ", m.inputs.size(),
+      " input tensors (",
+      [&] {
+        std::string names;
+        for (const GraphTensorInfo& i : m.inputs) names += (names.empty() ? "" : ", ") + i.name;
+        return names;
+      }(),
+      "), got ", inputs.size());
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorRef& r = m.inputRefs[i];
@@ -692,13 +716,15 @@ std::vector<Tensor> GraphModel::predict(const std::vector<Tensor>& inputs) const
   }
   std::vector<std::string> outs;
   for (const TensorRef& r : m.outputRefs)
-    outs.push_back(r.output == 0 ? m.nodes[r.node].name : m.nodes[r.node].name + ":" + std::to_string(r.output));
+    outs.push_back(r.output == 0 ? m.nodes[r.node].name
+                                 : m.nodes[r.node].name + ":" + std::to_string(r.output));
   return m.run(feeds, outs);
 }
 
 Tensor GraphModel::predict(const Tensor& input) const {
-  check(impl_->outputs.size() == 1, kOp, impl_->source, ": predict(tensor) needs a model with one output; this one has ",
-        impl_->outputs.size(), ": use predict({...})");
+  check(impl_->outputs.size() == 1, kOp, impl_->source,
+        ": predict(tensor) needs a model with one output; this one has ", impl_->outputs.size(),
+        ": use predict({...})");
   return predict(std::vector<Tensor>{input}).at(0);
 }
 
@@ -750,7 +776,9 @@ bool GraphRun::resume() {
     bool again = s.pending.defined() && e.tensor() == s.pending.implPtr();
     if (!e.tensor() || again) {
       s.run.reset();
-      if (again) fail(kOp, m.source, ": resumed, but the values waited for are still not on the host: ", e.what());
+      if (again)
+        fail(kOp, m.source,
+             ": resumed, but the values waited for are still not on the host: ", e.what());
       throw;
     }
     s.pending = Tensor(e.tensor());
@@ -774,7 +802,8 @@ int64_t GraphRun::numStops() const { return state_->stops; }
 
 std::vector<Tensor> GraphRun::outputs() const {
   const State& s = *state_;
-  check(s.done, kOp, s.model->source, ": the run has not finished (resume() returns true when it has)");
+  check(s.done, kOp, s.model->source,
+        ": the run has not finished (resume() returns true when it has)");
   return s.model->tensorsOf(s.run->results(), s.names);
 }
 
@@ -810,8 +839,8 @@ void failAtNode(const GraphView& g, const Node& n, const std::string& message) {
   throw Error(atNodeMessage(g, n, message));
 }
 
-std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args, bool readBack,
-                           std::unique_ptr<Run>& call) {
+std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args,
+                           bool readBack, std::unique_ptr<Run>& call) {
   return atNode(g, node, [&] {
     if (isFunctionalOp(node.op)) {
       if (!call) call = startFunctionalOp(g, node, args);
@@ -822,7 +851,8 @@ std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vect
     }
     NodeContext ctx(node, args);
     if (readBack) ctx.allowReadBack();
-    if (std::optional<GraphOpFn> custom = registeredOp(node.op)) return runRegisteredOp(*custom, ctx);
+    if (std::optional<GraphOpFn> custom = registeredOp(node.op))
+      return runRegisteredOp(*custom, ctx);
     return opTable().at(node.op)(ctx);
   });
 }

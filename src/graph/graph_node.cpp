@@ -47,7 +47,8 @@ int64_t jsonInt(const Json& j, const std::string& what) {
     const std::string& s = j.get_ref<const std::string&>();
     char* end = nullptr;
     long long v = std::strtoll(s.c_str(), &end, 10);
-    opCheck(!s.empty() && end && *end == '\0', what, " is not an integer: '", quoteForError(s, 40), "'");
+    opCheck(!s.empty() && end && *end == '\0', what, " is not an integer: '", quoteForError(s, 40),
+            "'");
     return v;
   }
   opFail(what, " is not an integer");
@@ -62,22 +63,27 @@ double roundToDType(double v, DType dtype) {
   return std::trunc(std::fmax(-2147483648.0, std::fmin(2147483647.0, v)));
 }
 
-HostValue hostScalar(double value, DType dtype) { return HostValue{{}, dtype, {roundToDType(value, dtype)}}; }
+HostValue hostScalar(double value, DType dtype) {
+  return HostValue{{}, dtype, {roundToDType(value, dtype)}};
+}
 
 Value::Value(HostValue h) : host_(std::move(h)) {}
 
 const TensorList& Value::list() const {
-  opCheck(list_ != nullptr, "expects a TensorList here, got ", array_ ? "a TensorArray" : "a tensor");
+  opCheck(list_ != nullptr, "expects a TensorList here, got ",
+          array_ ? "a TensorArray" : "a tensor");
   return *list_;
 }
 
 TensorArray& Value::array() const {
-  opCheck(array_ != nullptr, "expects a TensorArray handle here, got ", list_ ? "a TensorList" : "a tensor");
+  opCheck(array_ != nullptr, "expects a TensorArray handle here, got ",
+          list_ ? "a TensorList" : "a tensor");
   return *array_;
 }
 
 const Tensor& Value::tensor() const {
-  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ",
+          list_ ? "TensorList" : "TensorArray");
   if (!device_.defined() && host_) {
     const HostValue& h = *host_;
     if (h.dtype == DType::float32) {
@@ -96,11 +102,13 @@ const Tensor& Value::tensor() const {
 }
 
 const Shape& Value::shape() const {
-  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ",
+          list_ ? "TensorList" : "TensorArray");
   return host_ ? host_->shape : device_.shape();
 }
 DType Value::dtype() const {
-  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ", list_ ? "TensorList" : "TensorArray");
+  opCheck(list_ == nullptr && array_ == nullptr, "expects a tensor here, got a ",
+          list_ ? "TensorList" : "TensorArray");
   return host_ ? host_->dtype : device_.dtype();
 }
 
@@ -112,22 +120,32 @@ Value fromHost(HostValue h) {
 DType dtypeFromTf(const Json& type, const std::string& what) {
   if (type.is_number_integer()) {
     switch (type.get<int>()) {
-      case 1: return DType::float32;              // DT_FLOAT
-      case 3: case 4: case 5: case 6: case 9:     // int32, uint8, int16, int8, int64
-      case 17: case 22: case 23:                  // uint16, uint32, uint64
+      case 1:
+        return DType::float32;  // DT_FLOAT
+      case 3:
+      case 4:
+      case 5:
+      case 6:
+      case 9:  // int32, uint8, int16, int8, int64
+      case 17:
+      case 22:
+      case 23:  // uint16, uint32, uint64
         return DType::int32;
-      case 10: return DType::boolean;
-      default: break;
+      case 10:
+        return DType::boolean;
+      default:
+        break;
     }
   } else if (type.is_string()) {
     const std::string& t = type.get_ref<const std::string&>();
     if (t == "DT_FLOAT") return DType::float32;
-    if (t == "DT_INT32" || t == "DT_INT64" || t == "DT_INT16" || t == "DT_INT8" || t == "DT_UINT8" ||
-        t == "DT_UINT16" || t == "DT_UINT32" || t == "DT_UINT64")
+    if (t == "DT_INT32" || t == "DT_INT64" || t == "DT_INT16" || t == "DT_INT8" ||
+        t == "DT_UINT8" || t == "DT_UINT16" || t == "DT_UINT32" || t == "DT_UINT64")
       return DType::int32;
     if (t == "DT_BOOL") return DType::boolean;
   }
-  opFail(what, " has type ", quoteForError(type.dump(), 40), "; Glint runs float32, int32 and bool");
+  opFail(what, " has type ", quoteForError(type.dump(), 40),
+         "; Glint runs float32, int32 and bool");
 }
 
 void NodeContext::needInputs(size_t n) const {
@@ -175,7 +193,8 @@ std::vector<int64_t> NodeContext::ints(size_t i, const std::string& what) const 
 
 int64_t NodeContext::intScalar(size_t i, const std::string& what) const {
   std::vector<int64_t> v = ints(i, what);
-  opCheck(v.size() == 1, what, " must hold one value, got shape ", shapeToString(host(i, what).shape));
+  opCheck(v.size() == 1, what, " must hold one value, got shape ",
+          shapeToString(host(i, what).shape));
   return v[0];
 }
 
@@ -261,12 +280,13 @@ namespace {
 // A TensorFlow dtype (an enum number or "DT_..." name) as TF.js names it.
 std::string dtypeName(const Json& type) {
   static const std::map<std::string, std::string> names{
-      {"DT_FLOAT", "float32"}, {"DT_DOUBLE", "float32"}, {"DT_HALF", "float32"}, {"DT_INT32", "int32"},
-      {"DT_INT64", "int32"},   {"DT_INT16", "int32"},    {"DT_INT8", "int32"},   {"DT_UINT8", "int32"},
-      {"DT_BOOL", "bool"},     {"DT_STRING", "string"},  {"DT_COMPLEX64", "complex64"}};
-  static const std::map<int, std::string> numbers{{1, "float32"}, {2, "float32"}, {3, "int32"},  {4, "int32"},
-                                                  {5, "int32"},   {6, "int32"},   {7, "string"}, {8, "complex64"},
-                                                  {9, "int32"},   {10, "bool"},   {19, "float32"}};
+      {"DT_FLOAT", "float32"}, {"DT_DOUBLE", "float32"},     {"DT_HALF", "float32"},
+      {"DT_INT32", "int32"},   {"DT_INT64", "int32"},        {"DT_INT16", "int32"},
+      {"DT_INT8", "int32"},    {"DT_UINT8", "int32"},        {"DT_BOOL", "bool"},
+      {"DT_STRING", "string"}, {"DT_COMPLEX64", "complex64"}};
+  static const std::map<int, std::string> numbers{
+      {1, "float32"}, {2, "float32"},   {3, "int32"}, {4, "int32"}, {5, "int32"},   {6, "int32"},
+      {7, "string"},  {8, "complex64"}, {9, "int32"}, {10, "bool"}, {19, "float32"}};
   if (type.is_string()) {
     auto it = names.find(type.get<std::string>());
     return it == names.end() ? type.get<std::string>() : it->second;
@@ -293,7 +313,9 @@ Json decodedShape(const Json& shape) {
   if (!shape.is_object() || shape.value("unknownRank", false)) return nullptr;
   Json dims = Json::array();
   if (shape.contains("dim") && shape["dim"].is_array()) {
-    for (const Json& d : shape["dim"]) dims.push_back(d.is_object() && d.contains("size") ? jsonInt(d["size"], "a shape's size") : -1);
+    for (const Json& d : shape["dim"])
+      dims.push_back(d.is_object() && d.contains("size") ? jsonInt(d["size"], "a shape's size")
+                                                         : -1);
   }
   return dims;
 }

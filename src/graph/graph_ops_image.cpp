@@ -25,7 +25,8 @@ std::vector<Value> nms(NodeContext& ctx, int version) {
                                       : -std::numeric_limits<float>::infinity();
   float sigma = version == 5 ? static_cast<float>(ctx.scalar(5, "soft_nms_sigma")) : 0.0f;
   bool padded = version == 4 && ctx.attrBool("pad_to_max_output_size", false);
-  NonMaxSuppressionResult r = nonMaxSuppression(ctx.in(0), ctx.in(1), maxOutput, iou, scoreThreshold, sigma, padded);
+  NonMaxSuppressionResult r =
+      nonMaxSuppression(ctx.in(0), ctx.in(1), maxOutput, iou, scoreThreshold, sigma, padded);
   Value valid(hostScalar(static_cast<double>(r.validOutputs), DType::int32));
   if (version == 4) return {Value(r.selectedIndices), valid};
   if (version == 5) return {Value(r.selectedIndices), Value(r.selectedScores), valid};
@@ -56,7 +57,8 @@ void addImageOps(OpTable& t) {
     int64_t k = ctx.intScalar(1, "k");
     opCheck(x.rank() >= 1, "input must have rank >= 1, got a scalar");
     int64_t n = x.shape().back();
-    opCheck(k >= 0 && k <= n, "k (", k, ") must be in [0, ", n, "] for input ", shapeToString(x.shape()));
+    opCheck(k >= 0 && k <= n, "k (", k, ") must be in [0, ", n, "] for input ",
+            shapeToString(x.shape()));
     std::vector<float> v = x.toFloats();
     int64_t rows = n == 0 ? 0 : static_cast<int64_t>(v.size()) / n;
     std::vector<float> values;
@@ -66,7 +68,8 @@ void addImageOps(OpTable& t) {
       const float* row = v.data() + r * n;
       std::iota(order.begin(), order.end(), 0);
       // Largest first; equal values keep the lower index first (TF.js).
-      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return row[a] > row[b]; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int32_t a, int32_t b) { return row[a] > row[b]; });
       for (int64_t i = 0; i < k; ++i) {
         indices.push_back(order[static_cast<size_t>(i)]);
         values.push_back(row[order[static_cast<size_t>(i)]]);

@@ -27,7 +27,8 @@ std::vector<int64_t> readInts(const NodeContext& ctx, size_t i, const std::strin
 
 int64_t readInt(const NodeContext& ctx, size_t i, const std::string& what) {
   std::vector<int64_t> v = readInts(ctx, i, what);
-  opCheck(v.size() == 1, what, " must hold one value, got shape ", shapeToString(ctx.value(i).shape()));
+  opCheck(v.size() == 1, what, " must hold one value, got shape ",
+          shapeToString(ctx.value(i).shape()));
   return v[0];
 }
 
@@ -49,7 +50,8 @@ ElementShape attrElementShape(const NodeContext& ctx, const std::string& name) {
   ElementShape s{true, {}};
   for (const Json& d : shape.value("dim", Json::array())) {
     const Json& size = d.is_object() ? d.value("size", Json("-1")) : Json("-1");
-    int64_t v = size.is_string() ? std::strtoll(size.get<std::string>().c_str(), nullptr, 10) : size.get<int64_t>();
+    int64_t v = size.is_string() ? std::strtoll(size.get<std::string>().c_str(), nullptr, 10)
+                                 : size.get<int64_t>();
     s.dims.push_back(v < 0 ? -1 : v);
   }
   return s;
@@ -68,19 +70,19 @@ bool compatible(const ElementShape& a, const Shape& b) {
 }  // namespace
 
 void checkShape(const ElementShape& want, const Shape& got, const std::string& what) {
-  opCheck(compatible(want, got), what, " has shape ", shapeToString(got), ", which does not match the element shape ",
-          elementShapeString(want));
+  opCheck(compatible(want, got), what, " has shape ", shapeToString(got),
+          ", which does not match the element shape ", elementShapeString(want));
 }
 
 ElementShape mergeShapes(const ElementShape& a, const ElementShape& b) {
   if (!a.rankKnown) return b;
   if (!b.rankKnown) return a;
-  opCheck(a.dims.size() == b.dims.size(), "element shapes ", shapeToString(a.dims), " and ", shapeToString(b.dims),
-          " have different ranks");
+  opCheck(a.dims.size() == b.dims.size(), "element shapes ", shapeToString(a.dims), " and ",
+          shapeToString(b.dims), " have different ranks");
   ElementShape r{true, a.dims};
   for (size_t d = 0; d < a.dims.size(); ++d) {
-    opCheck(a.dims[d] < 0 || b.dims[d] < 0 || a.dims[d] == b.dims[d], "element shapes ", shapeToString(a.dims),
-            " and ", shapeToString(b.dims), " do not match");
+    opCheck(a.dims[d] < 0 || b.dims[d] < 0 || a.dims[d] == b.dims[d], "element shapes ",
+            shapeToString(a.dims), " and ", shapeToString(b.dims), " do not match");
     if (r.dims[d] < 0) r.dims[d] = b.dims[d];
   }
   return r;
@@ -106,23 +108,27 @@ Shape outputElementShape(const TensorList& l, const ElementShape& requested) {
 }
 
 void checkDType(const TensorList& l, DType dtype, const std::string& what) {
-  opCheck(l.dtype == dtype, what, " is ", dtypeName(dtype), " but the list holds ", dtypeName(l.dtype));
+  opCheck(l.dtype == dtype, what, " is ", dtypeName(dtype), " but the list holds ",
+          dtypeName(l.dtype));
 }
 
 DType elementDType(const NodeContext& ctx) { return ctx.attrType("element_dtype", DType::float32); }
 
-std::vector<Value> list(TensorList l) { return {Value(std::make_shared<const TensorList>(std::move(l)))}; }
+std::vector<Value> list(TensorList l) {
+  return {Value(std::make_shared<const TensorList>(std::move(l)))};
+}
 
 const Tensor& item(const TensorList& l, int64_t i) {
-  opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i, " is out of range for a list of ",
-          l.items.size(), " elements");
+  opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i,
+          " is out of range for a list of ", l.items.size(), " elements");
   opCheck(l.items[static_cast<size_t>(i)].defined(), "element ", i, " of the list was never set");
   return l.items[static_cast<size_t>(i)];
 }
 
 TensorList fromTensor(const Tensor& t, const ElementShape& shape, DType dtype) {
   opCheck(t.rank() >= 1, "tensor must be at least a vector, got shape ", shapeToString(t.shape()));
-  opCheck(t.dtype() == dtype, "tensor is ", dtypeName(t.dtype()), " but element_dtype is ", dtypeName(dtype));
+  opCheck(t.dtype() == dtype, "tensor is ", dtypeName(t.dtype()), " but element_dtype is ",
+          dtypeName(dtype));
   Shape rest(t.shape().begin() + 1, t.shape().end());
   checkShape(shape, rest, "an element of the tensor");
   TensorList l{{}, shape, dtype, -1};
@@ -130,7 +136,8 @@ TensorList fromTensor(const Tensor& t, const ElementShape& shape, DType dtype) {
   return l;
 }
 
-Tensor stackItems(const TensorList& l, const std::vector<int64_t>& indices, const ElementShape& requested) {
+Tensor stackItems(const TensorList& l, const std::vector<int64_t>& indices,
+                  const ElementShape& requested) {
   Shape shape = outputElementShape(l, requested);
   if (indices.empty()) {
     Shape empty{0};
@@ -139,8 +146,8 @@ Tensor stackItems(const TensorList& l, const std::vector<int64_t>& indices, cons
   }
   std::vector<Tensor> xs;
   for (int64_t i : indices) {
-    opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i, " is out of range for a list of ",
-            l.items.size(), " elements");
+    opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i,
+            " is out of range for a list of ", l.items.size(), " elements");
     const Tensor& t = l.items[static_cast<size_t>(i)];
     if (!t.defined()) {  // a slot never set: zeros, as TensorFlow reads it
       xs.push_back(zeros(shape, l.dtype));
@@ -165,17 +172,20 @@ void addListOps(OpTable& t) {
     ctx.needInputs(2);
     int64_t n = readInt(ctx, 1, "num_elements");
     opCheck(n >= 0, "num_elements must be >= 0, got ", n);
-    TensorList l{std::vector<Tensor>(static_cast<size_t>(n)), readElementShape(ctx, 0), elementDType(ctx), -1};
+    TensorList l{std::vector<Tensor>(static_cast<size_t>(n)), readElementShape(ctx, 0),
+                 elementDType(ctx), -1};
     return list(std::move(l));
   };
   t["EmptyTensorList"] = [](NodeContext& ctx) {
     ctx.needInputs(2);
-    TensorList l{{}, readElementShape(ctx, 0), elementDType(ctx), readInt(ctx, 1, "max_num_elements")};
+    TensorList l{
+        {}, readElementShape(ctx, 0), elementDType(ctx), readInt(ctx, 1, "max_num_elements")};
     return list(std::move(l));
   };
   t["TensorListFromTensor"] = [](NodeContext& ctx) {
     ctx.needInputs(2);
-    return list(fromTensor(ctx.in(0), readElementShape(ctx, 1), ctx.attrType("element_dtype", ctx.in(0).dtype())));
+    return list(fromTensor(ctx.in(0), readElementShape(ctx, 1),
+                           ctx.attrType("element_dtype", ctx.in(0).dtype())));
   };
   t["TensorListSetItem"] = [](NodeContext& ctx) {
     ctx.needInputs(3);
@@ -184,8 +194,8 @@ void addListOps(OpTable& t) {
     Tensor x = ctx.in(2);
     checkDType(l, x.dtype(), "the item");
     checkShape(l.elementShape, x.shape(), "the item");
-    opCheck(i >= 0 && (l.maxElements < 0 || i < l.maxElements), "index ", i, " is out of range for a list of at most ",
-            l.maxElements, " elements");
+    opCheck(i >= 0 && (l.maxElements < 0 || i < l.maxElements), "index ", i,
+            " is out of range for a list of at most ", l.maxElements, " elements");
     // TF.js grows a list set past its end; TensorFlow's Reserve has made
     // every slot already, so this only matters for lists TF.js built.
     if (i >= static_cast<int64_t>(l.items.size())) l.items.resize(static_cast<size_t>(i) + 1);
@@ -198,9 +208,10 @@ void addListOps(OpTable& t) {
     checkDType(l, elementDType(ctx), "element_dtype");
     int64_t i = readInt(ctx, 1, "index");
     ElementShape requested = readElementShape(ctx, 2);
-    opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i, " is out of range for a list of ",
-            l.items.size(), " elements");
-    if (!l.items[static_cast<size_t>(i)].defined()) return one(zeros(outputElementShape(l, requested), l.dtype));
+    opCheck(i >= 0 && i < static_cast<int64_t>(l.items.size()), "index ", i,
+            " is out of range for a list of ", l.items.size(), " elements");
+    if (!l.items[static_cast<size_t>(i)].defined())
+      return one(zeros(outputElementShape(l, requested), l.dtype));
     // A set item is returned as it is: pieces of a split list differ in
     // their first dimension, so the list's shape need not be fully known.
     const Tensor& x = l.items[static_cast<size_t>(i)];
@@ -212,8 +223,8 @@ void addListOps(OpTable& t) {
     const TensorList& l = ctx.value(0).list();
     checkDType(l, elementDType(ctx), "element_dtype");
     int64_t n = ctx.attrInt("num_elements", -1);
-    opCheck(n < 0 || n == static_cast<int64_t>(l.items.size()), "num_elements is ", n, " but the list has ",
-            l.items.size(), " elements");
+    opCheck(n < 0 || n == static_cast<int64_t>(l.items.size()), "num_elements is ", n,
+            " but the list has ", l.items.size(), " elements");
     return one(stackItems(l, allIndices(l), readElementShape(ctx, 1)));
   };
   t["TensorListGather"] = [](NodeContext& ctx) {
@@ -226,8 +237,8 @@ void addListOps(OpTable& t) {
     ctx.needInputs(3);
     Tensor x = ctx.in(0);
     std::vector<int64_t> indices = readInts(ctx, 1, "indices");
-    opCheck(x.rank() >= 1 && static_cast<int64_t>(indices.size()) == x.shape()[0], "indices has ", indices.size(),
-            " entries but the tensor has shape ", shapeToString(x.shape()));
+    opCheck(x.rank() >= 1 && static_cast<int64_t>(indices.size()) == x.shape()[0], "indices has ",
+            indices.size(), " entries but the tensor has shape ", shapeToString(x.shape()));
     int64_t n = ctx.numInputs() > 3 ? readInt(ctx, 3, "num_elements") : -1;
     int64_t top = -1;
     for (int64_t i : indices) {
@@ -235,7 +246,8 @@ void addListOps(OpTable& t) {
       top = std::max(top, i);
     }
     opCheck(n < 0 || top < n, "indices holds ", top, " but num_elements is ", n);
-    TensorList l{std::vector<Tensor>(static_cast<size_t>(std::max(n, top + 1))), readElementShape(ctx, 2), x.dtype(), -1};
+    TensorList l{std::vector<Tensor>(static_cast<size_t>(std::max(n, top + 1))),
+                 readElementShape(ctx, 2), x.dtype(), -1};
     Shape rest(x.shape().begin() + 1, x.shape().end());
     checkShape(l.elementShape, rest, "an element of the tensor");
     std::vector<Tensor> rows = indices.empty() ? std::vector<Tensor>{} : unstack(x, 0);
@@ -274,7 +286,8 @@ void addListOps(OpTable& t) {
     Tensor out;
     if (xs.empty()) {
       ElementShape s = merge(l.elementShape, requested);
-      opCheck(fullyDefined(s), "concatenating an empty list needs a fully defined element shape, got ",
+      opCheck(fullyDefined(s),
+              "concatenating an empty list needs a fully defined element shape, got ",
               elementShapeString(s));
       Shape empty = s.dims;
       opCheck(!empty.empty(), "element shape is a scalar; TensorListConcat needs rank >= 1");
@@ -292,13 +305,15 @@ void addListOps(OpTable& t) {
     Tensor x = ctx.in(0);
     ElementShape shape = readElementShape(ctx, 1);
     std::vector<int64_t> lengths = readInts(ctx, 2, "lengths");
-    opCheck(x.rank() >= 1, "tensor must be at least a vector, got shape ", shapeToString(x.shape()));
+    opCheck(x.rank() >= 1, "tensor must be at least a vector, got shape ",
+            shapeToString(x.shape()));
     int64_t total = 0;
     for (int64_t n : lengths) {
       opCheck(n >= 0, "lengths holds ", n);
       total += n;
     }
-    opCheck(total == x.shape()[0], "lengths sum to ", total, " but the tensor has shape ", shapeToString(x.shape()));
+    opCheck(total == x.shape()[0], "lengths sum to ", total, " but the tensor has shape ",
+            shapeToString(x.shape()));
     TensorList l{{}, shape, x.dtype(), -1};
     int64_t at = 0;
     for (int64_t n : lengths) {
@@ -318,8 +333,8 @@ void addListOps(OpTable& t) {
     Tensor x = ctx.in(1);
     checkDType(l, x.dtype(), "the item");
     checkShape(l.elementShape, x.shape(), "the item");
-    opCheck(l.maxElements < 0 || static_cast<int64_t>(l.items.size()) < l.maxElements, "the list is full (",
-            l.maxElements, " elements)");
+    opCheck(l.maxElements < 0 || static_cast<int64_t>(l.items.size()) < l.maxElements,
+            "the list is full (", l.maxElements, " elements)");
     l.items.push_back(x);
     return list(std::move(l));
   };
@@ -329,7 +344,8 @@ void addListOps(OpTable& t) {
     checkDType(l, elementDType(ctx), "element_dtype");
     opCheck(!l.items.empty(), "pops from an empty list");
     ElementShape requested = readElementShape(ctx, 1);
-    Tensor out = l.items.back().defined() ? l.items.back() : zeros(outputElementShape(l, requested), l.dtype);
+    Tensor out = l.items.back().defined() ? l.items.back()
+                                          : zeros(outputElementShape(l, requested), l.dtype);
     checkShape(merge(l.elementShape, requested), out.shape(), "the last element");
     l.items.pop_back();
     std::vector<Value> r = list(std::move(l));
@@ -341,7 +357,8 @@ void addListOps(OpTable& t) {
     TensorList l = ctx.value(0).list();
     int64_t n = readInt(ctx, 1, "size");
     opCheck(n >= 0, "size must be >= 0, got ", n);
-    opCheck(l.maxElements < 0 || n <= l.maxElements, "size ", n, " is more than the list's maximum ", l.maxElements);
+    opCheck(l.maxElements < 0 || n <= l.maxElements, "size ", n,
+            " is more than the list's maximum ", l.maxElements);
     l.items.resize(static_cast<size_t>(n));
     return list(std::move(l));
   };

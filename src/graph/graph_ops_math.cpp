@@ -96,7 +96,8 @@ void reduction(OpTable& t, const std::string& name,
     bool keepDims = ctx.attrBool("keep_dims", ctx.attrBool("keepDims", false));
     const Value& x = ctx.value(0);
     // The common shape-arithmetic case: Prod/Sum of a host vector.
-    if (x.isHost() && x.shape().size() == 1 && (name == "Prod" || name == "Sum") && x.dtype() == DType::int32) {
+    if (x.isHost() && x.shape().size() == 1 && (name == "Prod" || name == "Sum") &&
+        x.dtype() == DType::int32) {
       double acc = name == "Prod" ? 1 : 0;
       for (double v : x.host().v) acc = name == "Prod" ? acc * v : acc + v;
       HostValue h = hostScalar(acc, DType::int32);
@@ -158,20 +159,30 @@ void addMathOps(OpTable& t) {
   binary(t, "RealDiv", divide, nullptr);
   binary(t, "Div", divide, nullptr);
   binary(t, "FloorDiv", floorDiv, floorDivHost);
-  binary(t, "FloorMod", mod, [](double a, double b) { return b == 0 ? 0 : a - std::floor(a / b) * b; });
+  binary(t, "FloorMod", mod,
+         [](double a, double b) { return b == 0 ? 0 : a - std::floor(a / b) * b; });
   binary(t, "Maximum", maximum, [](double a, double b) { return std::fmax(a, b); });
   binary(t, "Minimum", minimum, [](double a, double b) { return std::fmin(a, b); });
   binary(t, "SquaredDifference", squaredDifference, nullptr);
   binary(t, "Pow", pow, nullptr);
   binary(t, "Atan2", atan2, nullptr);
-  binary(t, "Less", less, [](double a, double b) { return double(a < b); }, true);
-  binary(t, "LessEqual", lessEqual, [](double a, double b) { return double(a <= b); }, true);
-  binary(t, "Greater", greater, [](double a, double b) { return double(a > b); }, true);
-  binary(t, "GreaterEqual", greaterEqual, [](double a, double b) { return double(a >= b); }, true);
-  binary(t, "Equal", equal, [](double a, double b) { return double(a == b); }, true);
-  binary(t, "NotEqual", notEqual, [](double a, double b) { return double(a != b); }, true);
-  binary(t, "LogicalAnd", logicalAnd, [](double a, double b) { return double(a != 0 && b != 0); }, true);
-  binary(t, "LogicalOr", logicalOr, [](double a, double b) { return double(a != 0 || b != 0); }, true);
+  binary(
+      t, "Less", less, [](double a, double b) { return double(a < b); }, true);
+  binary(
+      t, "LessEqual", lessEqual, [](double a, double b) { return double(a <= b); }, true);
+  binary(
+      t, "Greater", greater, [](double a, double b) { return double(a > b); }, true);
+  binary(
+      t, "GreaterEqual", greaterEqual, [](double a, double b) { return double(a >= b); }, true);
+  binary(
+      t, "Equal", equal, [](double a, double b) { return double(a == b); }, true);
+  binary(
+      t, "NotEqual", notEqual, [](double a, double b) { return double(a != b); }, true);
+  binary(
+      t, "LogicalAnd", logicalAnd, [](double a, double b) { return double(a != 0 && b != 0); },
+      true);
+  binary(
+      t, "LogicalOr", logicalOr, [](double a, double b) { return double(a != 0 || b != 0); }, true);
   // Host division where both are host: float32 or floor division for int32.
   for (const char* name : {"RealDiv", "Div"}) {
     OpFn device = t[name];

@@ -56,17 +56,21 @@ Spatial spatial(const NodeContext& ctx) {
     for (int d = 0; d < 4; ++d) s.pads.emplace_back(p[2 * d], p[2 * d + 1]);
     if (s.nchw) s.pads = {s.pads[0], s.pads[2], s.pads[3], s.pads[1]};
   } else {
-    opCheck(padding == "VALID", "padding '", quoteForError(padding), "' is not supported (SAME, VALID, EXPLICIT)");
+    opCheck(padding == "VALID", "padding '", quoteForError(padding),
+            "' is not supported (SAME, VALID, EXPLICIT)");
   }
   return s;
 }
 
 Tensor toNhwc(const Tensor& x, const Spatial& s) { return s.nchw ? transpose(x, {0, 2, 3, 1}) : x; }
-Tensor fromNhwc(const Tensor& y, const Spatial& s) { return s.nchw ? transpose(y, {0, 3, 1, 2}) : y; }
+Tensor fromNhwc(const Tensor& y, const Spatial& s) {
+  return s.nchw ? transpose(y, {0, 3, 1, 2}) : y;
+}
 // Explicit paddings become a pad before a 'valid' op.
 Tensor padExplicit(const Tensor& x, const Spatial& s) { return s.explicitPad ? pad(x, s.pads) : x; }
 
-Tensor activate(const NodeContext& ctx, Tensor y, const std::string& activation, const Tensor& alpha) {
+Tensor activate(const NodeContext& ctx, Tensor y, const std::string& activation,
+                const Tensor& alpha) {
   std::string a = lower(activation);
   if (a.empty() || a == "linear") return y;
   if (a == "relu") return relu(y);
@@ -75,7 +79,8 @@ Tensor activate(const NodeContext& ctx, Tensor y, const std::string& activation,
   if (a == "selu") return selu(y);
   if (a == "sigmoid") return sigmoid(y);
   if (a == "tanh") return tanh(y);
-  if (a == "leakyrelu") return leakyRelu(y, static_cast<float>(ctx.attrFloat("leakyrelu_alpha", 0.2)));
+  if (a == "leakyrelu")
+    return leakyRelu(y, static_cast<float>(ctx.attrFloat("leakyrelu_alpha", 0.2)));
   if (a == "prelu") {
     opCheck(alpha.defined(), "fused Prelu needs its alpha argument");
     return prelu(y, alpha);
@@ -88,12 +93,12 @@ Tensor activate(const NodeContext& ctx, Tensor y, const std::string& activation,
 Tensor applyFused(const NodeContext& ctx, Tensor y) {
   std::vector<std::string> fused = ctx.attrStrings("fused_ops");
   int64_t numArgs = ctx.attrInt("num_args", static_cast<int64_t>(ctx.numInputs()) - 2);
-  opCheck(numArgs >= 0 && static_cast<size_t>(numArgs) + 2 <= ctx.numInputs(), "num_args is ", numArgs,
-          " but the node has ", ctx.numInputs(), " inputs");
+  opCheck(numArgs >= 0 && static_cast<size_t>(numArgs) + 2 <= ctx.numInputs(), "num_args is ",
+          numArgs, " but the node has ", ctx.numInputs(), " inputs");
   size_t arg = 2;
   auto next = [&](const char* what) {
-    opCheck(arg < 2 + static_cast<size_t>(numArgs), "fused op ", what, " needs more than num_args (", numArgs,
-            ") arguments");
+    opCheck(arg < 2 + static_cast<size_t>(numArgs), "fused op ", what,
+            " needs more than num_args (", numArgs, ") arguments");
     return ctx.in(arg++);
   };
   for (size_t i = 0; i < fused.size(); ++i) {
@@ -101,8 +106,8 @@ Tensor applyFused(const NodeContext& ctx, Tensor y) {
     if (op == "biasadd") {
       y = add(y, next("BiasAdd"));
     } else if (op == "fusedbatchnorm") {
-      Tensor scale = next("FusedBatchNorm"), offset = next("FusedBatchNorm"), m = next("FusedBatchNorm"),
-             v = next("FusedBatchNorm");
+      Tensor scale = next("FusedBatchNorm"), offset = next("FusedBatchNorm"),
+             m = next("FusedBatchNorm"), v = next("FusedBatchNorm");
       y = batchNorm(y, m, v, offset, scale, static_cast<float>(ctx.attrFloat("epsilon", 1e-4)));
     } else {
       Tensor alpha = op == "prelu" ? next("Prelu") : Tensor();
@@ -127,7 +132,8 @@ Tensor pool(NodeContext& ctx, bool isMax) {
   Spatial s = spatial(ctx);
   opCheck(!s.explicitPad, "explicit padding is not supported for pooling");
   Tensor x = toNhwc(ctx.in(0), s);
-  Tensor y = isMax ? maxPool(x, s.window, s.strides, s.padding) : avgPool(x, s.window, s.strides, s.padding);
+  Tensor y = isMax ? maxPool(x, s.window, s.strides, s.padding)
+                   : avgPool(x, s.window, s.strides, s.padding);
   return fromNhwc(y, s);
 }
 
@@ -162,21 +168,25 @@ void addNnOps(OpTable& t) {
   t["Conv2DBackpropInput"] = [](NodeContext& ctx) {
     ctx.needInputs(3);
     Spatial s = spatial(ctx);
-    opCheck(!s.nchw && !s.explicitPad, "Conv2DBackpropInput runs NHWC with SAME or VALID padding only");
+    opCheck(!s.nchw && !s.explicitPad,
+            "Conv2DBackpropInput runs NHWC with SAME or VALID padding only");
     opCheck(s.dilations == Pair{1, 1}, "Conv2DBackpropInput with dilations is not supported");
     std::vector<int64_t> size = ctx.ints(0, "input_sizes");
-    return one(conv2dTranspose(ctx.in(2), ctx.in(1), Shape(size.begin(), size.end()), s.strides, s.padding));
+    return one(conv2dTranspose(ctx.in(2), ctx.in(1), Shape(size.begin(), size.end()), s.strides,
+                               s.padding));
   };
   t["MaxPool"] = [](NodeContext& ctx) { return one(pool(ctx, true)); };
   t["AvgPool"] = [](NodeContext& ctx) { return one(pool(ctx, false)); };
 
   t["MatMul"] = [](NodeContext& ctx) {
     ctx.needInputs(2);
-    return one(matMul(ctx.in(0), ctx.in(1), ctx.attrBool("transpose_a", false), ctx.attrBool("transpose_b", false)));
+    return one(matMul(ctx.in(0), ctx.in(1), ctx.attrBool("transpose_a", false),
+                      ctx.attrBool("transpose_b", false)));
   };
   auto batchMatMul = [](NodeContext& ctx) {
     ctx.needInputs(2);
-    return one(matMul(ctx.in(0), ctx.in(1), ctx.attrBool("adj_x", false), ctx.attrBool("adj_y", false)));
+    return one(
+        matMul(ctx.in(0), ctx.in(1), ctx.attrBool("adj_x", false), ctx.attrBool("adj_y", false)));
   };
   t["BatchMatMul"] = batchMatMul;
   t["BatchMatMulV2"] = batchMatMul;
@@ -185,7 +195,8 @@ void addNnOps(OpTable& t) {
     bool ta = ctx.attrBool("transpose_a", false), tb = ctx.attrBool("transpose_b", false);
     std::vector<std::string> fused = ctx.attrStrings("fused_ops");
     // One kernel for the usual [BiasAdd, activation] pair.
-    if (fused.size() <= 2 && !fused.empty() && lower(fused[0]) == "biasadd" && ctx.numInputs() == 3) {
+    if (fused.size() <= 2 && !fused.empty() && lower(fused[0]) == "biasadd" &&
+        ctx.numInputs() == 3) {
       std::string act = fused.size() == 2 ? lower(fused[1]) : "linear";
       Tensor bias = ctx.in(2);
       if (isFusableActivation(act) && bias.rank() == 1)
@@ -208,7 +219,8 @@ void addNnOps(OpTable& t) {
     int r = x.rank();
     Tensor scale = channelParam(ctx.in(1), nchw, r), offset = channelParam(ctx.in(2), nchw, r);
     Tensor m = channelParam(ctx.in(3), nchw, r), v = channelParam(ctx.in(4), nchw, r);
-    Tensor y = batchNorm(x, m, v, offset, scale, static_cast<float>(ctx.attrFloat("epsilon", 1e-3)));
+    Tensor y =
+        batchNorm(x, m, v, offset, scale, static_cast<float>(ctx.attrFloat("epsilon", 1e-3)));
     return std::vector<Value>{Value(y), ctx.value(3), ctx.value(4)};
   };
   t["FusedBatchNorm"] = batchNormOp;

@@ -41,7 +41,8 @@ Shape resolveShape(std::vector<int64_t> dims, int64_t size) {
     }
   }
   if (unknown >= 0) {
-    opCheck(known > 0 && size % known == 0, "cannot reshape ", size, " elements to ", shapeToString(dims));
+    opCheck(known > 0 && size % known == 0, "cannot reshape ", size, " elements to ",
+            shapeToString(dims));
     dims[unknown] = size / known;
   }
   opCheck(shapeSize(dims) == size, "cannot reshape ", size, " elements to ", shapeToString(dims));
@@ -53,8 +54,8 @@ bool smallHost(const Value& v) {
 }
 
 // StridedSlice on a rank-1 host vector (TF semantics for one axis).
-std::optional<HostValue> hostStridedSlice(const HostValue& x, int64_t b, int64_t e, int64_t s, int beginMask,
-                                          int endMask, int shrink) {
+std::optional<HostValue> hostStridedSlice(const HostValue& x, int64_t b, int64_t e, int64_t s,
+                                          int beginMask, int endMask, int shrink) {
   int64_t n = static_cast<int64_t>(x.v.size());
   opCheck(s != 0, "strides must be non-zero");
   HostValue out{{}, x.dtype, {}};
@@ -70,7 +71,8 @@ std::optional<HostValue> hostStridedSlice(const HostValue& x, int64_t b, int64_t
     return s > 0 ? std::clamp<int64_t>(i, 0, n) : std::clamp<int64_t>(i, -1, n - 1);
   };
   int64_t from = clampIndex(b, true, beginMask & 1), to = clampIndex(e, false, endMask & 1);
-  for (int64_t i = from; s > 0 ? i < to : i > to; i += s) out.v.push_back(x.v[static_cast<size_t>(i)]);
+  for (int64_t i = from; s > 0 ? i < to : i > to; i += s)
+    out.v.push_back(x.v[static_cast<size_t>(i)]);
   out.shape = {static_cast<int64_t>(out.v.size())};
   return out;
 }
@@ -84,7 +86,8 @@ std::vector<Value> concatOp(NodeContext& ctx, size_t first, size_t count, size_t
     HostValue out{{0}, ctx.value(first).dtype(), {}};
     for (size_t i = first; i < first + count; ++i) {
       const HostValue& h = ctx.value(i).host();
-      opCheck(h.dtype == out.dtype, "inputs have dtypes ", dtypeName(out.dtype), " and ", dtypeName(h.dtype));
+      opCheck(h.dtype == out.dtype, "inputs have dtypes ", dtypeName(out.dtype), " and ",
+              dtypeName(h.dtype));
       out.v.insert(out.v.end(), h.v.begin(), h.v.end());
     }
     out.shape = {static_cast<int64_t>(out.v.size())};
@@ -107,7 +110,8 @@ void addShapeOps(OpTable& t) {
   };
   t["ShapeN"] = [](NodeContext& ctx) {
     std::vector<Value> out;
-    for (size_t i = 0; i < ctx.numInputs(); ++i) out.emplace_back(hostOfShape(ctx.value(i).shape()));
+    for (size_t i = 0; i < ctx.numInputs(); ++i)
+      out.emplace_back(hostOfShape(ctx.value(i).shape()));
     return out;
   };
   t["Size"] = [](NodeContext& ctx) {
@@ -182,8 +186,8 @@ void addShapeOps(OpTable& t) {
     if (scalars && (axis == 0 || axis == -1)) {
       HostValue out{{static_cast<int64_t>(ctx.numInputs())}, ctx.value(0).dtype(), {}};
       for (size_t i = 0; i < ctx.numInputs(); ++i) {
-        opCheck(ctx.value(i).dtype() == out.dtype, "inputs have dtypes ", dtypeName(out.dtype), " and ",
-                dtypeName(ctx.value(i).dtype()));
+        opCheck(ctx.value(i).dtype() == out.dtype, "inputs have dtypes ", dtypeName(out.dtype),
+                " and ", dtypeName(ctx.value(i).dtype()));
         out.v.push_back(ctx.value(i).host().v[0]);
       }
       return std::vector<Value>{fromHost(std::move(out))};
@@ -205,7 +209,8 @@ void addShapeOps(OpTable& t) {
   auto padOp = [](NodeContext& ctx) {
     ctx.needInputs(2);
     std::vector<int64_t> p = ctx.ints(1, "paddings");
-    opCheck(p.size() % 2 == 0, "paddings must have shape [rank, 2], got ", shapeToString(ctx.value(1).shape()));
+    opCheck(p.size() % 2 == 0, "paddings must have shape [rank, 2], got ",
+            shapeToString(ctx.value(1).shape()));
     std::vector<std::pair<int64_t, int64_t>> pairs;
     for (size_t i = 0; i < p.size(); i += 2) pairs.emplace_back(p[i], p[i + 1]);
     float value = ctx.numInputs() > 2 ? static_cast<float>(ctx.scalar(2, "constant_values")) : 0.0f;
@@ -216,17 +221,20 @@ void addShapeOps(OpTable& t) {
 
   t["StridedSlice"] = [](NodeContext& ctx) {
     ctx.needInputs(4);
-    std::vector<int64_t> begin = ctx.ints(1, "begin"), end = ctx.ints(2, "end"), strides = ctx.ints(3, "strides");
+    std::vector<int64_t> begin = ctx.ints(1, "begin"), end = ctx.ints(2, "end"),
+                         strides = ctx.ints(3, "strides");
     int beginMask = static_cast<int>(ctx.attrInt("begin_mask", 0));
     int endMask = static_cast<int>(ctx.attrInt("end_mask", 0));
     int ellipsis = static_cast<int>(ctx.attrInt("ellipsis_mask", 0));
     int newAxis = static_cast<int>(ctx.attrInt("new_axis_mask", 0));
     int shrink = static_cast<int>(ctx.attrInt("shrink_axis_mask", 0));
     const Value& x = ctx.value(0);
-    if (smallHost(x) && x.shape().size() == 1 && begin.size() == 1 && end.size() == 1 && strides.size() == 1 &&
-        ellipsis == 0 && newAxis == 0)
-      return one(*hostStridedSlice(x.host(), begin[0], end[0], strides[0], beginMask, endMask, shrink));
-    return one(stridedSlice(x.tensor(), begin, end, strides, beginMask, endMask, ellipsis, newAxis, shrink));
+    if (smallHost(x) && x.shape().size() == 1 && begin.size() == 1 && end.size() == 1 &&
+        strides.size() == 1 && ellipsis == 0 && newAxis == 0)
+      return one(
+          *hostStridedSlice(x.host(), begin[0], end[0], strides[0], beginMask, endMask, shrink));
+    return one(stridedSlice(x.tensor(), begin, end, strides, beginMask, endMask, ellipsis, newAxis,
+                            shrink));
   };
   t["Slice"] = [](NodeContext& ctx) {
     ctx.needInputs(3);
@@ -234,8 +242,10 @@ void addShapeOps(OpTable& t) {
     const Value& x = ctx.value(0);
     if (smallHost(x) && x.shape().size() == 1 && begin.size() == 1 && size.size() == 1) {
       int64_t n = x.shape()[0], b = begin[0], s = size[0] < 0 ? n - b : size[0];
-      opCheck(b >= 0 && s >= 0 && b + s <= n, "slice begin ", b, " size ", size[0], " exceeds ", n, " elements");
-      HostValue h{{s}, x.dtype(), std::vector<double>(x.host().v.begin() + b, x.host().v.begin() + b + s)};
+      opCheck(b >= 0 && s >= 0 && b + s <= n, "slice begin ", b, " size ", size[0], " exceeds ", n,
+              " elements");
+      HostValue h{
+          {s}, x.dtype(), std::vector<double>(x.host().v.begin() + b, x.host().v.begin() + b + s)};
       return one(std::move(h));
     }
     return one(slice(x.tensor(), begin, size));
@@ -243,13 +253,15 @@ void addShapeOps(OpTable& t) {
   t["Split"] = [](NodeContext& ctx) {
     ctx.needInputs(2);
     std::vector<Value> out;
-    for (Tensor& x : split(ctx.in(1), ctx.attrInt("num_split", 1), ctx.intScalar(0, "axis"))) out.emplace_back(x);
+    for (Tensor& x : split(ctx.in(1), ctx.attrInt("num_split", 1), ctx.intScalar(0, "axis")))
+      out.emplace_back(x);
     return out;
   };
   t["SplitV"] = [](NodeContext& ctx) {
     ctx.needInputs(3);
     std::vector<Value> out;
-    for (Tensor& x : split(ctx.in(0), ctx.ints(1, "size_splits"), ctx.intScalar(2, "axis"))) out.emplace_back(x);
+    for (Tensor& x : split(ctx.in(0), ctx.ints(1, "size_splits"), ctx.intScalar(2, "axis")))
+      out.emplace_back(x);
     return out;
   };
 
@@ -261,7 +273,8 @@ void addShapeOps(OpTable& t) {
     Shape shape(dims.begin(), dims.end());
     for (int64_t d : shape) opCheck(d >= 0, "dims ", shapeToString(shape), " has a negative size");
     if (shapeSize(shape) <= kMaxHostElements)
-      return one(HostValue{shape, v.dtype, std::vector<double>(static_cast<size_t>(shapeSize(shape)), v.v[0])});
+      return one(HostValue{shape, v.dtype,
+                           std::vector<double>(static_cast<size_t>(shapeSize(shape)), v.v[0])});
     return one(fill(shape, static_cast<float>(v.v[0]), v.dtype));
   };
   t["Tile"] = [](NodeContext& ctx) {
@@ -270,7 +283,8 @@ void addShapeOps(OpTable& t) {
   };
   auto gatherOp = [](NodeContext& ctx) {
     ctx.needInputs(2);
-    opCheck(ctx.attrInt("batch_dims", 0) == 0, "batch_dims ", ctx.attrInt("batch_dims", 0), " is not supported");
+    opCheck(ctx.attrInt("batch_dims", 0) == 0, "batch_dims ", ctx.attrInt("batch_dims", 0),
+            " is not supported");
     int64_t axis = ctx.numInputs() > 2 ? ctx.intScalar(2, "axis") : 0;
     const Value& x = ctx.value(0);
     const Value& idx = ctx.value(1);
@@ -291,11 +305,12 @@ void addShapeOps(OpTable& t) {
     // the flattened leading dimensions at sum(index_j * stride_j).
     ctx.needInputs(2);
     Tensor params = ctx.in(0), indices = ctx.in(1);
-    opCheck(indices.dtype() == DType::int32 && indices.rank() >= 1, "indices must be int32 of rank >= 1, got ",
-            dtypeName(indices.dtype()), " ", shapeToString(indices.shape()));
+    opCheck(indices.dtype() == DType::int32 && indices.rank() >= 1,
+            "indices must be int32 of rank >= 1, got ", dtypeName(indices.dtype()), " ",
+            shapeToString(indices.shape()));
     int64_t k = indices.shape().back();
-    opCheck(k >= 1 && k <= params.rank(), "indices' last dimension (", k, ") must be in [1, ", params.rank(),
-            "] for params ", shapeToString(params.shape()));
+    opCheck(k >= 1 && k <= params.rank(), "indices' last dimension (", k, ") must be in [1, ",
+            params.rank(), "] for params ", shapeToString(params.shape()));
     Shape p = params.shape();
     std::vector<int32_t> strides(static_cast<size_t>(k));
     int64_t stride = 1;
@@ -312,7 +327,8 @@ void addShapeOps(OpTable& t) {
   t["Gather"] = gatherOp;
   t["Range"] = [](NodeContext& ctx) {
     ctx.needInputs(3);
-    double start = ctx.scalar(0, "start"), limit = ctx.scalar(1, "limit"), delta = ctx.scalar(2, "delta");
+    double start = ctx.scalar(0, "start"), limit = ctx.scalar(1, "limit"),
+           delta = ctx.scalar(2, "delta");
     opCheck(delta != 0, "delta must be non-zero");
     DType dtype = ctx.value(0).dtype();
     HostValue h{{0}, dtype, {}};

@@ -24,8 +24,8 @@ std::string checkShardPath(const std::string& path, const std::string& source) {
   // Every reader (native files, node files, fuzzers) gets only paths that
   // stay below model.json's folder by their letters; following links is the
   // reader's check, since only it sees the file system.
-  bool ok = !path.empty() && path.find('\0') == std::string::npos &&
-            path.find('\\') == std::string::npos;
+  bool ok =
+      !path.empty() && path.find('\0') == std::string::npos && path.find('\\') == std::string::npos;
   fs::path rel = fs::path(path).lexically_normal();
   if (ok) ok = !rel.empty() && !rel.is_absolute() && rel.has_filename() && rel != ".";
   for (const auto& part : rel)
@@ -65,8 +65,8 @@ WeightSpec specFromJson(const Json& j, const std::string& source, const std::str
   check(j["shape"].size() <= 16, kOp, source, ": ", what, " has rank ", j["shape"].size(),
         " (at most 16)");
   for (const Json& d : j["shape"]) {
-    check(d.is_number_integer() && d.get<int64_t>() >= 0, kOp, source, ": ", what,
-          " has shape ", jsonForError(j["shape"]), "; dimensions must be non-negative integers");
+    check(d.is_number_integer() && d.get<int64_t>() >= 0, kOp, source, ": ", what, " has shape ",
+          jsonForError(j["shape"]), "; dimensions must be non-negative integers");
     spec.shape.push_back(d.get<int64_t>());
   }
   check(j.contains("dtype") && j["dtype"].is_string(), kOp, source, ": ", what,
@@ -79,8 +79,8 @@ WeightSpec specFromJson(const Json& j, const std::string& source, const std::str
     check(j["group"].is_string(), kOp, source, ": ", what, " has a non-string \"group\"");
     spec.group = j["group"].get<std::string>();
     if (spec.group == "model") spec.group.clear();
-    check(spec.group.empty() || spec.group == "optimizer", kOp, source, ": ", what,
-          " has group '", Quoted{spec.group}, "'; expected model or optimizer");
+    check(spec.group.empty() || spec.group == "optimizer", kOp, source, ": ", what, " has group '",
+          Quoted{spec.group}, "'; expected model or optimizer");
   }
   if (j.contains("quantization") && !j["quantization"].is_null()) {
     const Json& q = j["quantization"];
@@ -127,10 +127,9 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> shardWeightData(
   size_t n = (data.size() + size - 1) / size;
   for (size_t i = 0; i < n; ++i) {
     size_t begin = i * size, end = std::min(data.size(), begin + size);
-    shards.emplace_back(
-        "group1-shard" + std::to_string(i + 1) + "of" + std::to_string(n) + ".bin",
-        std::vector<uint8_t>(data.begin() + static_cast<std::ptrdiff_t>(begin),
-                             data.begin() + static_cast<std::ptrdiff_t>(end)));
+    shards.emplace_back("group1-shard" + std::to_string(i + 1) + "of" + std::to_string(n) + ".bin",
+                        std::vector<uint8_t>(data.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             data.begin() + static_cast<std::ptrdiff_t>(end)));
   }
   return shards;
 }
@@ -155,7 +154,8 @@ std::string fieldAt(const std::string& text, size_t at) {
 }
 }  // namespace
 
-Json parseModelJson(const std::string& text, const LoadOptions& options, const std::string& source) {
+Json parseModelJson(const std::string& text, const LoadOptions& options,
+                    const std::string& source) {
   check(static_cast<int64_t>(text.size()) <= options.maxModelJsonBytes, kOp, source, " is ",
         text.size(), " bytes, more than LoadOptions.maxModelJsonBytes (", options.maxModelJsonBytes,
         ")");
@@ -210,7 +210,8 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
           Quoted{a.format}, "'; Glint reads 'layers-model' and 'graph-model' files");
   }
   check(j.contains("modelTopology") && j["modelTopology"].is_object(), kOp, source,
-        ": missing the \"modelTopology\" object (the Keras model config, or a graph model's GraphDef)");
+        ": missing the \"modelTopology\" object (the Keras model config, or a graph model's "
+        "GraphDef)");
   a.modelTopology = j["modelTopology"];
   if (j.contains("generatedBy") && j["generatedBy"].is_string())
     a.generatedBy = j["generatedBy"].get<std::string>();
@@ -257,11 +258,12 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
     for (size_t i = 0; i < ws.size(); ++i) {
       WeightSpec spec = specFromJson(ws[i], source, where + ".weights[" + std::to_string(i) + "]");
       int64_t bytes = weightByteLength(spec, source);
-      check(bytes <= options.maxWeightBytes - total, kOp, source, ": the manifest claims more than ",
-            options.maxWeightBytes, " bytes of weights (LoadOptions.maxWeightBytes), at weight '",
-            Quoted{spec.name}, "' of shape ", shapeToString(spec.shape));
-      check(bytes <= options.maxTensorBytes, kOp, source, ": weight '", Quoted{spec.name}, "' of shape ",
-            shapeToString(spec.shape), " needs ", bytes,
+      check(bytes <= options.maxWeightBytes - total, kOp, source,
+            ": the manifest claims more than ", options.maxWeightBytes,
+            " bytes of weights (LoadOptions.maxWeightBytes), at weight '", Quoted{spec.name},
+            "' of shape ", shapeToString(spec.shape));
+      check(bytes <= options.maxTensorBytes, kOp, source, ": weight '", Quoted{spec.name},
+            "' of shape ", shapeToString(spec.shape), " needs ", bytes,
             " bytes, more than LoadOptions.maxTensorBytes (", options.maxTensorBytes, ")");
       total += bytes;
       group.bytes += bytes;
@@ -283,16 +285,17 @@ ModelArtifacts artifactsFromModelJson(const Json& j, const ShardReader& read,
     std::string held;
     for (const std::string& path : group.paths) {
       std::vector<uint8_t> bytes = read(checkShardPath(path, source), left);
-      check(static_cast<int64_t>(bytes.size()) <= left, kOp, source, ": weight shard '", Quoted{path},
-            "' holds ", bytes.size(), " bytes, more than the ", left,
+      check(static_cast<int64_t>(bytes.size()) <= left, kOp, source, ": weight shard '",
+            Quoted{path}, "' holds ", bytes.size(), " bytes, more than the ", left,
             " bytes the manifest has left for it");
       left -= static_cast<int64_t>(bytes.size());
-      held += (held.empty() ? "" : ", ") + quoteForError(path) + " (" + std::to_string(bytes.size()) + " bytes)";
+      held += (held.empty() ? "" : ", ") + quoteForError(path) + " (" +
+              std::to_string(bytes.size()) + " bytes)";
       a.weightData.insert(a.weightData.end(), bytes.begin(), bytes.end());
     }
     check(left == 0, kOp, source, ": weightsManifest[", g, "] describes ", group.numSpecs,
-          " weights needing ", group.bytes, " bytes, but its shards hold only ",
-          group.bytes - left, " bytes: ", held);
+          " weights needing ", group.bytes, " bytes, but its shards hold only ", group.bytes - left,
+          " bytes: ", held);
   }
   return a;
 }

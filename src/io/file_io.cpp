@@ -58,7 +58,8 @@ void writeFileSynced(const fs::path& path, const void* data, size_t size) {
     if (n <= 0) {
       std::string why = errnoText();
       ::close(fd);
-      fail(kSave, "writing '", path.string(), "' failed after ", done, " of ", size, " bytes: ", why);
+      fail(kSave, "writing '", path.string(), "' failed after ", done, " of ", size,
+           " bytes: ", why);
     }
     done += static_cast<size_t>(n);
   }
@@ -130,7 +131,8 @@ std::string firstInvalidUtf8(const Json& j, const std::string& at) {
       return false;
     }
   };
-  if (j.is_string()) return valid(j.get<std::string>()) ? "" : at + " (" + quoteForError(j.get<std::string>()) + ")";
+  if (j.is_string())
+    return valid(j.get<std::string>()) ? "" : at + " (" + quoteForError(j.get<std::string>()) + ")";
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (!valid(it.key())) return "a key in " + at + " (" + quoteForError(it.key()) + ")";
@@ -168,9 +170,8 @@ std::set<std::string> oldModelFiles(const fs::path& json) {
   std::set<std::string> files;
   std::string text;
   try {
-    text = readRegularFileText(json.string(), LoadOptions{}.maxModelJsonBytes, kSave,
-                               json.string(), "previous model file",
-                               "LoadOptions.maxModelJsonBytes");
+    text = readRegularFileText(json.string(), LoadOptions{}.maxModelJsonBytes, kSave, json.string(),
+                               "previous model file", "LoadOptions.maxModelJsonBytes");
   } catch (const Error&) {
     return files;  // unreadable or not a file: replace nothing but model.json
   }
@@ -182,7 +183,8 @@ std::set<std::string> oldModelFiles(const fs::path& json) {
   for (const Json& g : j["weightsManifest"])
     if (g.is_object() && g.contains("paths") && g["paths"].is_array())
       for (const Json& p : g["paths"])
-        if (p.is_string() && isGlintShardName(p.get<std::string>())) files.insert(p.get<std::string>());
+        if (p.is_string() && isGlintShardName(p.get<std::string>()))
+          files.insert(p.get<std::string>());
   return files;
 }
 
@@ -218,7 +220,8 @@ void recoverInterruptedExchange(fs::path dir, bool removeStale) {
 std::vector<uint8_t> readShard(const fs::path& base, const std::string& path, int64_t maxBytes,
                                const std::string& source) {
   fs::path full = base / path;
-  std::string resolved = resolveInside(base.string(), full.string(), kLoad, source, "weight shard file");
+  std::string resolved =
+      resolveInside(base.string(), full.string(), kLoad, source, "weight shard file");
   return readRegularFile(resolved, maxBytes, kLoad, source, "weight shard file",
                          "the bytes the manifest has left for it", full.string());
 }
@@ -263,7 +266,8 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
   try {
     json = manifest.dump();
   } catch (const Json::type_error&) {
-    fail(kSave, "cannot write '", target.dir.string(), "': ", firstInvalidUtf8(manifest, "model.json"),
+    fail(kSave, "cannot write '", target.dir.string(),
+         "': ", firstInvalidUtf8(manifest, "model.json"),
          " is not valid UTF-8, which JSON requires");
   }
 
@@ -287,7 +291,8 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
   fs::create_directory(tmp, ec);
   check(!ec, kSave, "cannot create temporary directory '", tmp.string(), "': ", ec.message());
   try {
-    for (const auto& [name, bytes] : shards) writeFileSynced(tmp / name, bytes.data(), bytes.size());
+    for (const auto& [name, bytes] : shards)
+      writeFileSynced(tmp / name, bytes.data(), bytes.size());
     writeFileSynced(tmp / target.jsonName, json.data(), json.size());
     if (exists) {
       // Keep the user's other files: hard links (or copies) into the new directory.
@@ -313,7 +318,8 @@ void saveArtifacts(const ModelArtifacts& artifacts, const std::string& url,
       exchangeDirectories(tmp, target.dir);
     } else {
       fs::rename(tmp, target.dir, ec);
-      check(!ec, kSave, "cannot move the new model into '", target.dir.string(), "': ", ec.message());
+      check(!ec, kSave, "cannot move the new model into '", target.dir.string(),
+            "': ", ec.message());
     }
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(tmp, ec);
@@ -342,7 +348,10 @@ ModelArtifacts loadArtifacts(const std::string& url, const LoadOptions& options)
                                          "model file", "LoadOptions.maxModelJsonBytes", source);
   Json j = parseModelJson(text, options, source);
   return artifactsFromModelJson(
-      j, [&](const std::string& path, int64_t maxBytes) { return readShard(base, path, maxBytes, source); },
+      j,
+      [&](const std::string& path, int64_t maxBytes) {
+        return readShard(base, path, maxBytes, source);
+      },
       options, source);
 }
 

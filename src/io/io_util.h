@@ -15,7 +15,9 @@ namespace glint::io {
 struct Quoted {
   const std::string& text;
 };
-inline std::ostream& operator<<(std::ostream& os, const Quoted& q) { return os << quoteForError(q.text); }
+inline std::ostream& operator<<(std::ostream& os, const Quoted& q) {
+  return os << quoteForError(q.text);
+}
 /// A JSON value from a file in a message: dumped (invalid UTF-8 replaced, not
 /// thrown), then quoted and capped.
 std::string jsonForError(const Json& j);

@@ -29,12 +29,12 @@ void chargeWeight(const std::string& layer, const std::string& weight, const Sha
   for (int64_t d : shape)
     if (d == 0) elements = 0;
   int64_t bytes = elements * 4;
-  check(bytes <= b->maxTensorBytes, "io.load", b->source, ": layer '", Quoted{layer}, "' would create weight '",
-        Quoted{weight}, "' of shape ", shapeToString(shape), ", more than LoadOptions.maxTensorBytes (",
-        b->maxTensorBytes, " bytes)");
+  check(bytes <= b->maxTensorBytes, "io.load", b->source, ": layer '", Quoted{layer},
+        "' would create weight '", Quoted{weight}, "' of shape ", shapeToString(shape),
+        ", more than LoadOptions.maxTensorBytes (", b->maxTensorBytes, " bytes)");
   check(bytes <= b->maxTotalBytes - b->used, "io.load", b->source, ": the topology's weights pass ",
-        "LoadOptions.maxWeightBytes (", b->maxTotalBytes, " bytes) at layer '", Quoted{layer}, "' weight '",
-        Quoted{weight}, "' of shape ", shapeToString(shape));
+        "LoadOptions.maxWeightBytes (", b->maxTotalBytes, " bytes) at layer '", Quoted{layer},
+        "' weight '", Quoted{weight}, "' of shape ", shapeToString(shape));
   b->used += bytes;
 }
 

@@ -61,7 +61,8 @@ std::string savedStructureHash(const ModelArtifacts& a) {
 
 std::string namesList(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < names.size() && i < 6; ++i) out += (i ? ", " : "") + quoteForError(names[i]);
+  for (size_t i = 0; i < names.size() && i < 6; ++i)
+    out += (i ? ", " : "") + quoteForError(names[i]);
   if (names.size() > 6) out += ", ... (" + std::to_string(names.size()) + " in all)";
   return out;
 }
@@ -101,7 +102,8 @@ void restoreTraining(Model& model, const ModelArtifacts& a, const NamedTensors& 
     options.loss.push_back(toCamelCase(loss.get<std::string>()));
   } else if (loss.is_array()) {
     for (const Json& l : loss) {
-      check(l.is_string(), "io.load", source, ": trainingConfig.loss holds a non-string ", jsonForError(l));
+      check(l.is_string(), "io.load", source, ": trainingConfig.loss holds a non-string ",
+            jsonForError(l));
       options.loss.push_back(toCamelCase(l.get<std::string>()));
     }
   } else {
@@ -171,9 +173,10 @@ ModelArtifacts modelToArtifacts(const Model& model, const SaveOptions& options) 
   }
   a.weightSpecs = std::move(specs);
   a.weightData = std::move(data);
-  Json meta = options.userDefinedMetadata.is_null() ? Json::object()
-                                                    : options.userDefinedMetadata.json();
-  check(meta.is_object(), "io.save", "userDefinedMetadata must be a JSON object, got ", jsonForError(meta));
+  Json meta =
+      options.userDefinedMetadata.is_null() ? Json::object() : options.userDefinedMetadata.json();
+  check(meta.is_object(), "io.save", "userDefinedMetadata must be a JSON object, got ",
+        jsonForError(meta));
   meta["glint"] = {{"structureHash", structureHash(model)}};
   a.userDefinedMetadata = std::move(meta);
   return a;
@@ -206,9 +209,9 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
   const std::string op = byPosition ? "io.loadWeights" : "io.load";
   std::string saved = savedStructureHash(a);
   std::string mine = structureHash(model);
-  check(saved.empty() || saved == mine, op, source, ": the saved model's architecture (structure hash ",
-        Quoted{saved}, ") differs from this model's (", mine,
-        "); its weights cannot be loaded into this model");
+  check(saved.empty() || saved == mine, op, source,
+        ": the saved model's architecture (structure hash ", Quoted{saved},
+        ") differs from this model's (", mine, "); its weights cannot be loaded into this model");
 
   NamedTensors all = decodeFiniteWeights(a, options, source);
   std::vector<std::pair<std::string, Tensor>> fileWeights;
@@ -227,7 +230,8 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
     std::string cellless = name;
     if (it == byName.end()) {  // Keras >= 2.2 writes "layer/cell/weight"
       size_t last = name.rfind('/');
-      size_t prev = last == std::string::npos || last == 0 ? std::string::npos : name.rfind('/', last - 1);
+      size_t prev =
+          last == std::string::npos || last == 0 ? std::string::npos : name.rfind('/', last - 1);
       if (prev != std::string::npos) {
         cellless = name.substr(0, prev) + name.substr(last);
         it = byName.find(cellless);
@@ -288,15 +292,17 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
     missing.clear();
   }
   if (options.strict) {
-    check(extra.empty(), op, source, ": ", extra.size(), " saved weight(s) match no weight of model '",
-          Quoted{model.name()}, "': ", namesList(extra));
-    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '", Quoted{model.name()},
-          "' are not in the file: ", namesList(missing));
+    check(extra.empty(), op, source, ": ", extra.size(),
+          " saved weight(s) match no weight of model '", Quoted{model.name()},
+          "': ", namesList(extra));
+    check(missing.empty(), op, source, ": ", missing.size(), " weight(s) of model '",
+          Quoted{model.name()}, "' are not in the file: ", namesList(missing));
   }
   for (const auto& [i, t] : pairs) {
     check(t->shape() == vars[i].shape() && t->dtype() == vars[i].dtype(), op, source, ": weight '",
-          Quoted{vars[i].name()}, "' is ", dtypeName(vars[i].dtype()), " ", shapeToString(vars[i].shape()),
-          " in the model but ", dtypeName(t->dtype()), " ", shapeToString(t->shape()), " in the file");
+          Quoted{vars[i].name()}, "' is ", dtypeName(vars[i].dtype()), " ",
+          shapeToString(vars[i].shape()), " in the model but ", dtypeName(t->dtype()), " ",
+          shapeToString(t->shape()), " in the file");
   }
   for (const auto& [i, t] : pairs) vars[i].assign(*t);
 }
@@ -316,7 +322,8 @@ int64_t countLayers(const Json& j) {
   int64_t n = 0;
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
-      if (it.key() == "layers" && it.value().is_array()) n += static_cast<int64_t>(it.value().size());
+      if (it.key() == "layers" && it.value().is_array())
+        n += static_cast<int64_t>(it.value().size());
       n += countLayers(it.value());
     }
   } else if (j.is_array()) {
@@ -343,7 +350,8 @@ auto asLoadError(const std::string& source, const char* what, Fn&& fn) {
 }
 
 // Builds the topology within the load's limits.
-ModelPtr buildTopology(const Json& topology, const LoadOptions& options, const std::string& source) {
+ModelPtr buildTopology(const Json& topology, const LoadOptions& options,
+                       const std::string& source) {
   int64_t layers = countLayers(topology);
   check(layers <= options.maxLayers, "io.load", source, ": the topology has ", layers,
         " layers, more than LoadOptions.maxLayers (", options.maxLayers, ")");

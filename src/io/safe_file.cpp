@@ -52,8 +52,8 @@ Buffer readBounded(const std::string& path, int64_t maxBytes, const std::string&
     fail(op, source, ": cannot open ", what, " '", name, "': ", std::strerror(err));
   }
   struct stat st {};
-  check(::fstat(f.fd, &st) == 0, op, source, ": cannot stat ", what, " '", name, "': ",
-        std::strerror(errno));
+  check(::fstat(f.fd, &st) == 0, op, source, ": cannot stat ", what, " '", name,
+        "': ", std::strerror(errno));
   check(S_ISREG(st.st_mode), op, source, ": ", what, " '", name, "' ", kindOf(st.st_mode),
         "; expected a regular file");
   auto size = static_cast<int64_t>(st.st_size);
@@ -68,8 +68,8 @@ Buffer readBounded(const std::string& path, int64_t maxBytes, const std::string&
     size_t want = done < out.size() ? out.size() - done : 1;
     ssize_t n = ::read(f.fd, dst, want);
     if (n < 0 && errno == EINTR) continue;
-    check(n >= 0, op, source, ": reading ", what, " '", name, "' failed after ", done, " bytes: ",
-          std::strerror(errno));
+    check(n >= 0, op, source, ": reading ", what, " '", name, "' failed after ", done,
+          " bytes: ", std::strerror(errno));
     if (n == 0) break;
     if (dst == &extra) {
       check(static_cast<int64_t>(done) < maxBytes, op, source, ": ", what, " '", name,
@@ -86,9 +86,10 @@ Buffer readBounded(const std::string& path, int64_t maxBytes, const std::string&
 
 }  // namespace
 
-std::vector<uint8_t> readRegularFile(const std::string& path, int64_t maxBytes, const std::string& op,
-                                     const std::string& source, const std::string& what,
-                                     const std::string& limit, const std::string& shownAs) {
+std::vector<uint8_t> readRegularFile(const std::string& path, int64_t maxBytes,
+                                     const std::string& op, const std::string& source,
+                                     const std::string& what, const std::string& limit,
+                                     const std::string& shownAs) {
   return readBounded<std::vector<uint8_t>>(path, maxBytes, op, source, what, limit, shownAs);
 }
 

@@ -15,8 +15,9 @@ namespace glint::io {
 /// file that grows meanwhile is caught too. Errors are glint::Errors of `op`
 /// starting with `source`, calling the file `what` ("weight shard file") and
 /// the limit `limit` ("LoadOptions.maxModelJsonBytes").
-std::vector<uint8_t> readRegularFile(const std::string& path, int64_t maxBytes, const std::string& op,
-                                     const std::string& source, const std::string& what,
+std::vector<uint8_t> readRegularFile(const std::string& path, int64_t maxBytes,
+                                     const std::string& op, const std::string& source,
+                                     const std::string& what,
                                      const std::string& limit = "the limit",
                                      const std::string& shownAs = "");
 /// The same as text; `shownAs` (default: `path`) is the name messages give the file.

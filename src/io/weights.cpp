@@ -49,7 +49,7 @@ uint16_t floatToHalf(float value) {
   if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
   int e = static_cast<int>(exp) - 127 + 15;
   if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);  // too large: infinity
-  if (e <= 0) {                                                 // half subnormal or zero
+  if (e <= 0) {                                               // half subnormal or zero
     if (e < -10) return static_cast<uint16_t>(sign);
     mant |= 0x800000u;
     int shift = 14 - e;
@@ -58,7 +58,8 @@ uint16_t floatToHalf(float value) {
     return static_cast<uint16_t>(sign | half);
   }
   uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13), rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;  // a carry may reach infinity: correct
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u)))
+    ++half;  // a carry may reach infinity: correct
   return static_cast<uint16_t>(sign | half);
 }
 
@@ -90,8 +91,8 @@ int64_t weightByteLength(const WeightSpec& spec, const std::string& source) {
   const std::string op = "io";
   int64_t count = 1;
   for (int64_t d : spec.shape) {
-    check(d >= 0, op, source, ": weight '", Quoted{spec.name}, "' has a negative dimension in shape ",
-          shapeToString(spec.shape));
+    check(d >= 0, op, source, ": weight '", Quoted{spec.name},
+          "' has a negative dimension in shape ", shapeToString(spec.shape));
     if (d != 0 && count > std::numeric_limits<int64_t>::max() / 8 / d)
       fail(op, source, ": weight '", Quoted{spec.name}, "' has an impossibly large shape ",
            shapeToString(spec.shape));
@@ -101,32 +102,32 @@ int64_t weightByteLength(const WeightSpec& spec, const std::string& source) {
   if (spec.quantization) {
     const Quantization& q = *spec.quantization;
     if (q.dtype == "uint8" || q.dtype == "uint16") {
-      check(spec.dtype != DType::boolean, op, source, ": weight '", Quoted{spec.name}, "' is bool; ",
-            q.dtype, " quantization applies to float32 and int32 weights only");
-      check(std::isfinite(q.min) && std::isfinite(q.scale), op, source, ": weight '", Quoted{spec.name},
-            "' has a non-finite quantization min/scale");
+      check(spec.dtype != DType::boolean, op, source, ": weight '", Quoted{spec.name},
+            "' is bool; ", q.dtype, " quantization applies to float32 and int32 weights only");
+      check(std::isfinite(q.min) && std::isfinite(q.scale), op, source, ": weight '",
+            Quoted{spec.name}, "' has a non-finite quantization min/scale");
       bytes = q.dtype == "uint8" ? 1 : 2;
       // Every code must dequantize into the weight's dtype (no overflow on conversion).
       double top = q.min + q.scale * (bytes == 1 ? 255.0 : 65535.0);
       double limit = spec.dtype == DType::int32 ? 2147483647.0 : std::numeric_limits<float>::max();
       check(std::isfinite(top) && std::fabs(q.min) <= limit && std::fabs(top) <= limit, op, source,
-            ": weight '", Quoted{spec.name}, "' has quantization min ", q.min, " and scale ", q.scale,
-            ", whose codes dequantize outside the ", dtypeName(spec.dtype), " range");
+            ": weight '", Quoted{spec.name}, "' has quantization min ", q.min, " and scale ",
+            q.scale, ", whose codes dequantize outside the ", dtypeName(spec.dtype), " range");
     } else if (q.dtype == "float16") {
       check(spec.dtype == DType::float32, op, source, ": weight '", Quoted{spec.name}, "' is ",
             dtypeName(spec.dtype), "; float16 quantization applies to float32 weights only");
       bytes = 2;
     } else {
-      fail(op, source, ": weight '", Quoted{spec.name}, "' has unknown quantization dtype '", Quoted{q.dtype},
-           "'; expected uint8, uint16 or float16");
+      fail(op, source, ": weight '", Quoted{spec.name}, "' has unknown quantization dtype '",
+           Quoted{q.dtype}, "'; expected uint8, uint16 or float16");
     }
   }
   return count * bytes;
 }
 
 std::pair<std::vector<WeightSpec>, std::vector<uint8_t>> encodeWeights(const NamedTensors& tensors,
-                                                                      const std::string& group,
-                                                                      Quantize quantize) {
+                                                                       const std::string& group,
+                                                                       Quantize quantize) {
   std::vector<WeightSpec> specs;
   std::vector<uint8_t> data;
   for (const auto& [name, t] : tensors) {
@@ -200,7 +201,8 @@ NamedTensors decodeWeights(const std::vector<uint8_t>& data, const std::vector<W
     }
     if (s.dtype == DType::int32) {
       std::vector<int32_t> ints(values.size());
-      for (size_t i = 0; i < values.size(); ++i) ints[i] = static_cast<int32_t>(std::llround(values[i]));
+      for (size_t i = 0; i < values.size(); ++i)
+        ints[i] = static_cast<int32_t>(std::llround(values[i]));
       out.emplace_back(s.name, tensorInt(ints, s.shape));
     } else {
       out.emplace_back(s.name, tensor(std::vector<float>(values.begin(), values.end()), s.shape));

@@ -1,5 +1,4 @@
 // Activation functions by name (TF.js identifiers), written with ops.
-#include "src/core/name_table.h"
 #include "glint/activations.h"
 
 #include <cctype>
@@ -8,6 +7,7 @@
 #include <map>
 
 #include "glint/ops.h"
+#include "src/core/name_table.h"
 #include "src/ops/op_util.h"
 
 namespace glint::activations {

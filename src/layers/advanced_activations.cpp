@@ -35,7 +35,8 @@ class ReLU : public ElementwiseLayer {
     r.allowOnly({"max_value", "negative_slope", "threshold"});
     if (r.has("max_value")) {
       maxValue_ = finiteNumber(r, "max_value", 0);
-      if (*maxValue_ < 0) r.fail("max_value", "cannot be negative, got " + std::to_string(*maxValue_));
+      if (*maxValue_ < 0)
+        r.fail("max_value", "cannot be negative, got " + std::to_string(*maxValue_));
     }
     negativeSlope_ = finiteNumber(r, "negative_slope", 0);
     if (negativeSlope_ < 0)
@@ -100,10 +101,12 @@ class PReLU : public ElementwiseLayer {
     if (r.has("shared_axes")) {
       sharedAxesGiven_ = true;
       const Json& v = this->args().at("shared_axes");
-      sharedAxes_ = v.is_array() ? r.ints("shared_axes") : std::vector<int64_t>{r.integer("shared_axes")};
+      sharedAxes_ =
+          v.is_array() ? r.ints("shared_axes") : std::vector<int64_t>{r.integer("shared_axes")};
       for (int64_t a : sharedAxes_)
         if (a < 1)
-          r.fail("shared_axes", "are 1-based axes after the batch axis, got " + shapeToString(sharedAxes_));
+          r.fail("shared_axes",
+                 "are 1-based axes after the batch axis, got " + shapeToString(sharedAxes_));
     }
   }
   std::string className() const override { return "PReLU"; }
@@ -141,8 +144,8 @@ class PReLU : public ElementwiseLayer {
     Shape s(in.begin() + 1, in.end());
     for (int64_t a : sharedAxes_) {
       if (a >= static_cast<int64_t>(in.size()))
-        error("argument 'shared_axes' " + shapeToString(sharedAxes_) + " is out of range for input " +
-              shapeToString(in));
+        error("argument 'shared_axes' " + shapeToString(sharedAxes_) +
+              " is out of range for input " + shapeToString(in));
       s[a - 1] = 1;
     }
     for (int64_t d : s)
@@ -230,7 +233,8 @@ class Softmax : public ElementwiseLayer {
     std::vector<int64_t> out;
     for (int64_t a : axes_) {
       if (a < -rank || a >= rank)
-        error("argument 'axis' " + std::to_string(a) + " is out of range for input " + shapeToString(s));
+        error("argument 'axis' " + std::to_string(a) + " is out of range for input " +
+              shapeToString(s));
       int64_t n = a < 0 ? a + rank : a;
       if (std::find(out.begin(), out.end(), n) != out.end())
         error("argument 'axis' names axis " + std::to_string(n) + " twice");

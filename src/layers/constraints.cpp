@@ -75,7 +75,8 @@ class NonNeg : public Constraint {
 
 class MinMaxNorm : public Constraint {
  public:
-  MinMaxNorm(double lo, double hi, double rate, int axis) : lo_(lo), hi_(hi), rate_(rate), axis_(axis) {
+  MinMaxNorm(double lo, double hi, double rate, int axis)
+      : lo_(lo), hi_(hi), rate_(rate), axis_(axis) {
     check(std::isfinite(lo) && std::isfinite(hi) && lo >= 0 && lo <= hi, "constraints",
           "MinMaxNorm: needs 0 <= min_value <= max_value, got ", lo, ", ", hi);
     check(rate >= 0 && rate <= 1, "constraints", "MinMaxNorm: rate must be in [0, 1], got ", rate);
@@ -143,9 +144,10 @@ std::shared_ptr<Constraint> fromConfig(const Config& config) {
   if (k == "nonneg") return nonNeg();
   if (k == "minmaxnorm")
     return minMaxNorm(number(c, "min_value", "minValue", 0.0, cls),
-                      number(c, "max_value", "maxValue", 1.0, cls), number(c, "rate", "rate", 1.0, cls),
-                      axis);
-  fail("constraints", "unknown constraint '", cls, "'; known: MaxNorm, MinMaxNorm, NonNeg, UnitNorm");
+                      number(c, "max_value", "maxValue", 1.0, cls),
+                      number(c, "rate", "rate", 1.0, cls), axis);
+  fail("constraints", "unknown constraint '", cls,
+       "'; known: MaxNorm, MinMaxNorm, NonNeg, UnitNorm");
 }
 
 std::shared_ptr<Constraint> get(const std::string& name) {

@@ -23,12 +23,12 @@ namespace glint {
 
 namespace {
 
-#define GLINT_CONV_LSTM_CELL_KEYS                                                             \
-  "filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",             \
-      "activation", "recurrent_activation", "use_bias", "kernel_initializer",                 \
-      "recurrent_initializer", "bias_initializer", "unit_forget_bias", "kernel_regularizer",  \
-      "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", \
-      "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout", "implementation"
+#define GLINT_CONV_LSTM_CELL_KEYS                                                               \
+  "filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", "activation", \
+      "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",        \
+      "bias_initializer", "unit_forget_bias", "kernel_regularizer", "recurrent_regularizer",    \
+      "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint",  \
+      "bias_constraint", "dropout", "recurrent_dropout", "implementation"
 
 class ConvLSTM2DCell : public Layer {
  public:
@@ -61,7 +61,8 @@ class ConvLSTM2DCell : public Layer {
     biasConstraint_ = r.constraint("bias_constraint");
     dropout_ = r.number("dropout", 0);
     recurrentDropout_ = r.number("recurrent_dropout", 0);
-    if (!(dropout_ >= 0 && dropout_ < 1)) r.fail("dropout", "must be in [0, 1), got " + std::to_string(dropout_));
+    if (!(dropout_ >= 0 && dropout_ < 1))
+      r.fail("dropout", "must be in [0, 1), got " + std::to_string(dropout_));
     if (!(recurrentDropout_ >= 0 && recurrentDropout_ < 1))
       r.fail("recurrent_dropout", "must be in [0, 1), got " + std::to_string(recurrentDropout_));
     if (r.has("implementation")) implementation_ = r.integer("implementation");
@@ -76,14 +77,18 @@ class ConvLSTM2DCell : public Layer {
   }
   /// Checks one step's input [batch, rows, cols, channels]; the state shape.
   Shape stateShape(const Shape& x, const std::string& what) const {
-    if (x.size() != 4) error(what + " needs inputs of rank 4 [batch, rows, cols, channels] per step, got " + shapeToString(x));
+    if (x.size() != 4)
+      error(what + " needs inputs of rank 4 [batch, rows, cols, channels] per step, got " +
+            shapeToString(x));
     if (x[3] < 0) error("the channel dimension must be known, got " + shapeToString(x));
     if (built_ && x[3] != inputDim_)
-      error("was built for " + std::to_string(inputDim_) + " input channels, got " + shapeToString(x));
+      error("was built for " + std::to_string(inputDim_) + " input channels, got " +
+            shapeToString(x));
     auto [oh, ow] = outputSize(x[1], x[2]);
     if ((x[1] >= 0 && oh <= 0) || (x[2] >= 0 && ow <= 0))
-      error("input rows and cols " + shapeToString({x[1], x[2]}) + " are too small for kernel_size " +
-            shapeToString({kernel_[0], kernel_[1]}) + " and dilation_rate " + shapeToString({dilation_[0], dilation_[1]}));
+      error("input rows and cols " + shapeToString({x[1], x[2]}) +
+            " are too small for kernel_size " + shapeToString({kernel_[0], kernel_[1]}) +
+            " and dilation_rate " + shapeToString({dilation_[0], dilation_[1]}));
     return {x[0], oh, ow, filters_};
   }
 
@@ -92,18 +97,21 @@ class ConvLSTM2DCell : public Layer {
     if (in.size() != 3) error("takes 3 inputs {x, h, c}, got " + std::to_string(in.size()));
     Shape s = stateShape(in[0], "ConvLSTM2DCell");
     for (size_t i = 1; i < 3; ++i)
-      if (!compatibleState(in[i], s)) error("needs states of shape " + shapeToString(s) + ", got " + shapeToString(in[i]));
+      if (!compatibleState(in[i], s))
+        error("needs states of shape " + shapeToString(s) + ", got " + shapeToString(in[i]));
     return {s, s, s};
   }
   void build(const std::vector<Shape>& in) override {
     inputDim_ = in[0][3];
     const int64_t g = 4 * filters_;
-    kernelW_ = addWeight("kernel", {kernel_[0], kernel_[1], inputDim_, g}, kernelInit_, kernelReg_, true, kernelConstraint_);
-    recurrentW_ = addWeight("recurrent_kernel", {kernel_[0], kernel_[1], filters_, g}, recurrentInit_, recurrentReg_,
-                            true, recurrentConstraint_);
+    kernelW_ = addWeight("kernel", {kernel_[0], kernel_[1], inputDim_, g}, kernelInit_, kernelReg_,
+                         true, kernelConstraint_);
+    recurrentW_ = addWeight("recurrent_kernel", {kernel_[0], kernel_[1], filters_, g},
+                            recurrentInit_, recurrentReg_, true, recurrentConstraint_);
     if (useBias_)
-      biasW_ = addWeight("bias", {g}, unitForgetBias_ ? unitForgetBias(biasInit_, filters_) : biasInit_,
-                         biasReg_, true, biasConstraint_);
+      biasW_ =
+          addWeight("bias", {g}, unitForgetBias_ ? unitForgetBias(biasInit_, filters_) : biasInit_,
+                    biasReg_, true, biasConstraint_);
     built_ = true;
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
@@ -209,18 +217,23 @@ class ConvLSTM2D : public Layer {
     returnState_ = r.boolean("return_state", false);
     goBackwards_ = r.boolean("go_backwards", false);
     if (r.boolean("stateful", false))
-      r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
-    if (r.boolean("unroll", false)) r.fail("unroll", "true is not possible for convolutional recurrent layers (as TF.js)");
+      r.fail("stateful",
+             "true is not supported: Glint's recurrent layers start every call from zero states");
+    if (r.boolean("unroll", false))
+      r.fail("unroll", "true is not possible for convolutional recurrent layers (as TF.js)");
   }
   std::string className() const override { return "ConvLSTM2D"; }
   bool supportsMasking() const override { return true; }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1)
-      error("takes one input [batch, time, rows, cols, channels] (initial states are not supported), got " +
-            std::to_string(in.size()) + " inputs");
+      error(
+          "takes one input [batch, time, rows, cols, channels] (initial states are not supported), "
+          "got " +
+          std::to_string(in.size()) + " inputs");
     const Shape& s = in[0];
-    if (s.size() != 5) error("needs inputs of rank 5 [batch, time, rows, cols, channels], got " + shapeToString(s));
+    if (s.size() != 5)
+      error("needs inputs of rank 5 [batch, time, rows, cols, channels], got " + shapeToString(s));
     Shape state;
     try {
       state = cell_->stateShape({s[0], s[2], s[3], s[4]}, "ConvLSTM2D");
@@ -248,7 +261,8 @@ class ConvLSTM2D : public Layer {
     Tensor x = in[0];
     // Dropout masks are drawn once per call and shared by all steps and gates.
     if (args.training && cell_->dropout() > 0)
-      x = mul(x, reshape(glint::dropout(ones({b, s[2], s[3], s[4]}), static_cast<float>(cell_->dropout())),
+      x = mul(x, reshape(glint::dropout(ones({b, s[2], s[3], s[4]}),
+                                        static_cast<float>(cell_->dropout())),
                          {b, 1, s[2], s[3], s[4]}));
     Shape state = cell_->stateShape({b, s[2], s[3], s[4]}, "ConvLSTM2D");
     Tensor hMask;
@@ -257,7 +271,8 @@ class ConvLSTM2D : public Layer {
     // Every step's input convolution at once, then one step at a time.
     Tensor xw = cell_->project(reshape(x, {b * T, s[2], s[3], s[4]}));
     Shape stepShape = xw.shape();
-    std::vector<Tensor> steps = unpack(reshape(xw, {b, T, stepShape[1], stepShape[2], stepShape[3]}), 1);
+    std::vector<Tensor> steps =
+        unpack(reshape(xw, {b, T, stepShape[1], stepShape[2], stepShape[3]}), 1);
     std::vector<Tensor> masks = stepMasks(args, b, T);
     if (goBackwards_) {
       std::reverse(steps.begin(), steps.end());
@@ -282,7 +297,8 @@ class ConvLSTM2D : public Layer {
     if (returnState_) result.insert(result.end(), {h, c});
     return result;
   }
-  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&,
+                                  const std::vector<Tensor>& masks) const override {
     return {returnSequences_ && !masks.empty() ? masks[0] : Tensor()};
   }
 
@@ -300,7 +316,9 @@ class ConvLSTM2D : public Layer {
     Layer::setTrainable(trainable);
     cell_->setTrainable(trainable);
   }
-  std::vector<Tensor> regularizationLosses() const override { return cell_->regularizationLosses(); }
+  std::vector<Tensor> regularizationLosses() const override {
+    return cell_->regularizationLosses();
+  }
   void applyConstraints() override { cell_->applyConstraints(); }
 
  protected:

@@ -31,7 +31,8 @@ class BaseConv : public spatial::Layer4D {
     dilation_ = spatial::positivePair(r, "dilation_rate", {1, 1});
     if ((strides_[0] > 1 || strides_[1] > 1) && (dilation_[0] > 1 || dilation_[1] > 1))
       r.fail("dilation_rate", "cannot be > 1 together with strides > 1, got strides " +
-                                  shapeToString(Shape{strides_[0], strides_[1]}) + " and dilation_rate " +
+                                  shapeToString(Shape{strides_[0], strides_[1]}) +
+                                  " and dilation_rate " +
                                   shapeToString(Shape{dilation_[0], dilation_[1]}));
     activation_ = r.activation("activation");
     useBias_ = r.boolean("use_bias", true);
@@ -46,7 +47,8 @@ class BaseConv : public spatial::Layer4D {
   /// returns it.
   const Shape& checkedInput(const std::vector<Shape>& in) const {
     const Shape& s = oneRank4Input(in);
-    if (s[3] < 0) error("the channel dimension (last) of the input must be known, got " + shapeToString(s));
+    if (s[3] < 0)
+      error("the channel dimension (last) of the input must be known, got " + shapeToString(s));
     if (inChannels_ >= 0 && s[3] != inChannels_)
       error("was built for inputs with " + std::to_string(inChannels_) +
             " channels, got input of shape " + shapeToString(s));
@@ -55,12 +57,15 @@ class BaseConv : public spatial::Layer4D {
 
   /// Output height and width of the forward convolution window.
   std::pair<int64_t, int64_t> windowOutput(const Shape& s) const {
-    int64_t oh = spatial::convOutputLength(s[1], kernelSize_[0], padding_, strides_[0], dilation_[0]);
-    int64_t ow = spatial::convOutputLength(s[2], kernelSize_[1], padding_, strides_[1], dilation_[1]);
+    int64_t oh =
+        spatial::convOutputLength(s[1], kernelSize_[0], padding_, strides_[0], dilation_[0]);
+    int64_t ow =
+        spatial::convOutputLength(s[2], kernelSize_[1], padding_, strides_[1], dilation_[1]);
     if ((s[1] >= 0 && oh <= 0) || (s[2] >= 0 && ow <= 0))
-      error("kernel " + shapeToString(Shape{kernelSize_[0], kernelSize_[1]}) + " with dilation_rate " +
-            shapeToString(Shape{dilation_[0], dilation_[1]}) + " does not fit in input of shape " +
-            shapeToString(s) + " with padding 'valid'; use a smaller kernel or padding 'same'");
+      error("kernel " + shapeToString(Shape{kernelSize_[0], kernelSize_[1]}) +
+            " with dilation_rate " + shapeToString(Shape{dilation_[0], dilation_[1]}) +
+            " does not fit in input of shape " + shapeToString(s) +
+            " with padding 'valid'; use a smaller kernel or padding 'same'");
     return {oh, ow};
   }
 
@@ -104,14 +109,16 @@ class BaseConv : public spatial::Layer4D {
 /// Conv2D and Conv2DTranspose: a full kernel and `filters` outputs.
 class Conv : public BaseConv {
  public:
-  Conv(const Json& args, const std::string& prefix, const std::string& cls) : BaseConv(args, prefix, cls) {
+  Conv(const Json& args, const std::string& prefix, const std::string& cls)
+      : BaseConv(args, prefix, cls) {
     ArgReader r(this->args(), cls + " '" + name() + "'");
     r.allowOnly({"filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
                  "activation", "use_bias", "kernel_initializer", "bias_initializer",
                  "kernel_regularizer", "bias_regularizer", "activity_regularizer",
                  "kernel_constraint", "bias_constraint", "groups", "output_padding"});
     // Keys Keras (Python) writes; accepted only with the values TF.js implies.
-    if (r.integer("groups", 1) != 1) r.fail("groups", "must be 1: grouped convolution is not supported");
+    if (r.integer("groups", 1) != 1)
+      r.fail("groups", "must be 1: grouped convolution is not supported");
     if (r.has("output_padding") && cls != "Conv2DTranspose")
       r.fail("output_padding", "is an argument of Conv2DTranspose only");
     if (r.has("output_padding")) r.fail("output_padding", "is not supported (it must be null)");
@@ -152,8 +159,8 @@ class Conv2D : public Conv {
   }
   void build(const std::vector<Shape>& in) override {
     inChannels_ = in[0][3];
-    kernel_ = addWeight("kernel", {kernelSize_[0], kernelSize_[1], inChannels_, filters_}, kernelInit_,
-                        kernelReg_, true, kernelConstraint_);
+    kernel_ = addWeight("kernel", {kernelSize_[0], kernelSize_[1], inChannels_, filters_},
+                        kernelInit_, kernelReg_, true, kernelConstraint_);
     if (useBias_) bias_ = addWeight("bias", {filters_}, biasInit_, biasReg_, true, biasConstraint_);
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
@@ -166,20 +173,23 @@ class Conv2DTranspose : public Conv {
  public:
   explicit Conv2DTranspose(const Json& args) : Conv(args, "conv2d_transpose", "Conv2DTranspose") {
     if (dilation_[0] != 1 || dilation_[1] != 1)
-      error("argument 'dilation_rate' must be 1: dilated transposed convolution is not supported, got " +
-            shapeToString(Shape{dilation_[0], dilation_[1]}));
+      error(
+          "argument 'dilation_rate' must be 1: dilated transposed convolution is not supported, "
+          "got " +
+          shapeToString(Shape{dilation_[0], dilation_[1]}));
   }
   std::string className() const override { return "Conv2DTranspose"; }
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     const Shape& s = checkedInput(in);
     return {Shape{s[0], spatial::deconvOutputLength(s[1], kernelSize_[0], padding_, strides_[0]),
-                  spatial::deconvOutputLength(s[2], kernelSize_[1], padding_, strides_[1]), filters_}};
+                  spatial::deconvOutputLength(s[2], kernelSize_[1], padding_, strides_[1]),
+                  filters_}};
   }
   void build(const std::vector<Shape>& in) override {
     inChannels_ = in[0][3];
-    kernel_ = addWeight("kernel", {kernelSize_[0], kernelSize_[1], filters_, inChannels_}, kernelInit_,
-                        kernelReg_, true, kernelConstraint_);
+    kernel_ = addWeight("kernel", {kernelSize_[0], kernelSize_[1], filters_, inChannels_},
+                        kernelInit_, kernelReg_, true, kernelConstraint_);
     if (useBias_) bias_ = addWeight("bias", {filters_}, biasInit_, biasReg_, true, biasConstraint_);
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
@@ -190,14 +200,16 @@ class Conv2DTranspose : public Conv {
 
 class DepthwiseConv2D : public BaseConv {
  public:
-  explicit DepthwiseConv2D(const Json& args) : BaseConv(args, "depthwise_conv2d", "DepthwiseConv2D") {
+  explicit DepthwiseConv2D(const Json& args)
+      : BaseConv(args, "depthwise_conv2d", "DepthwiseConv2D") {
     ArgReader r(this->args(), "DepthwiseConv2D '" + name() + "'");
     r.allowOnly({"kernel_size", "strides", "padding", "data_format", "dilation_rate", "activation",
                  "use_bias", "depth_multiplier", "depthwise_initializer", "bias_initializer",
                  "depthwise_regularizer", "bias_regularizer", "activity_regularizer",
                  "depthwise_constraint", "bias_constraint"});
     multiplier_ = r.integer("depth_multiplier", 1);
-    if (multiplier_ <= 0) r.fail("depth_multiplier", "must be positive, got " + std::to_string(multiplier_));
+    if (multiplier_ <= 0)
+      r.fail("depth_multiplier", "must be positive, got " + std::to_string(multiplier_));
     depthwiseInit_ = r.initializer("depthwise_initializer", "glorotNormal");
     depthwiseReg_ = r.regularizer("depthwise_regularizer");
     depthwiseConstraint_ = r.constraint("depthwise_constraint");
@@ -211,10 +223,12 @@ class DepthwiseConv2D : public BaseConv {
   }
   void build(const std::vector<Shape>& in) override {
     inChannels_ = in[0][3];
-    kernel_ = addWeight("depthwise_kernel", {kernelSize_[0], kernelSize_[1], inChannels_, multiplier_},
-                        depthwiseInit_, depthwiseReg_, true, depthwiseConstraint_);
+    kernel_ =
+        addWeight("depthwise_kernel", {kernelSize_[0], kernelSize_[1], inChannels_, multiplier_},
+                  depthwiseInit_, depthwiseReg_, true, depthwiseConstraint_);
     if (useBias_)
-      bias_ = addWeight("bias", {inChannels_ * multiplier_}, biasInit_, biasReg_, true, biasConstraint_);
+      bias_ = addWeight("bias", {inChannels_ * multiplier_}, biasInit_, biasReg_, true,
+                        biasConstraint_);
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
     computeOutputShape({in[0].shape()});
@@ -240,12 +254,14 @@ class DepthwiseConv2D : public BaseConv {
 /// A depthwise convolution followed by a pointwise (1x1) one.
 class SeparableConv2D : public BaseConv {
  public:
-  explicit SeparableConv2D(const Json& args) : BaseConv(args, "separable_conv2d", "SeparableConv2D") {
+  explicit SeparableConv2D(const Json& args)
+      : BaseConv(args, "separable_conv2d", "SeparableConv2D") {
     ArgReader r(this->args(), "SeparableConv2D '" + name() + "'");
     for (const char* k : {"kernel_initializer", "kernel_regularizer", "kernel_constraint"})
       if (r.has(k))
-        r.fail(k, "is not an argument of SeparableConv2D: use depthwise_* and pointwise_* "
-                  "(depthwiseInitializer, pointwiseInitializer, ...)");
+        r.fail(k,
+               "is not an argument of SeparableConv2D: use depthwise_* and pointwise_* "
+               "(depthwiseInitializer, pointwiseInitializer, ...)");
     r.allowOnly({"filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
                  "activation", "use_bias", "depth_multiplier", "depthwise_initializer",
                  "pointwise_initializer", "bias_initializer", "depthwise_regularizer",
@@ -254,7 +270,8 @@ class SeparableConv2D : public BaseConv {
     filters_ = r.integer("filters");
     if (filters_ <= 0) r.fail("filters", "must be positive, got " + std::to_string(filters_));
     multiplier_ = r.integer("depth_multiplier", 1);
-    if (multiplier_ <= 0) r.fail("depth_multiplier", "must be positive, got " + std::to_string(multiplier_));
+    if (multiplier_ <= 0)
+      r.fail("depth_multiplier", "must be positive, got " + std::to_string(multiplier_));
     depthwiseInit_ = r.initializer("depthwise_initializer", "glorotUniform");
     pointwiseInit_ = r.initializer("pointwise_initializer", "glorotUniform");
     depthwiseReg_ = r.regularizer("depthwise_regularizer");
@@ -271,10 +288,11 @@ class SeparableConv2D : public BaseConv {
   }
   void build(const std::vector<Shape>& in) override {
     inChannels_ = in[0][3];
-    depthwise_ = addWeight("depthwise_kernel", {kernelSize_[0], kernelSize_[1], inChannels_, multiplier_},
-                           depthwiseInit_, depthwiseReg_, true, depthwiseConstraint_);
-    pointwise_ = addWeight("pointwise_kernel", {1, 1, inChannels_ * multiplier_, filters_}, pointwiseInit_,
-                           pointwiseReg_, true, pointwiseConstraint_);
+    depthwise_ =
+        addWeight("depthwise_kernel", {kernelSize_[0], kernelSize_[1], inChannels_, multiplier_},
+                  depthwiseInit_, depthwiseReg_, true, depthwiseConstraint_);
+    pointwise_ = addWeight("pointwise_kernel", {1, 1, inChannels_ * multiplier_, filters_},
+                           pointwiseInit_, pointwiseReg_, true, pointwiseConstraint_);
     if (useBias_) bias_ = addWeight("bias", {filters_}, biasInit_, biasReg_, true, biasConstraint_);
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {

@@ -27,8 +27,10 @@ class ConvND : public spatial::Layer4D {
                  "kernel_regularizer", "bias_regularizer", "activity_regularizer",
                  "kernel_constraint", "bias_constraint", "groups", "output_padding"});
     // Keys Keras (Python) writes; accepted only with the values TF.js implies.
-    if (r.integer("groups", 1) != 1) r.fail("groups", "must be 1: grouped convolution is not supported");
-    if (r.has("output_padding") && !transpose_) r.fail("output_padding", "is an argument of Conv3DTranspose only");
+    if (r.integer("groups", 1) != 1)
+      r.fail("groups", "must be 1: grouped convolution is not supported");
+    if (r.has("output_padding") && !transpose_)
+      r.fail("output_padding", "is an argument of Conv3DTranspose only");
     if (r.has("output_padding") && !this->args().at("output_padding").is_null())
       r.fail("output_padding", "is not supported (it must be null)");
     filters_ = r.integer("filters");
@@ -43,16 +45,17 @@ class ConvND : public spatial::Layer4D {
     } else if (padding == "valid" || padding == "same") {
       padding_ = padding == "same" ? Padding::same : Padding::valid;
     } else {
-      r.fail("padding", "must be 'valid', 'same'" + std::string(rank == 1 ? " or 'causal'" : "") + ", got '" +
-                            padding + "'");
+      r.fail("padding", "must be 'valid', 'same'" + std::string(rank == 1 ? " or 'causal'" : "") +
+                            ", got '" + padding + "'");
     }
     spatial::dataFormat(r);
     dilation_ = spatial::positiveTuple(r, "dilation_rate", rank, std::vector<int64_t>(rank, 1));
     bool strided = false, dilated = false;
     for (size_t i = 0; i < rank; ++i) strided |= strides_[i] > 1, dilated |= dilation_[i] > 1;
     if (strided && dilated)
-      r.fail("dilation_rate", "cannot be > 1 together with strides > 1, got strides " + shapeToString(strides_) +
-                                  " and dilation_rate " + shapeToString(dilation_));
+      r.fail("dilation_rate", "cannot be > 1 together with strides > 1, got strides " +
+                                  shapeToString(strides_) + " and dilation_rate " +
+                                  shapeToString(dilation_));
     if (transpose_ && dilated)
       r.fail("dilation_rate", "must be 1: dilated transposed convolution is not supported, got " +
                                   shapeToString(dilation_));
@@ -71,10 +74,11 @@ class ConvND : public spatial::Layer4D {
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     const Shape& s = oneInputOfRank(in, rank_ + 2);
     int64_t channels = s[rank_ + 1];
-    if (channels < 0) error("the channel dimension (last) of the input must be known, got " + shapeToString(s));
+    if (channels < 0)
+      error("the channel dimension (last) of the input must be known, got " + shapeToString(s));
     if (inChannels_ >= 0 && channels != inChannels_)
-      error("was built for inputs with " + std::to_string(inChannels_) + " channels, got input of shape " +
-            shapeToString(s));
+      error("was built for inputs with " + std::to_string(inChannels_) +
+            " channels, got input of shape " + shapeToString(s));
     Shape out = s;
     out[rank_ + 1] = filters_;
     bool fits = true;
@@ -86,13 +90,14 @@ class ConvND : public spatial::Layer4D {
         // Left padding of (kernel - 1) * dilation keeps every step.
         out[1 + i] = len < 0 ? -1 : (len + strides_[i] - 1) / strides_[i];
       } else {
-        out[1 + i] = spatial::convOutputLength(len, kernelSize_[i], padding_, strides_[i], dilation_[i]);
+        out[1 + i] =
+            spatial::convOutputLength(len, kernelSize_[i], padding_, strides_[i], dilation_[i]);
         fits &= len < 0 || out[1 + i] > 0;
       }
     }
     if (!fits)
-      error("kernel " + shapeToString(kernelSize_) + " with dilation_rate " + shapeToString(dilation_) +
-            " does not fit in input of shape " + shapeToString(s) +
+      error("kernel " + shapeToString(kernelSize_) + " with dilation_rate " +
+            shapeToString(dilation_) + " does not fit in input of shape " + shapeToString(s) +
             " with padding 'valid'; use a smaller kernel or padding 'same'");
     return {out};
   }
@@ -109,7 +114,7 @@ class ConvND : public spatial::Layer4D {
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
     Shape out = computeOutputShape({in[0].shape()})[0];
     using spatial::triple;
-    Tensor y = rank_ == 1    ? conv1d(in[0], out)
+    Tensor y = rank_ == 1   ? conv1d(in[0], out)
                : transpose_ ? conv3dTranspose(in[0], kernel_, out, triple(strides_), padding_)
                             : conv3d(in[0], kernel_, triple(strides_), padding_, triple(dilation_));
     if (useBias_) y = add(y, bias_);
@@ -170,8 +175,12 @@ class ConvND : public spatial::Layer4D {
 
 namespace layers {
 
-LayerPtr conv1d(const Config& args) { return std::make_shared<ConvND>(args, "conv1d", "Conv1D", 1, false); }
-LayerPtr conv3d(const Config& args) { return std::make_shared<ConvND>(args, "conv3d", "Conv3D", 3, false); }
+LayerPtr conv1d(const Config& args) {
+  return std::make_shared<ConvND>(args, "conv1d", "Conv1D", 1, false);
+}
+LayerPtr conv3d(const Config& args) {
+  return std::make_shared<ConvND>(args, "conv3d", "Conv3D", 3, false);
+}
 LayerPtr conv3dTranspose(const Config& args) {
   return std::make_shared<ConvND>(args, "conv3d_transpose", "Conv3DTranspose", 3, true);
 }

@@ -7,9 +7,9 @@
 #include "glint/error.h"
 #include "glint/fused_ops.h"
 #include "glint/initializers.h"
-#include "glint/regularizers.h"
 #include "glint/layers.h"
 #include "glint/ops.h"
+#include "glint/regularizers.h"
 #include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
@@ -84,10 +84,13 @@ class Dense : public Layer {
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
-    if (in[0].size() < 2) error("needs inputs of rank >= 2 ([batch, ..., features]), got " + shapeToString(in[0]));
-    if (in[0].back() < 0) error("the last input dimension must be known, got " + shapeToString(in[0]));
+    if (in[0].size() < 2)
+      error("needs inputs of rank >= 2 ([batch, ..., features]), got " + shapeToString(in[0]));
+    if (in[0].back() < 0)
+      error("the last input dimension must be known, got " + shapeToString(in[0]));
     if (inputDim_ >= 0 && in[0].back() != inputDim_)
-      error("was built for " + std::to_string(inputDim_) + " input features, got " + shapeToString(in[0]));
+      error("was built for " + std::to_string(inputDim_) + " input features, got " +
+            shapeToString(in[0]));
     Shape out = in[0];
     out.back() = units_;
     return {out};
@@ -95,14 +98,16 @@ class Dense : public Layer {
 
   void build(const std::vector<Shape>& in) override {
     inputDim_ = in[0].back();
-    kernel_ = addWeight("kernel", {inputDim_, units_}, kernelInit_, kernelReg_, true, kernelConstraint_);
+    kernel_ =
+        addWeight("kernel", {inputDim_, units_}, kernelInit_, kernelReg_, true, kernelConstraint_);
     if (useBias_) bias_ = addWeight("bias", {units_}, biasInit_, biasReg_, true, biasConstraint_);
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
     const Tensor& x = in[0];
     if (x.shape().back() != inputDim_)
-      error("expected " + std::to_string(inputDim_) + " input features, got " + shapeToString(x.shape()));
+      error("expected " + std::to_string(inputDim_) + " input features, got " +
+            shapeToString(x.shape()));
     // One kernel for x W + b and the activation when it fuses; others
     // (softmax, selu, ...) follow as their own op.
     const bool fused = isFusableActivation(activation_);
@@ -184,7 +189,8 @@ class Dropout : public ShapePreservingLayer {
     ArgReader r(this->args(), "Dropout '" + name() + "'");
     r.allowOnly({"rate", "noise_shape", "seed"});
     rate_ = r.number("rate", -1);
-    if (!(rate_ >= 0 && rate_ < 1)) r.fail("rate", "must be in [0, 1), got " + std::to_string(rate_));
+    if (!(rate_ >= 0 && rate_ < 1))
+      r.fail("rate", "must be in [0, 1), got " + std::to_string(rate_));
     noiseShape_ = r.ints("noise_shape", {});
     if (r.has("seed")) seed_ = static_cast<uint64_t>(r.integer("seed"));
   }
@@ -263,7 +269,8 @@ class Reshape : public Layer {
       *unknown = have / known;
     } else if (have >= 0 && known != have) {
       error("cannot reshape " + shapeToString(in[0]) + " (" + std::to_string(have) +
-            " values per sample) into " + shapeToString(target_) + " (" + std::to_string(known) + ")");
+            " values per sample) into " + shapeToString(target_) + " (" + std::to_string(known) +
+            ")");
     }
     out.insert(out.begin(), in[0][0]);
     return {out};
@@ -326,8 +333,8 @@ class Permute : public Layer {
 Json embeddingBaseArgs(const Json& args) {
   Json a = normalizeArgKeys(args);
   a.erase("input_dim");
-  if (a.contains("input_length") && !a["input_length"].is_null() && !a.contains("batch_input_shape") &&
-      !a.contains("input_shape"))
+  if (a.contains("input_length") && !a["input_length"].is_null() &&
+      !a.contains("batch_input_shape") && !a.contains("input_shape"))
     a["input_shape"] = Json::array({a["input_length"]});
   return a;
 }
@@ -357,10 +364,12 @@ class Embedding : public Layer {
     return {out};
   }
   void build(const std::vector<Shape>&) override {
-    embeddings_ = addWeight("embeddings", {inputDimArg_, outputDim_}, init_, reg_, true, constraint_);
+    embeddings_ =
+        addWeight("embeddings", {inputDimArg_, outputDim_}, init_, reg_, true, constraint_);
   }
   /// maskZero: id 0 is padding, so its steps are masked out.
-  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>&) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in,
+                                  const std::vector<Tensor>&) const override {
     if (!maskZero_) return {};
     return {notEqual(in[0], zeros({}, in[0].dtype()))};
   }

@@ -15,11 +15,13 @@ namespace {
 
 std::string interpolation(const ArgReader& r) {
   std::string m = r.string("interpolation", "bilinear");
-  if (m != "bilinear" && m != "nearest") r.fail("interpolation", "must be 'bilinear' or 'nearest', got '" + m + "'");
+  if (m != "bilinear" && m != "nearest")
+    r.fail("interpolation", "must be 'bilinear' or 'nearest', got '" + m + "'");
   return m;
 }
 
-Tensor resize(const Tensor& x, const std::string& method, Pair size, bool alignCorners, bool halfPixelCenters) {
+Tensor resize(const Tensor& x, const std::string& method, Pair size, bool alignCorners,
+              bool halfPixelCenters) {
   return method == "nearest" ? resizeNearestNeighbor(x, size, alignCorners, halfPixelCenters)
                              : resizeBilinear(x, size, alignCorners, halfPixelCenters);
 }
@@ -40,11 +42,12 @@ class Resizing : public spatial::Layer4D {
     height_ = r.integer("height");
     width_ = r.integer("width");
     if (height_ < 1 || width_ < 1)
-      r.fail(height_ < 1 ? "height" : "width", "must be a positive integer, got " +
-                                                   std::to_string(height_ < 1 ? height_ : width_));
+      r.fail(height_ < 1 ? "height" : "width",
+             "must be a positive integer, got " + std::to_string(height_ < 1 ? height_ : width_));
     method_ = interpolation(r);
     crop_ = r.boolean("crop_to_aspect_ratio", false);
-    for (const char* k : {"data_format", "pad_to_aspect_ratio", "fill_mode", "fill_value", "antialias"})
+    for (const char* k :
+         {"data_format", "pad_to_aspect_ratio", "fill_mode", "fill_value", "antialias"})
       keras_ = keras_ || this->args().contains(k);
     if (keras_) {
       spatial::dataFormat(r);
@@ -65,8 +68,10 @@ class Resizing : public spatial::Layer4D {
     if (crop_) {
       const int64_t h = x.shape()[1], w = x.shape()[2];
       // The largest centred region with the target's aspect ratio.
-      int64_t ch = std::min<int64_t>(h, static_cast<int64_t>(std::floor(double(w) * height_ / width_)));
-      int64_t cw = std::min<int64_t>(w, static_cast<int64_t>(std::floor(double(h) * width_ / height_)));
+      int64_t ch =
+          std::min<int64_t>(h, static_cast<int64_t>(std::floor(double(w) * height_ / width_)));
+      int64_t cw =
+          std::min<int64_t>(w, static_cast<int64_t>(std::floor(double(h) * width_ / height_)));
       ch = std::max<int64_t>(ch, 1);
       cw = std::max<int64_t>(cw, 1);
       x = slice(x, {0, (h - ch) / 2, (w - cw) / 2, 0}, {-1, ch, cw, -1});
@@ -74,7 +79,9 @@ class Resizing : public spatial::Layer4D {
     return {resize(x, method_, {height_, width_}, false, true)};
   }
   Json getConfig() const override {
-    Json own = {{"height", height_}, {"width", width_}, {"interpolation", method_},
+    Json own = {{"height", height_},
+                {"width", width_},
+                {"interpolation", method_},
                 {"crop_to_aspect_ratio", crop_}};
     if (keras_) {  // Keras's keys keep a Keras file Keras's on the way back
       own["pad_to_aspect_ratio"] = false;
@@ -102,7 +109,8 @@ class RandomWidth : public spatial::Layer4D {
     const Json& f = this->args().at("factor");
     if (f.is_number()) {
       double v = f.get<double>();
-      if (!(v > 0)) r.fail("factor", "must be a positive number or [lower, upper], got " + f.dump());
+      if (!(v > 0))
+        r.fail("factor", "must be a positive number or [lower, upper], got " + f.dump());
       lower_ = -v;
       upper_ = v;
     } else if (f.is_array() && f.size() == 2 && f[0].is_number() && f[1].is_number()) {
@@ -112,7 +120,8 @@ class RandomWidth : public spatial::Layer4D {
       r.fail("factor", "must be a positive number or [lower, upper], got " + f.dump());
     }
     if (lower_ < -1 || upper_ < -1) r.fail("factor", "must not go below -1, got " + f.dump());
-    if (upper_ < lower_) r.fail("factor", "upper bound must not be below the lower, got " + f.dump());
+    if (upper_ < lower_)
+      r.fail("factor", "upper bound must not be below the lower, got " + f.dump());
     factor_ = f;
     method_ = interpolation(r);
     spatial::dataFormat(r);
@@ -130,7 +139,9 @@ class RandomWidth : public spatial::Layer4D {
     int64_t width = std::max<int64_t>(1, static_cast<int64_t>(std::lround(factor * w)));
     return {resize(in[0], method_, {in[0].shape()[1], width}, false, false)};
   }
-  Json getConfig() const override { return config({{"factor", factor_}, {"interpolation", method_}}); }
+  Json getConfig() const override {
+    return config({{"factor", factor_}, {"interpolation", method_}});
+  }
 
  private:
   double lower_ = 0, upper_ = 0;

@@ -8,8 +8,8 @@
 
 #include "glint/error.h"
 #include "glint/json.h"
-#include "src/core/name_table.h"
 #include "glint/ops.h"
+#include "src/core/name_table.h"
 
 namespace glint {
 
@@ -119,10 +119,11 @@ std::string text(const Json& config, const std::string& k, const std::string& fa
 }
 
 const std::vector<std::string>& knownClasses() {
-  static const std::vector<std::string> k = {
-      "Zeros",         "Ones",         "Constant",     "RandomNormal",   "RandomUniform",
-      "TruncatedNormal", "VarianceScaling", "Orthogonal", "Identity",    "GlorotUniform",
-      "GlorotNormal",  "HeUniform",    "HeNormal",     "LeCunUniform",   "LeCunNormal"};
+  static const std::vector<std::string> k = {"Zeros",           "Ones",          "Constant",
+                                             "RandomNormal",    "RandomUniform", "TruncatedNormal",
+                                             "VarianceScaling", "Orthogonal",    "Identity",
+                                             "GlorotUniform",   "GlorotNormal",  "HeUniform",
+                                             "HeNormal",        "LeCunUniform",  "LeCunNormal"};
   return k;
 }
 
@@ -261,8 +262,7 @@ std::shared_ptr<Initializer> orthogonal(double gain, Seed seed) {
   check(std::isfinite(gain), kOp, "Orthogonal: gain must be finite, got ", gain);
   return std::make_shared<Simple>(
       "Orthogonal", Json{{"gain", gain}, {"seed", seedJson(seed)}}, [=](const Shape& s) {
-        check(s.size() >= 2, kOp, "Orthogonal: shape must have rank >= 2, got ",
-              shapeToString(s));
+        check(s.size() >= 2, kOp, "Orthogonal: shape must have rank >= 2, got ", shapeToString(s));
         if (shapeSize(s) == 0) return glint::zeros(s);
         int64_t cols = s.back();
         int64_t rows = shapeSize(s) / cols;
@@ -326,7 +326,8 @@ std::shared_ptr<Initializer> fromConfig(const Config& config) {
   // Keras 3 names these two classes OrthogonalInitializer and IdentityInitializer.
   if (k == "orthogonal" || k == "orthogonalinitializer")
     return orthogonal(number(c, "gain", "gain", 1.0, cls), seed);
-  if (k == "identity" || k == "identityinitializer") return identity(number(c, "gain", "gain", 1.0, cls));
+  if (k == "identity" || k == "identityinitializer")
+    return identity(number(c, "gain", "gain", 1.0, cls));
   if (k == "glorotuniform") return glorotUniform(seed);
   if (k == "glorotnormal") return glorotNormal(seed);
   if (k == "heuniform") return heUniform(seed);

@@ -44,7 +44,8 @@ Layer::Layer(const Config& args, const std::string& defaultNamePrefix)
   trainable_ = r.boolean("trainable", true);
   batchInputShape_ = declaredInputShape(r);
   std::string dtype = r.string("dtype", "float32");
-  check(dtype == "float32" || dtype == "int32", what(), "dtype must be float32 or int32, got ", dtype);
+  check(dtype == "float32" || dtype == "int32", what(), "dtype must be float32 or int32, got ",
+        dtype);
 }
 
 Layer::~Layer() = default;
@@ -66,7 +67,9 @@ Node::~Node() {
 
 std::string Layer::what() const { return "layer '" + name_ + "'"; }
 
-void Layer::error(const std::string& message) const { fail(className() + " '" + name_ + "'", message); }
+void Layer::error(const std::string& message) const {
+  fail(className() + " '" + name_ + "'", message);
+}
 
 void Layer::build(const std::vector<Shape>&) { built_ = true; }
 
@@ -84,7 +87,7 @@ Json Layer::getConfig() const {
 }
 
 std::vector<Tensor> Layer::computeMask(const std::vector<Tensor>&,
-                                      const std::vector<Tensor>& masks) const {
+                                       const std::vector<Tensor>& masks) const {
   if (!supportsMasking() || masks.empty() || !masks[0].defined()) return {};
   return {masks[0]};
 }
@@ -115,7 +118,8 @@ void Layer::ensureBuilt(const std::vector<Shape>& inputShapes) {
 
 Tensor Layer::apply(const Tensor& x, bool training) {
   std::vector<Tensor> out = apply(std::vector<Tensor>{x}, training);
-  if (out.size() != 1) error("returns " + std::to_string(out.size()) + " outputs; use the vector form of apply");
+  if (out.size() != 1)
+    error("returns " + std::to_string(out.size()) + " outputs; use the vector form of apply");
   return out[0];
 }
 
@@ -152,7 +156,8 @@ std::vector<SymbolicTensorPtr> Layer::apply(const std::vector<SymbolicTensorPtr>
 
 SymbolicTensorPtr Layer::apply(const SymbolicTensorPtr& x, const Config& kwargs) {
   std::vector<SymbolicTensorPtr> out = apply(std::vector<SymbolicTensorPtr>{x}, kwargs);
-  if (out.size() != 1) error("returns " + std::to_string(out.size()) + " outputs; use the vector form of apply");
+  if (out.size() != 1)
+    error("returns " + std::to_string(out.size()) + " outputs; use the vector form of apply");
   return out[0];
 }
 
@@ -168,8 +173,9 @@ Variable Layer::addWeight(const std::string& name, const Shape& shape,
                           const std::shared_ptr<Regularizer>& regularizer, bool trainable,
                           const std::shared_ptr<Constraint>& constraint) {
   for (int64_t d : shape)
-    if (d < 0) error("weight '" + name + "' would have shape " + shapeToString(shape) +
-                     ": the input shape must be known (give the first layer an inputShape)");
+    if (d < 0)
+      error("weight '" + name + "' would have shape " + shapeToString(shape) +
+            ": the input shape must be known (give the first layer an inputShape)");
   check(initializer != nullptr, className(), "weight '", name, "' has no initializer");
   io::detail::chargeWeight(name_, name, shape);  // a model being loaded: its limits first
   Variable v = variable(initializer->init(shape, DType::float32), trainable && trainable_,
@@ -281,7 +287,8 @@ LayerPtr fromConfig(const std::string& className, const Config& config) {
              "full build");
       fail("layers.fromConfig", "unknown layer class '", quoteForError(className), "'", layer,
            "; a custom class must be registered first (layers::registerLayerClass, in JS "
-           "tf.serialization.registerClass); known: ", known);
+           "tf.serialization.registerClass); known: ",
+           known);
     }
     factory = &it->second;
   }

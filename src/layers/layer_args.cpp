@@ -25,13 +25,16 @@ Json dtypeFromPolicy(const Json& dtype) {
   const Json* config = dtype.contains("config") ? &dtype["config"] : nullptr;
   if (!cls || !cls->is_string() || !config || !config->is_object() || !config->contains("name") ||
       !(*config)["name"].is_string())
-    fail("layer", "argument 'dtype' must be a dtype name or a DTypePolicy {\"class_name\", "
-                  "\"config\": {\"name\"}}, got ", dtype.dump());
+    fail("layer",
+         "argument 'dtype' must be a dtype name or a DTypePolicy {\"class_name\", "
+         "\"config\": {\"name\"}}, got ",
+         dtype.dump());
   std::string name = (*config)["name"].get<std::string>();
   std::string c = cls->get<std::string>();
   if (c != "DTypePolicy" && c != "FloatDTypePolicy" && c != "Policy")
     fail("layer", "argument 'dtype' is a ", c, " ('", name,
-         "'): only DTypePolicy, FloatDTypePolicy and Policy are supported (quantized policies are not)");
+         "'): only DTypePolicy, FloatDTypePolicy and Policy are supported (quantized policies are "
+         "not)");
   if (name == "mixed_float16" || name == "mixed_bfloat16") return "float32";
   return name;
 }
@@ -69,9 +72,11 @@ void ArgReader::fail(const std::string& key, const std::string& message) const {
 LayerPtr nestedLayer(const Json& spec, const std::string& what, const std::string& key) {
   check(spec.is_object() && spec.contains("config") &&
             (spec.contains("class_name") || spec.contains("className")),
-        what, "argument '", key, "' must be {\"class_name\": ..., \"config\": {...}}, got ", spec.dump());
+        what, "argument '", key, "' must be {\"class_name\": ..., \"config\": {...}}, got ",
+        spec.dump());
   const Json& cls = spec.contains("class_name") ? spec["class_name"] : spec["className"];
-  check(cls.is_string(), what, "argument '", key, "': class_name must be a string, got ", cls.dump());
+  check(cls.is_string(), what, "argument '", key, "': class_name must be a string, got ",
+        cls.dump());
   return layers::fromConfig(cls.get<std::string>(), spec["config"]);
 }
 
@@ -175,7 +180,8 @@ std::vector<int64_t> ArgReader::tuple(const std::string& key, size_t n,
                                       const std::vector<int64_t>& fallback) const {
   if (!has(key)) return fallback;
   const Json& v = args_.at(key);
-  const std::string expected = "must be an integer or a list of " + std::to_string(n) + " integers, got ";
+  const std::string expected =
+      "must be an integer or a list of " + std::to_string(n) + " integers, got ";
   if (isInt64(v)) return std::vector<int64_t>(n, v.get<int64_t>());
   if (!v.is_array() || v.size() != n) fail(key, expected + v.dump());
   for (const Json& e : v)
@@ -242,23 +248,23 @@ bool isFalse(const Json& v) { return v.is_null() || (v.is_boolean() && !v.get<bo
 bool isOne(const Json& v) { return v.is_number_integer() && v.get<int64_t>() == 1; }
 bool anyValue(const Json&) { return true; }
 const NeutralKey kNeutralKeys[] = {
-    {"lora_rank", "null", isNull},             // low-rank adaptation of Dense / Embedding / EinsumDense
+    {"lora_rank", "null", isNull},  // low-rank adaptation of Dense / Embedding / EinsumDense
     {"lora_alpha", "null", isNull},
-    {"quantization_config", "null", isNull},   // int8 / float8 quantized layers
-    {"groups", "1", isOne},                    // grouped convolution
-    {"optional", "false", isFalse},            // an InputLayer that may be None
+    {"quantization_config", "null", isNull},  // int8 / float8 quantized layers
+    {"groups", "1", isOne},                   // grouped convolution
+    {"optional", "false", isFalse},           // an InputLayer that may be None
     {"zero_output_for_mask", "false", isFalse},
-    {"autocast", "true or false", anyValue},   // dtype-policy casting of inputs (one dtype here)
-    {"use_cudnn", "any", anyValue},            // an implementation choice, same results
-    {"synchronized", "any", anyValue},         // cross-device BatchNormalization (one device here)
-    {"seed", "any", anyValue},                 // the RNG seed of a recurrent layer's dropout
+    {"autocast", "true or false", anyValue},  // dtype-policy casting of inputs (one dtype here)
+    {"use_cudnn", "any", anyValue},           // an implementation choice, same results
+    {"synchronized", "any", anyValue},        // cross-device BatchNormalization (one device here)
+    {"seed", "any", anyValue},                // the RNG seed of a recurrent layer's dropout
 };
 
 }  // namespace
 
 void ArgReader::allowOnly(std::initializer_list<const char*> keys) const {
-  static const char* common[] = {"name", "trainable", "input_shape", "batch_input_shape",
-                                 "batch_size", "dtype", "input_dim", "input_length"};
+  static const char* common[] = {"name",       "trainable", "input_shape", "batch_input_shape",
+                                 "batch_size", "dtype",     "input_dim",   "input_length"};
   for (auto it = args_.begin(); it != args_.end(); ++it) {
     bool known = false;
     for (const char* k : common) known = known || it.key() == k;

@@ -28,7 +28,7 @@ Json serializeObject(const std::shared_ptr<T>& object) {
 /// A nested layer, {"class_name" | "className": ..., "config": {...}} (the
 /// argument `key` of `what`, e.g. "Bidirectional"), built by layers::fromConfig.
 std::shared_ptr<Layer> nestedLayer(const Json& spec, const std::string& what,
-                                         const std::string& key = "layer");
+                                   const std::string& key = "layer");
 /// Its serialized form: {"class_name", "config"}.
 Json nestedConfig(const Layer& layer);
 
@@ -48,9 +48,11 @@ class ArgReader {
   /// An int or a list of two ints (kernel sizes, strides): always two values.
   std::vector<int64_t> pair(const std::string& key, const std::vector<int64_t>& fallback) const;
   /// An int or a list of `n` ints (1-D and 3-D windows): always n values.
-  std::vector<int64_t> tuple(const std::string& key, size_t n, const std::vector<int64_t>& fallback) const;
+  std::vector<int64_t> tuple(const std::string& key, size_t n,
+                             const std::vector<int64_t>& fallback) const;
   /// A name ("glorotUniform"), or {"class_name", "config"}; null/absent -> fallback name.
-  std::shared_ptr<Initializer> initializer(const std::string& key, const std::string& fallback) const;
+  std::shared_ptr<Initializer> initializer(const std::string& key,
+                                           const std::string& fallback) const;
   std::shared_ptr<Regularizer> regularizer(const std::string& key) const;  // absent -> null
   std::shared_ptr<Constraint> constraint(const std::string& key) const;    // absent -> null
   /// A known activation name (validated), default "linear".

@@ -24,7 +24,8 @@ class Masking : public Layer {
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
-    if (in[0].size() < 2) error("needs inputs of rank >= 2 [batch, ..., features], got " + shapeToString(in[0]));
+    if (in[0].size() < 2)
+      error("needs inputs of rank >= 2 [batch, ..., features], got " + shapeToString(in[0]));
     return in;
   }
   /// Masked steps are also zeroed, so that layers ignoring the mask see padding as zeros.
@@ -32,7 +33,8 @@ class Masking : public Layer {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
     return {mul(in[0], cast(keep(in[0], true), in[0].dtype()))};
   }
-  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>&) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in,
+                                  const std::vector<Tensor>&) const override {
     return {keep(in[0], false)};
   }
   Json getConfig() const override {

@@ -36,14 +36,16 @@ class MergeBase : public Layer {
       if (s.empty()) error("inputs need a batch axis; got input shapes " + shapesToString(in));
       if (s[0] >= 0) {
         if (batch >= 0 && s[0] != batch)
-          error("cannot merge inputs with different batch sizes; got input shapes " + shapesToString(in));
+          error("cannot merge inputs with different batch sizes; got input shapes " +
+                shapesToString(in));
         batch = s[0];
       }
     }
     return batch;
   }
   /// Keras: a step is kept where every input keeps it (an input without a mask keeps all).
-  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&,
+                                  const std::vector<Tensor>& masks) const override {
     Tensor out;
     for (const Tensor& m : masks)
       if (m.defined()) out = out.defined() ? logicalAnd(out, m) : m;
@@ -62,8 +64,7 @@ class MergeBase : public Layer {
 class ElementwiseMerge : public MergeBase {
  public:
   enum class Kind { add, multiply, average, maximum, minimum, subtract };
-  ElementwiseMerge(const Json& args, Kind kind)
-      : MergeBase(args, prefixOf(kind)), kind_(kind) {
+  ElementwiseMerge(const Json& args, Kind kind) : MergeBase(args, prefixOf(kind)), kind_(kind) {
     ArgReader(this->args(), classOf(kind) + " '" + name() + "'").allowOnly({});
   }
   std::string className() const override { return classOf(kind_); }
@@ -86,8 +87,10 @@ class ElementwiseMerge : public MergeBase {
         } else if (p == 1 || q == 1 || p == q) {
           merged.push_back(p == 1 ? q : p);
         } else {
-          error("inputs cannot be merged: per-sample shapes must be equal (or broadcast, with 1s); "
-                "got input shapes " + shapesToString(in));
+          error(
+              "inputs cannot be merged: per-sample shapes must be equal (or broadcast, with 1s); "
+              "got input shapes " +
+              shapesToString(in));
         }
       }
       out = merged;
@@ -115,11 +118,16 @@ class ElementwiseMerge : public MergeBase {
  private:
   Tensor combine(const Tensor& a, const Tensor& b) const {
     switch (kind_) {
-      case Kind::multiply: return mul(a, b);
-      case Kind::maximum: return maximum(a, b);
-      case Kind::minimum: return minimum(a, b);
-      case Kind::subtract: return sub(a, b);
-      default: return add(a, b);
+      case Kind::multiply:
+        return mul(a, b);
+      case Kind::maximum:
+        return maximum(a, b);
+      case Kind::minimum:
+        return minimum(a, b);
+      case Kind::subtract:
+        return sub(a, b);
+      default:
+        return add(a, b);
     }
   }
   static std::string classOf(Kind k) {
@@ -159,8 +167,8 @@ class Concatenate : public MergeBase {
         if (d == a) {
           out[d] = p < 0 || q < 0 ? -1 : p + q;
         } else if (p >= 0 && q >= 0 && p != q) {
-          error("inputs must have matching shapes except on the concat axis " + std::to_string(axis_) +
-                "; got input shapes " + shapesToString(in));
+          error("inputs must have matching shapes except on the concat axis " +
+                std::to_string(axis_) + "; got input shapes " + shapesToString(in));
         } else if (p < 0) {
           out[d] = q;
         }
@@ -176,8 +184,10 @@ class Concatenate : public MergeBase {
 
   /// Keras: each input's mask spread over its shape (all kept without one),
   /// concatenated like the inputs; a position is kept where all its features are.
-  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override {
-    if (std::none_of(masks.begin(), masks.end(), [](const Tensor& m) { return m.defined(); })) return {};
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in,
+                                  const std::vector<Tensor>& masks) const override {
+    if (std::none_of(masks.begin(), masks.end(), [](const Tensor& m) { return m.defined(); }))
+      return {};
     std::vector<Tensor> full;
     for (size_t i = 0; i < in.size(); ++i) {
       Tensor all = ones(in[i].shape(), DType::boolean);
@@ -192,7 +202,9 @@ class Concatenate : public MergeBase {
     return {glint::all(concat(full, axis_), {-1})};
   }
 
-  Json getConfig() const override { return spatial::withBase({{"axis", axis_}}, Layer::getConfig()); }
+  Json getConfig() const override {
+    return spatial::withBase({{"axis", axis_}}, Layer::getConfig());
+  }
 
  private:
   int64_t axis_ = -1;

@@ -67,13 +67,15 @@ class Dot : public Layer {
  private:
   /// The contracted axis of each input (non-negative), after checking shapes.
   std::array<int64_t, 2> axesFor(const std::vector<Shape>& in) const {
-    if (in.size() != 2) error("must be called on a list of exactly 2 inputs, got " + std::to_string(in.size()));
+    if (in.size() != 2)
+      error("must be called on a list of exactly 2 inputs, got " + std::to_string(in.size()));
     const std::string shapes = shapeToString(in[0]) + " and " + shapeToString(in[1]);
     std::array<int64_t, 2> ax{};
     for (size_t i = 0; i < 2; ++i) {
       const int64_t rank = static_cast<int64_t>(in[i].size());
       if (rank < 2 || rank > 3)
-        error("supports inputs of rank 2 or 3 (batch included), like TF.js; got input shapes " + shapes);
+        error("supports inputs of rank 2 or 3 (batch included), like TF.js; got input shapes " +
+              shapes);
       int64_t a = axes_[i] < 0 ? axes_[i] + rank : axes_[i];
       if (a < 1 || a >= rank)
         error("argument 'axes' " + std::to_string(axes_[i]) + " is not a non-batch axis of input " +
@@ -82,8 +84,8 @@ class Dot : public Layer {
     }
     int64_t k0 = in[0][ax[0]], k1 = in[1][ax[1]];
     if (k0 >= 0 && k1 >= 0 && k0 != k1)
-      error("dimension incompatibility along argument 'axes': " + std::to_string(k0) + " != " +
-            std::to_string(k1) + "; got input shapes " + shapes);
+      error("dimension incompatibility along argument 'axes': " + std::to_string(k0) +
+            " != " + std::to_string(k1) + "; got input shapes " + shapes);
     if (in[0][0] >= 0 && in[1][0] >= 0 && in[0][0] != in[1][0])
       error("inputs have different batch sizes; got input shapes " + shapes);
     return ax;

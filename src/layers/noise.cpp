@@ -45,7 +45,8 @@ class NoiseLayer : public ElementwiseLayer {
     return v;
   }
   void needFloat(const Tensor& x) const {
-    if (x.dtype() != DType::float32) error("needs float32 inputs, got " + std::string(dtypeName(x.dtype())));
+    if (x.dtype() != DType::float32)
+      error("needs float32 inputs, got " + std::string(dtypeName(x.dtype())));
   }
 
   std::optional<uint64_t> seed_;
@@ -126,8 +127,8 @@ class AlphaDropout : public NoiseLayer {
       for (size_t i = 0; fits && i < s.size(); ++i)
         fits = noiseShape_[i] < 0 || noiseShape_[i] == 1 || s[i] < 0 || noiseShape_[i] == s[i];
       if (!fits)
-        error("argument 'noise_shape' " + shapeToString(noiseShape_) + " does not broadcast to input " +
-              shapeToString(s));
+        error("argument 'noise_shape' " + shapeToString(noiseShape_) +
+              " does not broadcast to input " + shapeToString(s));
     }
     return in;
   }
@@ -179,7 +180,8 @@ class SpatialDropout1D : public NoiseLayer {
   std::string className() const override { return "SpatialDropout1D"; }
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     const Shape& s = oneInput(in);
-    if (s.size() != 3) error("expects inputs of rank 3 [batch, steps, channels], got " + shapeToString(s));
+    if (s.size() != 3)
+      error("expects inputs of rank 3 [batch, steps, channels], got " + shapeToString(s));
     return in;
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs& args) override {
@@ -189,7 +191,8 @@ class SpatialDropout1D : public NoiseLayer {
     return {dropout(x, static_cast<float>(rate_), nextSeed(), {x.dim(0), 1, x.dim(2)})};
   }
   Json getConfig() const override {
-    Json own{{"rate", rate_}, {"noise_shape", nullptr}, {"seed", seed_ ? Json(*seed_) : Json(nullptr)}};
+    Json own{
+        {"rate", rate_}, {"noise_shape", nullptr}, {"seed", seed_ ? Json(*seed_) : Json(nullptr)}};
     return config(std::move(own));
   }
 

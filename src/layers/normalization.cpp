@@ -22,7 +22,8 @@ int64_t resolveAxis(int64_t axis, const Shape& shape,
                     const std::function<void(const std::string&)>& error) {
   int64_t r = static_cast<int64_t>(shape.size());
   if (axis < -r || axis >= r)
-    error("axis " + std::to_string(axis) + " is out of range for input of shape " + shapeToString(shape));
+    error("axis " + std::to_string(axis) + " is out of range for input of shape " +
+          shapeToString(shape));
   return axis < 0 ? axis + r : axis;
 }
 
@@ -62,9 +63,12 @@ class BatchNormalization : public Layer {
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
-    if (in[0].size() < 2) error("needs inputs of rank >= 2 ([batch, ...]), got " + shapeToString(in[0]));
+    if (in[0].size() < 2)
+      error("needs inputs of rank >= 2 ([batch, ...]), got " + shapeToString(in[0]));
     int64_t a = axisOf(in[0]);
-    if (in[0][a] < 0) error("axis " + std::to_string(a) + " of the input must be known, got " + shapeToString(in[0]));
+    if (in[0][a] < 0)
+      error("axis " + std::to_string(a) + " of the input must be known, got " +
+            shapeToString(in[0]));
     if (dim_ >= 0 && in[0][a] != dim_)
       error("was built for " + std::to_string(dim_) + " features on axis " + std::to_string(a) +
             ", got input of shape " + shapeToString(in[0]));
@@ -88,13 +92,15 @@ class BatchNormalization : public Layer {
     bshape[static_cast<size_t>(a)] = dim_;
     auto b = [&](const Tensor& t) { return t.defined() ? reshape(t, bshape) : Tensor(); };
     if (!args.training)
-      return {batchNorm(x, b(movingMean_), b(movingVariance_), b(beta_), b(gamma_), static_cast<float>(epsilon_))};
+      return {batchNorm(x, b(movingMean_), b(movingVariance_), b(beta_), b(gamma_),
+                        static_cast<float>(epsilon_))};
 
     std::vector<int64_t> reduce;
     for (int64_t i = 0; i < x.rank(); ++i)
       if (i != a) reduce.push_back(i);
     Moments m = moments(x, reduce);
-    Tensor y = batchNorm(x, b(m.mean), b(m.variance), b(beta_), b(gamma_), static_cast<float>(epsilon_));
+    Tensor y =
+        batchNorm(x, b(m.mean), b(m.variance), b(beta_), b(gamma_), static_cast<float>(epsilon_));
     // moving = moving - (moving - batch) * (1 - momentum), as TF.js.
     float decay = static_cast<float>(1 - momentum_);
     movingMean_.assign(sub(movingMean_, sub(movingMean_, m.mean) * decay));
@@ -164,7 +170,8 @@ class LayerNormalization : public Layer {
     std::vector<int64_t> axes = resolved(in[0]);
     for (size_t i = 0; i < axes.size(); ++i) {
       if (in[0][axes[i]] < 0)
-        error("axis " + std::to_string(axes[i]) + " of the input must be known, got " + shapeToString(in[0]));
+        error("axis " + std::to_string(axes[i]) + " of the input must be known, got " +
+              shapeToString(in[0]));
       if (!paramShape_.empty() && in[0][axes[i]] != paramShape_[i])
         error("was built for inputs with shape " + shapeToString(paramShape_) + " on axes " +
               shapeToString(axes) + ", got input of shape " + shapeToString(in[0]));
@@ -207,10 +214,12 @@ class LayerNormalization : public Layer {
  private:
   std::vector<int64_t> resolved(const Shape& s) const {
     std::vector<int64_t> out;
-    for (int64_t a : axes_) out.push_back(resolveAxis(a, s, [this](const std::string& m) { error(m); }));
+    for (int64_t a : axes_)
+      out.push_back(resolveAxis(a, s, [this](const std::string& m) { error(m); }));
     std::sort(out.begin(), out.end());
     if (std::adjacent_find(out.begin(), out.end()) != out.end())
-      error("axis " + shapeToString(axes_) + " names an axis twice for input of shape " + shapeToString(s));
+      error("axis " + shapeToString(axes_) + " names an axis twice for input of shape " +
+            shapeToString(s));
     return out;
   }
 
@@ -228,8 +237,12 @@ class LayerNormalization : public Layer {
 
 namespace layers {
 
-LayerPtr batchNormalization(const Config& args) { return std::make_shared<BatchNormalization>(args); }
-LayerPtr layerNormalization(const Config& args) { return std::make_shared<LayerNormalization>(args); }
+LayerPtr batchNormalization(const Config& args) {
+  return std::make_shared<BatchNormalization>(args);
+}
+LayerPtr layerNormalization(const Config& args) {
+  return std::make_shared<LayerNormalization>(args);
+}
 
 void registerNormalizationLayers() {
   GLINT_REGISTER_LAYER(registerLayerClass, "BatchNormalization", batchNormalization);

@@ -92,7 +92,8 @@ class ZeroPadding2D : public spatial::Layer4D {
     r.allowOnly({"padding", "data_format"});
     spatial::dataFormat(r);
     pads_ = {{{1, 1}, {1, 1}}};
-    if (r.has("padding")) pads_ = spatial::heightWidthAmounts(r, "padding", this->args().at("padding"));
+    if (r.has("padding"))
+      pads_ = spatial::heightWidthAmounts(r, "padding", this->args().at("padding"));
   }
   std::string className() const override { return "ZeroPadding2D"; }
 
@@ -145,7 +146,9 @@ class UpSampling2D : public spatial::Layer4D {
     return {reshape(x, out)};
   }
   Json getConfig() const override {
-    return config({{"size", pairJson(size_)}, {"data_format", "channels_last"}, {"interpolation", "nearest"}});
+    return config({{"size", pairJson(size_)},
+                   {"data_format", "channels_last"},
+                   {"interpolation", "nearest"}});
   }
 
  private:
@@ -163,10 +166,12 @@ LayerPtr averagePooling2d(const Config& args) {
   return std::make_shared<Pooling2D>(args, "average_pooling2d", "AveragePooling2D", false);
 }
 LayerPtr globalAveragePooling2d(const Config& args) {
-  return std::make_shared<GlobalPooling2D>(args, "global_average_pooling2d", "GlobalAveragePooling2D", false);
+  return std::make_shared<GlobalPooling2D>(args, "global_average_pooling2d",
+                                           "GlobalAveragePooling2D", false);
 }
 LayerPtr globalMaxPooling2d(const Config& args) {
-  return std::make_shared<GlobalPooling2D>(args, "global_max_pooling2d", "GlobalMaxPooling2D", true);
+  return std::make_shared<GlobalPooling2D>(args, "global_max_pooling2d", "GlobalMaxPooling2D",
+                                           true);
 }
 LayerPtr zeroPadding2d(const Config& args) { return std::make_shared<ZeroPadding2D>(args); }
 LayerPtr upSampling2d(const Config& args) { return std::make_shared<UpSampling2D>(args); }

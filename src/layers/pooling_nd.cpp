@@ -40,8 +40,8 @@ class PoolingND : public spatial::Layer4D {
       fits &= len < 0 || out[1 + i] > 0;
     }
     if (!fits)
-      error("pool_size " + shapeToString(poolSize_) + " does not fit in input of shape " + shapeToString(in[0]) +
-            " with padding 'valid'; use a smaller pool or padding 'same'");
+      error("pool_size " + shapeToString(poolSize_) + " does not fit in input of shape " +
+            shapeToString(in[0]) + " with padding 'valid'; use a smaller pool or padding 'same'");
     return {out};
   }
   std::vector<Tensor> call(const std::vector<Tensor>& in, const CallArgs&) override {
@@ -112,7 +112,8 @@ class Cropping2D : public spatial::Layer4D {
     r.allowOnly({"cropping", "data_format"});
     spatial::dataFormat(r);
     crops_ = {{{0, 0}, {0, 0}}};
-    if (r.has("cropping")) crops_ = spatial::heightWidthAmounts(r, "cropping", this->args().at("cropping"));
+    if (r.has("cropping"))
+      crops_ = spatial::heightWidthAmounts(r, "cropping", this->args().at("cropping"));
   }
   std::string className() const override { return "Cropping2D"; }
 
@@ -132,7 +133,8 @@ class Cropping2D : public spatial::Layer4D {
     return {slice(in[0], {0, crops_[0][0], crops_[1][0], 0}, out)};
   }
   Json getConfig() const override {
-    return config({{"cropping", spatial::heightWidthJson(crops_)}, {"data_format", "channels_last"}});
+    return config(
+        {{"cropping", spatial::heightWidthJson(crops_)}, {"data_format", "channels_last"}});
   }
 
  private:
@@ -156,10 +158,12 @@ LayerPtr averagePooling3d(const Config& args) {
   return std::make_shared<PoolingND>(args, "average_pooling3d", "AveragePooling3D", 3, false);
 }
 LayerPtr globalMaxPooling1d(const Config& args) {
-  return std::make_shared<GlobalPooling1D>(args, "global_max_pooling1d", "GlobalMaxPooling1D", true);
+  return std::make_shared<GlobalPooling1D>(args, "global_max_pooling1d", "GlobalMaxPooling1D",
+                                           true);
 }
 LayerPtr globalAveragePooling1d(const Config& args) {
-  return std::make_shared<GlobalPooling1D>(args, "global_average_pooling1d", "GlobalAveragePooling1D", false);
+  return std::make_shared<GlobalPooling1D>(args, "global_average_pooling1d",
+                                           "GlobalAveragePooling1D", false);
 }
 LayerPtr cropping2d(const Config& args) { return std::make_shared<Cropping2D>(args); }
 

@@ -111,9 +111,11 @@ class CategoryEncoding : public OneInputLayer {
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     const Shape& s = oneInput(in);
     if (mode_ == Mode::oneHot) {
-      if (s.size() == 1 || (s.size() == 2 && (s[1] == 1 || s[1] < 0))) return {Shape{s[0], numTokens_}};
-      error("in output_mode 'oneHot' takes one token per sample ([batch] or [batch, 1]), got input " +
-            shapeToString(s));
+      if (s.size() == 1 || (s.size() == 2 && (s[1] == 1 || s[1] < 0)))
+        return {Shape{s[0], numTokens_}};
+      error(
+          "in output_mode 'oneHot' takes one token per sample ([batch] or [batch, 1]), got input " +
+          shapeToString(s));
     }
     if (s.size() != 2) error("expects inputs [batch, tokens], got " + shapeToString(s));
     return {Shape{s[0], numTokens_}};
@@ -130,7 +132,9 @@ class CategoryEncoding : public OneInputLayer {
 
   /// TF.js writes the Python spellings of the mode ("multi_hot").
   Json getConfig() const override {
-    const char* mode = mode_ == Mode::oneHot ? "one_hot" : mode_ == Mode::multiHot ? "multi_hot" : "count";
+    const char* mode = mode_ == Mode::oneHot     ? "one_hot"
+                       : mode_ == Mode::multiHot ? "multi_hot"
+                                                 : "count";
     return config({{"num_tokens", numTokens_}, {"output_mode", mode}});
   }
 

@@ -2,6 +2,8 @@
 // and weight layout (kernel [in, gates*units], recurrent_kernel [units,
 // gates*units], bias [gates*units]; gates LSTM i,f,c,o and GRU z,r,h), so that
 // TF.js and Keras weights load unchanged.
+#include "src/layers/recurrent.h"
+
 #include <algorithm>
 
 #include "glint/activations.h"
@@ -15,7 +17,6 @@
 #include "src/core/kernel_selection.h"
 #include "src/layers/families.h"
 #include "src/layers/layer_args.h"
-#include "src/layers/recurrent.h"
 
 namespace glint {
 
@@ -23,9 +24,11 @@ namespace {
 
 class UnitForgetBias : public Initializer {
  public:
-  UnitForgetBias(std::shared_ptr<Initializer> base, int64_t units) : base_(std::move(base)), units_(units) {}
+  UnitForgetBias(std::shared_ptr<Initializer> base, int64_t units)
+      : base_(std::move(base)), units_(units) {}
   Tensor init(const Shape&, DType dtype) const override {
-    return concat({base_->init({units_}, dtype), ones({units_}, dtype), base_->init({2 * units_}, dtype)});
+    return concat(
+        {base_->init({units_}, dtype), ones({units_}, dtype), base_->init({2 * units_}, dtype)});
   }
   std::string className() const override { return "CustomInit"; }
   Json getConfig() const override { return Json::object(); }
@@ -94,7 +97,8 @@ class Recurrent : public Layer {
     flags_.goBackwards = r.boolean("go_backwards", false);
     unroll_ = r.boolean("unroll", false);  // accepted and ignored, as in TF.js
     if (r.boolean("stateful", false))
-      r.fail("stateful", "true is not supported: Glint's recurrent layers start every call from zero states");
+      r.fail("stateful",
+             "true is not supported: Glint's recurrent layers start every call from zero states");
     if (r.has("implementation")) implementation_ = r.integer("implementation");
     // Keras configs carry time_major.
     if (r.boolean("time_major", false))
@@ -111,14 +115,15 @@ class Recurrent : public Layer {
   std::vector<Shape> outputShapes(const std::vector<Shape>& in, const SequenceFlags& flags) const {
     if (in.size() != 1 && in.size() != static_cast<size_t>(1 + numStates_))
       error("takes one input [batch, time, features], or it and " + std::to_string(numStates_) +
-            " initial state(s) [batch, " + std::to_string(units_) + "], got " + std::to_string(in.size()) +
-            " inputs");
+            " initial state(s) [batch, " + std::to_string(units_) + "], got " +
+            std::to_string(in.size()) + " inputs");
     checkInputShape(in[0]);
     for (size_t i = 1; i < in.size(); ++i)
       if (in[i].size() != 2 || (in[i][1] != units_) ||
           (in[i][0] >= 0 && in[0][0] >= 0 && in[i][0] != in[0][0]))
         error("needs initial states of shape [batch, units] = [" + std::to_string(in[0][0]) + ", " +
-              std::to_string(units_) + "], got " + shapeToString(in[i]) + " for state " + std::to_string(i - 1));
+              std::to_string(units_) + "], got " + shapeToString(in[i]) + " for state " +
+              std::to_string(i - 1));
     Shape out = flags.returnSequences ? Shape{in[0][0], in[0][1], units_} : Shape{in[0][0], units_};
     std::vector<Shape> shapes{out};
     if (flags.returnState)
@@ -134,7 +139,8 @@ class Recurrent : public Layer {
     kernel_ = addWeight("kernel", {inputDim_, g}, kernelInit_, kernelReg_, true, kernelConstraint_);
     recurrentKernel_ = addWeight("recurrent_kernel", {units_, g}, recurrentInit_, recurrentReg_,
                                  true, recurrentConstraint_);
-    if (useBias_) bias_ = addWeight("bias", biasShape(), biasInitializer(), biasReg_, true, biasConstraint_);
+    if (useBias_)
+      bias_ = addWeight("bias", biasShape(), biasInitializer(), biasReg_, true, biasConstraint_);
     built_ = true;
   }
 
@@ -143,7 +149,8 @@ class Recurrent : public Layer {
   }
 
   /// call() with these sequence flags instead of the layer's own (for RNN's cells).
-  std::vector<Tensor> run(const std::vector<Tensor>& in, const CallArgs& args, const SequenceFlags& flags) const {
+  std::vector<Tensor> run(const std::vector<Tensor>& in, const CallArgs& args,
+                          const SequenceFlags& flags) const {
     std::vector<Shape> shapes;
     for (const Tensor& t : in) shapes.push_back(t.shape());
     outputShapes(shapes, flags);
@@ -175,8 +182,10 @@ class Recurrent : public Layer {
     if (flags.goBackwards) std::reverse(steps.begin(), steps.end());
 
     std::vector<Tensor> prepared = prepare();
-    std::vector<Tensor> states = in.size() > 1 ? std::vector<Tensor>(in.begin() + 1, in.end())
-                                               : std::vector<Tensor>(static_cast<size_t>(numStates_), zeros({batch, units_}));
+    std::vector<Tensor> states =
+        in.size() > 1
+            ? std::vector<Tensor>(in.begin() + 1, in.end())
+            : std::vector<Tensor>(static_cast<size_t>(numStates_), zeros({batch, units_}));
     std::vector<Tensor> outputs;
     for (size_t t = 0; t < steps.size(); ++t) {
       std::vector<Tensor> next =
@@ -185,7 +194,8 @@ class Recurrent : public Layer {
         // A masked step keeps the previous states (and so the previous output).
         for (size_t i = 0; i < next.size(); ++i) next[i] = where(stepMasks[t], next[i], states[i]);
         if (flags.returnSequences)
-          outputs.push_back(flags.zeroOutputForMask ? where(stepMasks[t], next[0], zerosLike(next[0])) : next[0]);
+          outputs.push_back(
+              flags.zeroOutputForMask ? where(stepMasks[t], next[0], zerosLike(next[0])) : next[0]);
       } else if (flags.returnSequences) {
         outputs.push_back(next[0]);
       }
@@ -193,15 +203,16 @@ class Recurrent : public Layer {
     }
     // goBackwards outputs stay in processing order (reversed time), as TF.js.
     Tensor output = !flags.returnSequences ? states[0]
-                    : outputs.empty() ? zeros({batch, 0, units_})
-                                      : stack(outputs, 1);
+                    : outputs.empty()      ? zeros({batch, 0, units_})
+                                           : stack(outputs, 1);
     std::vector<Tensor> result{output};
     if (flags.returnState) result.insert(result.end(), states.begin(), states.end());
     return result;
   }
 
   /// The sequence output keeps the input's mask; a last output or a state has none.
-  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&,
+                                  const std::vector<Tensor>& masks) const override {
     Tensor m = flags_.returnSequences && !masks.empty() ? masks[0] : Tensor();
     return {m};
   }
@@ -232,7 +243,8 @@ class Recurrent : public Layer {
     c["go_backwards"] = flags_.goBackwards;
     c["stateful"] = false;
     c["unroll"] = unroll_;
-    if (flags_.zeroOutputForMask) c["zero_output_for_mask"] = true;  // Keras only; TF.js leaves it out
+    if (flags_.zeroOutputForMask)
+      c["zero_output_for_mask"] = true;  // Keras only; TF.js leaves it out
     return c;
   }
 
@@ -241,7 +253,8 @@ class Recurrent : public Layer {
   /// previous output with recurrent dropout applied; returns the new states
   /// (the first one is the step's output).
   virtual std::vector<Tensor> step(const Tensor& xw, const std::vector<Tensor>& states,
-                                   const Tensor& hPrevDropped, const std::vector<Tensor>& prepared) const = 0;
+                                   const Tensor& hPrevDropped,
+                                   const std::vector<Tensor>& prepared) const = 0;
   /// (optional) The whole time loop as one op: {output, states...} as call()
   /// returns them with returnState; empty when the layer runs step by step.
   virtual std::vector<Tensor> runSequence(const Tensor& x, const Tensor& hMask,
@@ -268,14 +281,17 @@ class Recurrent : public Layer {
 
  private:
   void checkInputShape(const Shape& s) const {
-    if (s.size() != 3) error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(s));
+    if (s.size() != 3)
+      error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(s));
     if (s[2] < 0) error("the feature dimension must be known, got " + shapeToString(s));
     if (inputDim_ >= 0 && s[2] != inputDim_)
-      error("was built for " + std::to_string(inputDim_) + " input features, got " + shapeToString(s));
+      error("was built for " + std::to_string(inputDim_) + " input features, got " +
+            shapeToString(s));
   }
 
   /// The input mask's steps in processing order, each bool [batch, 1]; empty without a mask.
-  std::vector<Tensor> timeMasks(const CallArgs& args, int64_t batch, int64_t time, bool goBackwards) const {
+  std::vector<Tensor> timeMasks(const CallArgs& args, int64_t batch, int64_t time,
+                                bool goBackwards) const {
     if (args.masks.empty() || !args.masks[0].defined()) return {};
     const Tensor& m = args.masks[0];
     if (m.shape() != Shape{batch, time})
@@ -312,7 +328,8 @@ class GatedRecurrent : public Recurrent {
  protected:
   Tensor gate(const Tensor& x) const { return activations::apply(recurrentActivation_, x); }
   void addGateConfig(Json& c, int position) const override {
-    if (position == 0) c["recurrent_activation"] = activations::serializedName(recurrentActivation_);
+    if (position == 0)
+      c["recurrent_activation"] = activations::serializedName(recurrentActivation_);
   }
   std::string recurrentActivation_;
   bool fused_ = false;  // the step's pointwise part runs as one cell op
@@ -359,9 +376,9 @@ class LSTM : public GatedRecurrent {
     // The bias in the matMul's pass over its result, not in one of its own.
     Tensor xw = fusedMatMul(reshape(transpose(x, {1, 0, 2}), {time * batch, inputDim_}), kernel_,
                             useBias_ ? Tensor(bias_) : Tensor());
-    LstmSequence r = lstmSequence(reshape(xw, {time, batch, g}), recurrentKernel_, hMask,
-                                  returnSequences, goBackwards, recurrentActivation_,
-                                  activationName());
+    LstmSequence r =
+        lstmSequence(reshape(xw, {time, batch, g}), recurrentKernel_, hMask, returnSequences,
+                     goBackwards, recurrentActivation_, activationName());
     return {returnSequences ? r.outputs : r.h, r.h, r.c};
   }
   std::shared_ptr<Initializer> biasInitializer() const override {
@@ -405,8 +422,8 @@ class GRU : public GatedRecurrent {
     if (fused_) {
       // r gates h before the candidate matMul (TF.js) or its result (resetAfter).
       Tensor hzr = matMul(h, prepared[0]);
-      Tensor hc = matMul(resetAfter_ ? h : gruResetState(xw, hzr, h, recurrentActivation_),
-                         prepared[1]);
+      Tensor hc =
+          matMul(resetAfter_ ? h : gruResetState(xw, hzr, h, recurrentActivation_), prepared[1]);
       if (resetAfter_ && useBias_) hc = add(hc, prepared[3]);
       return {gruCell(xw, hzr, hc, states[0], resetAfter_, recurrentActivation_, activationName())};
     }
@@ -453,7 +470,8 @@ class GRU : public GatedRecurrent {
 
 const Recurrent& recurrentOf(const Layer& layer) {
   auto* r = dynamic_cast<const Recurrent*>(&layer);
-  check(r != nullptr, layer.className() + " '" + layer.name() + "'", "is not a SimpleRNN, LSTM or GRU layer");
+  check(r != nullptr, layer.className() + " '" + layer.name() + "'",
+        "is not a SimpleRNN, LSTM or GRU layer");
   return *r;
 }
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "glint/json.h"
 #include "glint/initializers.h"
+#include "glint/json.h"
 #include "glint/layers.h"
 
 namespace glint {

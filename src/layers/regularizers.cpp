@@ -80,7 +80,8 @@ std::shared_ptr<Regularizer> get(const std::string& name) {
   std::string k = key(name);
   if (k == "l1") return l1();
   if (k == "l2") return l2();
-  check(k == "l1l2", "regularizers", "unknown regularizer '", name, "'; known: l1, l2, l1l2 (L1L2)");
+  check(k == "l1l2", "regularizers", "unknown regularizer '", name,
+        "'; known: l1, l2, l1l2 (L1L2)");
   return l1l2();
 }
 

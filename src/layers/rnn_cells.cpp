@@ -97,7 +97,9 @@ class RnnCell : public Layer {
     Layer::setTrainable(trainable);
     impl_->setTrainable(trainable);
   }
-  std::vector<Tensor> regularizationLosses() const override { return impl_->regularizationLosses(); }
+  std::vector<Tensor> regularizationLosses() const override {
+    return impl_->regularizationLosses();
+  }
   void applyConstraints() override { impl_->applyConstraints(); }
 
  protected:
@@ -121,7 +123,9 @@ class StackedRNNCells;
 std::vector<int64_t> cellStateSizes(const Layer& cell, const std::string& what);
 
 /// The built-in cell `layer` is, or null.
-std::shared_ptr<RnnCell> builtinCell(const LayerPtr& layer) { return std::dynamic_pointer_cast<RnnCell>(layer); }
+std::shared_ptr<RnnCell> builtinCell(const LayerPtr& layer) {
+  return std::dynamic_pointer_cast<RnnCell>(layer);
+}
 
 /// Builds a cell for one step's input shape [batch, features] (TF.js's
 /// cell.build; a JS cell's build makes its weights under `prefix`).
@@ -203,8 +207,8 @@ class StackedRNNCells : public Layer {
       cellIn.insert(cellIn.end(), states[i].begin(), states[i].end());
       std::vector<Tensor> out = cells_[i]->call(cellIn, args);
       if (out.size() != cellIn.size())
-        error("cell " + std::to_string(i) + " returned " + std::to_string(out.size()) + " tensors for " +
-              std::to_string(cellIn.size() - 1) + " state(s)");
+        error("cell " + std::to_string(i) + " returned " + std::to_string(out.size()) +
+              " tensors for " + std::to_string(cellIn.size() - 1) + " state(s)");
       x = out[0];
       outStates.emplace_back(out.begin() + 1, out.end());
     }
@@ -236,7 +240,8 @@ class StackedRNNCells : public Layer {
   std::vector<Variable> ownWeights(bool trainableOnes) const override {
     std::vector<Variable> out;
     for (const auto& c : cells_)
-      for (const Variable& v : trainableOnes ? c->trainableWeights() : c->nonTrainableWeights()) out.push_back(v);
+      for (const Variable& v : trainableOnes ? c->trainableWeights() : c->nonTrainableWeights())
+        out.push_back(v);
     return out;
   }
 
@@ -253,11 +258,13 @@ class StackedRNNCells : public Layer {
       total += counts.back();
     }
     if (in.size() != 1 + total)
-      error("takes x and " + std::to_string(total) + " states, got " + std::to_string(in.size()) + " inputs");
+      error("takes x and " + std::to_string(total) + " states, got " + std::to_string(in.size()) +
+            " inputs");
     size_t at = 1;
     for (size_t i = cells_.size(); i-- > 0;) {
       size_t n = counts[i];
-      out[i].assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + n));
+      out[i].assign(in.begin() + static_cast<std::ptrdiff_t>(at),
+                    in.begin() + static_cast<std::ptrdiff_t>(at + n));
       at += n;
     }
     return out;
@@ -265,7 +272,8 @@ class StackedRNNCells : public Layer {
   template <class T>
   static std::vector<T> joinStates(const T& x, const std::vector<std::vector<T>>& states) {
     std::vector<T> out{x};
-    for (size_t i = states.size(); i-- > 0;) out.insert(out.end(), states[i].begin(), states[i].end());
+    for (size_t i = states.size(); i-- > 0;)
+      out.insert(out.end(), states[i].begin(), states[i].end());
     return out;
   }
 
@@ -281,17 +289,21 @@ std::vector<int64_t> cellStateSizes(const Layer& cell, const std::string& what) 
     std::vector<int64_t> sizes = c->stateSizes();
     if (sizes.empty()) fail(what, "the cell ", describe(cell), " has no stateSize");
     for (int64_t v : sizes)
-      if (v <= 0) fail(what, "the cell ", describe(cell), " has a stateSize that is not a positive size");
+      if (v <= 0)
+        fail(what, "the cell ", describe(cell), " has a stateSize that is not a positive size");
     return sizes;
   }
-  fail(what, "argument 'cell' must be an RNN cell (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, or a ",
+  fail(what,
+       "argument 'cell' must be an RNN cell (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, or "
+       "a ",
        "class extending tf.layers.RNNCell with a stateSize), got ", describe(cell));
 }
 
 /// The built-in cells an RNN runs with their fused loops, in order: its cell, or
 /// the ones it stacks; empty when one of them is not built in.
 std::vector<std::shared_ptr<RnnCell>> builtinCellsOf(const LayerPtr& cell) {
-  if (auto stacked = std::dynamic_pointer_cast<StackedRNNCells>(cell)) return stacked->builtinCells();
+  if (auto stacked = std::dynamic_pointer_cast<StackedRNNCells>(cell))
+    return stacked->builtinCells();
   if (auto b = builtinCell(cell)) return {b};
   return {};
 }
@@ -336,10 +348,12 @@ class RNN : public Layer {
     if (in.size() != 1)
       error("takes one input [batch, time, features] (initial states are not supported), got " +
             std::to_string(in.size()) + " inputs");
-    if (in[0].size() != 3) error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(in[0]));
+    if (in[0].size() != 3)
+      error("needs inputs of rank 3 [batch, time, features], got " + shapeToString(in[0]));
     if (cells_.empty()) {
       const Shape& s = in[0];
-      Shape out = flags_.returnSequences ? Shape{s[0], s[1], stateSizes_[0]} : Shape{s[0], stateSizes_[0]};
+      Shape out =
+          flags_.returnSequences ? Shape{s[0], s[1], stateSizes_[0]} : Shape{s[0], stateSizes_[0]};
       std::vector<Shape> all{out};
       if (flags_.returnState)
         for (int64_t size : stateSizes_) all.push_back({s[0], size});
@@ -362,8 +376,9 @@ class RNN : public Layer {
     buildCell(*cell_, {in[0][0], in[0][2]}, weightNamePrefix());
     if (stateful_) {
       if (in[0][0] < 0)
-        error("is stateful, so it needs to know its batch size: give the first layer of a Sequential "
-              "model batchInputShape, or the functional model's input batchShape");
+        error(
+            "is stateful, so it needs to know its batch size: give the first layer of a Sequential "
+            "model batchInputShape, or the functional model's input batchShape");
       batch_ = in[0][0];
       setStates({});
     }
@@ -380,12 +395,14 @@ class RNN : public Layer {
     std::vector<Tensor> initial = states_;
     if (!stateful_ && cells_.empty())
       for (int64_t size : stateSizes_) initial.push_back(zeros({in[0].dim(0), size}));
-    std::vector<Tensor> out = cells_.empty() ? callSteps(in[0], initial, args) : callBuiltin(in[0], initial, args);
+    std::vector<Tensor> out =
+        cells_.empty() ? callSteps(in[0], initial, args) : callBuiltin(in[0], initial, args);
     if (stateful_) keepStates({out.begin() + 1, out.end()});
     if (!flags_.returnState) out.resize(1);
     return out;
   }
-  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&,
+                                  const std::vector<Tensor>& masks) const override {
     return {flags_.returnSequences && !masks.empty() ? masks[0] : Tensor()};
   }
 
@@ -411,8 +428,8 @@ class RNN : public Layer {
         continue;
       }
       if (values[i].shape() != shape)
-        error("resetStates: state " + std::to_string(i) + " must have shape " + shapeToString(shape) + ", got " +
-              shapeToString(values[i].shape()));
+        error("resetStates: state " + std::to_string(i) + " must have shape " +
+              shapeToString(shape) + ", got " + shapeToString(values[i].shape()));
       next.push_back(cast(values[i], DType::float32));
     }
     keepStates(next);
@@ -439,7 +456,9 @@ class RNN : public Layer {
     Layer::setTrainable(trainable);
     cell_->setTrainable(trainable);
   }
-  std::vector<Tensor> regularizationLosses() const override { return cell_->regularizationLosses(); }
+  std::vector<Tensor> regularizationLosses() const override {
+    return cell_->regularizationLosses();
+  }
   void applyConstraints() override { cell_->applyConstraints(); }
 
  protected:
@@ -449,12 +468,15 @@ class RNN : public Layer {
 
  private:
   /// A cell that is not built in: its call once per step.
-  std::vector<Tensor> callSteps(const Tensor& x, const std::vector<Tensor>& initial, const CallArgs& args) {
+  std::vector<Tensor> callSteps(const Tensor& x, const std::vector<Tensor>& initial,
+                                const CallArgs& args) {
     Tensor mask = !args.masks.empty() ? args.masks[0] : Tensor();
-    return runCellSteps(*cell_, x, initial, mask, args, flags_.goBackwards, flags_.returnSequences, describe(*this));
+    return runCellSteps(*cell_, x, initial, mask, args, flags_.goBackwards, flags_.returnSequences,
+                        describe(*this));
   }
   /// Built-in cells: each runs its layer's whole loop, the next cell on its output sequence.
-  std::vector<Tensor> callBuiltin(const Tensor& input, const std::vector<Tensor>& initial, const CallArgs& args) {
+  std::vector<Tensor> callBuiltin(const Tensor& input, const std::vector<Tensor>& initial,
+                                  const CallArgs& args) {
     Tensor x = input;
     std::vector<std::vector<Tensor>> states;
     size_t at = initial.size();  // the flat list holds the last cell's states first
@@ -477,7 +499,8 @@ class RNN : public Layer {
       states.emplace_back(out.begin() + 1, out.end());
     }
     std::vector<Tensor> out{x};
-    for (size_t i = states.size(); i-- > 0;) out.insert(out.end(), states[i].begin(), states[i].end());
+    for (size_t i = states.size(); i-- > 0;)
+      out.insert(out.end(), states[i].begin(), states[i].end());
     return out;
   }
   /// Cells before the last return their whole sequence, for the next one; only
@@ -492,7 +515,8 @@ class RNN : public Layer {
   std::vector<T> withStates(const T& x, const std::vector<std::vector<T>>& states) const {
     std::vector<T> out{x};
     if (!flags_.returnState) return out;
-    for (size_t i = states.size(); i-- > 0;) out.insert(out.end(), states[i].begin(), states[i].end());
+    for (size_t i = states.size(); i-- > 0;)
+      out.insert(out.end(), states[i].begin(), states[i].end());
     return out;
   }
 
@@ -520,15 +544,17 @@ LayerPtr cellFromConfig(const Json& spec, const std::string& what) {
 
 void resetRnnStates(Layer& layer, const std::vector<Tensor>& states) {
   auto* rnn = dynamic_cast<RNN*>(&layer);
-  check(rnn != nullptr, layer.className() + " '" + layer.name() + "'",
-        "resetStates: only stateful RNN layers (tf.layers.rnn({cell, stateful: true})) keep states");
+  check(
+      rnn != nullptr, layer.className() + " '" + layer.name() + "'",
+      "resetStates: only stateful RNN layers (tf.layers.rnn({cell, stateful: true})) keep states");
   rnn->resetStates(states);
 }
 
 namespace {
 const RNN& asRnn(const Layer& layer, const char* what) {
   auto* rnn = dynamic_cast<const RNN*>(&layer);
-  check(rnn != nullptr, layer.className() + " '" + layer.name() + "'", what, ": only RNN layers have it");
+  check(rnn != nullptr, layer.className() + " '" + layer.name() + "'", what,
+        ": only RNN layers have it");
   return *rnn;
 }
 }  // namespace
@@ -575,7 +601,8 @@ void registerRnnCellLayers() {
   GLINT_REGISTER_LAYER(registerLayerClass, "StackedRNNCells", [](const Json& config) {
     Json a = normalizeArgKeys(config);
     check(a.contains("cells") && a["cells"].is_array(), "StackedRNNCells",
-          "argument 'cells' must be a list of {class_name, config}, got ", a.value("cells", Json(nullptr)).dump());
+          "argument 'cells' must be a list of {class_name, config}, got ",
+          a.value("cells", Json(nullptr)).dump());
     std::vector<LayerPtr> cells;
     for (const Json& c : a["cells"]) cells.push_back(nestedLayer(c, "StackedRNNCells", "cells"));
     a.erase("cells");

@@ -13,15 +13,17 @@ namespace glint {
 std::vector<Tensor> runCellSteps(Layer& cell, const Tensor& x, std::vector<Tensor> states,
                                  const Tensor& mask, const CallArgs& args, bool goBackwards,
                                  bool returnSequences, const std::string& what) {
-  check(x.rank() == 3, what, "needs inputs of rank 3 [batch, time, features], got ", shapeToString(x.shape()));
+  check(x.rank() == 3, what, "needs inputs of rank 3 [batch, time, features], got ",
+        shapeToString(x.shape()));
   const int64_t batch = x.dim(0), time = x.dim(1);
   check(time > 0, what, "needs at least one time step, got input shape ", shapeToString(x.shape()));
   check(!states.empty(), what, "the cell has no states");
   std::vector<Tensor> steps = unstack(x, 1);
   std::vector<Tensor> stepMasks;
   if (mask.defined()) {
-    check(mask.shape() == Shape({batch, time}), what, "needs a mask of shape [batch, time] = ",
-          shapeToString({batch, time}), ", got ", shapeToString(mask.shape()));
+    check(mask.shape() == Shape({batch, time}), what,
+          "needs a mask of shape [batch, time] = ", shapeToString({batch, time}), ", got ",
+          shapeToString(mask.shape()));
     for (const Tensor& m : unstack(reshape(cast(mask, DType::float32), {batch, time, 1}), 1))
       stepMasks.push_back(cast(m, DType::boolean));
   }

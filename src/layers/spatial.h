@@ -20,7 +20,8 @@ inline std::string dataFormat(const ArgReader& r) {
   std::string f = r.string("data_format", "channelsLast");
   if (f == "channelsLast" || f == "channels_last") return "channelsLast";
   if (f == "channelsFirst" || f == "channels_first")
-    r.fail("data_format", "'" + f + "' is not supported: Glint layers are channelsLast (NHWC) only");
+    r.fail("data_format",
+           "'" + f + "' is not supported: Glint layers are channelsLast (NHWC) only");
   r.fail("data_format", "must be 'channelsLast' or 'channelsFirst', got '" + f + "'");
 }
 
@@ -34,7 +35,8 @@ inline Padding padding(const ArgReader& r) {
 inline const char* paddingName(Padding p) { return p == Padding::same ? "same" : "valid"; }
 
 /// An int or a list of two ints, each >= 1.
-inline Pair positivePair(const ArgReader& r, const std::string& key, std::vector<int64_t> fallback) {
+inline Pair positivePair(const ArgReader& r, const std::string& key,
+                         std::vector<int64_t> fallback) {
   std::vector<int64_t> v = r.pair(key, fallback);
   if (v[0] < 1 || v[1] < 1) r.fail(key, "must be positive, got " + shapeToString(v));
   return {v[0], v[1]};
@@ -72,11 +74,13 @@ inline Json intsJson(const std::vector<int64_t>& v) { return Json(v); }
 /// (before, after) amounts for height and width, as ZeroPadding2D and
 /// Cropping2D take them: an int, [height, width], or [[top, bottom], [left,
 /// right]], each non-negative. `value` is the raw argument read under `key`.
-inline std::array<Pair, 2> heightWidthAmounts(const ArgReader& r, const std::string& key, const Json& v) {
+inline std::array<Pair, 2> heightWidthAmounts(const ArgReader& r, const std::string& key,
+                                              const Json& v) {
   auto nonNegative = [&](const Json& e) {
     if (!e.is_number_integer() || e.get<int64_t>() < 0)
-      r.fail(key, "must be a non-negative int, [height, width] or [[top, bottom], [left, right]], got " +
-                      v.dump());
+      r.fail(key,
+             "must be a non-negative int, [height, width] or [[top, bottom], [left, right]], got " +
+                 v.dump());
     return e.get<int64_t>();
   };
   if (v.is_number()) {

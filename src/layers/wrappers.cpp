@@ -27,13 +27,14 @@ class Bidirectional : public Layer {
     if (!layer_) error("needs a recurrent layer to wrap, got none");
     static const std::set<std::string> recurrent = {"SimpleRNN", "LSTM", "GRU", "RNN"};
     if (!recurrent.count(layer_->className()))
-      error("wraps a recurrent layer (SimpleRNN, LSTM, GRU, RNN), got " + layer_->className() + " '" +
-            layer_->name() + "'");
+      error("wraps a recurrent layer (SimpleRNN, LSTM, GRU, RNN), got " + layer_->className() +
+            " '" + layer_->name() + "'");
     if (r.has("merge_mode")) {
       mergeMode_ = r.string("merge_mode", "concat");
       static const std::set<std::string> modes = {"concat", "sum", "mul", "ave"};
       if (!modes.count(mergeMode_))
-        r.fail("merge_mode", "must be one of concat, sum, mul, ave or null, got '" + mergeMode_ + "'");
+        r.fail("merge_mode",
+               "must be one of concat, sum, mul, ave or null, got '" + mergeMode_ + "'");
     } else if (this->args().contains("merge_mode")) {
       mergeMode_ = "";  // null: both outputs, unmerged
     }
@@ -65,7 +66,8 @@ class Bidirectional : public Layer {
     } else {
       result = {out};
     }
-    for (int copy = 0; copy < 2; ++copy) result.insert(result.end(), shapes.begin() + 1, shapes.end());
+    for (int copy = 0; copy < 2; ++copy)
+      result.insert(result.end(), shapes.begin() + 1, shapes.end());
     return result;
   }
 
@@ -92,7 +94,8 @@ class Bidirectional : public Layer {
 
   /// Each direction reads the input's mask in its own order; a sequence output
   /// keeps it (twice, unmerged), a last output and the states have none.
-  std::vector<Tensor> computeMask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>&,
+                                  const std::vector<Tensor>& masks) const override {
     Tensor m = returnSequences_ && !masks.empty() ? masks[0] : Tensor();
     if (mergeMode_.empty()) return {m, m};
     return {m};
@@ -124,7 +127,9 @@ class Bidirectional : public Layer {
  protected:
   /// Forward weights, then backward ones (TF.js order).
   std::vector<Variable> ownWeights(bool trainableOnes) const override {
-    auto of = [&](const LayerPtr& l) { return trainableOnes ? l->trainableWeights() : l->nonTrainableWeights(); };
+    auto of = [&](const LayerPtr& l) {
+      return trainableOnes ? l->trainableWeights() : l->nonTrainableWeights();
+    };
     std::vector<Variable> out = of(forward_);
     for (const Variable& v : of(backward_)) out.push_back(v);
     return out;
@@ -134,7 +139,8 @@ class Bidirectional : public Layer {
   /// A shape declared on the wrapped layer applies to the wrapper (Keras does so).
   static Json withInnerInputShape(const Json& args, const LayerPtr& layer) {
     Json a = normalizeArgKeys(args);
-    bool declared = a.contains("input_shape") || a.contains("batch_input_shape") || a.contains("input_dim");
+    bool declared =
+        a.contains("input_shape") || a.contains("batch_input_shape") || a.contains("input_dim");
     if (!declared && layer && layer->batchInputShape()) {
       Json shape = Json::array();
       for (int64_t d : *layer->batchInputShape()) shape.push_back(d < 0 ? Json(nullptr) : Json(d));
@@ -160,7 +166,8 @@ class TimeDistributed : public Layer {
 
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& in) const override {
     if (in.size() != 1) error("takes one input, got " + std::to_string(in.size()));
-    if (in[0].size() < 3) error("needs inputs of rank >= 3 [batch, time, ...], got " + shapeToString(in[0]));
+    if (in[0].size() < 3)
+      error("needs inputs of rank >= 3 [batch, time, ...], got " + shapeToString(in[0]));
     std::vector<Shape> child = layer_->computeOutputShape({stepShape(in[0], -1)});
     if (child.size() != 1)
       error("wraps " + layer_->className() + " '" + layer_->name() + "', which has " +
@@ -191,11 +198,13 @@ class TimeDistributed : public Layer {
 
   /// The wrapped layer's mask of the steps, its time axis put back; or, when
   /// it makes none, the input's mask (as Keras).
-  std::vector<Tensor> computeMask(const std::vector<Tensor>& in, const std::vector<Tensor>& masks) const override {
+  std::vector<Tensor> computeMask(const std::vector<Tensor>& in,
+                                  const std::vector<Tensor>& masks) const override {
     const Shape& s = in[0].shape();
     Tensor m = stepMask(masks, s);
-    std::vector<Tensor> inner = layer_->computeMask({reshape(in[0], stepShape(s, s[0] * s[1]))},
-                                                    m.defined() ? std::vector<Tensor>{m} : std::vector<Tensor>{});
+    std::vector<Tensor> inner =
+        layer_->computeMask({reshape(in[0], stepShape(s, s[0] * s[1]))},
+                            m.defined() ? std::vector<Tensor>{m} : std::vector<Tensor>{});
     if (inner.empty() || !inner[0].defined()) return {masks.empty() ? Tensor() : masks[0]};
     Shape out{s[0], s[1]};
     out.insert(out.end(), inner[0].shape().begin() + 1, inner[0].shape().end());
@@ -207,7 +216,9 @@ class TimeDistributed : public Layer {
     Layer::setTrainable(trainable);
     layer_->setTrainable(trainable);
   }
-  std::vector<Tensor> regularizationLosses() const override { return layer_->regularizationLosses(); }
+  std::vector<Tensor> regularizationLosses() const override {
+    return layer_->regularizationLosses();
+  }
   void applyConstraints() override { layer_->applyConstraints(); }
 
   Json getConfig() const override {
@@ -236,8 +247,8 @@ class TimeDistributed : public Layer {
     if (masks.empty() || !masks[0].defined()) return Tensor();
     const Shape& m = masks[0].shape();
     if (m.size() < 2 || m[0] != input[0] || m[1] != input[1])
-      error("needs a mask of shape [batch, time, ...] for input " + shapeToString(input) + ", got " +
-            shapeToString(m));
+      error("needs a mask of shape [batch, time, ...] for input " + shapeToString(input) +
+            ", got " + shapeToString(m));
     return reshape(masks[0], stepShape(m, input[0] * input[1]));
   }
 
@@ -269,7 +280,8 @@ LayerPtr bidirectional(const Config& args) {
         c->erase("go_backwards");
       }
       check(mirrored && f == b, "Bidirectional", "argument 'backward_layer' ('", backward->name(),
-            "') must be the wrapped layer ('", forward->name(), "') running backwards; a different "
+            "') must be the wrapped layer ('", forward->name(),
+            "') running backwards; a different "
             "backward layer is not supported");
     }
     a.erase("backward_layer");
@@ -282,7 +294,7 @@ LayerPtr timeDistributed(const LayerPtr& layer, const Config& args) {
 
 void registerWrapperLayers() {
   GLINT_REGISTER_LAYER(registerLayerClass, "Bidirectional",
-      [](const Json& config) { return bidirectional(config); });
+                       [](const Json& config) { return bidirectional(config); });
   GLINT_REGISTER_LAYER(registerLayerClass, "TimeDistributed", [](const Json& config) {
     Json a = normalizeArgKeys(config);
     check(a.contains("layer"), "TimeDistributed", "argument 'layer' is required");

@@ -39,16 +39,20 @@ void checkSmoothing(const std::string& op, float s) {
 const NameTable<LossFn>& table() {
   static const NameTable<LossFn> names = [] {
     std::vector<std::pair<std::string, LossFn>> canon = {
-        {"categoricalCrossentropy", [](const Tensor& t, const Tensor& p) { return categoricalCrossentropy(t, p); }},
-        {"sparseCategoricalCrossentropy", [](const Tensor& t, const Tensor& p) { return sparseCategoricalCrossentropy(t, p); }},
-        {"binaryCrossentropy", [](const Tensor& t, const Tensor& p) { return binaryCrossentropy(t, p); }},
+        {"categoricalCrossentropy",
+         [](const Tensor& t, const Tensor& p) { return categoricalCrossentropy(t, p); }},
+        {"sparseCategoricalCrossentropy",
+         [](const Tensor& t, const Tensor& p) { return sparseCategoricalCrossentropy(t, p); }},
+        {"binaryCrossentropy",
+         [](const Tensor& t, const Tensor& p) { return binaryCrossentropy(t, p); }},
         {"meanSquaredError", meanSquaredError},
         {"meanAbsoluteError", meanAbsoluteError},
         {"meanAbsolutePercentageError", meanAbsolutePercentageError},
         {"meanSquaredLogarithmicError", meanSquaredLogarithmicError},
         {"huber", [](const Tensor& t, const Tensor& p) { return huber(t, p); }},
         {"logcosh", logCosh},
-        {"cosineProximity", [](const Tensor& t, const Tensor& p) { return cosineSimilarity(t, p); }},
+        {"cosineProximity",
+         [](const Tensor& t, const Tensor& p) { return cosineSimilarity(t, p); }},
         {"kullbackLeiblerDivergence", kullbackLeiblerDivergence},
         {"poisson", poisson},
         {"hinge", hinge},
@@ -112,14 +116,14 @@ Tensor sparseCategoricalCrossentropy(const Tensor& yTrue, const Tensor& yPred, b
     std::vector<int32_t> host = ids.data<int32_t>();
     for (size_t i = 0; i < host.size(); ++i)
       if (!(host[i] >= 0 && host[i] < classes))
-        fail(op, "yTrue holds class id ", host[i], " at flat index ", i, ", outside [0, ",
-             classes, ") for yPred ", shapeToString(yPred.shape()));
+        fail(op, "yTrue holds class id ", host[i], " at flat index ", i, ", outside [0, ", classes,
+             ") for yPred ", shapeToString(yPred.shape()));
   } else {
     Tensor bad = logicalOr(less(ids, scalar(0, DType::int32)),
                            greaterEqual(ids, scalar(static_cast<float>(classes), DType::int32)));
     checkOnDevice(sum(cast(bad, DType::float32)), op,
-                  "yTrue holds class ids outside [0, " + std::to_string(classes) +
-                      ") for yPred " + shapeToString(yPred.shape()));
+                  "yTrue holds class ids outside [0, " + std::to_string(classes) + ") for yPred " +
+                      shapeToString(yPred.shape()));
   }
   return categoricalCrossentropy(oneHot(ids, classes), yPred, fromLogits);
 }
@@ -136,10 +140,10 @@ Tensor binaryCrossentropy(const Tensor& yTrue, const Tensor& yPred, bool fromLog
         [](const std::vector<Tensor>& in) {
           Tensor z = in[0], x = in[1];
           Tensor v = add(sub(relu(x), mul(x, z)), log1p(exp(neg(abs(x)))));
-          return CustomGradResult{v, [z, x](const Tensor& dy) {
-                                    return std::vector<Tensor>{neg(mul(dy, x)),
-                                                               mul(dy, sub(sigmoid(x), z))};
-                                  }};
+          return CustomGradResult{
+              v, [z, x](const Tensor& dy) {
+                return std::vector<Tensor>{neg(mul(dy, x)), mul(dy, sub(sigmoid(x), z))};
+              }};
         },
         {z, yPred});
     return mean(perElement, {-1});

@@ -14,13 +14,14 @@ namespace glint::metrics {
 
 namespace {
 
-Tensor toFloat(const Tensor& t) { return t.dtype() == DType::float32 ? t : cast(t, DType::float32); }
+Tensor toFloat(const Tensor& t) {
+  return t.dtype() == DType::float32 ? t : cast(t, DType::float32);
+}
 
 void checkSame(const std::string& op, const Tensor& yTrue, const Tensor& yPred) {
   ops::checkDType(op, "yTrue", yTrue, {DType::float32, DType::int32});
   ops::checkDType(op, "yPred", yPred, {DType::float32});
-  if (yPred.rank() < 1)
-    fail(op, "yPred must have at least one axis, got ", ops::describe(yPred));
+  if (yPred.rank() < 1) fail(op, "yPred must have at least one axis, got ", ops::describe(yPred));
   if (yTrue.shape() != yPred.shape())
     fail(op, "yTrue ", shapeToString(yTrue.shape()), " and yPred ", shapeToString(yPred.shape()),
          " must have the same shape");
@@ -74,8 +75,10 @@ const NameTable<MetricFn>& table() {
         {"binaryAccuracy", [](const Tensor& t, const Tensor& p) { return binaryAccuracy(t, p); }},
         {"categoricalAccuracy", categoricalAccuracy},
         {"sparseCategoricalAccuracy", sparseCategoricalAccuracy},
-        {"topKCategoricalAccuracy", [](const Tensor& t, const Tensor& p) { return topKCategoricalAccuracy(t, p); }},
-        {"sparseTopKCategoricalAccuracy", [](const Tensor& t, const Tensor& p) { return sparseTopKCategoricalAccuracy(t, p); }},
+        {"topKCategoricalAccuracy",
+         [](const Tensor& t, const Tensor& p) { return topKCategoricalAccuracy(t, p); }},
+        {"sparseTopKCategoricalAccuracy",
+         [](const Tensor& t, const Tensor& p) { return sparseTopKCategoricalAccuracy(t, p); }},
         {"precision", precision},
         {"recall", recall},
         {"meanSquaredError", meanSquaredError},

@@ -37,7 +37,9 @@ Calibration Model::calibrateSteps(const std::vector<Tensor>& xs, const std::vect
   Calibration c;
   try {
     c = calibrateBackends(
-        [&] { Training::read(*this, Training::startStep(*this, Training::Batch{xs, ys, Tensor()})); },
+        [&] {
+          Training::read(*this, Training::startStep(*this, Training::Batch{xs, ys, Tensor()}));
+        },
         what, options);
   } catch (...) {
     restoreTraining(before);

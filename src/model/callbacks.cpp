@@ -55,8 +55,7 @@ class EarlyStopping : public Callback {
     if (o_.mode == "auto")
       maximize_ = o_.monitor.find("acc") != std::string::npos ||
                   o_.monitor.find("auc") != std::string::npos;
-    else
-      maximize_ = o_.mode == "max";
+    else maximize_ = o_.mode == "max";
   }
 
   void onTrainBegin(const Logs&) override {
@@ -115,10 +114,8 @@ std::string number(double v) {
 
 std::string duration(double seconds) {
   char buf[32];
-  if (seconds < 1)
-    std::snprintf(buf, sizeof buf, "%.0fms", seconds * 1000);
-  else if (seconds < 60)
-    std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  if (seconds < 1) std::snprintf(buf, sizeof buf, "%.0fms", seconds * 1000);
+  else if (seconds < 60) std::snprintf(buf, sizeof buf, "%.1fs", seconds);
   else
     std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(seconds) / 60,
                   static_cast<int>(seconds) % 60);

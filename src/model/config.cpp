@@ -155,8 +155,10 @@ bool holdsKerasTensor(const Json& j) {
 Json keras2NodeData(const Json& call, const std::string& layer) {
   const std::string where = "an inbound node of layer '" + layer + "'";
   const Json* args = find(call, "args", "args");
-  check(args && args->is_array(), kOp, where, " must be a list of tensor references or {\"args\", "
-        "\"kwargs\"}, got ", brief(call));
+  check(args && args->is_array(), kOp, where,
+        " must be a list of tensor references or {\"args\", "
+        "\"kwargs\"}, got ",
+        brief(call));
   Json kwargs = Json::object();
   if (const Json* kw = find(call, "kwargs", "kwargs"); kw && !kw->is_null()) {
     check(kw->is_object(), kOp, where, ": \"kwargs\" must be an object, got ", brief(*kw));
@@ -179,7 +181,8 @@ Json keras2NodeData(const Json& call, const std::string& layer) {
     } else if (a.is_array()) {
       for (const Json& e : a) walk(e);
     } else {
-      fail(kOp, where, " passes ", brief(a), " where a tensor was expected: Glint layers take "
+      fail(kOp, where, " passes ", brief(a),
+           " where a tensor was expected: Glint layers take "
            "tensors only as their positional arguments");
     }
   };
@@ -282,8 +285,8 @@ ModelPtr functionalFromConfig(const Json& config) {
   if (remaining > 0) {
     for (const std::string& name : order)
       if (!pending[name].empty())
-        fail(kOp, "cannot connect layer '", name, "': inbound node ",
-             brief(pending[name].front()), " needs a layer call that never happens");
+        fail(kOp, "cannot connect layer '", name, "': inbound node ", brief(pending[name].front()),
+             " needs a layer call that never happens");
   }
 
   auto endpoints = [&](const char* snake, const char* camel) {

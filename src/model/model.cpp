@@ -323,13 +323,15 @@ ModelCall::ModelCall(Model::CallGuard& guard, const std::string& op, const std::
   if (kind == kTrain) {
     std::thread::id none{};
     if (!guard.trainer.compare_exchange_strong(none, self) && none != self)
-      fail(op, "model '", model, "' is being trained on another thread; one model trains on "
+      fail(op, "model '", model,
+           "' is being trained on another thread; one model trains on "
            "one thread at a time (docs/CPP.md, Threads)");
     ownsTrainer_ = none != self;  // false when nested in this thread's own fit
   } else {
     std::thread::id trainer = guard.trainer.load();
     if (trainer != std::thread::id{} && trainer != self)
-      fail(op, "model '", model, "' is being trained on another thread (fit); call it once "
+      fail(op, "model '", model,
+           "' is being trained on another thread (fit); call it once "
            "training ends, or on a copy of the model (docs/CPP.md, Threads)");
   }
   try {

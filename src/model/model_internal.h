@@ -3,9 +3,9 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 

@@ -113,7 +113,6 @@ void Sequential::add(const std::vector<LayerPtr>& layers) {
   if (stack_.size() != size) rebuild(tail_);
 }
 
-
 void Sequential::pop() {
   check(!stack_.empty(), "Sequential '" + name() + "'", "pop: the model has no layers");
   stack_.pop_back();

@@ -20,7 +20,8 @@ ModelPtr standardModel(const std::string& name) {
   if (name == "mlp") {
     m->add(layers::dense({{"units", 128}, {"activation", "relu"}, {"inputShape", in}}));
   } else if (name == "cnn") {
-    m->add(layers::conv2d({{"filters", 8}, {"kernelSize", 3}, {"activation", "relu"}, {"inputShape", in}}));
+    m->add(layers::conv2d(
+        {{"filters", 8}, {"kernelSize", 3}, {"activation", "relu"}, {"inputShape", in}}));
     m->add(layers::maxPooling2d({{"poolSize", 2}}));
     m->add(layers::conv2d({{"filters", 16}, {"kernelSize", 3}, {"activation", "relu"}}));
     m->add(layers::maxPooling2d({{"poolSize", 2}}));

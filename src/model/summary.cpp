@@ -90,10 +90,8 @@ std::string Model::summary(int lineLength) const {
         for (size_t k = 0; k < parts.size(); ++k) s += (k ? ", " : "") + parts[k];
         s += "]";
       }
-      if (shape.empty())
-        shape = s;
-      else if (shape != s)
-        shape = "multiple";  // a shared layer called on different shapes
+      if (shape.empty()) shape = s;
+      else if (shape != s) shape = "multiple";  // a shared layer called on different shapes
     }
     std::vector<std::string> connected;
     for (const Node* n : callsOf[layer.get()])

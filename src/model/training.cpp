@@ -351,7 +351,7 @@ Logs Model::Training::evaluateBatches(Model& m, const std::function<bool(Batch&)
 
 // Batch means weighted by batch size, summed on the device: one read at the end.
 Model::PendingLogs Model::Training::startEvaluateBatches(Model& m,
-                                                          const std::function<bool(Batch&)>& next) {
+                                                         const std::function<bool(Batch&)>& next) {
   Training& t = *m.training_;
   std::vector<DeviceCheck> checks = takeDeviceChecks();
   dispose([&] {
@@ -387,8 +387,7 @@ Logs Model::Training::evaluateAll(Model& m, const std::vector<Tensor>& xs,
 }
 
 Model::PendingLogs Model::Training::startEvaluateAll(Model& m, const std::vector<Tensor>& xs,
-                                                      const std::vector<Tensor>& ys,
-                                                      int batchSize) {
+                                                     const std::vector<Tensor>& ys, int batchSize) {
   const int64_t n = xs[0].dim(0);
   int64_t start = 0;
   return startEvaluateBatches(m, [&](Batch& b) {
@@ -556,7 +555,9 @@ History Model::Training::run(Model& m, const Loop& loop) {
         // Counted from 1, as the progress log counts them.
         fail(m.className() + ".fit", "training diverged at epoch ", epoch + 1, "/", loop.epochs,
              " batch ", batch + 1, ": loss is ",
-             std::isnan(loss->second) ? "nan" : loss->second > 0 ? "inf" : "-inf",
+             std::isnan(loss->second) ? "nan"
+             : loss->second > 0       ? "inf"
+                                      : "-inf",
              lastFinite.empty() ? "; the weights are those from before training"
                                 : "; the weights are those of the last finite step",
              " (lower the learning rate, or scale the inputs)");

@@ -16,8 +16,8 @@ namespace glint {
 namespace {
 
 /// Both operands float32 or both int32; the result has `outDType`, else their dtype.
-Tensor binary(const std::string& op, const std::string& kernel, const Tensor& a,
-              const Tensor& b, std::optional<DType> outDType = std::nullopt) {
+Tensor binary(const std::string& op, const std::string& kernel, const Tensor& a, const Tensor& b,
+              std::optional<DType> outDType = std::nullopt) {
   ops::checkDType(op, "a", a, {DType::float32, DType::int32});
   ops::checkDType(op, "b", b, {DType::float32, DType::int32});
   ops::checkSameDType(op, a, b);
@@ -41,8 +41,9 @@ Tensor mask(const Tensor& condition) { return cast(condition, DType::float32); }
 /// Registers (da, db) = f(dy, a, b, y), each summed back to its operand's
 /// shape; int32 operands get no gradient.
 void binaryGrad(const std::string& kernel,
-                std::function<std::pair<Tensor, Tensor>(const Tensor&, const Tensor&,
-                                                        const Tensor&, const Tensor&)> f) {
+                std::function<std::pair<Tensor, Tensor>(const Tensor&, const Tensor&, const Tensor&,
+                                                        const Tensor&)>
+                    f) {
   registerGradient(kernel, [f](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& a = ctx.inputs[0];
     const Tensor& b = ctx.inputs[1];
@@ -116,9 +117,13 @@ void registerBinaryGradients() {
   });
   // floor(a / b) is piecewise constant: zero almost everywhere (TF.js uses
   // div's gradient here, which finite differences contradict).
-  GLINT_REGISTER(binaryGrad, "FloorDiv", [](T dy, T, T, T) { return P{zerosLike(dy), zerosLike(dy)}; });
+  GLINT_REGISTER(binaryGrad, "FloorDiv", [](T dy, T, T, T) {
+    return P{zerosLike(dy), zerosLike(dy)};
+  });
   // mod(a, b) = a - floor(a / b) * b.
-  GLINT_REGISTER(binaryGrad, "Mod", [](T dy, T a, T b, T) { return P{dy, mul(dy, neg(floor(div(a, b))))}; });
+  GLINT_REGISTER(binaryGrad, "Mod", [](T dy, T a, T b, T) {
+    return P{dy, mul(dy, neg(floor(div(a, b))))};
+  });
 }
 
 }  // namespace glint

@@ -30,9 +30,10 @@ Attrs windowAttrs(const std::string& op, const Describe& xDesc, const Shape& x,
   Dim h = windowDim(x[1], fh, strides[0], dilations[0], same);
   Dim w = windowDim(x[2], fw, strides[1], dilations[1], same);
   if (h.out < 0 || w.out < 0 || (!emptyOk && (h.out == 0 || w.out == 0))) {
-    std::string dilatedTo = !dilated ? "" : " (dilated to " +
-        std::to_string((fh - 1) * dilations[0] + 1) + "x" +
-        std::to_string((fw - 1) * dilations[1] + 1) + " by dilations " + d() + ")";
+    std::string dilatedTo =
+        !dilated ? ""
+                 : " (dilated to " + std::to_string((fh - 1) * dilations[0] + 1) + "x" +
+                       std::to_string((fw - 1) * dilations[1] + 1) + " by dilations " + d() + ")";
     fail(op, window(), dilatedTo, " does not fit in ", xDesc(),
          " with valid padding: the output would be ", h.out, "x", w.out,
          "; use a smaller window, a larger input or padding same");
@@ -84,9 +85,9 @@ Tensor convForward(const std::string& op, const std::string& kernel, const Tenso
                    const Tensor& filter, Pair strides, Padding padding, Pair dilations,
                    bool depthwise) {
   checkRank4(op, "x", x, "[batch,height,width,channels]");
-  checkRank4(op, "filter", filter,
-             depthwise ? "[height,width,channels,multiplier]"
-                       : "[height,width,inChannels,outChannels]");
+  checkRank4(
+      op, "filter", filter,
+      depthwise ? "[height,width,channels,multiplier]" : "[height,width,inChannels,outChannels]");
   const Shape& xs = x.shape();
   const Shape& fs = filter.shape();
   if (fs[2] != xs[3])
@@ -98,7 +99,7 @@ Tensor convForward(const std::string& op, const std::string& kernel, const Tenso
   Attrs attrs = conv::windowAttrs(
       op, [&] { return "x " + ops::describe(x); }, xs,
       [&] { return "filter " + ops::describe(filter); }, fs[0], fs[1], vec(strides),
-                                  padding == Padding::same, vec(dilations), oh, ow);
+      padding == Padding::same, vec(dilations), oh, ow);
   int64_t outC = depthwise ? fs[2] * fs[3] : fs[3];
   return runKernel(kernel, {x, filter}, OutputSpec{{xs[0], oh, ow, outC}, DType::float32}, attrs);
 }
@@ -126,8 +127,7 @@ Tensor conv2dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
   std::string os = shapeToString(outputShape);
   check(outputShape.size() == 4, op, "outputShape ", os,
         " must have 4 entries [batch,height,width,outChannels]");
-  for (int64_t d : outputShape)
-    check(d >= 0, op, "outputShape ", os, " has a negative dimension");
+  for (int64_t d : outputShape) check(d >= 0, op, "outputShape ", os, " has a negative dimension");
   if (xs[3] != fs[3])
     fail(op, "x channels (x.shape[3] = ", xs[3], ") must equal filter.shape[3] (", fs[3],
          "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
@@ -144,7 +144,7 @@ Tensor conv2dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
   Attrs attrs = conv::windowAttrs(
       op, [&] { return "outputShape " + os; }, outputShape,
       [&] { return "filter " + ops::describe(filter); }, fs[0], fs[1], vec(strides),
-                                  padding == Padding::same, {1, 1}, oh, ow);
+      padding == Padding::same, {1, 1}, oh, ow);
   if (!(oh == xs[1] && ow == xs[2]))
     fail(op, "outputShape ", os, " is inconsistent with x ", ops::describe(x), ", filter ",
          ops::describe(filter), ", strides ", shapeToString(vec(strides)), " and padding ",
@@ -175,7 +175,8 @@ void registerConvGradients() {
       const Tensor& f = ctx.inputs[1];
       const Tensor& g = dys[0];
       Tensor dDy, df;
-      if (ctx.needs(0)) dDy = runKernel(fwd, {g, f}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
+      if (ctx.needs(0))
+        dDy = runKernel(fwd, {g, f}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
       if (ctx.needs(1)) df = backpropFilter(bpFilter, g, dy, f.shape(), ctx.attrs);
       return std::vector<Tensor>{dDy, df};
     });
@@ -185,7 +186,8 @@ void registerConvGradients() {
       const Tensor& g = dys[0];
       Tensor dx, dDy;
       if (ctx.needs(0)) dx = backpropInput(bpInput, dy, g, x.shape(), ctx.attrs);
-      if (ctx.needs(1)) dDy = runKernel(fwd, {x, g}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
+      if (ctx.needs(1))
+        dDy = runKernel(fwd, {x, g}, OutputSpec{dy.shape(), DType::float32}, windowOnly(ctx.attrs));
       return std::vector<Tensor>{dx, dDy};
     });
   }

@@ -13,16 +13,18 @@ namespace {
 
 std::string tripleString(Triple t) { return shapeToString(Shape{t[0], t[1], t[2]}); }
 
-void checkRank5(const std::string& op, const std::string& arg, const Tensor& t, const char* layout) {
+void checkRank5(const std::string& op, const std::string& arg, const Tensor& t,
+                const char* layout) {
   ops::checkDType(op, arg, t, {DType::float32});
   if (t.rank() != 5) fail(op, arg, " must be rank 5 ", layout, ", got ", ops::describe(t));
 }
 
 /// The output sizes of a window of `filter` over in's depth, height and width,
 /// with every check the 2-D ops make, but in terms of the 3-D arguments.
-std::array<conv::Dim, 3> windowDims(const std::string& op, const Shape& in, const std::string& inDesc,
-                                    Triple filter, const std::string& filterDesc, Triple strides,
-                                    bool same, Triple dilations, bool emptyOk = false) {
+std::array<conv::Dim, 3> windowDims(const std::string& op, const Shape& in,
+                                    const std::string& inDesc, Triple filter,
+                                    const std::string& filterDesc, Triple strides, bool same,
+                                    Triple dilations, bool emptyOk = false) {
   for (int i = 0; i < 3; ++i) {
     if (filter[i] < 1) fail(op, filterDesc, ": window depth, height and width must be >= 1");
     if (strides[i] < 1) fail(op, "strides ", tripleString(strides), " must be >= 1");
@@ -93,7 +95,8 @@ Tensor pool3d(const std::string& op, bool isMax, const Tensor& x, Triple filterS
   checkRank5(op, "x", x, "[batch,depth,height,width,channels]");
   bool same = padding == Padding::same;
   auto given = windowDims(op, x.shape(), "x " + ops::describe(x), filterSize,
-                         "filterSize " + tripleString(filterSize), strides, same, {1, 1, 1}, /*emptyOk=*/true);
+                          "filterSize " + tripleString(filterSize), strides, same, {1, 1, 1},
+                          /*emptyOk=*/true);
   // A window one larger than the input: empty, as TF.js (a slice of x: gradients reach it).
   if (given[0].out == 0 || given[1].out == 0 || given[2].out == 0) {
     const Shape& s = x.shape();
@@ -129,8 +132,8 @@ Tensor conv3d(const Tensor& x, const Tensor& filter, Triple strides, Padding pad
          "): got x ", ops::describe(x), ", filter ", ops::describe(filter));
   bool same = padding == Padding::same;
   Triple window{fs[0], fs[1], fs[2]};
-  windowDims(op, x.shape(), "x " + ops::describe(x), window, "filter " + ops::describe(filter), strides, same,
-             dilations);
+  windowDims(op, x.shape(), "x " + ops::describe(x), window, "filter " + ops::describe(filter),
+             strides, same, dilations);
   Tensor in = crop(x, sameOverhang(x.shape(), window, strides, dilations, same));
   const Shape& xs = in.shape();
   auto dims = windowDims(op, xs, "", window, "", strides, same, dilations);
@@ -144,7 +147,8 @@ Tensor conv3d(const Tensor& x, const Tensor& filter, Triple strides, Padding pad
   std::vector<Tensor> taps;
   for (int64_t k = 0; k < fd; ++k) {
     int64_t begin = k * dilations[0];
-    taps.push_back(stridedSlice(xp, {0, begin, 0, 0, 0}, {n, begin + (od - 1) * strides[0] + 1, xs[2], xs[3], c},
+    taps.push_back(stridedSlice(xp, {0, begin, 0, 0, 0},
+                                {n, begin + (od - 1) * strides[0] + 1, xs[2], xs[3], c},
                                 {1, strides[0], 1, 1, 1}));
   }
   Tensor planes = fd == 1 ? taps[0] : concat(taps, 4);
@@ -173,13 +177,13 @@ Tensor conv3dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
     fail(op, "outputShape[4] (", os[4], ") must equal filter.shape[3] (", fs[3],
          "): got outputShape ", osText, ", filter ", ops::describe(filter));
   if (os[0] != xs[0])
-    fail(op, "outputShape[0] (", os[0], ") must equal the batch of x (", xs[0], "): got outputShape ",
-         osText, ", x ", ops::describe(x));
+    fail(op, "outputShape[0] (", os[0], ") must equal the batch of x (", xs[0],
+         "): got outputShape ", osText, ", x ", ops::describe(x));
   // The forward conv3d over outputShape must produce x's spatial size.
   bool same = padding == Padding::same;
   Triple window{fs[0], fs[1], fs[2]};
-  auto dims = windowDims(op, os, "outputShape " + osText, window, "filter " + ops::describe(filter), strides,
-                         same, {1, 1, 1});
+  auto dims = windowDims(op, os, "outputShape " + osText, window, "filter " + ops::describe(filter),
+                         strides, same, {1, 1, 1});
   if (dims[0].out != xs[1] || dims[1].out != xs[2] || dims[2].out != xs[3])
     fail(op, "outputShape ", osText, " is inconsistent with x ", ops::describe(x), ", filter ",
          ops::describe(filter), ", strides ", tripleString(strides), " and padding ",
@@ -194,8 +198,9 @@ Tensor conv3dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
   int64_t oh = inner[2], ow = inner[3];
   // Every input plane through every depth tap at once: one conv2dTranspose
   // with the taps side by side as output channels.
-  Tensor planes = conv2dTranspose(reshape(x, {n * d, xs[2], xs[3], xs[4]}), depthTapsAsChannels(filter),
-                                  {n * d, oh, ow, fd * oc}, {strides[1], strides[2]}, padding);
+  Tensor planes =
+      conv2dTranspose(reshape(x, {n * d, xs[2], xs[3], xs[4]}), depthTapsAsChannels(filter),
+                      {n * d, oh, ow, fd * oc}, {strides[1], strides[2]}, padding);
   planes = reshape(planes, {n, d, oh, ow, fd, oc});
   // Input plane i, tap k lands on padded output plane i*sd + k: space the
   // input planes sd apart, then shift each tap by k and add.
@@ -209,7 +214,8 @@ Tensor conv3dTranspose(const Tensor& x, const Tensor& filter, const Shape& outpu
   int64_t full = std::max(spaced + fd - 1, dims[0].padBefore + inner[1]);
   Tensor sum;
   for (int64_t k = 0; k < fd; ++k) {
-    Tensor tap = reshape(slice(planes, {0, 0, 0, 0, k, 0}, {n, spaced, oh, ow, 1, oc}), {n, spaced, oh, ow, oc});
+    Tensor tap = reshape(slice(planes, {0, 0, 0, 0, k, 0}, {n, spaced, oh, ow, 1, oc}),
+                         {n, spaced, oh, ow, oc});
     tap = pad(tap, {{0, 0}, {k, full - k - spaced}, {0, 0}, {0, 0}, {0, 0}});
     sum = k == 0 ? tap : add(sum, tap);
   }

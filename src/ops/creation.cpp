@@ -11,9 +11,12 @@ Tensor fill(const Shape& shape, float value, DType dtype) {
     if (d < 0) fail("fill", "shape ", shapeToString(shape), " has a negative dimension");
   size_t n = static_cast<size_t>(shapeSize(shape));
   switch (dtype) {
-    case DType::float32: return tensor(std::vector<float>(n, value), shape);
-    case DType::int32: return tensorInt(std::vector<int32_t>(n, static_cast<int32_t>(value)), shape);
-    case DType::boolean: return tensorBool(std::vector<uint8_t>(n, value != 0.0f), shape);
+    case DType::float32:
+      return tensor(std::vector<float>(n, value), shape);
+    case DType::int32:
+      return tensorInt(std::vector<int32_t>(n, static_cast<int32_t>(value)), shape);
+    case DType::boolean:
+      return tensorBool(std::vector<uint8_t>(n, value != 0.0f), shape);
   }
   return Tensor();
 }
@@ -39,7 +42,8 @@ Tensor range(float start, float stop, float step, DType dtype) {
   double count = std::ceil((static_cast<double>(stop) - start) / step);
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   std::vector<float> values(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(start + static_cast<double>(i) * step);
+  for (int64_t i = 0; i < n; ++i)
+    values[i] = static_cast<float>(start + static_cast<double>(i) * step);
   if (dtype == DType::float32) return tensor(values, {n});
   std::vector<int32_t> ints(values.begin(), values.end());
   return tensorInt(ints, {n});

@@ -20,7 +20,7 @@ namespace {
 const char* flag(bool b) { return b ? "true" : "false"; }
 
 /// TF.js's fused activation names (lower case), plus tanh.
-const char* const kActivations[] = {"linear", "relu", "relu6", "elu",
+const char* const kActivations[] = {"linear",    "relu",    "relu6", "elu",
                                     "leakyrelu", "sigmoid", "tanh"};
 
 /// The canonical name, or "" when the activation cannot be fused.
@@ -43,8 +43,8 @@ Shape matMulShape(const Tensor& a, const Tensor& b, bool tA, bool tB) {
   int64_t kB = b.dim(tB ? -1 : -2), n = b.dim(tB ? -2 : -1);
   if (kA != kB)
     fail(op, "inner dimensions differ: a ", ops::describe(a), " gives k = ", kA, ", b ",
-         ops::describe(b), " gives k = ", kB, " (transposeA=", flag(tA), ", transposeB=",
-         flag(tB), ")");
+         ops::describe(b), " gives k = ", kB, " (transposeA=", flag(tA), ", transposeB=", flag(tB),
+         ")");
   Shape batchA(a.shape().begin(), a.shape().end() - 2);
   Shape batchB(b.shape().begin(), b.shape().end() - 2);
   size_t rank = std::max(batchA.size(), batchB.size());
@@ -109,8 +109,9 @@ Tensor fusedMatMul(const Tensor& a, const Tensor& b, const Tensor& bias,
   if (act.empty()) {
     std::string known;
     for (const char* k : kActivations) known += (known.empty() ? "" : ", ") + std::string(k);
-    fail(op, "activation '", activation, "' cannot be fused; fusable (case and '_' ignored): ",
-         known, " (apply others, e.g. softmax, after a linear fusedMatMul)");
+    fail(op, "activation '", activation,
+         "' cannot be fused; fusable (case and '_' ignored): ", known,
+         " (apply others, e.g. softmax, after a linear fusedMatMul)");
   }
   if (!std::isfinite(leakyreluAlpha))
     fail(op, "leakyreluAlpha must be a finite number, got ", leakyreluAlpha);
@@ -138,9 +139,9 @@ Tensor softmaxCrossEntropyWithLogits(const Tensor& labels, const Tensor& logits)
   bool matrix = logits.rank() == 2;
   Tensor y = matrix ? labels : reshape(labels, {rows, classes});
   Tensor x = matrix ? logits : reshape(logits, {rows, classes});
-  std::vector<Tensor> out = runKernel(
-      "SoftmaxCrossEntropyWithLogits", {y, x},
-      {OutputSpec{{rows}, DType::float32}, OutputSpec{{rows, classes}, DType::float32}});
+  std::vector<Tensor> out =
+      runKernel("SoftmaxCrossEntropyWithLogits", {y, x},
+                {OutputSpec{{rows}, DType::float32}, OutputSpec{{rows, classes}, DType::float32}});
   return matrix ? out[0] : reshape(out[0], batch);
 }
 
@@ -162,34 +163,37 @@ Tensor argMaxEqual(const Tensor& a, const Tensor& b) {
 }
 
 void registerFusedGradients() {
-  GLINT_REGISTER(registerGradient, "_ArgMaxEqual", [](const std::vector<Tensor>&, const GradContext&) {
-    return std::vector<Tensor>{Tensor(), Tensor()};
-  });
+  GLINT_REGISTER(registerGradient, "_ArgMaxEqual",
+                 [](const std::vector<Tensor>&, const GradContext&) {
+                   return std::vector<Tensor>{Tensor(), Tensor()};
+                 });
 
-  GLINT_REGISTER(registerGradient, "_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    Tensor dz = activationGrad(dys[0], ctx.outputs[0], ctx);
-    std::vector<Tensor> grads = ops::matMulGrads(dz, ctx);
-    if (ctx.inputs.size() > 2)
-      grads.push_back(ctx.needs(2) ? ops::sumToShape(dz, ctx.inputs[2].shape()) : Tensor());
-    return grads;
-  });
+  GLINT_REGISTER(
+      registerGradient, "_FusedMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        Tensor dz = activationGrad(dys[0], ctx.outputs[0], ctx);
+        std::vector<Tensor> grads = ops::matMulGrads(dz, ctx);
+        if (ctx.inputs.size() > 2)
+          grads.push_back(ctx.needs(2) ? ops::sumToShape(dz, ctx.inputs[2].shape()) : Tensor());
+        return grads;
+      });
 
   // Output 1 (the saved backprop, softmax * sum(labels) - labels) is internal: no op
   // returns it, so only the loss's dy arrives. Where a tape around records
   // this backward pass (grad of grad), it is recomputed with ops instead:
   // the kernel's saved output carries no gradient.
   GLINT_REGISTER(registerGradient, "SoftmaxCrossEntropyWithLogits",
-                   [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-                     Tensor d = expandDims(dys[0], -1);
-                     Tensor dLabels, dLogits;
-                     if (ctx.needs(0)) dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
-                     if (ctx.needs(1))
-                       dLogits = mul(d, Engine::get().recording()
-                                            ? sub(mul(softmax(ctx.inputs[1], -1), sum(ctx.inputs[0], {-1}, true)),
-                                                  ctx.inputs[0])
-                                            : ctx.outputs[1]);
-                     return std::vector<Tensor>{dLabels, dLogits};
-                   });
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   Tensor d = expandDims(dys[0], -1);
+                   Tensor dLabels, dLogits;
+                   if (ctx.needs(0)) dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
+                   if (ctx.needs(1))
+                     dLogits =
+                         mul(d, Engine::get().recording() ? sub(mul(softmax(ctx.inputs[1], -1),
+                                                                    sum(ctx.inputs[0], {-1}, true)),
+                                                                ctx.inputs[0])
+                                                          : ctx.outputs[1]);
+                   return std::vector<Tensor>{dLabels, dLogits};
+                 });
 }
 
 }  // namespace glint

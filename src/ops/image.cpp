@@ -57,10 +57,12 @@ Tensor batched(const char* op, const Tensor& images, Pair size, bool alignCorner
   ops::checkTensor(op, "images", images);
   check(images.rank() == 3 || images.rank() == 4, op, "images must be rank 3 or 4 (NHWC), got ",
         ops::describe(images));
-  check(size[0] > 0 && size[1] > 0, op, "size must be positive, got [", size[0], ", ", size[1], "]");
+  check(size[0] > 0 && size[1] > 0, op, "size must be positive, got [", size[0], ", ", size[1],
+        "]");
   check(!(alignCorners && halfPixel), op, "alignCorners and halfPixelCenters cannot both be true");
   Tensor x = images.rank() == 3 ? expandDims(images, 0) : images;
-  check(x.shape()[1] > 0 && x.shape()[2] > 0, op, "images must not be empty, got ", ops::describe(images));
+  check(x.shape()[1] > 0 && x.shape()[2] > 0, op, "images must not be empty, got ",
+        ops::describe(images));
   return x;
 }
 
@@ -89,7 +91,8 @@ Tensor resizeBilinear(const Tensor& images, Pair size, bool alignCorners, bool h
   return unbatched(add(top, mul(sub(bottom, top), rowFrac)), images);
 }
 
-Tensor resizeNearestNeighbor(const Tensor& images, Pair size, bool alignCorners, bool halfPixelCenters) {
+Tensor resizeNearestNeighbor(const Tensor& images, Pair size, bool alignCorners,
+                             bool halfPixelCenters) {
   const char* op = "resizeNearestNeighbor";
   Tensor x = batched(op, images, size, alignCorners, halfPixelCenters);
   std::vector<int32_t> r = nearestAxis(x.shape()[1], size[0], alignCorners, halfPixelCenters);
@@ -98,19 +101,22 @@ Tensor resizeNearestNeighbor(const Tensor& images, Pair size, bool alignCorners,
   return unbatched(y, images);
 }
 
-NonMaxSuppressionResult nonMaxSuppression(const Tensor& boxes, const Tensor& scores, int64_t maxOutputSize,
-                                          float iouThreshold, float scoreThreshold, float softNmsSigma,
+NonMaxSuppressionResult nonMaxSuppression(const Tensor& boxes, const Tensor& scores,
+                                          int64_t maxOutputSize, float iouThreshold,
+                                          float scoreThreshold, float softNmsSigma,
                                           bool padToMaxOutputSize) {
   const char* op = "nonMaxSuppression";
   ops::checkTensor(op, "boxes", boxes);
   ops::checkTensor(op, "scores", scores);
   ops::checkDType(op, "boxes", boxes, {DType::float32});
   ops::checkDType(op, "scores", scores, {DType::float32});
-  check(boxes.rank() == 2 && boxes.shape()[1] == 4, op, "boxes must be [numBoxes, 4], got ", ops::describe(boxes));
-  check(scores.rank() == 1 && scores.shape()[0] == boxes.shape()[0], op, "scores must be [numBoxes] = [",
-        boxes.shape()[0], "], got ", ops::describe(scores));
+  check(boxes.rank() == 2 && boxes.shape()[1] == 4, op, "boxes must be [numBoxes, 4], got ",
+        ops::describe(boxes));
+  check(scores.rank() == 1 && scores.shape()[0] == boxes.shape()[0], op,
+        "scores must be [numBoxes] = [", boxes.shape()[0], "], got ", ops::describe(scores));
   check(maxOutputSize >= 0, op, "maxOutputSize must be >= 0, got ", maxOutputSize);
-  check(iouThreshold >= 0 && iouThreshold <= 1, op, "iouThreshold must be in [0, 1], got ", iouThreshold);
+  check(iouThreshold >= 0 && iouThreshold <= 1, op, "iouThreshold must be in [0, 1], got ",
+        iouThreshold);
   int64_t n = boxes.shape()[0];
   maxOutputSize = std::min(maxOutputSize, n);
   std::vector<float> b = boxes.data<float>(), s = scores.data<float>();
@@ -118,8 +124,10 @@ NonMaxSuppressionResult nonMaxSuppression(const Tensor& boxes, const Tensor& sco
   auto iou = [&](int64_t i, int64_t j) {
     const float* p = &b[static_cast<size_t>(4 * i)];
     const float* q = &b[static_cast<size_t>(4 * j)];
-    double y1i = std::min(p[0], p[2]), x1i = std::min(p[1], p[3]), y2i = std::max(p[0], p[2]), x2i = std::max(p[1], p[3]);
-    double y1j = std::min(q[0], q[2]), x1j = std::min(q[1], q[3]), y2j = std::max(q[0], q[2]), x2j = std::max(q[1], q[3]);
+    double y1i = std::min(p[0], p[2]), x1i = std::min(p[1], p[3]), y2i = std::max(p[0], p[2]),
+           x2i = std::max(p[1], p[3]);
+    double y1j = std::min(q[0], q[2]), x1j = std::min(q[1], q[3]), y2j = std::max(q[0], q[2]),
+           x2j = std::max(q[1], q[3]);
     double areaI = (y2i - y1i) * (x2i - x1i), areaJ = (y2j - y1j) * (x2j - x1j);
     if (areaI <= 0 || areaJ <= 0) return 0.0;
     double inter = std::max(std::min(y2i, y2j) - std::max(y1i, y1j), 0.0) *
@@ -138,7 +146,8 @@ NonMaxSuppressionResult nonMaxSuppression(const Tensor& boxes, const Tensor& sco
   };
   std::vector<Candidate> queue;
   for (int64_t i = 0; i < n; ++i)
-    if (s[static_cast<size_t>(i)] > scoreThreshold) queue.push_back({s[static_cast<size_t>(i)], i, 0});
+    if (s[static_cast<size_t>(i)] > scoreThreshold)
+      queue.push_back({s[static_cast<size_t>(i)], i, 0});
   std::stable_sort(queue.begin(), queue.end(), before);
   double scale = softNmsSigma > 0 ? -0.5 / softNmsSigma : 0.0;
   std::vector<int32_t> selected;

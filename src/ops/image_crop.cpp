@@ -35,20 +35,22 @@ Tensor cropAndResize(const Tensor& image, const Tensor& boxes, const Tensor& box
   checkTensor(op, "image", image);
   checkTensor(op, "boxes", boxes);
   checkTensor(op, "boxInd", boxInd);
-  check(image.shape().size() == 4, op, "image must be rank 4 [batch, height, width, channels], got ",
-        describe(image));
+  check(image.shape().size() == 4, op,
+        "image must be rank 4 [batch, height, width, channels], got ", describe(image));
   check(boxes.shape().size() == 2 && boxes.shape()[1] == 4, op,
         "boxes must be [numBoxes, 4] (y1, x1, y2, x2), got ", describe(boxes));
   checkDType(op, "boxes", boxes, {DType::float32});
   checkDType(op, "boxInd", boxInd, {DType::int32});
   check(boxInd.shape() == Shape{boxes.shape()[0]}, op, "boxInd must be [numBoxes] = [",
         boxes.shape()[0], "], got ", describe(boxInd));
-  check(cropSize[0] >= 1 && cropSize[1] >= 1, op, "cropSize must be positive, got [", cropSize[0], ",",
-        cropSize[1], "]");
-  check(method == "bilinear" || method == "nearest", op, "method must be 'bilinear' or 'nearest', got '",
-        method, "'");
-  check(std::isfinite(extrapolationValue), op, "extrapolationValue must be finite, got ", extrapolationValue);
-  const int64_t batch = image.shape()[0], h = image.shape()[1], w = image.shape()[2], c = image.shape()[3];
+  check(cropSize[0] >= 1 && cropSize[1] >= 1, op, "cropSize must be positive, got [", cropSize[0],
+        ",", cropSize[1], "]");
+  check(method == "bilinear" || method == "nearest", op,
+        "method must be 'bilinear' or 'nearest', got '", method, "'");
+  check(std::isfinite(extrapolationValue), op, "extrapolationValue must be finite, got ",
+        extrapolationValue);
+  const int64_t batch = image.shape()[0], h = image.shape()[1], w = image.shape()[2],
+                c = image.shape()[3];
   const int64_t n = boxes.shape()[0], ch = cropSize[0], cw = cropSize[1];
   Tensor img = image.dtype() == DType::float32 ? image : cast(image, DType::float32);
   if (n == 0) return zeros({0, ch, cw, c});
@@ -58,7 +60,8 @@ Tensor cropAndResize(const Tensor& image, const Tensor& boxes, const Tensor& box
   // count of bad indices travels with the step (checkOnDevice), as losses do.
   if (boxInd.impl()->storage->backend->readsSynchronously()) {
     for (int32_t b : boxInd.data<int32_t>())
-      check(b >= 0 && b < batch, op, "boxInd holds ", b, ", outside the batch of ", batch, " images");
+      check(b >= 0 && b < batch, op, "boxInd holds ", b, ", outside the batch of ", batch,
+            " images");
   } else {
     Tensor bad = logicalOr(less(boxInd, scalar(0, DType::int32)),
                            greaterEqual(boxInd, scalar(static_cast<float>(batch), DType::int32)));
@@ -67,10 +70,11 @@ Tensor cropAndResize(const Tensor& image, const Tensor& boxes, const Tensor& box
   }
 
   std::vector<Tensor> cols = split(boxes, std::vector<int64_t>{1, 1, 1, 1}, 1);  // [n, 1] each
-  Tensor ys = sampleCoords(cols[0], cols[2], h, ch);  // [n, ch]
-  Tensor xs = sampleCoords(cols[1], cols[3], w, cw);  // [n, cw]
+  Tensor ys = sampleCoords(cols[0], cols[2], h, ch);                             // [n, ch]
+  Tensor xs = sampleCoords(cols[1], cols[3], w, cw);                             // [n, cw]
   auto inside = [](const Tensor& v, int64_t length) {
-    return logicalAnd(greaterEqual(v, scalar(0.0f)), lessEqual(v, scalar(static_cast<float>(length - 1))));
+    return logicalAnd(greaterEqual(v, scalar(0.0f)),
+                      lessEqual(v, scalar(static_cast<float>(length - 1))));
   };
   Tensor valid = logicalAnd(reshape(inside(ys, h), {n, ch, 1}), reshape(inside(xs, w), {n, 1, cw}));
   // Indices clamped into the image so every gather reads inside it; the
@@ -81,14 +85,17 @@ Tensor cropAndResize(const Tensor& image, const Tensor& boxes, const Tensor& box
   Tensor base = reshape(mul(boxInd, scalar(static_cast<float>(h * w), DType::int32)), {n, 1, 1});
   Tensor flat = reshape(img, {batch * h * w, c});
   auto pixels = [&](const Tensor& yi, const Tensor& xi) {  // yi [n, ch], xi [n, cw] int32
-    Tensor at = add(add(base, reshape(mul(yi, scalar(static_cast<float>(w), DType::int32)), {n, ch, 1})),
-                    reshape(xi, {n, 1, cw}));
+    Tensor at =
+        add(add(base, reshape(mul(yi, scalar(static_cast<float>(w), DType::int32)), {n, ch, 1})),
+            reshape(xi, {n, 1, cw}));
     return gather(flat, at, 0);  // [n, ch, cw, c]
   };
   Tensor out;
   if (method == "nearest") {
     // TF.js rounds half up (Math.round).
-    auto nearest = [&](const Tensor& v, int64_t length) { return index(floor(add(v, scalar(0.5f))), length); };
+    auto nearest = [&](const Tensor& v, int64_t length) {
+      return index(floor(add(v, scalar(0.5f))), length);
+    };
     out = pixels(nearest(ys, h), nearest(xs, w));
   } else {
     Tensor top = floor(ys), left = floor(xs);
@@ -104,15 +111,16 @@ Tensor cropAndResize(const Tensor& image, const Tensor& boxes, const Tensor& box
 
 Tensor flipLeftRight(const Tensor& image) {
   checkTensor("flipLeftRight", "image", image);
-  check(image.shape().size() == 4, "flipLeftRight", "image must be rank 4 [batch, height, width, channels], got ",
-        describe(image));
+  check(image.shape().size() == 4, "flipLeftRight",
+        "image must be rank 4 [batch, height, width, channels], got ", describe(image));
   return reverse(image, {2});
 }
 
 Tensor rgbToGrayscale(const Tensor& image) {
   checkTensor("rgbToGrayscale", "image", image);
   check(image.shape().size() >= 2 && image.shape().back() == 3, "rgbToGrayscale",
-        "image must have 3 channels (RGB) in its last dimension and rank >= 2, got ", describe(image));
+        "image must have 3 channels (RGB) in its last dimension and rank >= 2, got ",
+        describe(image));
   checkDType("rgbToGrayscale", "image", image, {DType::float32, DType::int32});
   // ITU-R BT.601 luma, TF.js's weights; int32 images stay int32 (truncated, as TF.js).
   Tensor weights = tensor({0.2989f, 0.5870f, 0.1140f}, {3});

@@ -24,8 +24,8 @@ Tensor unsortedSegmentSum(const Tensor& x, const Tensor& segmentIds, int64_t num
   ops::checkDType("unsortedSegmentSum", "segmentIds", segmentIds, {DType::int32});
   check(numSegments >= 0, "unsortedSegmentSum", "numSegments must be >= 0, got ", numSegments);
   const Shape& ids = segmentIds.shape();
-  bool prefix = ids.size() <= x.shape().size() &&
-                std::equal(ids.begin(), ids.end(), x.shape().begin());
+  bool prefix =
+      ids.size() <= x.shape().size() && std::equal(ids.begin(), ids.end(), x.shape().begin());
   if (!(prefix))
     fail("unsortedSegmentSum", "segmentIds ", ops::describe(segmentIds),
          " must match the leading dimensions of x ", ops::describe(x));
@@ -45,30 +45,31 @@ Tensor oneHot(const Tensor& indices, int64_t depth, float onValue, float offValu
 }
 
 void registerIndexingGradients() {
-  GLINT_REGISTER(registerGradient, "GatherV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    // dy is [outer, indices..., inner]: bring the index dimensions to the
-    // front, sum rows into x's axis by index, and move that axis back.
-    const Tensor& x = ctx.inputs[0];
-    const Tensor& indices = ctx.inputs[1];
-    int axis = static_cast<int>(ctx.attrs.i("axis"));
-    int64_t outer = 1, inner = 1, n = x.shape()[axis];
-    for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
-    for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
-    int64_t m = indices.size();
-    Tensor ids = reshape(indices, {m});
-    Tensor dx;
-    if (outer == 1) {
-      dx = unsortedSegmentSum(reshape(dys[0], {m, inner}), ids, n);
-    } else {
-      Tensor dy = transpose(reshape(dys[0], {outer, m, inner}), {1, 0, 2});
-      dx = transpose(unsortedSegmentSum(dy, ids, n), {1, 0, 2});
-    }
-    return std::vector<Tensor>{reshape(dx, x.shape()), Tensor()};
-  });
-  GLINT_REGISTER(registerGradient, "UnsortedSegmentSum", [](const std::vector<Tensor>& dys,
-                                            const GradContext& ctx) {
-    return std::vector<Tensor>{gather(dys[0], ctx.inputs[1], 0), Tensor()};
-  });
+  GLINT_REGISTER(registerGradient, "GatherV2",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   // dy is [outer, indices..., inner]: bring the index dimensions to the
+                   // front, sum rows into x's axis by index, and move that axis back.
+                   const Tensor& x = ctx.inputs[0];
+                   const Tensor& indices = ctx.inputs[1];
+                   int axis = static_cast<int>(ctx.attrs.i("axis"));
+                   int64_t outer = 1, inner = 1, n = x.shape()[axis];
+                   for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
+                   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+                   int64_t m = indices.size();
+                   Tensor ids = reshape(indices, {m});
+                   Tensor dx;
+                   if (outer == 1) {
+                     dx = unsortedSegmentSum(reshape(dys[0], {m, inner}), ids, n);
+                   } else {
+                     Tensor dy = transpose(reshape(dys[0], {outer, m, inner}), {1, 0, 2});
+                     dx = transpose(unsortedSegmentSum(dy, ids, n), {1, 0, 2});
+                   }
+                   return std::vector<Tensor>{reshape(dx, x.shape()), Tensor()};
+                 });
+  GLINT_REGISTER(registerGradient, "UnsortedSegmentSum",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   return std::vector<Tensor>{gather(dys[0], ctx.inputs[1], 0), Tensor()};
+                 });
   GLINT_REGISTER(registerGradient, "OneHot", [](const std::vector<Tensor>&, const GradContext&) {
     return std::vector<Tensor>{Tensor()};
   });

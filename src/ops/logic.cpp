@@ -15,8 +15,8 @@ namespace glint {
 namespace {
 
 /// Equality compares any dtype; ordering needs float32 or int32.
-Tensor compare(const std::string& op, const std::string& kernel, const Tensor& a,
-               const Tensor& b, bool ordered) {
+Tensor compare(const std::string& op, const std::string& kernel, const Tensor& a, const Tensor& b,
+               bool ordered) {
   if (ordered) {
     ops::checkDType(op, "a", a, {DType::float32, DType::int32});
     ops::checkDType(op, "b", b, {DType::float32, DType::int32});
@@ -29,8 +29,7 @@ Tensor compare(const std::string& op, const std::string& kernel, const Tensor& a
   return runKernel(kernel, {a, b}, OutputSpec{out, DType::boolean});
 }
 
-Tensor logic(const std::string& op, const std::string& kernel, const Tensor& a,
-             const Tensor& b) {
+Tensor logic(const std::string& op, const std::string& kernel, const Tensor& a, const Tensor& b) {
   ops::checkDType(op, "a", a, {DType::boolean});
   ops::checkDType(op, "b", b, {DType::boolean});
   Shape out = broadcastShapes(op, a.shape(), b.shape());
@@ -101,35 +100,38 @@ Tensor clipByValue(const Tensor& x, float minValue, float maxValue) {
   ops::checkDType("clipByValue", "x", x, {DType::float32});
   check(std::isfinite(minValue) && std::isfinite(maxValue), "clipByValue",
         "minValue and maxValue must be finite, got ", minValue, " and ", maxValue);
-  check(minValue <= maxValue, "clipByValue", "minValue (", minValue,
-        ") must be <= maxValue (", maxValue, ")");
+  check(minValue <= maxValue, "clipByValue", "minValue (", minValue, ") must be <= maxValue (",
+        maxValue, ")");
   return runKernel("ClipByValue", {x}, OutputSpec{x.shape(), DType::float32},
                    Attrs().set("min", minValue).set("max", maxValue));
 }
 
 void registerLogicGradients() {
   // Float to float passes dy through; integer and bool sides have no gradient.
-  GLINT_REGISTER(registerGradient, "Cast", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    bool floats = ctx.inputs[0].dtype() == DType::float32 &&
-                  ctx.outputs[0].dtype() == DType::float32;
-    return std::vector<Tensor>{floats ? dys[0] : Tensor()};
-  });
-  GLINT_REGISTER(registerGradient, "Select", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& cond = ctx.inputs[0];
-    const Tensor& a = ctx.inputs[1];
-    const Tensor& b = ctx.inputs[2];
-    if (a.dtype() != DType::float32) return std::vector<Tensor>{Tensor(), Tensor(), Tensor()};
-    Tensor zero = scalar(0);
-    return std::vector<Tensor>{Tensor(), ops::sumToShape(where(cond, dys[0], zero), a.shape()),
-                               ops::sumToShape(where(cond, zero, dys[0]), b.shape())};
-  });
-  GLINT_REGISTER(registerGradient, "ClipByValue", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& x = ctx.inputs[0];
-    Tensor lo = scalar(static_cast<float>(ctx.attrs.f("min")));
-    Tensor hi = scalar(static_cast<float>(ctx.attrs.f("max")));
-    Tensor inside = logicalAnd(greaterEqual(x, lo), lessEqual(x, hi));
-    return std::vector<Tensor>{where(inside, dys[0], scalar(0))};
-  });
+  GLINT_REGISTER(
+      registerGradient, "Cast", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        bool floats =
+            ctx.inputs[0].dtype() == DType::float32 && ctx.outputs[0].dtype() == DType::float32;
+        return std::vector<Tensor>{floats ? dys[0] : Tensor()};
+      });
+  GLINT_REGISTER(
+      registerGradient, "Select", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        const Tensor& cond = ctx.inputs[0];
+        const Tensor& a = ctx.inputs[1];
+        const Tensor& b = ctx.inputs[2];
+        if (a.dtype() != DType::float32) return std::vector<Tensor>{Tensor(), Tensor(), Tensor()};
+        Tensor zero = scalar(0);
+        return std::vector<Tensor>{Tensor(), ops::sumToShape(where(cond, dys[0], zero), a.shape()),
+                                   ops::sumToShape(where(cond, zero, dys[0]), b.shape())};
+      });
+  GLINT_REGISTER(registerGradient, "ClipByValue",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   const Tensor& x = ctx.inputs[0];
+                   Tensor lo = scalar(static_cast<float>(ctx.attrs.f("min")));
+                   Tensor hi = scalar(static_cast<float>(ctx.attrs.f("max")));
+                   Tensor inside = logicalAnd(greaterEqual(x, lo), lessEqual(x, hi));
+                   return std::vector<Tensor>{where(inside, dys[0], scalar(0))};
+                 });
 }
 
 }  // namespace glint

@@ -114,11 +114,15 @@ std::vector<Tensor> matMulGrads(const Tensor& dc, const GradContext& ctx) {
   bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
   Tensor da, db;
   if (ctx.needs(0)) {
-    da = !tA ? matMul(dc, b, false, !tB) : tB ? matMul(b, dc, true, true) : matMul(b, dc, false, true);
+    da = !tA  ? matMul(dc, b, false, !tB)
+         : tB ? matMul(b, dc, true, true)
+              : matMul(b, dc, false, true);
     da = ops::sumToShape(da, a.shape());
   }
   if (ctx.needs(1)) {
-    db = !tB ? matMul(a, dc, !tA, false) : tA ? matMul(dc, a, true, true) : matMul(dc, a, true, false);
+    db = !tB  ? matMul(a, dc, !tA, false)
+         : tA ? matMul(dc, a, true, true)
+              : matMul(dc, a, true, false);
     db = ops::sumToShape(db, b.shape());
   }
   return {da, db};
@@ -127,9 +131,10 @@ std::vector<Tensor> matMulGrads(const Tensor& dc, const GradContext& ctx) {
 }  // namespace ops
 
 void registerMatMulGradients() {
-  GLINT_REGISTER(registerGradient, "BatchMatMul", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    return ops::matMulGrads(dys[0], ctx);
-  });
+  GLINT_REGISTER(registerGradient, "BatchMatMul",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   return ops::matMulGrads(dys[0], ctx);
+                 });
 }
 
 }  // namespace glint

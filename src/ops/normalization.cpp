@@ -10,8 +10,7 @@ namespace {
 
 /// Throws unless t (optional when `optional`) is float32 and broadcasts to x
 /// without growing it.
-void checkBroadcastsTo(const std::string& arg, const Tensor& t, const Tensor& x,
-                       bool optional) {
+void checkBroadcastsTo(const std::string& arg, const Tensor& t, const Tensor& x, bool optional) {
   if (optional && !t.defined()) return;
   ops::checkDType("batchNorm", arg, t, {DType::float32});
   bool fits = t.rank() <= x.rank();
@@ -38,8 +37,8 @@ Moments moments(const Tensor& x, const std::vector<int64_t>& axes, bool keepDims
   return Moments{m, variance};
 }
 
-Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& variance,
-                 const Tensor& offset, const Tensor& scale, float epsilon) {
+Tensor batchNorm(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& offset,
+                 const Tensor& scale, float epsilon) {
   ops::checkDType("batchNorm", "x", x, {DType::float32});
   checkBroadcastsTo("mean", mean, x, false);
   checkBroadcastsTo("variance", variance, x, false);

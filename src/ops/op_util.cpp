@@ -13,7 +13,8 @@ void checkTensor(const std::string& op, const std::string& arg, const Tensor& t)
   check(t.defined(), op, arg, " is an undefined tensor");
   if (!t.isDisposed()) return;
   // A disposed weight (disposeVariables, model.dispose) names itself.
-  if (t.impl()->isVariable) fail(op, arg, ": variable '", t.impl()->name, "' (", describe(t), ") was disposed");
+  if (t.impl()->isVariable)
+    fail(op, arg, ": variable '", t.impl()->name, "' (", describe(t), ") was disposed");
   fail(op, arg, " (", describe(t), ") was disposed");
 }
 

@@ -1,12 +1,11 @@
 // One-pass optimizer updates (glint/optim_ops.h). No gradients are registered:
 // these are updates, not functions a loss is differentiated through.
-#include "glint/optim_ops.h"
-
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "glint/backend.h"
+#include "glint/optim_ops.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -55,8 +54,8 @@ MomentumUpdate applyMomentum(const Tensor& w, const Tensor& accum, const Tensor&
   return {r[0], r[1]};
 }
 
-AdamUpdate applyAdam(const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g,
-                     float lr, float beta1, float beta2, float epsilon, float c1, float c2,
+AdamUpdate applyAdam(const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g, float lr,
+                     float beta1, float beta2, float epsilon, float c1, float c2,
                      float weightDecay) {
   static const std::string op = "applyAdam";
   ops::checkDType(op, "w", w, {DType::float32});
@@ -65,8 +64,7 @@ AdamUpdate applyAdam(const Tensor& w, const Tensor& m, const Tensor& v, const Te
   checkLike(op, "g", g, w);
   checkFinite(op, "lr", lr);
   for (auto [name, beta] : {std::pair{"beta1", beta1}, std::pair{"beta2", beta2}})
-    check(std::isfinite(beta) && beta >= 0 && beta < 1, op, name, " must be in [0, 1), got ",
-          beta);
+    check(std::isfinite(beta) && beta >= 0 && beta < 1, op, name, " must be in [0, 1), got ", beta);
   checkAtLeastZero(op, "epsilon", epsilon);
   for (auto [name, c] : {std::pair{"c1", c1}, std::pair{"c2", c2}})
     check(std::isfinite(c) && c > 0 && c <= 1, op, name,

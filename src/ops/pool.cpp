@@ -22,9 +22,9 @@ Tensor pool(const std::string& op, const std::string& kernel, const Tensor& x, P
     return "filterSize [" + std::to_string(filterSize[0]) + "," + std::to_string(filterSize[1]) +
            "]";
   };
-  Attrs attrs = conv::windowAttrs(op, [&] { return "x " + ops::describe(x); }, xs, window,
-                                  filterSize[0], filterSize[1], {strides[0], strides[1]},
-                                  padding == Padding::same, {1, 1}, oh, ow, /*emptyOk=*/true);
+  Attrs attrs = conv::windowAttrs(
+      op, [&] { return "x " + ops::describe(x); }, xs, window, filterSize[0], filterSize[1],
+      {strides[0], strides[1]}, padding == Padding::same, {1, 1}, oh, ow, /*emptyOk=*/true);
   // A window one larger than the input: no window fits, the output is empty
   // (as TF.js). A slice of x, so that gradients reach x (as zeros).
   if (oh == 0 || ow == 0) return slice(x, {0, 0, 0, 0}, {xs[0], oh, ow, xs[3]});
@@ -43,17 +43,19 @@ Tensor avgPool(const Tensor& x, Pair filterSize, Pair strides, Padding padding) 
 
 void registerPoolGradients() {
   // dy flows to the first maximum of each window; the kernel finds it again in x.
-  GLINT_REGISTER(registerGradient, "MaxPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& x = ctx.inputs[0];
-    return std::vector<Tensor>{
-        runKernel("MaxPoolGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}, ctx.attrs)};
-  });
-  GLINT_REGISTER(registerGradient, "AvgPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Shape& xs = ctx.inputs[0].shape();
-    Attrs attrs = ctx.attrs;
-    return std::vector<Tensor>{runKernel("AvgPoolGrad", {dys[0]}, OutputSpec{xs, DType::float32},
-                                         attrs.set("inputShape", xs))};
-  });
+  GLINT_REGISTER(
+      registerGradient, "MaxPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        const Tensor& x = ctx.inputs[0];
+        return std::vector<Tensor>{runKernel("MaxPoolGrad", {dys[0], x},
+                                             OutputSpec{x.shape(), DType::float32}, ctx.attrs)};
+      });
+  GLINT_REGISTER(
+      registerGradient, "AvgPool", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        const Shape& xs = ctx.inputs[0].shape();
+        Attrs attrs = ctx.attrs;
+        return std::vector<Tensor>{runKernel(
+            "AvgPoolGrad", {dys[0]}, OutputSpec{xs, DType::float32}, attrs.set("inputShape", xs))};
+      });
 }
 
 }  // namespace glint

@@ -1,11 +1,12 @@
 // Random tensors: values drawn on the host and uploaded (no kernel), so a
 // seed gives the same tensor on every backend and in WebAssembly.
+#include "src/core/random.h"
+
 #include <cmath>
 #include <optional>
 
 #include "glint/engine.h"
 #include "glint/ops.h"
-#include "src/core/random.h"
 #include "src/ops/op_util.h"
 
 namespace glint {
@@ -64,8 +65,7 @@ Tensor randomNormal(const Shape& shape, float mean, float stddev, std::optional<
   return tensor(values, shape);
 }
 
-Tensor truncatedNormal(const Shape& shape, float mean, float stddev,
-                       std::optional<uint64_t> seed) {
+Tensor truncatedNormal(const Shape& shape, float mean, float stddev, std::optional<uint64_t> seed) {
   checkFinite("truncatedNormal", "mean", mean);
   checkFinite("truncatedNormal", "stddev", stddev);
   check(stddev >= 0, "truncatedNormal", "stddev must be >= 0, got ", stddev);
@@ -79,8 +79,7 @@ Tensor truncatedNormal(const Shape& shape, float mean, float stddev,
   return tensor(values, shape);
 }
 
-Tensor dropout(const Tensor& x, float rate, std::optional<uint64_t> seed,
-               const Shape& noiseShape) {
+Tensor dropout(const Tensor& x, float rate, std::optional<uint64_t> seed, const Shape& noiseShape) {
   ops::checkDType("dropout", "x", x, {DType::float32});
   check(std::isfinite(rate) && rate >= 0.0f && rate < 1.0f, "dropout",
         "rate must be in [0, 1), got ", rate);

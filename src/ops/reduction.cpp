@@ -56,7 +56,8 @@ Tensor productOfOthers(const Tensor& x, const std::vector<int64_t>& axes) {
   Tensor rows = add(mul(reshape(xt, {rest, 1, n}), sub(scalar(1.0f), eye)), eye);  // [rest, n, n]
   Tensor others = reshape(prod(rows, {2}), xt.shape());
   std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
   return transpose(others, inverse);
 }
 
@@ -72,8 +73,7 @@ Tensor reduce(const std::string& op, const std::string& kernel, const Tensor& x,
                    Attrs().set("axes", toInt64(norm)).set("keepDims", keepDims));
 }
 
-Tensor argExtreme(const std::string& op, const std::string& kernel, const Tensor& x,
-                  int64_t axis) {
+Tensor argExtreme(const std::string& op, const std::string& kernel, const Tensor& x, int64_t axis) {
   ops::checkDType(op, "x", x, {DType::float32, DType::int32});
   int a = normalizeAxis(op, "axis", axis, x.rank());
   if (x.shape()[a] <= 0)
@@ -166,19 +166,22 @@ Tensor logSoftmax(const Tensor& logits, int64_t axis) {
 }
 
 void registerReductionGradients() {
-  GLINT_REGISTER(registerGradient, "Sum", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    // Put the reduced axes back as size-1 dimensions, then broadcast.
-    const Tensor& x = ctx.inputs[0];
-    if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
-    Tensor dy = reshape(dys[0], keptShape(x.shape(), ctx.attrs.ints("axes")));
-    return std::vector<Tensor>{mul(dy, onesLike(x))};
-  });
-  GLINT_REGISTER(registerGradient, "Mean", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& x = ctx.inputs[0];
-    const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
-    Tensor dy = reshape(dys[0], keptShape(x.shape(), axes));
-    return std::vector<Tensor>{mul(dy, fill(x.shape(), static_cast<float>(meanScale(x.shape(), axes))))};
-  });
+  GLINT_REGISTER(registerGradient, "Sum",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   // Put the reduced axes back as size-1 dimensions, then broadcast.
+                   const Tensor& x = ctx.inputs[0];
+                   if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
+                   Tensor dy = reshape(dys[0], keptShape(x.shape(), ctx.attrs.ints("axes")));
+                   return std::vector<Tensor>{mul(dy, onesLike(x))};
+                 });
+  GLINT_REGISTER(registerGradient, "Mean",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   const Tensor& x = ctx.inputs[0];
+                   const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
+                   Tensor dy = reshape(dys[0], keptShape(x.shape(), axes));
+                   return std::vector<Tensor>{
+                       mul(dy, fill(x.shape(), static_cast<float>(meanScale(x.shape(), axes))))};
+                 });
 
   // TF.js semantics: every position equal to the extreme gets the full dy.
   GradFn extremeGrad = [](const std::vector<Tensor>& dys, const GradContext& ctx) {
@@ -197,32 +200,35 @@ void registerReductionGradients() {
   // only that position gets a gradient, with two or more none does. (prod/x_i
   // for non-zero x_i is rounded like a division, and can overflow where the
   // product of the others would not.)
-  GLINT_REGISTER(registerGradient, "Prod", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& x = ctx.inputs[0];
-    if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
-    const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
-    Shape kept = keptShape(x.shape(), axes);
-    // Where a tape around records this (grad of grad), the product of the
-    // others is built from x by ops alone: the zero masks below are right in
-    // value but constant, so their derivative would be lost.
-    if (Engine::get().recording())
-      return std::vector<Tensor>{mul(productOfOthers(x, axes), reshape(dys[0], kept))};
-    Tensor zero = scalar(0.0f);
-    Tensor isZero = equal(x, zero);
-    Tensor safeX = where(isZero, onesLike(x), x);
-    Tensor prodNonZero = prod(safeX, axes, true);
-    Tensor zeroCount = sum(cast(isZero, DType::float32), axes, true);
-    Tensor noZero = cast(equal(zeroCount, zero), DType::float32);
-    Tensor oneZero = cast(equal(zeroCount, scalar(1.0f)), DType::float32);
-    Tensor others = where(isZero, mul(prodNonZero, oneZero), mul(div(prodNonZero, safeX), noZero));
-    return std::vector<Tensor>{mul(others, reshape(dys[0], kept))};
-  });
+  GLINT_REGISTER(
+      registerGradient, "Prod", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        const Tensor& x = ctx.inputs[0];
+        if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
+        const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
+        Shape kept = keptShape(x.shape(), axes);
+        // Where a tape around records this (grad of grad), the product of the
+        // others is built from x by ops alone: the zero masks below are right in
+        // value but constant, so their derivative would be lost.
+        if (Engine::get().recording())
+          return std::vector<Tensor>{mul(productOfOthers(x, axes), reshape(dys[0], kept))};
+        Tensor zero = scalar(0.0f);
+        Tensor isZero = equal(x, zero);
+        Tensor safeX = where(isZero, onesLike(x), x);
+        Tensor prodNonZero = prod(safeX, axes, true);
+        Tensor zeroCount = sum(cast(isZero, DType::float32), axes, true);
+        Tensor noZero = cast(equal(zeroCount, zero), DType::float32);
+        Tensor oneZero = cast(equal(zeroCount, scalar(1.0f)), DType::float32);
+        Tensor others =
+            where(isZero, mul(prodNonZero, oneZero), mul(div(prodNonZero, safeX), noZero));
+        return std::vector<Tensor>{mul(others, reshape(dys[0], kept))};
+      });
 
-  GLINT_REGISTER(registerGradient, "Softmax", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& y = ctx.outputs[0];
-    Tensor s = sum(mul(dys[0], y), {ctx.attrs.i("axis")}, true);
-    return std::vector<Tensor>{mul(y, sub(dys[0], s))};
-  });
+  GLINT_REGISTER(registerGradient, "Softmax",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   const Tensor& y = ctx.outputs[0];
+                   Tensor s = sum(mul(dys[0], y), {ctx.attrs.i("axis")}, true);
+                   return std::vector<Tensor>{mul(y, sub(dys[0], s))};
+                 });
 }
 
 }  // namespace glint

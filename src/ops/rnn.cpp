@@ -1,8 +1,6 @@
 // Fused recurrent-cell ops and unpack (include/glint/rnn_ops.h). Each cell's
 // gradient is one backward kernel that recomputes the gates from the saved
 // inputs (cheaper than saving them: a few exp per unit against the matMuls).
-#include "glint/rnn_ops.h"
-
 #include <memory>
 
 #include "glint/activations.h"
@@ -10,6 +8,7 @@
 #include "glint/backend.h"
 #include "glint/engine.h"
 #include "glint/ops.h"
+#include "glint/rnn_ops.h"
 #include "src/core/engine_state.h"
 #include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
@@ -90,8 +89,7 @@ std::vector<Tensor> lstmCellGrad(const Tensor& xz, const Tensor& hz, const Tenso
 
 LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
                           const Tensor& recurrentMask, bool returnSequences, bool goBackwards,
-                          const std::string& recurrentActivation,
-                          const std::string& activation) {
+                          const std::string& recurrentActivation, const std::string& activation) {
   const std::string op = "lstmSequence";
   ops::checkDType(op, "xw", xw, {DType::float32});
   check(xw.rank() == 3 && xw.shape()[2] % 4 == 0, op, "xw is ", ops::describe(xw),
@@ -105,8 +103,8 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
   const Attrs attrs =
       activationAttrs(op, recurrentActivation, activation).set("goBackwards", goBackwards);
   if (time == 0) {
-    LstmSequence r{returnSequences ? zeros({batch, 0, units}) : Tensor(),
-                   zeros({batch, units}), zeros({batch, units})};
+    LstmSequence r{returnSequences ? zeros({batch, 0, units}) : Tensor(), zeros({batch, units}),
+                   zeros({batch, units})};
     return r;
   }
   // One kernel for the whole time loop: a GPU backend runs it as one
@@ -168,63 +166,70 @@ std::vector<Tensor> unpack(const Tensor& x, int64_t axis) {
 }
 
 void registerRnnGradients() {
-  GLINT_REGISTER(registerGradient, "LSTMCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& xz = ctx.inputs[0];
-    const Tensor& cPrev = ctx.inputs[2];
-    std::vector<Tensor> g =
-        lstmCellGrad(xz, ctx.inputs[1], cPrev, ctx.outputs[1], dys[0], dys[1], ctx.attrs);
-    // z = xz + hz: both get dz.
-    return std::vector<Tensor>{g[0], g[0], g[1]};
-  });
-  GLINT_REGISTER(registerGradient, "LSTMSequence", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    // dys: the gradients reaching every step's h and c (zeros where none does).
-    const Tensor &xw = ctx.inputs[0], &wr = ctx.inputs[1], &hs = ctx.outputs[0];
-    const bool masked = ctx.inputs.size() > 2;
-    // The forward kept the pre-activations (recorded, so it did): the kernel
-    // reads them in place of xw and skips recomputing h * W_r.
-    const bool kept = ctx.outputs.size() > 2;
-    std::vector<Tensor> in{kept ? ctx.outputs[2] : xw, wr, hs, ctx.outputs[1], dys[0], dys[1]};
-    if (masked) in.push_back(ctx.inputs[2]);
-    Attrs attrs = ctx.attrs;
-    if (kept) attrs.set("preActivations", true);
-    // dz of every step, in processing order.
-    Tensor dz = runKernel("LSTMSequenceGrad", in, OutputSpec{xw.shape(), DType::float32}, attrs);
-    const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
-    std::vector<Tensor> grads{ctx.attrs.b("goBackwards") ? reverse(dz, {0}) : dz, Tensor()};
-    if (ctx.needs(1)) {
-      // Step s's matMul read the (masked) output of step s - 1, zeros at s = 0:
-      // one product over all steps gives W_r's gradient.
-      Tensor hIn = time == 1 ? zeros({1, batch, units})
-                             : concat({zeros({1, batch, units}),
-                                       slice(hs, {0, 0, 0}, {time - 1, -1, -1})}, 0);
-      if (masked) hIn = mul(hIn, ctx.inputs[2]);
-      grads[1] = matMul(reshape(hIn, {time * batch, units}),
-                        reshape(dz, {time * batch, 4 * units}), true, false);
-    }
-    if (masked) grads.push_back(Tensor());
-    return grads;
-  });
-  GLINT_REGISTER(registerGradient, "GRUCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    std::vector<OutputSpec> specs;
-    for (const Tensor& t : ctx.inputs) specs.push_back({t.shape(), DType::float32});
-    std::vector<Tensor> inputs = ctx.inputs;
-    inputs.push_back(dys[0]);
-    return runKernel("GRUCellGrad", inputs, specs, ctx.attrs);
-  });
-  GLINT_REGISTER(registerGradient, "GRUResetState", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    std::vector<OutputSpec> specs;
-    for (const Tensor& t : ctx.inputs) specs.push_back({t.shape(), DType::float32});
-    std::vector<Tensor> inputs = ctx.inputs;
-    inputs.push_back(dys[0]);
-    return runKernel("GRUResetStateGrad", inputs, specs, ctx.attrs);
-  });
-  GLINT_REGISTER(registerGradient, "Unpack", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    int64_t axis = ctx.attrs.i("axis");
-    std::vector<Tensor> parts;
-    parts.reserve(dys.size());
-    for (const Tensor& dy : dys) parts.push_back(expandDims(dy, axis));
-    return std::vector<Tensor>{concat(parts, axis)};
-  });
+  GLINT_REGISTER(
+      registerGradient, "LSTMCell", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        const Tensor& xz = ctx.inputs[0];
+        const Tensor& cPrev = ctx.inputs[2];
+        std::vector<Tensor> g =
+            lstmCellGrad(xz, ctx.inputs[1], cPrev, ctx.outputs[1], dys[0], dys[1], ctx.attrs);
+        // z = xz + hz: both get dz.
+        return std::vector<Tensor>{g[0], g[0], g[1]};
+      });
+  GLINT_REGISTER(
+      registerGradient, "LSTMSequence", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        // dys: the gradients reaching every step's h and c (zeros where none does).
+        const Tensor &xw = ctx.inputs[0], &wr = ctx.inputs[1], &hs = ctx.outputs[0];
+        const bool masked = ctx.inputs.size() > 2;
+        // The forward kept the pre-activations (recorded, so it did): the kernel
+        // reads them in place of xw and skips recomputing h * W_r.
+        const bool kept = ctx.outputs.size() > 2;
+        std::vector<Tensor> in{kept ? ctx.outputs[2] : xw, wr, hs, ctx.outputs[1], dys[0], dys[1]};
+        if (masked) in.push_back(ctx.inputs[2]);
+        Attrs attrs = ctx.attrs;
+        if (kept) attrs.set("preActivations", true);
+        // dz of every step, in processing order.
+        Tensor dz =
+            runKernel("LSTMSequenceGrad", in, OutputSpec{xw.shape(), DType::float32}, attrs);
+        const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
+        std::vector<Tensor> grads{ctx.attrs.b("goBackwards") ? reverse(dz, {0}) : dz, Tensor()};
+        if (ctx.needs(1)) {
+          // Step s's matMul read the (masked) output of step s - 1, zeros at s = 0:
+          // one product over all steps gives W_r's gradient.
+          Tensor hIn =
+              time == 1
+                  ? zeros({1, batch, units})
+                  : concat({zeros({1, batch, units}), slice(hs, {0, 0, 0}, {time - 1, -1, -1})}, 0);
+          if (masked) hIn = mul(hIn, ctx.inputs[2]);
+          grads[1] = matMul(reshape(hIn, {time * batch, units}),
+                            reshape(dz, {time * batch, 4 * units}), true, false);
+        }
+        if (masked) grads.push_back(Tensor());
+        return grads;
+      });
+  GLINT_REGISTER(registerGradient, "GRUCell",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   std::vector<OutputSpec> specs;
+                   for (const Tensor& t : ctx.inputs) specs.push_back({t.shape(), DType::float32});
+                   std::vector<Tensor> inputs = ctx.inputs;
+                   inputs.push_back(dys[0]);
+                   return runKernel("GRUCellGrad", inputs, specs, ctx.attrs);
+                 });
+  GLINT_REGISTER(registerGradient, "GRUResetState",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   std::vector<OutputSpec> specs;
+                   for (const Tensor& t : ctx.inputs) specs.push_back({t.shape(), DType::float32});
+                   std::vector<Tensor> inputs = ctx.inputs;
+                   inputs.push_back(dys[0]);
+                   return runKernel("GRUResetStateGrad", inputs, specs, ctx.attrs);
+                 });
+  GLINT_REGISTER(registerGradient, "Unpack",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   int64_t axis = ctx.attrs.i("axis");
+                   std::vector<Tensor> parts;
+                   parts.reserve(dys.size());
+                   for (const Tensor& dy : dys) parts.push_back(expandDims(dy, axis));
+                   return std::vector<Tensor>{concat(parts, axis)};
+                 });
 }
 
 }  // namespace glint

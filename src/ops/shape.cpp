@@ -21,8 +21,7 @@ namespace {
 Tensor stridedSliceKernel(const Tensor& x, const std::vector<int64_t>& begin,
                           const std::vector<int64_t>& strides, const Shape& size) {
   bool identity = size == x.shape();
-  for (size_t d = 0; d < size.size() && identity; ++d)
-    identity = begin[d] == 0 && strides[d] == 1;
+  for (size_t d = 0; d < size.size() && identity; ++d) identity = begin[d] == 0 && strides[d] == 1;
   if (identity) return makeView(x, size);
   return runKernel("StridedSlice", {x}, OutputSpec{size, x.dtype()},
                    Attrs().set("begin", begin).set("strides", strides));
@@ -119,8 +118,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
              "); only axis ", ax, " may differ");
     out[ax] += x.shape()[ax];
   }
-  return runKernel("Concat", xs, OutputSpec{out, first.dtype()},
-                   Attrs().set("axis", int64_t{ax}));
+  return runKernel("Concat", xs, OutputSpec{out, first.dtype()}, Attrs().set("axis", int64_t{ax}));
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t numSplits, int64_t axis) {
@@ -173,8 +171,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
   return out;
 }
 
-Tensor slice(const Tensor& x, const std::vector<int64_t>& begin,
-             const std::vector<int64_t>& size) {
+Tensor slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& size) {
   ops::checkTensor("slice", "x", x);
   int rank = x.rank();
   if (!(begin.size() <= static_cast<size_t>(rank) && size.size() <= static_cast<size_t>(rank)))
@@ -190,7 +187,8 @@ Tensor slice(const Tensor& x, const std::vector<int64_t>& begin,
       fail("slice", "begin[", d, "] = ", b[d], " is out of range for dimension ", d, " of x ",
            ops::describe(x), ": expected 0..", dim);
     if (s == -1) s = dim - b[d];
-    check(s >= 0, "slice", "size[", d, "] = ", s, " is negative (only -1, meaning 'to the end',"
+    check(s >= 0, "slice", "size[", d, "] = ", s,
+          " is negative (only -1, meaning 'to the end',"
           " is allowed)");
     if (b[d] + s > dim)
       fail("slice", "begin[", d, "] + size[", d, "] = ", b[d] + s,
@@ -225,8 +223,11 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
   // Dense spec: one entry per dimension of x; `kept` lists the result's
   // dimensions (-1 = a new axis), shrunk dimensions dropped.
   const int rank = x.rank();
-  struct Dense { int64_t begin = 0, end = 0, stride = 1; bool beginMasked = true,
-                 endMasked = true, shrink = false; int entry = -1; };
+  struct Dense {
+    int64_t begin = 0, end = 0, stride = 1;
+    bool beginMasked = true, endMasked = true, shrink = false;
+    int entry = -1;
+  };
   std::vector<Dense> dense(rank);
   std::vector<int> kept;
   int full = 0;
@@ -242,8 +243,8 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
              ops::describe(x), " has (masks: ellipsis ", ellipsisMask, ", newAxis ", newAxisMask,
              ")");
       check(st[i] != 0, op, "strides[", i, "] is 0: strides must be non-zero");
-      dense[full] = Dense{begin[i], end[i], st[i], bit(beginMask, i), bit(endMask, i),
-                          bit(shrinkAxisMask, i), i};
+      dense[full] = Dense{
+          begin[i], end[i], st[i], bit(beginMask, i), bit(endMask, i), bit(shrinkAxisMask, i), i};
       if (!dense[full].shrink) kept.push_back(full);
       ++full;
     }
@@ -278,7 +279,8 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
     int64_t e = canonical(s.end, s.endMasked, true);
     int64_t len = e - b;
     int64_t count = (len == 0 || (len < 0) != (s.stride < 0))
-                        ? 0 : len / s.stride + (len % s.stride != 0 ? 1 : 0);
+                        ? 0
+                        : len / s.stride + (len % s.stride != 0 ? 1 : 0);
     outBegin[d] = count > 0 ? b : 0;
     size[d] = count;
   }
@@ -387,53 +389,60 @@ Tensor reverse(const Tensor& x, const std::vector<int64_t>& axes) {
 }
 
 void registerShapeGradients() {
-  GLINT_REGISTER(registerGradient, "Transpose", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const std::vector<int64_t>& perm = ctx.attrs.ints("perm");
-    std::vector<int64_t> inverse(perm.size());
-    for (size_t d = 0; d < perm.size(); ++d) inverse[perm[d]] = static_cast<int64_t>(d);
-    return std::vector<Tensor>{transpose(dys[0], inverse)};
-  });
-  GLINT_REGISTER(registerGradient, "Concat", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    int axis = static_cast<int>(ctx.attrs.i("axis"));
-    std::vector<Tensor> out;
-    int64_t start = 0;
-    for (const Tensor& x : ctx.inputs) {
-      out.push_back(sliceAlong(dys[0], axis, start, x.shape()[axis]));
-      start += x.shape()[axis];
-    }
-    return out;
-  });
-  GLINT_REGISTER(registerGradient, "StridedSlice", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    return std::vector<Tensor>{stridedSliceGradKernel(dys[0], ctx.attrs.ints("begin"),
-                                                      ctx.attrs.ints("strides"),
-                                                      ctx.inputs[0].shape())};
-  });
+  GLINT_REGISTER(registerGradient, "Transpose",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   const std::vector<int64_t>& perm = ctx.attrs.ints("perm");
+                   std::vector<int64_t> inverse(perm.size());
+                   for (size_t d = 0; d < perm.size(); ++d)
+                     inverse[perm[d]] = static_cast<int64_t>(d);
+                   return std::vector<Tensor>{transpose(dys[0], inverse)};
+                 });
+  GLINT_REGISTER(registerGradient, "Concat",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   int axis = static_cast<int>(ctx.attrs.i("axis"));
+                   std::vector<Tensor> out;
+                   int64_t start = 0;
+                   for (const Tensor& x : ctx.inputs) {
+                     out.push_back(sliceAlong(dys[0], axis, start, x.shape()[axis]));
+                     start += x.shape()[axis];
+                   }
+                   return out;
+                 });
+  GLINT_REGISTER(
+      registerGradient, "StridedSlice", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        return std::vector<Tensor>{stridedSliceGradKernel(
+            dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"), ctx.inputs[0].shape())};
+      });
   // Linear in dy: its adjoint is the slice itself (grad of grad).
-  GLINT_REGISTER(registerGradient, "StridedSliceGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    return std::vector<Tensor>{stridedSliceKernel(dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"),
-                                                  ctx.inputs[0].shape())};
-  });
-  GLINT_REGISTER(registerGradient, "PadV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const std::vector<int64_t>& paddings = ctx.attrs.ints("paddings");
-    const Tensor& x = ctx.inputs[0];
-    std::vector<int64_t> begin(x.rank()), strides(x.rank(), 1);
-    for (int d = 0; d < x.rank(); ++d) begin[d] = paddings[2 * d];
-    return std::vector<Tensor>{stridedSliceKernel(dys[0], begin, strides, x.shape())};
-  });
-  GLINT_REGISTER(registerGradient, "Tile", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    // dy viewed as [r0, d0, r1, d1, ...]: summing the r axes adds up the copies.
-    const Tensor& x = ctx.inputs[0];
-    const std::vector<int64_t>& reps = ctx.attrs.ints("reps");
-    if (x.rank() == 0) return std::vector<Tensor>{dys[0]};
-    Shape split;
-    std::vector<int64_t> repAxes;
-    for (int d = 0; d < x.rank(); ++d) {
-      repAxes.push_back(static_cast<int64_t>(split.size()));
-      split.push_back(reps[d]);
-      split.push_back(x.shape()[d]);
-    }
-    return std::vector<Tensor>{reshape(sum(reshape(dys[0], split), repAxes), x.shape())};
-  });
+  GLINT_REGISTER(
+      registerGradient, "StridedSliceGrad",
+      [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        return std::vector<Tensor>{stridedSliceKernel(
+            dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"), ctx.inputs[0].shape())};
+      });
+  GLINT_REGISTER(
+      registerGradient, "PadV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        const std::vector<int64_t>& paddings = ctx.attrs.ints("paddings");
+        const Tensor& x = ctx.inputs[0];
+        std::vector<int64_t> begin(x.rank()), strides(x.rank(), 1);
+        for (int d = 0; d < x.rank(); ++d) begin[d] = paddings[2 * d];
+        return std::vector<Tensor>{stridedSliceKernel(dys[0], begin, strides, x.shape())};
+      });
+  GLINT_REGISTER(
+      registerGradient, "Tile", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        // dy viewed as [r0, d0, r1, d1, ...]: summing the r axes adds up the copies.
+        const Tensor& x = ctx.inputs[0];
+        const std::vector<int64_t>& reps = ctx.attrs.ints("reps");
+        if (x.rank() == 0) return std::vector<Tensor>{dys[0]};
+        Shape split;
+        std::vector<int64_t> repAxes;
+        for (int d = 0; d < x.rank(); ++d) {
+          repAxes.push_back(static_cast<int64_t>(split.size()));
+          split.push_back(reps[d]);
+          split.push_back(x.shape()[d]);
+        }
+        return std::vector<Tensor>{reshape(sum(reshape(dys[0], split), repAxes), x.shape())};
+      });
   registerIndexingGradients();
 }
 

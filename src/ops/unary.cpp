@@ -96,7 +96,8 @@ void registerUnaryGradients() {
   GLINT_REGISTER(unaryGrad, "Log1p", [](T dy, T x, T, A) { return div(dy, x + 1.0f); });
   GLINT_REGISTER(unaryGrad, "Sqrt", [](T dy, T, T y, A) { return div(dy, y * 2.0f); });
   // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 y^3.
-  GLINT_REGISTER(unaryGrad, "Rsqrt", [](T dy, T, T y, A) { return mul(dy, mul(y, square(y)) * -0.5f); });
+  GLINT_REGISTER(unaryGrad, "Rsqrt",
+                 [](T dy, T, T y, A) { return mul(dy, mul(y, square(y)) * -0.5f); });
   GLINT_REGISTER(unaryGrad, "Square", [](T dy, T x, T, A) { return mul(dy, x * 2.0f); });
   GLINT_REGISTER(unaryGrad, "Reciprocal", [](T dy, T, T y, A) { return neg(mul(dy, square(y))); });
   // One pass over dy and x (a conv layer's gradient runs it over its whole
@@ -106,12 +107,13 @@ void registerUnaryGradients() {
     return runKernel("ReluGrad", {dy, x}, OutputSpec{x.shape(), DType::float32});
   });
   // ReluGrad is linear in dy and piecewise constant in x.
-  GLINT_REGISTER(registerGradient, "ReluGrad", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-    const Tensor& x = ctx.inputs[1];
-    return std::vector<Tensor>{
-        runKernel("ReluGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}),
-        zerosLike(x)};
-  });
+  GLINT_REGISTER(registerGradient, "ReluGrad",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   const Tensor& x = ctx.inputs[1];
+                   return std::vector<Tensor>{
+                       runKernel("ReluGrad", {dys[0], x}, OutputSpec{x.shape(), DType::float32}),
+                       zerosLike(x)};
+                 });
   // As TF.js: the mask is 0 < x <= 6.
   GLINT_REGISTER(unaryGrad, "Relu6", [](T dy, T x, T, A) {
     return mul(dy, mask(logicalAnd(greater(x, s(0)), lessEqual(x, s(6)))));
@@ -121,7 +123,7 @@ void registerUnaryGradients() {
   });
   // For x <= 0, y = exp(x) - 1, so the slope is y + 1.
   GLINT_REGISTER(unaryGrad, "Elu",
-      [](T dy, T x, T y, A) { return where(greater(x, s(0)), dy, mul(dy, y + 1.0f)); });
+                 [](T dy, T x, T y, A) { return where(greater(x, s(0)), dy, mul(dy, y + 1.0f)); });
   GLINT_REGISTER(unaryGrad, "Selu", [](T dy, T x, T y, A) {
     return where(greater(x, s(0)), dy * kSeluScale, mul(dy, y + kSeluScale * kSeluAlpha));
   });
@@ -141,19 +143,22 @@ void registerUnaryGradients() {
     Tensor slope = (t + 1.0f) * 0.5f + mul(x * 0.5f, mul(1.0f - square(t), du));
     return mul(dy, slope);
   });
-  GLINT_REGISTER(unaryGrad, "Erf", [](T dy, T x, T, A) {
-    return mul(dy, exp(neg(square(x))) * kTwoOverSqrtPi);
-  });
+  GLINT_REGISTER(unaryGrad, "Erf",
+                 [](T dy, T x, T, A) { return mul(dy, exp(neg(square(x))) * kTwoOverSqrtPi); });
   GLINT_REGISTER(unaryGrad, "Sin", [](T dy, T x, T, A) { return mul(dy, cos(x)); });
   GLINT_REGISTER(unaryGrad, "Cos", [](T dy, T x, T, A) { return neg(mul(dy, sin(x))); });
   // (1 - x)(1 + x) rather than 1 - x^2: no cancellation near |x| = 1.
-  GLINT_REGISTER(unaryGrad, "Asin", [](T dy, T x, T, A) { return div(dy, sqrt(mul(1.0f - x, x + 1.0f))); });
+  GLINT_REGISTER(unaryGrad, "Asin",
+                 [](T dy, T x, T, A) { return div(dy, sqrt(mul(1.0f - x, x + 1.0f))); });
   GLINT_REGISTER(unaryGrad, "Acos",
-      [](T dy, T x, T, A) { return neg(div(dy, sqrt(mul(1.0f - x, x + 1.0f)))); });
+                 [](T dy, T x, T, A) { return neg(div(dy, sqrt(mul(1.0f - x, x + 1.0f)))); });
   GLINT_REGISTER(unaryGrad, "Atan", [](T dy, T x, T, A) { return div(dy, square(x) + 1.0f); });
-  GLINT_REGISTER(unaryGrad, "Asinh", [](T dy, T x, T, A) { return div(dy, sqrt(square(x) + 1.0f)); });
-  GLINT_REGISTER(unaryGrad, "Acosh", [](T dy, T x, T, A) { return div(dy, sqrt(mul(x - 1.0f, x + 1.0f))); });
-  GLINT_REGISTER(unaryGrad, "Atanh", [](T dy, T x, T, A) { return div(dy, mul(1.0f - x, x + 1.0f)); });
+  GLINT_REGISTER(unaryGrad, "Asinh",
+                 [](T dy, T x, T, A) { return div(dy, sqrt(square(x) + 1.0f)); });
+  GLINT_REGISTER(unaryGrad, "Acosh",
+                 [](T dy, T x, T, A) { return div(dy, sqrt(mul(x - 1.0f, x + 1.0f))); });
+  GLINT_REGISTER(unaryGrad, "Atanh",
+                 [](T dy, T x, T, A) { return div(dy, mul(1.0f - x, x + 1.0f)); });
   // Piecewise constant: zero almost everywhere (as TF.js).
   for (const char* k : {"Sign", "Floor", "Ceil", "Round"})
     unaryGrad(k, [](T, T x, T, A) { return zerosLike(x); });

@@ -11,8 +11,8 @@ namespace glint {
 
 static void checkFloatTensor(const char* op, const Tensor& t, const std::string& what) {
   check(t.defined() && !t.isDisposed(), op, what, " is undefined or disposed");
-  check(t.dtype() == DType::float32, op, what, " must be float32, got ", dtypeName(t.dtype()),
-        " ", shapeToString(t.shape()));
+  check(t.dtype() == DType::float32, op, what, " must be float32, got ", dtypeName(t.dtype()), " ",
+        shapeToString(t.shape()));
 }
 
 Tensor clipByNorm(const Tensor& x, float clipNorm) {

@@ -8,8 +8,7 @@
 
 namespace glint {
 
-std::unique_ptr<Optimizer> optimizerFromConfig(const std::string& className,
-                                               const Config& args) {
+std::unique_ptr<Optimizer> optimizerFromConfig(const std::string& className, const Config& args) {
   const Json& config = args;
   const std::string op = "optimizerFromConfig";
   check(config.is_object() || config.is_null(), op, "config for '", className,
@@ -65,7 +64,8 @@ std::unique_ptr<Optimizer> optimizerFromConfig(const std::string& className,
   } else if (id == "adadelta") {
     opt = adadelta(lr(1.0), num({"rho"}, 0.95), eps);
   } else {
-    fail(op, "unknown optimizer '", className, "': expected one of SGD, Momentum, Adam, AdamW, "
+    fail(op, "unknown optimizer '", className,
+         "': expected one of SGD, Momentum, Adam, AdamW, "
          "Adamax, RMSProp, Adagrad, Adadelta (or sgd, momentum, adam, adamw, adamax, rmsprop, "
          "adagrad, adadelta)");
   }

@@ -50,8 +50,7 @@ inline double numberOr(const std::string& op, const Json& config,
                        std::initializer_list<const char*> keys, double fallback) {
   const Json* v = findKey(config, keys);
   if (!v) return fallback;
-  check(v->is_number(), op, "config key '", *keys.begin(), "' must be a number, got ",
-        v->dump());
+  check(v->is_number(), op, "config key '", *keys.begin(), "' must be a number, got ", v->dump());
   return v->get<double>();
 }
 

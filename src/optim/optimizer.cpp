@@ -42,8 +42,7 @@ Json Optimizer::getConfig() const {
   if (schedule_)
     config["learningRate"] = {{"class_name", schedule_->className()},
                               {"config", schedule_->getConfig()}};
-  else
-    config["learningRate"] = optim::cleanNumber(lr_);
+  else config["learningRate"] = optim::cleanNumber(lr_);
   const Json hyper = hyperConfig();
   for (auto it = hyper.begin(); it != hyper.end(); ++it) config[it.key()] = it.value();
   if (clip.clipNorm) config["clipnorm"] = optim::cleanNumber(*clip.clipNorm);
@@ -77,8 +76,9 @@ void Optimizer::applyGradients(const std::vector<Variable>& vars,
   check(vars.size() == grads.size(), op, "got ", vars.size(), " variables but ", grads.size(),
         " gradients: expected one gradient per variable");
   auto checkClip = [&](const std::optional<float>& v, const char* name) {
-    if (v) check(std::isfinite(*v) && *v > 0, op, "clip.", name,
-                 " must be a finite number > 0, got ", *v);
+    if (v)
+      check(std::isfinite(*v) && *v > 0, op, "clip.", name, " must be a finite number > 0, got ",
+            *v);
   };
   checkClip(clip.clipValue, "clipValue");
   checkClip(clip.clipNorm, "clipNorm");
@@ -246,7 +246,8 @@ void Optimizer::setWeights(const std::vector<std::pair<std::string, Tensor>>& we
         index = i;
         break;
       }
-    if (index == entries.size()) entries.push_back(Entry{varName, -1, std::vector<Variable>(kinds.size())});
+    if (index == entries.size())
+      entries.push_back(Entry{varName, -1, std::vector<Variable>(kinds.size())});
     Entry& e = entries[index];
     check(!e.slots[k].defined(), op, "weight '", name, "' appears twice");
     if (k > 0 && e.slots[0].defined())
@@ -255,7 +256,8 @@ void Optimizer::setWeights(const std::vector<std::pair<std::string, Tensor>>& we
              kinds[0], "' has ", shapeToString(e.slots[0].shape()));
     e.slots[k] = variable(t, /*trainable=*/false, name);
   }
-  check(iter.has_value(), op, "no 'iter' entry: expected the iteration count first, as "
+  check(iter.has_value(), op,
+        "no 'iter' entry: expected the iteration count first, as "
         "getWeights writes it");
   for (const Entry& e : entries)
     for (size_t k = 0; k < kinds.size(); ++k)

@@ -65,8 +65,12 @@ void checkAdamArgs(const char* op, float beta1, float beta2, float epsilon) {
 class Adam : public Optimizer {
  public:
   Adam(float lr, float beta1, float beta2, float epsilon, bool decoupled, float weightDecay)
-      : Optimizer(lr, decoupled ? "adamw" : "adam"), beta1_(beta1), beta2_(beta2),
-        epsilon_(epsilon), decoupled_(decoupled), weightDecay_(weightDecay) {
+      : Optimizer(lr, decoupled ? "adamw" : "adam"),
+        beta1_(beta1),
+        beta2_(beta2),
+        epsilon_(epsilon),
+        decoupled_(decoupled),
+        weightDecay_(weightDecay) {
     const char* op = decoupled ? "adamw" : "adam";
     checkAdamArgs(op, beta1, beta2, epsilon);
     checkNonNegative(op, "weightDecay", weightDecay);
@@ -137,7 +141,10 @@ class Adamax : public Optimizer {
 class RMSProp : public Optimizer {
  public:
   RMSProp(float lr, float decay, float momentum, float epsilon, bool centered)
-      : Optimizer(lr, "rmsprop"), decay_(decay), momentum_(momentum), epsilon_(epsilon),
+      : Optimizer(lr, "rmsprop"),
+        decay_(decay),
+        momentum_(momentum),
+        epsilon_(epsilon),
         centered_(centered) {
     checkUnitInterval("rmsprop", "decay", decay);
     checkNonNegative("rmsprop", "momentum", momentum);
@@ -200,9 +207,7 @@ class Adagrad : public Optimizer {
     // TF.js adds the backend epsilon (1e-7 for float32) under the root.
     w.assign(g / sqrt(accNew + 1e-7f) * -lr + w);
   }
-  Json hyperConfig() const override {
-    return {{"initialAccumulatorValue", cleanNumber(initial_)}};
-  }
+  Json hyperConfig() const override { return {{"initialAccumulatorValue", cleanNumber(initial_)}}; }
 
  private:
   float initial_;
@@ -262,8 +267,8 @@ std::unique_ptr<Optimizer> adamax(float learningRate, float beta1, float beta2, 
   return std::make_unique<Adamax>(learningRate, beta1, beta2, epsilon, decay);
 }
 
-std::unique_ptr<Optimizer> rmsprop(float learningRate, float decay, float momentum,
-                                   float epsilon, bool centered) {
+std::unique_ptr<Optimizer> rmsprop(float learningRate, float decay, float momentum, float epsilon,
+                                   bool centered) {
   return std::make_unique<RMSProp>(learningRate, decay, momentum, epsilon, centered);
 }
 

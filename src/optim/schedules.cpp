@@ -82,11 +82,13 @@ class PiecewiseConstant : public LearningRateSchedule {
   PiecewiseConstant(std::vector<int64_t> boundaries, std::vector<float> values)
       : boundaries_(std::move(boundaries)), values_(std::move(values)) {
     const char* op = "piecewiseConstant";
-    check(values_.size() == boundaries_.size() + 1, op, "values needs one more entry than "
-          "boundaries: got ", boundaries_.size(), " boundaries and ", values_.size(), " values");
+    check(values_.size() == boundaries_.size() + 1, op,
+          "values needs one more entry than "
+          "boundaries: got ",
+          boundaries_.size(), " boundaries and ", values_.size(), " values");
     for (size_t i = 1; i < boundaries_.size(); ++i)
-      check(boundaries_[i] > boundaries_[i - 1], op, "boundaries must increase: boundaries[",
-            i, "] = ", boundaries_[i], " after ", boundaries_[i - 1]);
+      check(boundaries_[i] > boundaries_[i - 1], op, "boundaries must increase: boundaries[", i,
+            "] = ", boundaries_[i], " after ", boundaries_[i - 1]);
     for (float v : values_) checkNonNegative(op, "each value", v);
   }
   float at(int64_t step) const override {
@@ -189,12 +191,11 @@ std::shared_ptr<LearningRateSchedule> piecewiseConstant(std::vector<int64_t> bou
                                                         std::vector<float> values) {
   return std::make_shared<PiecewiseConstant>(std::move(boundaries), std::move(values));
 }
-std::shared_ptr<LearningRateSchedule> cosineDecay(float initial, int64_t decaySteps,
-                                                  float alpha) {
+std::shared_ptr<LearningRateSchedule> cosineDecay(float initial, int64_t decaySteps, float alpha) {
   return std::make_shared<CosineDecay>(initial, decaySteps, alpha);
 }
-std::shared_ptr<LearningRateSchedule> polynomialDecay(float initial, int64_t decaySteps,
-                                                      float end, float power, bool cycle) {
+std::shared_ptr<LearningRateSchedule> polynomialDecay(float initial, int64_t decaySteps, float end,
+                                                      float power, bool cycle) {
   return std::make_shared<PolynomialDecay>(initial, decaySteps, end, power, cycle);
 }
 

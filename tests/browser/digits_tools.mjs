@@ -32,7 +32,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {checkEveryLook, focused} from './a11y.mjs';
-import {argmax, DIGITS, downloadsOf, draw, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel, settled,
+import {argmax, DIGITS, downloadsOf, draw, maxDiff, modelFromDownload, ODD_SEVENS, referenceModel,
         waitReady, openDigits, requireDigitsBuilds} from './digits_common.mjs';
 import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 

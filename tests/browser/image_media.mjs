@@ -12,7 +12,7 @@ const FAKE_MEDIA = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-med
                     '--autoplay-policy=no-user-gesture-required'];
 
 runMain(() => withBrowser(async ({base, context}) => {
-  const {page, errors} = await openPage(context, `${base}/tests/browser/pages/api.html?threads=0`,
+  const {page} = await openPage(context, `${base}/tests/browser/pages/api.html?threads=0`,
                                         {viewport: null, echoPageErrors: true});
   await page.waitForFunction(() => window.glintReady || window.glintReadyError, null, {timeout: 60000});
   const readyError = await page.evaluate(() => window.glintReadyError);

@@ -28,9 +28,6 @@ const cellActivation = (name) =>
   ({ sigmoid: tf.sigmoid, hardSigmoid, tanh: tf.tanh, relu: tf.relu })[name];
 const flat = (t) => tf.reshape(t, [-1]);
 
-/// TF.js's fused.matMul takes these activations; tanh is applied after.
-const tfjsFused = new Set(['linear', 'relu', 'relu6', 'elu', 'leakyrelu', 'sigmoid']);
-
 const ops = {
   // element-wise with attributes
   leakyRelu: (x, a) => tf.leakyRelu(x[0], a.alpha),

@@ -90,7 +90,8 @@ std::string compareResults(const Call& call, const Evaluation& got, const Evalua
   if (got.shape != want.shape)
     return "shape " + shapeText(got.shape) + " vs reference " + shapeText(want.shape);
   if (got.dtype != want.dtype) return "dtype differs from reference's";
-  std::string problem = compare(got.values, want.values, call.rtol, call.atol, "forward", call.alsoRight);
+  std::string problem =
+      compare(got.values, want.values, call.rtol, call.atol, "forward", call.alsoRight);
   for (size_t i = 0; problem.empty() && i < want.grads.size(); ++i)
     problem = compare(i < got.grads.size() ? got.grads[i] : std::vector<float>{}, want.grads[i],
                       call.rtol * call.gradScale, call.atol * call.gradScale,
@@ -172,7 +173,8 @@ Outcome runReference(const Call& call, Evaluation& want) {
   return out;
 }
 
-std::string judge(const Call& call, const std::string& backend, const Evaluation& got, const Evaluation& want) {
+std::string judge(const Call& call, const std::string& backend, const Evaluation& got,
+                  const Evaluation& want) {
   std::string problem = compareResults(call, got, want);
   if (problem.empty() || backend == "cpu") return problem;
   std::optional<Call> flushed = flushedDenormals(call);

@@ -80,8 +80,8 @@ class Shrinker {
   const Generator& g_;
   Knobs knobs_, trial_;
   int attempts_;
-  size_t knob_ = 1;     // the knob being lowered
-  int candidate_ = 0;   // its next candidate value (0, 1, half, minus one)
+  size_t knob_ = 1;    // the knob being lowered
+  int candidate_ = 0;  // its next candidate value (0, 1, half, minus one)
   bool progress_ = false;
 };
 

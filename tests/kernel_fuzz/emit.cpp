@@ -15,7 +15,8 @@ void writeFloats(std::ostream& out, const std::vector<float>& v) {
     if (i) out << ',';
     if (std::isnan(v[i])) out << "\"NaN\"";
     else if (std::isinf(v[i])) out << (v[i] > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    else if (v[i] == 0.0f && std::signbit(v[i])) out << "-0.0";  // "-0" would parse as the integer 0 in Python
+    else if (v[i] == 0.0f && std::signbit(v[i]))
+      out << "-0.0";  // "-0" would parse as the integer 0 in Python
     else {
       std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v[i]));
       out << buf;

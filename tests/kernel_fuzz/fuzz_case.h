@@ -87,7 +87,11 @@ bool coin(Rng& rng, double p = 0.5);
 /// 4 (not drawn, derived): specials without large finite values, for
 /// accumulating ops (1e30 beside 1 cancels differently in another order).
 enum ValueClass : int64_t {
-  kUniform = 0, kQuarters = 1, kSpecials = 2, kPositive = 3, kSpecialsBounded = 4
+  kUniform = 0,
+  kQuarters = 1,
+  kSpecials = 2,
+  kPositive = 3,
+  kSpecialsBounded = 4
 };
 InputData floats(const Shape& shape, int64_t valueClass, uint64_t seed);
 InputData ints(const Shape& shape, int lo, int hi, uint64_t seed);

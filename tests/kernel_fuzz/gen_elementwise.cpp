@@ -22,18 +22,39 @@ Tensor leaky(const Tensor& x) { return leakyRelu(x, 0.2f); }
 Tensor clip(const Tensor& x) { return clipByValue(x, -0.5f, 1.25f); }
 
 const UnaryOp kUnary[] = {
-    {"neg", &neg, false},       {"abs", &glint::abs, false},   {"exp", &glint::exp, false},
-    {"log", &glint::log, true}, {"log1p", &glint::log1p, true}, {"sqrt", &glint::sqrt, true},
-    {"rsqrt", &rsqrt, true},    {"square", &square, false},    {"reciprocal", &reciprocal, true},
-    {"relu", &relu, false},     {"relu6", &relu6, false},      {"leakyRelu", &leaky, false},
-    {"elu", &elu, false},       {"selu", &selu, false},        {"sigmoid", &sigmoid, false},
-    {"tanh", &glint::tanh, false}, {"softplus", &softplus, false}, {"gelu", &geluExact, false},
-    {"geluApprox", &geluApprox, false}, {"sin", &glint::sin, false}, {"cos", &glint::cos, false},
-    {"sign", &sign, false},     {"floor", &glint::floor, false}, {"ceil", &glint::ceil, false},
-    {"round", &glint::round, false}, {"clipByValue", &clip, false},
-    {"asin", &glint::asin, false}, {"acos", &glint::acos, false}, {"atan", &glint::atan, false},
-    {"asinh", &glint::asinh, false}, {"acosh", &glint::acosh, false},
-    {"atanh", &glint::atanh, false}, {"erf", &glint::erf, false},
+    {"neg", &neg, false},
+    {"abs", &glint::abs, false},
+    {"exp", &glint::exp, false},
+    {"log", &glint::log, true},
+    {"log1p", &glint::log1p, true},
+    {"sqrt", &glint::sqrt, true},
+    {"rsqrt", &rsqrt, true},
+    {"square", &square, false},
+    {"reciprocal", &reciprocal, true},
+    {"relu", &relu, false},
+    {"relu6", &relu6, false},
+    {"leakyRelu", &leaky, false},
+    {"elu", &elu, false},
+    {"selu", &selu, false},
+    {"sigmoid", &sigmoid, false},
+    {"tanh", &glint::tanh, false},
+    {"softplus", &softplus, false},
+    {"gelu", &geluExact, false},
+    {"geluApprox", &geluApprox, false},
+    {"sin", &glint::sin, false},
+    {"cos", &glint::cos, false},
+    {"sign", &sign, false},
+    {"floor", &glint::floor, false},
+    {"ceil", &glint::ceil, false},
+    {"round", &glint::round, false},
+    {"clipByValue", &clip, false},
+    {"asin", &glint::asin, false},
+    {"acos", &glint::acos, false},
+    {"atan", &glint::atan, false},
+    {"asinh", &glint::asinh, false},
+    {"acosh", &glint::acosh, false},
+    {"atanh", &glint::atanh, false},
+    {"erf", &glint::erf, false},
 };
 Shape drawShape(Rng& r, int64_t rank, int64_t maxElements) {
   Shape s;
@@ -57,10 +78,10 @@ Json unarySpec(const std::string& name) {
 // knobs: op, rank, d0..d5, valueClass, seed
 const Register unary({
     "unary",
-    {"Neg", "Abs", "Exp", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Relu", "Relu6",
-     "LeakyRelu", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus", "Gelu", "Sin", "Cos", "Sign",
-     "Floor", "Ceil", "Round", "ClipByValue", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh",
-     "Erf"},
+    {"Neg",         "Abs",  "Exp",   "Log",       "Log1p", "Sqrt",  "Rsqrt",   "Square",
+     "Reciprocal",  "Relu", "Relu6", "LeakyRelu", "Elu",   "Selu",  "Sigmoid", "Tanh",
+     "Softplus",    "Gelu", "Sin",   "Cos",       "Sign",  "Floor", "Ceil",    "Round",
+     "ClipByValue", "Asin", "Acos",  "Atan",      "Asinh", "Acosh", "Atanh",   "Erf"},
     [](Rng& r) {
       int64_t rank = drawInt(r, 0, 6);
       Shape s = drawShape(r, rank, 4096);
@@ -111,12 +132,22 @@ struct BinaryOp {
   bool positiveB;  // divisors and exponents' bases kept away from 0
 };
 const BinaryOp kBinary[] = {
-    {"add", &add, false},           {"sub", &sub, false},         {"mul", &mul, false},
-    {"div", &glint::div, true},     {"pow", &glint::pow, false},  {"maximum", &maximum, false},
-    {"minimum", &minimum, false},   {"squaredDifference", &squaredDifference, false},
-    {"floorDiv", &floorDiv, true},  {"mod", &mod, true},          {"equal", &equal, false},
-    {"notEqual", &notEqual, false}, {"less", &less, false},       {"lessEqual", &lessEqual, false},
-    {"greater", &greater, false},   {"greaterEqual", &greaterEqual, false},
+    {"add", &add, false},
+    {"sub", &sub, false},
+    {"mul", &mul, false},
+    {"div", &glint::div, true},
+    {"pow", &glint::pow, false},
+    {"maximum", &maximum, false},
+    {"minimum", &minimum, false},
+    {"squaredDifference", &squaredDifference, false},
+    {"floorDiv", &floorDiv, true},
+    {"mod", &mod, true},
+    {"equal", &equal, false},
+    {"notEqual", &notEqual, false},
+    {"less", &less, false},
+    {"lessEqual", &lessEqual, false},
+    {"greater", &greater, false},
+    {"greaterEqual", &greaterEqual, false},
     {"atan2", &glint::atan2, false},
 };
 bool comparison(const std::string& n) {

@@ -46,14 +46,14 @@ const Register pool({
     "pool",
     {"MaxPool", "MaxPoolGrad", "AvgPool", "AvgPoolGrad"},
     [](Rng& r) {
-      return Knobs{drawInt(r, 0, 1), drawInt(r, 1, 3), drawSize(r, 33), drawSize(r, 33),
-                   drawSize(r, 40), drawInt(r, 1, 4), drawInt(r, 1, 4), drawInt(r, 1, 4),
-                   drawInt(r, 1, 4), drawInt(r, 0, 1), drawInt(r, 0, 2),
-                   static_cast<int64_t>(r() >> 1)};
+      return Knobs{drawInt(r, 0, 1), drawInt(r, 1, 3), drawSize(r, 33),
+                   drawSize(r, 33),  drawSize(r, 40),  drawInt(r, 1, 4),
+                   drawInt(r, 1, 4), drawInt(r, 1, 4), drawInt(r, 1, 4),
+                   drawInt(r, 0, 1), drawInt(r, 0, 2), static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
-      int64_t kind = k[0], n = k[1], h = k[2], w = k[3], c = k[4], fh = k[5], fw = k[6],
-              sh = k[7], sw = k[8], vc = k[10];
+      int64_t kind = k[0], n = k[1], h = k[2], w = k[3], c = k[4], fh = k[5], fw = k[6], sh = k[7],
+              sw = k[8], vc = k[10];
       bool same = k[9] != 0;
       if (std::min({n, h, w, c, fh, fw, sh, sw}) < 1) return std::nullopt;
       if (!same && (fh > h || fw > w)) return std::nullopt;
@@ -67,9 +67,10 @@ const Register pool({
       call.describe = std::string(kind == 0 ? "maxPool" : "avgPool") + " x " +
                       shapeText({n, h, w, c}) + " filter " + shapeText({fh, fw}) + " strides " +
                       shapeText({sh, sw}) + (same ? " same" : " valid");
-      call.spec = {{"op", kind == 0 ? "maxPool" : "avgPool"},
-                   {"attrs", {{"filterSize", {fh, fw}}, {"strides", {sh, sw}},
-                              {"pad", same ? "same" : "valid"}}}};
+      call.spec = {
+          {"op", kind == 0 ? "maxPool" : "avgPool"},
+          {"attrs",
+           {{"filterSize", {fh, fw}}, {"strides", {sh, sw}}, {"pad", same ? "same" : "valid"}}}};
       call.tags = geometryTags(h, w, fh, fw, sh, sw, same);
       if (c % 4) call.tags.push_back("channels%4");
       if (vc == kSpecials) call.tags.push_back("specials");
@@ -88,15 +89,25 @@ const Register conv({
      "DepthwiseConv2DBackpropInput", "DepthwiseConv2DBackpropFilter"},
     [](Rng& r) {
       bool dilate = coin(r, 0.25);
-      return Knobs{drawInt(r, 0, 2), drawInt(r, 1, 2), drawSize(r, 17), drawSize(r, 17),
-                   drawSize(r, 17), drawSize(r, 17), drawInt(r, 1, 5), drawInt(r, 1, 5),
-                   dilate ? 1 : drawInt(r, 1, 3), dilate ? 1 : drawInt(r, 1, 3),
-                   dilate ? drawInt(r, 1, 3) : 1, dilate ? drawInt(r, 1, 3) : 1,
-                   drawInt(r, 0, 1), drawInt(r, 0, 2), static_cast<int64_t>(r() >> 1)};
+      return Knobs{drawInt(r, 0, 2),
+                   drawInt(r, 1, 2),
+                   drawSize(r, 17),
+                   drawSize(r, 17),
+                   drawSize(r, 17),
+                   drawSize(r, 17),
+                   drawInt(r, 1, 5),
+                   drawInt(r, 1, 5),
+                   dilate ? 1 : drawInt(r, 1, 3),
+                   dilate ? 1 : drawInt(r, 1, 3),
+                   dilate ? drawInt(r, 1, 3) : 1,
+                   dilate ? drawInt(r, 1, 3) : 1,
+                   drawInt(r, 0, 1),
+                   drawInt(r, 0, 2),
+                   static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
-      int64_t kind = k[0], n = k[1], h = k[2], w = k[3], ci = k[4], co = k[5], fh = k[6],
-              fw = k[7], sh = k[8], sw = k[9], dh = k[10], dw = k[11], vc = accumulatingClass(k[13]);
+      int64_t kind = k[0], n = k[1], h = k[2], w = k[3], ci = k[4], co = k[5], fh = k[6], fw = k[7],
+              sh = k[8], sw = k[9], dh = k[10], dw = k[11], vc = accumulatingClass(k[13]);
       bool same = k[12] != 0;
       if (std::min({n, h, w, ci, co, fh, fw, sh, sw, dh, dw}) < 1) return std::nullopt;
       if ((dh > 1 || dw > 1) && (sh > 1 || sw > 1)) return std::nullopt;
@@ -132,7 +143,7 @@ const Register conv({
       };
       double taps = static_cast<double>(fh * fw * (kind == 1 ? 1 : ci) * (kind == 2 ? co : 1));
       call.atol = 1e-6 + 2e-7 * taps * maxAbsFinite(call.inputs[0]) * maxAbsFinite(call.inputs[1]) *
-                              std::max<double>(1, sh * sw);
+                             std::max<double>(1, sh * sw);
       call.describe = name + " x " + shapeText(xs) + " filter " + shapeText(fs) + " strides " +
                       shapeText({sh, sw}) + " dilations " + shapeText({dh, dw}) +
                       (same ? " same" : " valid") +

@@ -10,8 +10,8 @@ namespace glint::kfuzz {
 
 namespace {
 
-const char* kReduce[] = {"sum", "mean", "max", "min", "prod", "logSumExp", "argMax", "argMin",
-                         "softmax", "logSoftmax"};
+const char* kReduce[] = {"sum",       "mean",   "max",    "min",     "prod",
+                         "logSumExp", "argMax", "argMin", "softmax", "logSoftmax"};
 
 // knobs: op, rank, d0..d5, axesMask, keepDims, negativeAxes, valueClass, seed
 const Register reduce({
@@ -56,7 +56,8 @@ const Register reduce({
       if (op == "prod" && vc != kSpecials) vc = kQuarters;  // exact products of quarters
       Call call;
       call.inputs = {floats(s, vc, static_cast<uint64_t>(k[12]))};
-      if (op == "prod" && vc == kQuarters)  // |x| <= 2 over 5000 terms overflows: keep to +-1, +-0.5
+      if (op == "prod" &&
+          vc == kQuarters)  // |x| <= 2 over 5000 terms overflows: keep to +-1, +-0.5
         for (float& v : call.inputs[0].values) v = std::clamp(std::round(v * 2) / 2, -1.0f, 1.0f);
       if (vc == kSpecials)  // sums of 1e30 beside 1 depend on the order: no large finite values
         for (float& v : call.inputs[0].values)
@@ -83,13 +84,16 @@ const Register reduce({
                                   : " axes [" + axesText + "]" + (keep ? " keepDims" : ""));
       if (!singleAxis) {
         // No axes means all of them, as TF.js's axis null.
-        call.spec = {{"op", op}, {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)},
-                                            {"keepDims", keep}}}};
+        call.spec = {
+            {"op", op},
+            {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}, {"keepDims", keep}}}};
       } else if ((op == "softmax" || op == "logSoftmax") && (axis + rank) % rank != rank - 1) {
         // TF.js's softmax and logSoftmax take the last axis only.
-        call.spec = {{"torch", op == "softmax" ? "softmax" : "log_softmax"}, {"attrs", {{"dim", axis}}}};
+        call.spec = {{"torch", op == "softmax" ? "softmax" : "log_softmax"},
+                     {"attrs", {{"dim", axis}}}};
       } else {
-        call.spec = {{"op", op}, {"attrs", {{op == "softmax" || op == "logSoftmax" ? "dim" : "axis", axis}}}};
+        call.spec = {{"op", op},
+                     {"attrs", {{op == "softmax" || op == "logSoftmax" ? "dim" : "axis", axis}}}};
       }
       call.tags = {"rank" + std::to_string(rank)};
       if (!singleAxis && axes.empty()) call.tags.push_back("allAxes");
@@ -113,10 +117,10 @@ const Register matmul({
     "matMul",
     {"BatchMatMul"},
     [](Rng& r) {
-      return Knobs{drawInt(r, 0, 2), drawSize(r, 5), drawSize(r, 4), drawSize(r, 130),
-                   drawSize(r, 130), drawSize(r, 130), drawInt(r, 0, 1), drawInt(r, 0, 1),
-                   drawInt(r, 0, 3), drawInt(r, 0, 3), drawInt(r, 0, 2),
-                   static_cast<int64_t>(r() >> 1)};
+      return Knobs{drawInt(r, 0, 2), drawSize(r, 5),   drawSize(r, 4),
+                   drawSize(r, 130), drawSize(r, 130), drawSize(r, 130),
+                   drawInt(r, 0, 1), drawInt(r, 0, 1), drawInt(r, 0, 3),
+                   drawInt(r, 0, 3), drawInt(r, 0, 2), static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
       int64_t br = k[0], m = k[3], kk = k[4], n = k[5];

@@ -26,8 +26,8 @@ bool positive(const Shape& s) {
   return std::all_of(s.begin(), s.end(), [](int64_t d) { return d >= 1; });
 }
 
-const char* kShapeOps[] = {"transpose", "concat", "stack", "unstack", "slice",
-                           "stridedSlice", "pad", "tile", "gather", "reverse"};
+const char* kShapeOps[] = {"transpose",    "concat", "stack", "unstack", "slice",
+                           "stridedSlice", "pad",    "tile",  "gather",  "reverse"};
 
 // knobs: op, rank, d0..d5, a, b, c (op arguments drawn as integers), valueClass, seed
 const Register shapeOps({
@@ -79,7 +79,8 @@ const Register shapeOps({
         int64_t pieces = 1 + static_cast<int64_t>(u % 20);  // many pieces: gl's multi-piece path
         for (int64_t i = 1; i < pieces; ++i) {
           Shape si = s;
-          if (op == "concat") si[static_cast<size_t>(axis)] = 1 + static_cast<int64_t>((q >> (i % 16)) % 5);
+          if (op == "concat")
+            si[static_cast<size_t>(axis)] = 1 + static_cast<int64_t>((q >> (i % 16)) % 5);
           call.inputs.push_back(floats(si, kUniform, seed + static_cast<uint64_t>(i)));
         }
         int64_t stackAxis = static_cast<int64_t>(p % static_cast<uint64_t>(rank + 1));
@@ -95,12 +96,14 @@ const Register shapeOps({
         call.fn = [signedAxis, kernel](const std::vector<Tensor>& x) {
           std::vector<Tensor> parts = kernel ? unpack(x[0], signedAxis) : unstack(x[0], signedAxis);
           std::vector<Tensor> flats;
-          for (const Tensor& t : parts) flats.push_back(flat(t) * static_cast<float>(flats.size() + 1));
+          for (const Tensor& t : parts)
+            flats.push_back(flat(t) * static_cast<float>(flats.size() + 1));
           return concat(flats, 0);
         };
         args = std::string(kernel ? "unpack" : "unstack") + " axis " + std::to_string(signedAxis);
         // The parts come back as one tensor: concat of part i flattened times i + 1.
-        call.spec = {{"op", "unstack"}, {"attrs", {{"axis", signedAxis}}}, {"post", "concatFlatScaled"}};
+        call.spec = {
+            {"op", "unstack"}, {"attrs", {{"axis", signedAxis}}}, {"post", "concatFlatScaled"}};
       } else if (op == "slice" || op == "stridedSlice" || op == "reverse") {
         std::vector<int64_t> begin, end, size, strides, revAxes;
         Rng sr(p);
@@ -117,7 +120,8 @@ const Register shapeOps({
         if (op == "stridedSlice") {
           std::vector<int64_t> sb = begin;
           for (size_t i = 0; i < sb.size(); ++i)
-            if (strides[i] < 0) sb[i] = std::min(s[i] - 1, end[i] + 1 + static_cast<int64_t>(q % 3));
+            if (strides[i] < 0)
+              sb[i] = std::min(s[i] - 1, end[i] + 1 + static_cast<int64_t>(q % 3));
           int beginMask = static_cast<int>(u & ((1u << rank) - 1)) & 0x15;
           int endMask = static_cast<int>(q & ((1u << rank) - 1)) & 0x2a;
           int shrink = coin(sr, 0.2) ? 1 : 0;
@@ -128,9 +132,15 @@ const Register shapeOps({
                  shapeText(strides) + " masks " + std::to_string(beginMask) + "," +
                  std::to_string(endMask) + "," + std::to_string(shrink);
           call.spec = {{"op", "stridedSlice"},
-                       {"attrs", {{"begin", sb}, {"end", end}, {"strides", strides},
-                                  {"beginMask", beginMask}, {"endMask", endMask},
-                                  {"ellipsisMask", 0}, {"newAxisMask", 0}, {"shrinkAxisMask", shrink}}}};
+                       {"attrs",
+                        {{"begin", sb},
+                         {"end", end},
+                         {"strides", strides},
+                         {"beginMask", beginMask},
+                         {"endMask", endMask},
+                         {"ellipsisMask", 0},
+                         {"newAxisMask", 0},
+                         {"shrinkAxisMask", shrink}}}};
           call.tags.push_back("strided");
           if (std::any_of(strides.begin(), strides.end(), [](int64_t v) { return v < 0; }))
             call.tags.push_back("negativeStrides");
@@ -145,12 +155,14 @@ const Register shapeOps({
           call.fn = [=](const std::vector<Tensor>& x) { return reverse(x[0], axes); };
           args = "axes " + shapeText(axes);
           // No axes reverses every axis, as TF.js's axis left out.
-          call.spec = {{"op", "reverse"}, {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}}}};
+          call.spec = {{"op", "reverse"},
+                       {"attrs", {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}}}};
         }
       } else if (op == "pad") {
         std::vector<std::pair<int64_t, int64_t>> pads;
         for (int64_t i = 0; i < rank; ++i)
-          pads.push_back({static_cast<int64_t>((p >> (2 * i)) % 4), static_cast<int64_t>((q >> (2 * i)) % 4)});
+          pads.push_back(
+              {static_cast<int64_t>((p >> (2 * i)) % 4), static_cast<int64_t>((q >> (2 * i)) % 4)});
         float value = static_cast<float>(static_cast<int64_t>(u % 7) - 3) / 2;
         call.fn = [=](const std::vector<Tensor>& x) { return pad(x[0], pads, value); };
         args = "value " + std::to_string(value);
@@ -159,7 +171,8 @@ const Register shapeOps({
         call.spec = {{"op", "pad"}, {"attrs", {{"paddings", paddings}, {"constantValue", value}}}};
       } else if (op == "tile") {
         std::vector<int64_t> reps;
-        for (int64_t i = 0; i < rank; ++i) reps.push_back(1 + static_cast<int64_t>((p >> (2 * i)) % (i + 1 == rank ? 4 : 2)));
+        for (int64_t i = 0; i < rank; ++i)
+          reps.push_back(1 + static_cast<int64_t>((p >> (2 * i)) % (i + 1 == rank ? 4 : 2)));
         call.fn = [=](const std::vector<Tensor>& x) { return tile(x[0], reps); };
         args = "reps " + shapeText(reps);
         call.spec = {{"op", "tile"}, {"attrs", {{"reps", reps}}}};
@@ -168,7 +181,9 @@ const Register shapeOps({
         Shape is{1 + static_cast<int64_t>(q % 9)};
         if (u & 1) is.push_back(1 + static_cast<int64_t>(u % 4));
         call.inputs.push_back(ints(is, 0, static_cast<int>(n - 1), seed + 7));
-        call.fn = [signedAxis](const std::vector<Tensor>& x) { return gather(x[0], x[1], signedAxis); };
+        call.fn = [signedAxis](const std::vector<Tensor>& x) {
+          return gather(x[0], x[1], signedAxis);
+        };
         args = "indices " + shapeText(is) + " axis " + std::to_string(signedAxis);
         call.spec = {{"op", "gather"}, {"attrs", {{"axis", signedAxis}, {"batchDims", 0}}}};
       }
@@ -184,8 +199,8 @@ const Register indexing({
     {"OneHot", "UnsortedSegmentSum", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "Any",
      "All", "Select"},
     [](Rng& r) {
-      return Knobs{drawInt(r, 0, 4), drawSize(r, 40), drawSize(r, 33), drawSize(r, 20),
-                   drawInt(r, 0, 7), static_cast<int64_t>(r() >> 1)};
+      return Knobs{drawInt(r, 0, 4), drawSize(r, 40),  drawSize(r, 33),
+                   drawSize(r, 20),  drawInt(r, 0, 7), static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
       int64_t op = k[0], n = k[1], m = k[2], depth = k[3], variant = k[4];
@@ -199,27 +214,42 @@ const Register indexing({
       };
       if (op == 0) {
         call.inputs = {ints({n, variant % 2 ? 2 : 1}, -1, static_cast<int>(depth), seed)};
-        call.fn = [depth](const std::vector<Tensor>& x) { return oneHot(x[0], depth, 2.5f, -0.5f); };
-        call.describe = "oneHot indices " + shapeText(call.inputs[0].shape) + " depth " + std::to_string(depth);
+        call.fn = [depth](const std::vector<Tensor>& x) {
+          return oneHot(x[0], depth, 2.5f, -0.5f);
+        };
+        call.describe =
+            "oneHot indices " + shapeText(call.inputs[0].shape) + " depth " + std::to_string(depth);
         call.tags = {"outOfRangeIndices"};
         // TF.js's oneHot refuses depth 1: torch's form (a comparison with arange) then.
-        call.spec = {{depth < 2 ? "torch" : "op", "oneHot"},
-                     {"attrs", {{"depth", depth}, {"onValue", 2.5}, {"offValue", -0.5}, {"dtype", "float32"}}}};
+        call.spec = {
+            {depth < 2 ? "torch" : "op", "oneHot"},
+            {"attrs",
+             {{"depth", depth}, {"onValue", 2.5}, {"offValue", -0.5}, {"dtype", "float32"}}}};
       } else if (op == 1) {
-        call.inputs = {floats({n, m}, kUniform, seed), ints({n}, 0, static_cast<int>(depth - 1), seed + 1)};
-        call.fn = [depth](const std::vector<Tensor>& x) { return unsortedSegmentSum(x[0], x[1], depth); };
-        call.describe = "unsortedSegmentSum x " + shapeText({n, m}) + " segments " + std::to_string(depth);
+        call.inputs = {floats({n, m}, kUniform, seed),
+                       ints({n}, 0, static_cast<int>(depth - 1), seed + 1)};
+        call.fn = [depth](const std::vector<Tensor>& x) {
+          return unsortedSegmentSum(x[0], x[1], depth);
+        };
+        call.describe =
+            "unsortedSegmentSum x " + shapeText({n, m}) + " segments " + std::to_string(depth);
         call.spec = {{"op", "unsortedSegmentSum"}, {"attrs", {{"numSegments", depth}}}};
       } else if (op == 2 || op == 3) {
         Shape s{n, m};
         call.inputs = {boolInput(s, seed), boolInput(variant & 4 ? Shape{m} : s, seed + 1)};
         call.fn = [op, variant](const std::vector<Tensor>& x) -> Tensor {
-          if (op == 3) return variant & 1 ? any(x[0], {variant & 2 ? 1 : 0}) : all(x[0], {variant & 2 ? -1 : 0}, true);
+          if (op == 3)
+            return variant & 1 ? any(x[0], {variant & 2 ? 1 : 0})
+                               : all(x[0], {variant & 2 ? -1 : 0}, true);
           switch (variant % 4) {
-            case 0: return logicalAnd(x[0], x[1]);
-            case 1: return logicalOr(x[0], x[1]);
-            case 2: return logicalXor(x[0], x[1]);
-            default: return logicalNot(x[0]);
+            case 0:
+              return logicalAnd(x[0], x[1]);
+            case 1:
+              return logicalOr(x[0], x[1]);
+            case 2:
+              return logicalXor(x[0], x[1]);
+            default:
+              return logicalNot(x[0]);
           }
         };
         call.describe = std::string(op == 3 ? "any/all" : "logical") + " variant " +
@@ -227,11 +257,12 @@ const Register indexing({
         if (variant & 4) call.tags.push_back("broadcast");
         const char* logical[] = {"logicalAnd", "logicalOr", "logicalXor", "logicalNot"};
         if (op == 3 && variant & 1)
-          call.spec = {{"op", "any"}, {"attrs", {{"axis", variant & 2 ? 1 : 0}, {"keepDims", false}}}};
+          call.spec = {{"op", "any"},
+                       {"attrs", {{"axis", variant & 2 ? 1 : 0}, {"keepDims", false}}}};
         else if (op == 3)
-          call.spec = {{"op", "all"}, {"attrs", {{"axis", variant & 2 ? -1 : 0}, {"keepDims", true}}}};
-        else
-          call.spec = {{"op", logical[variant % 4]}, {"attrs", Json::object()}};
+          call.spec = {{"op", "all"},
+                       {"attrs", {{"axis", variant & 2 ? -1 : 0}, {"keepDims", true}}}};
+        else call.spec = {{"op", logical[variant % 4]}, {"attrs", Json::object()}};
       } else {
         Shape s{n, m};
         call.inputs = {boolInput(variant & 1 ? Shape{m} : s, seed), floats(s, kSpecials, seed + 1),
@@ -248,18 +279,20 @@ const Register indexing({
     5,
 });
 
-const char* kActivations[] = {"linear", "relu", "relu6", "elu", "selu", "sigmoid", "tanh",
-                              "leakyrelu", "softplus", "gelu", "swish"};
+const char* kActivations[] = {"linear", "relu",      "relu6",    "elu",  "selu", "sigmoid",
+                              "tanh",   "leakyrelu", "softplus", "gelu", "swish"};
 
 // True when a pre-activation of fusedMatMul (a b + bias, in double) lies
 // within float32 rounding of a kink of the activation (0; relu6's 6 too):
 // there backends that round the sum differently take different sides, and
 // the gradients differ by a whole term (a relu6 sum of 5.999999 went to 6.0
 // on wasm's cpu backend and gl, 1e-6 from the kink).
-bool nearKink(const std::string& activation, const std::vector<InputData>& in, bool ta, bool tb, int64_t m,
-              int64_t kk, int64_t n) {
+bool nearKink(const std::string& activation, const std::vector<InputData>& in, bool ta, bool tb,
+              int64_t m, int64_t kk, int64_t n) {
   std::vector<double> kinks;
-  if (activation == "relu" || activation == "leakyrelu" || activation == "elu" || activation == "selu") kinks = {0};
+  if (activation == "relu" || activation == "leakyrelu" || activation == "elu" ||
+      activation == "selu")
+    kinks = {0};
   if (activation == "relu6") kinks = {0, 6};
   if (kinks.empty()) return false;
   const std::vector<float>& a = in[0].values;
@@ -268,7 +301,8 @@ bool nearKink(const std::string& activation, const std::vector<InputData>& in, b
     for (int64_t j = 0; j < n; ++j) {
       double sum = 0, magnitude = 0;
       for (int64_t p = 0; p < kk; ++p) {
-        double term = static_cast<double>(a[ta ? p * m + i : i * kk + p]) * b[tb ? j * kk + p : p * n + j];
+        double term =
+            static_cast<double>(a[ta ? p * m + i : i * kk + p]) * b[tb ? j * kk + p : p * n + j];
         sum += term;
         magnitude += std::abs(term);
       }
@@ -292,13 +326,17 @@ bool nearKink(const std::string& activation, const std::vector<InputData>& in, b
 // at +-2.5 (0.2f is not 0.2: float32 moves them too), relu's at 0 (the
 // candidate, and an LSTM's new cell state under h = o * relu(c)). An hour on
 // wasm's cpu backend met one: an LSTM gate at 2.5 within 1e-7.
-bool nearCellKink(int64_t cell, bool hardSigmoid, bool relu, const std::vector<InputData>& in, int64_t b,
-                  int64_t u) {
+bool nearCellKink(int64_t cell, bool hardSigmoid, bool relu, const std::vector<InputData>& in,
+                  int64_t b, int64_t u) {
   auto near = [](double v, double kink, double scale) {
     return std::abs(v - kink) <= 1e-6 * (1.0 + scale);
   };
-  auto gateNear = [&](double z, double scale) { return hardSigmoid && (near(z, 2.5, scale) || near(z, -2.5, scale)); };
-  auto ract = [&](double z) { return hardSigmoid ? std::clamp(0.2 * z + 0.5, 0.0, 1.0) : 1.0 / (1.0 + std::exp(-z)); };
+  auto gateNear = [&](double z, double scale) {
+    return hardSigmoid && (near(z, 2.5, scale) || near(z, -2.5, scale));
+  };
+  auto ract = [&](double z) {
+    return hardSigmoid ? std::clamp(0.2 * z + 0.5, 0.0, 1.0) : 1.0 / (1.0 + std::exp(-z));
+  };
   const std::vector<float>& x = in[0].values;
   const std::vector<float>& h = in[1].values;
   for (int64_t row = 0; row < b; ++row) {
@@ -310,7 +348,8 @@ bool nearCellKink(int64_t cell, bool hardSigmoid, bool relu, const std::vector<I
           z[g] = static_cast<double>(x[at]) + h[at];
           scale[g] = std::abs(x[at]) + std::abs(h[at]);
         }
-        if (gateNear(z[0], scale[0]) || gateNear(z[1], scale[1]) || gateNear(z[3], scale[3])) return true;
+        if (gateNear(z[0], scale[0]) || gateNear(z[1], scale[1]) || gateNear(z[3], scale[3]))
+          return true;
         if (relu) {
           double c = ract(z[1]) * in[2].values[row * u + j] + ract(z[0]) * std::max(0.0, z[2]);
           if (near(z[2], 0, scale[2]) || near(c, 0, scale[2] + 2)) return true;
@@ -319,7 +358,8 @@ bool nearCellKink(int64_t cell, bool hardSigmoid, bool relu, const std::vector<I
         int64_t xr = row * 3 * u, hr = row * 2 * u;
         double zz = static_cast<double>(x[xr + j]) + h[hr + j];
         double zr = static_cast<double>(x[xr + u + j]) + h[hr + u + j];
-        double sz = std::abs(x[xr + j]) + std::abs(h[hr + j]), sr = std::abs(x[xr + u + j]) + std::abs(h[hr + u + j]);
+        double sz = std::abs(x[xr + j]) + std::abs(h[hr + j]),
+               sr = std::abs(x[xr + u + j]) + std::abs(h[hr + u + j]);
         if (gateNear(zr, sr) || (cell != 3 && gateNear(zz, sz))) return true;
         if (cell != 3 && relu) {
           double hc = in[2].values[row * u + j];
@@ -338,9 +378,15 @@ const Register fused({
     "fused",
     {"_FusedMatMul", "SoftmaxCrossEntropyWithLogits", "_ArgMaxEqual"},
     [](Rng& r) {
-      return Knobs{drawInt(r, 0, 2), drawSize(r, 70), drawSize(r, 130), drawSize(r, 70),
+      return Knobs{drawInt(r, 0, 2),
+                   drawSize(r, 70),
+                   drawSize(r, 130),
+                   drawSize(r, 70),
                    drawInt(r, 0, static_cast<int64_t>(std::size(kActivations)) - 1),
-                   drawInt(r, 0, 2), drawInt(r, 0, 1), drawInt(r, 0, 1), drawInt(r, 0, 1),
+                   drawInt(r, 0, 2),
+                   drawInt(r, 0, 1),
+                   drawInt(r, 0, 1),
+                   drawInt(r, 0, 1),
                    static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
@@ -358,7 +404,8 @@ const Register fused({
         Shape as = ta ? Shape{kk, m} : Shape{m, kk}, bs = tb ? Shape{n, kk} : Shape{kk, n};
         call.inputs = {floats(as, vc, seed), floats(bs, vc, seed + 1)};
         int64_t biasKind = k[5];
-        if (biasKind) call.inputs.push_back(floats(biasKind == 1 ? Shape{n} : Shape{m, n}, vc, seed + 2));
+        if (biasKind)
+          call.inputs.push_back(floats(biasKind == 1 ? Shape{n} : Shape{m, n}, vc, seed + 2));
         call.fn = [=](const std::vector<Tensor>& x) {
           return fusedMatMul(x[0], x[1], x.size() > 2 ? x[2] : Tensor(), a, ta, tb);
         };
@@ -369,9 +416,10 @@ const Register fused({
         call.rtol = 3.2e-5;
         call.tags = {a};
         // TF.js's fused.matMul has no tanh: then matMul, add, tanh.
-        call.spec = {{a == "tanh" ? "compose" : "op", a == "tanh" ? "fusedMatMul" : "fused.matMul"},
-                     {"attrs", {{"transposeA", ta}, {"transposeB", tb}, {"activation", a},
-                                {"leakyreluAlpha", 0.2}}}};
+        call.spec = {
+            {a == "tanh" ? "compose" : "op", a == "tanh" ? "fusedMatMul" : "fused.matMul"},
+            {"attrs",
+             {{"transposeA", ta}, {"transposeB", tb}, {"activation", a}, {"leakyreluAlpha", 0.2}}}};
         // Activations' kinks: quarters land sums on them exactly, uniform
         // values only rarely near them (nearKink): gradients on uniform values
         // away from the kinks.
@@ -394,7 +442,8 @@ const Register fused({
           // labels = x0 / sum(x0, 1), then per row; TF.js's losses.softmaxCrossEntropy
           // with Reduction.NONE.
           call.spec = {{"op", "losses.softmaxCrossEntropy"},
-                       {"attrs", {{"reduction", "none"}}}, {"pre", "normalizeLabels"}};
+                       {"attrs", {{"reduction", "none"}}},
+                       {"pre", "normalizeLabels"}};
           call.rtol = 3.2e-5;
           call.atol = 1e-5;
         }
@@ -410,8 +459,8 @@ const Register cells({
     "cells",
     {"LSTMCell", "LSTMCellGrad", "GRUCell", "GRUCellGrad", "GRUResetState", "GRUResetStateGrad"},
     [](Rng& r) {
-      return Knobs{drawInt(r, 0, 3), drawSize(r, 33), drawSize(r, 70), drawInt(r, 0, 1),
-                   drawInt(r, 0, 1), static_cast<int64_t>(r() >> 1)};
+      return Knobs{drawInt(r, 0, 3), drawSize(r, 33),  drawSize(r, 70),
+                   drawInt(r, 0, 1), drawInt(r, 0, 1), static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
       int64_t cell = k[0], b = k[1], u = k[2];
@@ -443,9 +492,10 @@ const Register cells({
       // TF.js has the layers, not the pointwise step: the scripts compose it
       // from TF.js ops by rnn_ops.h's (Keras's) equations.
       const char* cellName[] = {"lstmCell", "gruCell", "gruCell", "gruResetState"};
-      call.spec = {{"compose", cellName[cell]},
-                   {"attrs", {{"recurrentActivation", ract}, {"activation", act},
-                              {"resetAfter", cell == 2}}}};
+      call.spec = {
+          {"compose", cellName[cell]},
+          {"attrs",
+           {{"recurrentActivation", ract}, {"activation", act}, {"resetAfter", cell == 2}}}};
       call.tags = {ract, act};
       call.rtol = 3.2e-5;
       // hardSigmoid's and relu's kinks: uniform values never land on them, but
@@ -482,7 +532,8 @@ bool nearSequenceKink(const std::vector<InputData>& in, int64_t t, int64_t b, in
             z[g] += term;
             scale[g] += std::abs(term);
           }
-          if (g != 2 && std::min(std::abs(z[g] - 2.5), std::abs(z[g] + 2.5)) <= 1e-6 * (1.0 + scale[g]))
+          if (g != 2 &&
+              std::min(std::abs(z[g] - 2.5), std::abs(z[g] + 2.5)) <= 1e-6 * (1.0 + scale[g]))
             return true;
         }
         double cc = ract(z[1]) * c[j] + ract(z[0]) * std::tanh(z[2]);
@@ -502,9 +553,9 @@ const Register lstmLoop({
     "lstmseq",
     {"LSTMSequence", "LSTMSequenceGrad"},
     [](Rng& r) {
-      return Knobs{drawSize(r, 9), drawSize(r, 17), drawSize(r, 40), drawInt(r, 0, 1),
-                   drawInt(r, 0, 1), drawInt(r, 0, 1), drawInt(r, 0, 1),
-                   static_cast<int64_t>(r() >> 1)};
+      return Knobs{
+          drawSize(r, 9),   drawSize(r, 17),  drawSize(r, 40),  drawInt(r, 0, 1),
+          drawInt(r, 0, 1), drawInt(r, 0, 1), drawInt(r, 0, 1), static_cast<int64_t>(r() >> 1)};
     },
     [](const Knobs& k) -> std::optional<Call> {
       const int64_t t = k[0], b = k[1], u = k[2];
@@ -524,7 +575,8 @@ const Register lstmLoop({
         call.inputs.back().differentiable = false;
       }
       call.fn = [=](const std::vector<Tensor>& x) {
-        LstmSequence r = lstmSequence(x[0], x[1], masked ? x[2] : Tensor(), sequences, backwards, ract);
+        LstmSequence r =
+            lstmSequence(x[0], x[1], masked ? x[2] : Tensor(), sequences, backwards, ract);
         std::vector<Tensor> parts;
         if (sequences) parts.push_back(flat(r.outputs));
         parts.push_back(flat(r.h));
@@ -535,8 +587,11 @@ const Register lstmLoop({
                       " units " + std::to_string(u) + " " + ract + (masked ? " masked" : "") +
                       (backwards ? " goBackwards" : "") + (sequences ? " returnSequences" : "");
       call.spec = {{"compose", "lstmSequence"},
-                   {"attrs", {{"recurrentActivation", ract}, {"activation", "tanh"},
-                              {"goBackwards", backwards}, {"returnSequences", sequences}}}};
+                   {"attrs",
+                    {{"recurrentActivation", ract},
+                     {"activation", "tanh"},
+                     {"goBackwards", backwards},
+                     {"returnSequences", sequences}}}};
       call.tags = {ract};
       if (masked) call.tags.push_back("masked");
       if (backwards) call.tags.push_back("backwards");
@@ -553,7 +608,9 @@ const Register lstmLoop({
 const Register optim({
     "optim",
     {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"},
-    [](Rng& r) { return Knobs{drawInt(r, 0, 4), drawSize(r, 5000), static_cast<int64_t>(r() >> 1)}; },
+    [](Rng& r) {
+      return Knobs{drawInt(r, 0, 4), drawSize(r, 5000), static_cast<int64_t>(r() >> 1)};
+    },
     [](const Knobs& k) -> std::optional<Call> {
       int64_t op = k[0], n = k[1];
       if (op < 0 || op > 4 || n < 1) return std::nullopt;
@@ -569,8 +626,8 @@ const Register optim({
           MomentumUpdate u = applyMomentum(x[0], x[1], x[3], 0.05f, 0.9f, op == 2);
           return concat({u.w, u.accum}, 0);
         }
-        AdamUpdate u = applyAdam(x[0], x[1], x[2], x[3], 0.01f, 0.9f, 0.999f, 1e-7f, 0.1f,
-                                 0.001f, op == 4 ? 0.01f : 0.0f);
+        AdamUpdate u = applyAdam(x[0], x[1], x[2], x[3], 0.01f, 0.9f, 0.999f, 1e-7f, 0.1f, 0.001f,
+                                 op == 4 ? 0.01f : 0.0f);
         return concat({u.w, u.m, u.v}, 0);
       };
       const char* names[] = {"applyGradientDescent", "applyMomentum", "applyMomentum nesterov",
@@ -583,8 +640,13 @@ const Register optim({
       Json attrs = {{"lr", 0.05}};
       if (op == 1 || op == 2) attrs = {{"lr", 0.05}, {"momentum", 0.9}, {"nesterov", op == 2}};
       if (op >= 3)
-        attrs = {{"lr", 0.01}, {"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-7}, {"c1", 0.1},
-                 {"c2", 0.001}, {"weightDecay", op == 4 ? 0.01 : 0.0}};
+        attrs = {{"lr", 0.01},
+                 {"beta1", 0.9},
+                 {"beta2", 0.999},
+                 {"epsilon", 1e-7},
+                 {"c1", 0.1},
+                 {"c2", 0.001},
+                 {"weightDecay", op == 4 ? 0.01 : 0.0}};
       call.spec = {{"compose", composeName[op]}, {"attrs", attrs}};
       call.rtol = 3.2e-5;
       return call;

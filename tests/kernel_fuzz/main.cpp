@@ -63,7 +63,8 @@ void report(const Generator& g, const Knobs& knobs, const Call& call, Outcome o,
 int main(int argc, char** argv) {
   double seconds = 10;
   int64_t maxCases = -1;
-  uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  uint64_t seed =
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   std::string only, regressions, replay, emit;
   std::vector<std::string> backends = availableBackends();
   for (int i = 1; i < argc; ++i) {
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
     else if (a == "--replay") replay = value();
     else if (a == "--emit") emit = value();
     else {
-      std::fprintf(stderr, "unknown argument %s (see the comment at the top of main.cpp)\n", a.c_str());
+      std::fprintf(stderr, "unknown argument %s (see the comment at the top of main.cpp)\n",
+                   a.c_str());
       return 2;
     }
   }
@@ -95,28 +97,27 @@ int main(int argc, char** argv) {
 
   std::map<std::string, Tally> tally;  // per generator
   std::set<std::string> reached;
-  std::function<void(const Generator&, const Knobs&, bool)> runOne = [&](const Generator& g,
-                                                                         const Knobs& k,
-                                                                         bool doShrink) {
-    std::optional<Call> call = g.build(k);
-    Tally& t = tally[g.name];
-    if (!call) {
-      ++t.invalid;
-      return;
-    }
-    Outcome o = runCall(*call, backends);
-    if (o.kind == Outcome::invalid) {
-      ++t.invalid;
-      return;
-    }
-    ++t.cases;
-    for (const std::string& tag : call->tags) ++t.tags[tag];
-    reached.insert(o.kernels.begin(), o.kernels.end());
-    if (o.kind == Outcome::fail) {
-      ++t.failed;
-      report(g, k, *call, o, backends, doShrink);
-    }
-  };
+  std::function<void(const Generator&, const Knobs&, bool)> runOne =
+      [&](const Generator& g, const Knobs& k, bool doShrink) {
+        std::optional<Call> call = g.build(k);
+        Tally& t = tally[g.name];
+        if (!call) {
+          ++t.invalid;
+          return;
+        }
+        Outcome o = runCall(*call, backends);
+        if (o.kind == Outcome::invalid) {
+          ++t.invalid;
+          return;
+        }
+        ++t.cases;
+        for (const std::string& tag : call->tags) ++t.tags[tag];
+        reached.insert(o.kernels.begin(), o.kernels.end());
+        if (o.kind == Outcome::fail) {
+          ++t.failed;
+          report(g, k, *call, o, backends, doShrink);
+        }
+      };
 
   if (!replay.empty()) {
     const Generator* g;
@@ -189,9 +190,10 @@ int main(int argc, char** argv) {
   }
   auto start = std::chrono::steady_clock::now();
   int64_t drawn = 0;
-  while (maxCases < 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                                .count() < seconds
-                      : drawn < maxCases) {
+  while (maxCases < 0
+             ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+                   seconds
+             : drawn < maxCases) {
     Knobs k;
     const Generator& g = stream.next(k);
     runOne(g, k, true);
@@ -201,7 +203,8 @@ int main(int argc, char** argv) {
   if (!emit.empty()) {
     int64_t n = 0;
     for (const auto& [name, t] : tally) n += t.cases;
-    std::printf("emitted %lld calls (reference only) to %s\n", static_cast<long long>(n), emit.c_str());
+    std::printf("emitted %lld calls (reference only) to %s\n", static_cast<long long>(n),
+                emit.c_str());
     return emitted.good() ? 0 : 1;
   }
   std::printf("\n%-8s %8s %8s %7s  per backend: %s\n", "family", "cases", "invalid", "failed",
@@ -209,7 +212,8 @@ int main(int argc, char** argv) {
   for (const auto& [name, t] : tally) {
     std::printf("%-8s %8lld %8lld %7lld  tags:", name.c_str(), static_cast<long long>(t.cases),
                 static_cast<long long>(t.invalid), static_cast<long long>(t.failed));
-    for (const auto& [tag, n] : t.tags) std::printf(" %s=%lld", tag.c_str(), static_cast<long long>(n));
+    for (const auto& [tag, n] : t.tags)
+      std::printf(" %s=%lld", tag.c_str(), static_cast<long long>(n));
     std::printf("\n");
   }
   std::string kernels, missing;

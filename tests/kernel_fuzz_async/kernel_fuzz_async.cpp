@@ -55,7 +55,7 @@ struct Read {
 struct Half {
   Outcome outcome;  // reference's: invalid, or pass with its kernels
   Evaluation want;
-  std::string problem;  // webgpu threw, or computed elsewhere
+  std::string problem;        // webgpu threw, or computed elsewhere
   std::vector<Read> results;  // output, then the gradients
   std::vector<DeviceCheck> checks;
   std::vector<Read> checkReads;
@@ -100,7 +100,7 @@ void startWebGpu(const Call& call) {
   std::string saved = getBackend();
   setBackend("webgpu");
   setKernelProfiling(true);
-  takeDeviceChecks();  // none of an earlier case's
+  takeDeviceChecks();       // none of an earlier case's
   std::vector<Tensor> all;  // the output, then the gradients
   startScope();
   try {
@@ -227,7 +227,8 @@ EMSCRIPTEN_KEEPALIVE int kfuzz_replay(const char* line) {
   const Generator* g;
   Knobs k;
   if (!parseReplay(line, g, k)) {
-    message = std::string("bad replay line '") + line + "' (GENERATOR:K1,K2,... with a known generator)";
+    message =
+        std::string("bad replay line '") + line + "' (GENERATOR:K1,K2,... with a known generator)";
     return -1;
   }
   return setCase(*g, std::move(k)) ? 1 : 0;
@@ -327,12 +328,14 @@ EMSCRIPTEN_KEEPALIVE const char* kfuzz_tallies() {
     const Tally& t = tallies[g.name];
     Json tags = Json::object();
     for (const auto& [tag, n] : t.tags) tags[tag] = n;
-    out["generators"][g.name] = {{"cases", t.cases}, {"invalid", t.invalid}, {"failed", t.failed}, {"tags", tags}};
+    out["generators"][g.name] = {
+        {"cases", t.cases}, {"invalid", t.invalid}, {"failed", t.failed}, {"tags", tags}};
   }
   out["reached"] = std::vector<std::string>(reached.begin(), reached.end());
   std::vector<std::string> registered;
   for (const auto& [kernel, backends] : kernelTable())
-    if (std::find(backends.begin(), backends.end(), "webgpu") != backends.end()) registered.push_back(kernel);
+    if (std::find(backends.begin(), backends.end(), "webgpu") != backends.end())
+      registered.push_back(kernel);
   out["webgpuKernels"] = registered;
   s = out.dump();
   return s.c_str();

@@ -1,7 +1,8 @@
 // Activations: formulas in double, gradients by finite differences, names.
+#include "glint/activations.h"
+
 #include <cmath>
 
-#include "glint/activations.h"
 #include "op_harness.h"
 
 namespace glint::testing {
@@ -16,9 +17,11 @@ const std::vector<std::pair<std::string, std::function<double(double)>>>& formul
       {"relu", [](double x) { return std::max(x, 0.0); }},
       {"relu6", [](double x) { return std::min(std::max(x, 0.0), 6.0); }},
       {"elu", [](double x) { return x > 0 ? x : std::expm1(x); }},
-      {"selu", [](double x) {
+      {"selu",
+       [](double x) {
          const double a = 1.6732632423543772, s = 1.0507009873554805;
-         return x > 0 ? s * x : s * a * std::expm1(x); }},
+         return x > 0 ? s * x : s * a * std::expm1(x);
+       }},
       {"sigmoid", sigm},
       {"hardSigmoid", [](double x) { return std::min(std::max(0.2 * x + 0.5, 0.0), 1.0); }},
       {"tanh", [](double x) { return std::tanh(x); }},
@@ -26,8 +29,10 @@ const std::vector<std::pair<std::string, std::function<double(double)>>>& formul
       {"softsign", [](double x) { return x / (1 + std::abs(x)); }},
       {"swish", [](double x) { return x * sigm(x); }},
       {"gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
-      {"gelu_new", [](double x) {
-         return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }},
+      {"gelu_new",
+       [](double x) {
+         return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+       }},
       {"mish", [](double x) { return x * std::tanh(softplusD(x)); }},
   };
   return f;
@@ -78,13 +83,18 @@ std::vector<OpCase> gradCases() {
                      }});
   }
   cases.push_back({"softmax_rank3", {F({2, 2, 3})}, [](const std::vector<Tensor>& v) {
-                     return activations::apply("softmax", v[0]); }});
+                     return activations::apply("softmax", v[0]);
+                   }});
   cases.push_back({"relu6_upper", {F({2, 3}, 6.1f, 8)}, [](const std::vector<Tensor>& v) {
-                     return activations::apply("relu6", v[0]); }});
-  cases.push_back({"hard_sigmoid_saturated", {F({2, 3}, 2.6f, 4)}, [](const std::vector<Tensor>& v) {
-                     return activations::apply("hard_sigmoid", v[0]); }});
+                     return activations::apply("relu6", v[0]);
+                   }});
+  cases.push_back(
+      {"hard_sigmoid_saturated", {F({2, 3}, 2.6f, 4)}, [](const std::vector<Tensor>& v) {
+         return activations::apply("hard_sigmoid", v[0]);
+       }});
   cases.push_back({"swish_empty", {F({0, 3})}, [](const std::vector<Tensor>& v) {
-                     return activations::apply("swish", v[0]); }});
+                     return activations::apply("swish", v[0]);
+                   }});
   return cases;
 }
 

@@ -53,7 +53,9 @@ TEST(Autograd, CustomGradReplacesTheRecordedGradient) {
         [](const std::vector<Tensor>& v) {
           CustomGradResult r;
           r.value = mul(v[0], v[0]);
-          r.gradFunc = [](const Tensor& dy) { return std::vector<Tensor>{mul(dy, fill(dy.shape(), 7))}; };
+          r.gradFunc = [](const Tensor& dy) {
+            return std::vector<Tensor>{mul(dy, fill(dy.shape(), 7))};
+          };
           return r;
         },
         in);
@@ -74,7 +76,9 @@ TEST(Autograd, CustomGradReturningACapturedTensorKeepsItsOtherUsesApart) {
             [&](const std::vector<Tensor>&) {
               CustomGradResult r;
               r.value = c;
-              r.gradFunc = [](const Tensor& dy) { return std::vector<Tensor>{mul(dy, fill(dy.shape(), 5))}; };
+              r.gradFunc = [](const Tensor& dy) {
+                return std::vector<Tensor>{mul(dy, fill(dy.shape(), 5))};
+              };
               return r;
             },
             {t});
@@ -132,7 +136,8 @@ TEST(Autograd, InputsNobodyAsksForGetNoGradientWork) {
       {"fusedMatMul",
        {[&](const std::vector<Tensor>& v) { return sum(fusedMatMul(v[0], v[1], bias, "relu")); },
         {x, w}}},
-      {"conv2d", {[](const std::vector<Tensor>& v) { return sum(conv2d(v[0], v[1])); }, {img, filt}}},
+      {"conv2d",
+       {[](const std::vector<Tensor>& v) { return sum(conv2d(v[0], v[1])); }, {img, filt}}},
   };
   for (const auto& [name, c] : cases) {
     SCOPED_TRACE(name);

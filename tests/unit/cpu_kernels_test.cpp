@@ -28,18 +28,25 @@ InputSpec Ints(Shape shape, std::vector<float> values) {
 
 // Special values for the vectorised exp/sigmoid/tanh: NaN, infinities, the
 // overflow / underflow edges, the tanh polynomial's switch point, ties to even.
-const std::vector<float> kSpecial = {kNaN,   kInf,   -kInf, 0.0f,   -0.0f,  88.7f, 88.73f,
-                                     -87.4f, -103.f, -110.f, 0.624f, -0.626f, 0.5f, 1.5f,
-                                     2.5f,   -0.5f,  -2.5f,  20.0f,  -20.0f, 1e-6f, -9.3f};
+const std::vector<float> kSpecial = {kNaN,   kInf,   -kInf,  0.0f,   -0.0f,   88.7f, 88.73f,
+                                     -87.4f, -103.f, -110.f, 0.624f, -0.626f, 0.5f,  1.5f,
+                                     2.5f,   -0.5f,  -2.5f,  20.0f,  -20.0f,  1e-6f, -9.3f};
 
 std::vector<OpCase> unaryCases() {
   Shape s = {static_cast<int64_t>(kSpecial.size())};
   std::vector<OpCase> cases;
-  for (auto [name, f] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&)>>{
-           {"exp", &glint::exp},   {"sigmoid", &sigmoid}, {"tanh", &glint::tanh},
-           {"relu", &relu},        {"relu6", &relu6},     {"sign", &sign},
-           {"round", &glint::round}, {"floor", &glint::floor}, {"abs", &glint::abs},
-           {"softplus", &softplus}, {"elu", &elu}})
+  for (auto [name, f] :
+       std::vector<std::pair<const char*, Tensor (*)(const Tensor&)>>{{"exp", &glint::exp},
+                                                                      {"sigmoid", &sigmoid},
+                                                                      {"tanh", &glint::tanh},
+                                                                      {"relu", &relu},
+                                                                      {"relu6", &relu6},
+                                                                      {"sign", &sign},
+                                                                      {"round", &glint::round},
+                                                                      {"floor", &glint::floor},
+                                                                      {"abs", &glint::abs},
+                                                                      {"softplus", &softplus},
+                                                                      {"elu", &elu}})
     cases.push_back({std::string("special_") + name, {Fixed(s, kSpecial)}, u(f), false});
   // Lengths around the vector widths (tails), and a long one.
   for (int64_t n : {1, 3, 7, 9, 17, 33, 1001}) {
@@ -51,10 +58,14 @@ std::vector<OpCase> unaryCases() {
   cases.push_back({"tanh_small", {F({64}, -0.7f, 0.7f)}, u(&glint::tanh), false});
   cases.push_back({"sigmoid_grad_odd", {F({3, 5}, -4.0f, 4.0f)}, u(&sigmoid)});
   cases.push_back({"tanh_grad_odd", {F({3, 5})}, u(&glint::tanh)});
-  cases.push_back({"leakyRelu_nan", {Fixed({4}, {kNaN, -2.0f, 3.0f, -kInf})},
-                   [](const V& v) { return leakyRelu(v[0], 0.1f); }, false});
-  cases.push_back({"clip_special", {Fixed({5}, {kNaN, -kInf, kInf, 0.3f, -0.7f})},
-                   [](const V& v) { return clipByValue(v[0], -0.5f, 0.1f); }, false});
+  cases.push_back({"leakyRelu_nan",
+                   {Fixed({4}, {kNaN, -2.0f, 3.0f, -kInf})},
+                   [](const V& v) { return leakyRelu(v[0], 0.1f); },
+                   false});
+  cases.push_back({"clip_special",
+                   {Fixed({5}, {kNaN, -kInf, kInf, 0.3f, -0.7f})},
+                   [](const V& v) { return clipByValue(v[0], -0.5f, 0.1f); },
+                   false});
   // int32: wrap-around at the limits.
   std::vector<float> limits = {-2147483648.0f, 2147483520.0f, -1, 0, 46341, -7};
   cases.push_back({"neg_int_limits", {Ints({6}, limits)}, u(&neg), false});
@@ -62,11 +73,16 @@ std::vector<OpCase> unaryCases() {
   cases.push_back({"square_int_wrap", {Ints({6}, limits)}, u(&square), false});
   cases.push_back({"sign_int", {Ints({6}, limits)}, u(&sign), false});
   // Cast edges: NaN -> 0, saturation, truncation toward zero, to/from bool.
-  cases.push_back({"cast_float_int", {Fixed({7}, {kNaN, 3e9f, -3e9f, -1.7f, 1.7f, -0.0f, 5})},
-                   [](const V& v) { return cast(v[0], DType::int32); }, false});
-  cases.push_back({"cast_float_bool", {Fixed({4}, {kNaN, 0.0f, -0.0f, 0.25f})},
-                   [](const V& v) { return cast(v[0], DType::boolean); }, false});
-  cases.push_back({"cast_int_bool_float", {Ints({5}, {0, 1, -3, 7, 0})},
+  cases.push_back({"cast_float_int",
+                   {Fixed({7}, {kNaN, 3e9f, -3e9f, -1.7f, 1.7f, -0.0f, 5})},
+                   [](const V& v) { return cast(v[0], DType::int32); },
+                   false});
+  cases.push_back({"cast_float_bool",
+                   {Fixed({4}, {kNaN, 0.0f, -0.0f, 0.25f})},
+                   [](const V& v) { return cast(v[0], DType::boolean); },
+                   false});
+  cases.push_back({"cast_int_bool_float",
+                   {Ints({5}, {0, 1, -3, 7, 0})},
                    [](const V& v) { return cast(cast(v[0], DType::boolean), DType::float32); },
                    false});
   return cases;
@@ -95,27 +111,42 @@ std::vector<OpCase> broadcastCases() {
       {"add_empty_rows", {F({0, 3}), F({3})}, b2(&add), false},
       {"mul_empty_inner", {F({2, 0}), F({2, 1})}, b2(&mul), false},
       // NaN propagation in maximum / minimum, either side, broadcast.
-      {"maximum_nan", {Fixed({2, 3}, {kNaN, 1, -kInf, 2, kNaN, 0}), Fixed({3}, {0, kNaN, 5})},
-       b2(&maximum), false},
-      {"minimum_nan", {Fixed({3}, {0, kNaN, 5}), Fixed({2, 3}, {kNaN, 1, -kInf, 2, kNaN, 0})},
-       b2(&minimum), false},
+      {"maximum_nan",
+       {Fixed({2, 3}, {kNaN, 1, -kInf, 2, kNaN, 0}), Fixed({3}, {0, kNaN, 5})},
+       b2(&maximum),
+       false},
+      {"minimum_nan",
+       {Fixed({3}, {0, kNaN, 5}), Fixed({2, 3}, {kNaN, 1, -kInf, 2, kNaN, 0})},
+       b2(&minimum),
+       false},
       {"squaredDifference_col", {F({3, 5}), F({3, 1})}, b2(&squaredDifference), false},
       {"pow_row", {F({3, 4}, 0.5f, 2.0f), F({4})}, b2(&glint::pow), false},
       // floor(a/b) where a float quotient would round up onto an integer.
-      {"floorDiv_near_int", {Fixed({3}, {3.0000002f, -3.0000002f, -5.0f}),
-                             Fixed({3}, {1.0000001f, 1.0000001f, 2.5f})},
-       b2(&floorDiv), false},
-      {"mod_signs", {Fixed({2, 3}, {5, -5, 5, -5, 7.5f, -7.5f}), Fixed({2, 1}, {3, -2})},
-       b2(&mod), false},
+      {"floorDiv_near_int",
+       {Fixed({3}, {3.0000002f, -3.0000002f, -5.0f}), Fixed({3}, {1.0000001f, 1.0000001f, 2.5f})},
+       b2(&floorDiv),
+       false},
+      {"mod_signs",
+       {Fixed({2, 3}, {5, -5, 5, -5, 7.5f, -7.5f}), Fixed({2, 1}, {3, -2})},
+       b2(&mod),
+       false},
       // int32: wrap-around, division / modulo by 0 and -1, floor semantics, pow.
-      {"add_int_wrap", {Ints({2, 3}, {2147483520, -2147483648.0f, 5, 1, -1, 7}),
-                        Ints({3}, {1000, -1, 2147483520})}, b2(&add), false},
+      {"add_int_wrap",
+       {Ints({2, 3}, {2147483520, -2147483648.0f, 5, 1, -1, 7}), Ints({3}, {1000, -1, 2147483520})},
+       b2(&add),
+       false},
       {"mul_int_wrap", {Ints({4}, {65536, -65536, 46341, 3}), Ints({}, {65536})}, b2(&mul), false},
-      {"floorDiv_int", {Ints({2, 4}, {7, -7, 7, -2147483648.0f, 9, -9, 0, 5}),
-                        Ints({4}, {2, 2, 0, -1})}, b2(&floorDiv), false},
-      {"mod_int", {Ints({2, 4}, {7, -7, 7, -2147483648.0f, 9, -9, 0, 5}),
-                   Ints({2, 1}, {-3, 0})}, b2(&mod), false},
-      {"pow_int", {Ints({5}, {2, -1, 3, 0, -2}), Ints({5}, {31, -3, 21, -1, 3})}, b2(&glint::pow),
+      {"floorDiv_int",
+       {Ints({2, 4}, {7, -7, 7, -2147483648.0f, 9, -9, 0, 5}), Ints({4}, {2, 2, 0, -1})},
+       b2(&floorDiv),
+       false},
+      {"mod_int",
+       {Ints({2, 4}, {7, -7, 7, -2147483648.0f, 9, -9, 0, 5}), Ints({2, 1}, {-3, 0})},
+       b2(&mod),
+       false},
+      {"pow_int",
+       {Ints({5}, {2, -1, 3, 0, -2}), Ints({5}, {31, -3, 21, -1, 3})},
+       b2(&glint::pow),
        false},
       {"div_int", {Ints({2, 3}, {7, -7, 0, 1, 2, 3}), Ints({3}, {2, 0, 0})}, b2(&div), false},
       // An operand that repeats along the output (a bias), first or second,
@@ -131,12 +162,17 @@ std::vector<OpCase> broadcastCases() {
       {"less_nan", {Fixed({3}, {kNaN, 1, 2}), Fixed({}, {1.5f})}, b2(&less), false},
       {"and_outer", {B({3, 1}), B({1, 4})}, b2(&logicalAnd), false},
       {"xor_scalar", {B({7}), B({})}, b2(&logicalXor), false},
-      {"where_same", {B({9}), F({9}), F({9})},
-       [](const V& v) { return where(v[0], v[1], v[2]); }, false},
-      {"where_broadcast", {B({3, 1}), F({3, 4}), F({4})},
+      {"where_same",
+       {B({9}), F({9}), F({9})},
+       [](const V& v) { return where(v[0], v[1], v[2]); },
+       false},
+      {"where_broadcast",
+       {B({3, 1}), F({3, 4}), F({4})},
        [](const V& v) { return where(v[0], v[1], v[2]); }},
-      {"where_int_scalar", {B({2, 3}), I({}, -5, 5), I({2, 3}, -5, 5)},
-       [](const V& v) { return where(v[0], v[1], v[2]); }, false},
+      {"where_int_scalar",
+       {B({2, 3}), I({}, -5, 5), I({2, 3}, -5, 5)},
+       [](const V& v) { return where(v[0], v[1], v[2]); },
+       false},
   };
 }
 
@@ -155,16 +191,23 @@ std::vector<OpCase> reductionCases() {
       // Column sums of short rows, folded several rows at a time, with a rest.
       {"sum_cols_wide", {F({203, 7})}, sumOver({0}), false},
       {"sum_bias_grad", {F({6, 13, 13, 8})}, sumOver({0, 1, 2}), false},
-      {"prod_cols_wide", {F({130, 3}, 0.9f, 1.1f)}, [](const V& v) { return prod(v[0], {0}); },
+      {"prod_cols_wide",
+       {F({130, 3}, 0.9f, 1.1f)},
+       [](const V& v) { return prod(v[0], {0}); },
        false},
-      {"max_nan_cols_wide", {Fixed({70, 2}, [] {
-         std::vector<float> v(140);
-         for (int i = 0; i < 140; ++i) v[i] = static_cast<float>((i * 37) % 101);
-         v[97] = kNaN;  // column 1, in the second group of rows
-         return v;
-       }())},
-       [](const V& v) { return max(v[0], {0}); }, false},
-      {"min_int_cols_wide", {I({150, 3}, -99, 99)}, [](const V& v) { return min(v[0], {0}); },
+      {"max_nan_cols_wide",
+       {Fixed({70, 2},
+              [] {
+                std::vector<float> v(140);
+                for (int i = 0; i < 140; ++i) v[i] = static_cast<float>((i * 37) % 101);
+                v[97] = kNaN;  // column 1, in the second group of rows
+                return v;
+              }())},
+       [](const V& v) { return max(v[0], {0}); },
+       false},
+      {"min_int_cols_wide",
+       {I({150, 3}, -99, 99)},
+       [](const V& v) { return min(v[0], {0}); },
        false},
       {"sum_ends", {F({3, 4, 5})}, sumOver({0, 2}), false},
       {"sum_alternate_4d", {F({2, 3, 4, 5})}, sumOver({1, 3}), false},
@@ -173,8 +216,10 @@ std::vector<OpCase> reductionCases() {
       {"sum_no_axes", {F({2, 3})}, [](const V& v) { return sum(v[0], A{}, false); }, false},
       {"sum_empty_axis", {F({3, 0})}, sumOver({1}), false},
       {"sum_empty_kept", {F({0, 4})}, sumOver({0}), false},
-      {"sum_int_wrap", {Ints({3, 2}, {2147483520, 2147483520, -2147483648.0f, -1, 5, 6})},
-       sumOver({0}), false},
+      {"sum_int_wrap",
+       {Ints({3, 2}, {2147483520, 2147483520, -2147483648.0f, -1, 5, 6})},
+       sumOver({0}),
+       false},
       {"prod_rows", {F({3, 11}, 0.5f, 1.5f)}, [](const V& v) { return prod(v[0], {1}); }, false},
       {"prod_int_cols", {I({9, 3}, -9, 9)}, [](const V& v) { return prod(v[0], {0}); }, false},
       {"max_nan_row", {Fixed({1, 7}, nanRow)}, [](const V& v) { return max(v[0], {1}); }, false},
@@ -186,21 +231,32 @@ std::vector<OpCase> reductionCases() {
       {"any_rows_odd", {B({3, 13})}, [](const V& v) { return any(v[0], {1}); }, false},
       {"all_cols", {B({13, 3})}, [](const V& v) { return all(v[0], {0}); }, false},
       // ArgMax/ArgMin: along rows and along columns, ties keep the first, NaN never wins.
-      {"argMax_row_ties", {Fixed({2, 5}, {1, 3, 3, 0, 2, kNaN, 1, 4, 4, kNaN})},
-       [](const V& v) { return argMax(v[0], 1); }, false},
-      {"argMin_col_ties", {Fixed({3, 4}, {2, 1, kNaN, 0, 1, 1, 5, 0, 1, 0, -1, 3})},
-       [](const V& v) { return argMin(v[0], 0); }, false},
-      {"argMax_middle_int", {I({2, 5, 3}, -3, 3)}, [](const V& v) { return argMax(v[0], 1); },
+      {"argMax_row_ties",
+       {Fixed({2, 5}, {1, 3, 3, 0, 2, kNaN, 1, 4, 4, kNaN})},
+       [](const V& v) { return argMax(v[0], 1); },
+       false},
+      {"argMin_col_ties",
+       {Fixed({3, 4}, {2, 1, kNaN, 0, 1, 1, 5, 0, 1, 0, -1, 3})},
+       [](const V& v) { return argMin(v[0], 0); },
+       false},
+      {"argMax_middle_int",
+       {I({2, 5, 3}, -3, 3)},
+       [](const V& v) { return argMax(v[0], 1); },
        false},
       // Softmax along the last axis (rows) and an outer axis (columns).
-      {"softmax_rows_odd", {F({3, 13}, -5.0f, 5.0f)},
-       u([](const Tensor& x) { return softmax(x); })},
+      {"softmax_rows_odd", {F({3, 13}, -5.0f, 5.0f)}, u([](const Tensor& x) {
+         return softmax(x);
+       })},
       {"softmax_axis0", {F({5, 3})}, [](const V& v) { return softmax(v[0], 0); }},
       {"softmax_middle", {F({2, 3, 4})}, [](const V& v) { return softmax(v[0], 1); }, false},
-      {"softmax_large_logits", {Fixed({2, 3}, {1000, 999, -1000, 88, 89, 90})},
-       u([](const Tensor& x) { return softmax(x); }), false},
-      {"softmax_special", {Fixed({3, 3}, {-kInf, 0, 1, kNaN, 0, 1, -kInf, -kInf, -kInf})},
-       u([](const Tensor& x) { return softmax(x); }), false},
+      {"softmax_large_logits",
+       {Fixed({2, 3}, {1000, 999, -1000, 88, 89, 90})},
+       u([](const Tensor& x) { return softmax(x); }),
+       false},
+      {"softmax_special",
+       {Fixed({3, 3}, {-kInf, 0, 1, kNaN, 0, 1, -kInf, -kInf, -kInf})},
+       u([](const Tensor& x) { return softmax(x); }),
+       false},
       {"softmax_single", {F({4, 1})}, u([](const Tensor& x) { return softmax(x); }), false},
   };
 }

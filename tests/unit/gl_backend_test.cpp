@@ -4,17 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
 
 #include "glint/glint.h"
-#include "glint/optim.h"
-#include "glint/model.h"
 #include "glint/layers.h"
+#include "glint/model.h"
+#include "glint/optim.h"
 #include "op_harness.h"
 
 #ifdef GLINT_WITH_GL
@@ -53,10 +53,10 @@ struct OnGl {
 // test-wasm-mt) or gl was left out (GLINT_GL=0, the browser's webgpu run,
 // whose gl run covers these tests); any other failure to start asserts.
 // Natively gl must always start (Mesa llvmpipe).
-#define REQUIRE_GL()                                                       \
-  if (!glAvailable() && (glStatus().find("WebGL") != std::string::npos ||  \
+#define REQUIRE_GL()                                                              \
+  if (!glAvailable() && (glStatus().find("WebGL") != std::string::npos ||         \
                          glStatus().find("not registered") != std::string::npos)) \
-    GTEST_SKIP() << glStatus();                                            \
+    GTEST_SKIP() << glStatus();                                                   \
   ASSERT_TRUE(glAvailable()) << "gl did not start: " << glStatus()
 #else
 #define REQUIRE_GL() ASSERT_TRUE(glAvailable()) << "gl did not start: " << glStatus()
@@ -77,7 +77,7 @@ TEST(GlBackend, RegisteredAndDescribed) {
 #ifdef __EMSCRIPTEN__
     EXPECT_EQ(s.priority, 150);  // a browser's GPU ranks above wasm
 #else
-    EXPECT_EQ(s.priority, 50);   // natively below cpu
+    EXPECT_EQ(s.priority, 50);  // natively below cpu
 #endif
     EXPECT_FALSE(s.reason.empty());
     if (s.available) {
@@ -127,8 +127,13 @@ TEST(GlBackend, BuffersRoundTripBitExactForEveryDtype) {
   REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> f = {0.0f, -0.0f, 1.0f / 3, std::numeric_limits<float>::denorm_min(),
-                          std::numeric_limits<float>::infinity(), -3e38f, nan};
+  std::vector<float> f = {0.0f,
+                          -0.0f,
+                          1.0f / 3,
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::infinity(),
+                          -3e38f,
+                          nan};
   uint32_t payload = 0x7fc12345u;  // a NaN with a payload survives too
   float p;
   std::memcpy(&p, &payload, 4);
@@ -204,7 +209,8 @@ TEST(GlBackend, ProgramCacheStaysBoundedUnderEverNewShapes) {
     ASSERT_EQ(twiceSumPlusOne(n), static_cast<float>(n) * (n + 1)) << "n = " << n;
     ASSERT_LE(gl->programsCached(), gl::GlBackend::kProgramCache);
   }
-  EXPECT_EQ(gl->programsCached(), gl::GlBackend::kProgramCache) << "the shapes made more programs than it holds";
+  EXPECT_EQ(gl->programsCached(), gl::GlBackend::kProgramCache)
+      << "the shapes made more programs than it holds";
   EXPECT_EQ(twiceSumPlusOne(3), 12.0f) << "an evicted shape compiles again";
 }
 
@@ -299,20 +305,33 @@ TEST(GlBackend, RowBlockMatMulsMatchTheReference) {
   expectMatchesReference([] { return matMul(pattern({64, 36}, 1), pattern({36, 20}, 2)); }, 1e-5);
   expectMatchesReference([] { return matMul(pattern({13, 8}, 3), pattern({8, 12}, 4)); }, 1e-5);
   expectMatchesReference(
-      [] { return matMul(pattern({21, 16}, 5), pattern({24, 16}, 6), false, true); }, 1e-5);
+      [] {
+        return matMul(pattern({21, 16}, 5), pattern({24, 16}, 6), false, true);
+      },
+      1e-5);
   expectMatchesReference(
-      [] { return matMul(pattern({16, 40}, 7), pattern({16, 8}, 8), true, false); }, 1e-5);
-  expectMatchesReference(
-      [] { return matMul(pattern({3, 9, 8}, 9), pattern({8, 12}, 10)); }, 1e-5);
+      [] {
+        return matMul(pattern({16, 40}, 7), pattern({16, 8}, 8), true, false);
+      },
+      1e-5);
+  expectMatchesReference([] { return matMul(pattern({3, 9, 8}, 9), pattern({8, 12}, 10)); }, 1e-5);
   // A transposed read in place (M a multiple of 4): ragged, with B^T, batched.
   expectMatchesReference(
-      [] { return matMul(pattern({16, 20}, 24), pattern({16, 8}, 25), true, false); }, 1e-5);
+      [] {
+        return matMul(pattern({16, 20}, 24), pattern({16, 8}, 25), true, false);
+      },
+      1e-5);
   expectMatchesReference(
-      [] { return matMul(pattern({12, 8}, 26), pattern({4, 12}, 27), true, true); }, 1e-5);
+      [] {
+        return matMul(pattern({12, 8}, 26), pattern({4, 12}, 27), true, true);
+      },
+      1e-5);
   expectMatchesReference(
-      [] { return matMul(pattern({2, 8, 12}, 28), pattern({2, 8, 4}, 29), true, false); }, 1e-5);
-  expectMatchesReference(
-      [] { return matMul(pattern({9, 4}, 11), pattern({2, 4, 16}, 12)); }, 1e-5);
+      [] {
+        return matMul(pattern({2, 8, 12}, 28), pattern({2, 8, 4}, 29), true, false);
+      },
+      1e-5);
+  expectMatchesReference([] { return matMul(pattern({9, 4}, 11), pattern({2, 4, 16}, 12)); }, 1e-5);
   expectMatchesReference(
       [] {
         return fusedMatMul(pattern({10, 12}, 13), pattern({12, 8}, 14), pattern({8}, 15), "relu");
@@ -338,8 +357,8 @@ TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
   // row's texels. Each case names the fit of A (or A^T) and B (or B^T).
   // atol: sums of K terms near 1 in other orders than the reference's.
   auto mm = [](Shape a, Shape b, bool tA, bool tB, int seed, double atol = 1e-6) {
-    expectMatchesReference(
-        [=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); }, 1e-5, atol);
+    expectMatchesReference([=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); },
+                           1e-5, atol);
   };
   mm({64, 128}, {128, 512}, false, false, 40);   // A W 64 L 32; B W 128 L 128 (the lstm's)
   mm({64, 512}, {128, 512}, false, true, 42);    // A W 128 L 128; B^T W 128 L 128
@@ -357,11 +376,11 @@ TEST(GlBackend, RowBlockMatMulsReadTexturesIn2D) {
   // Large products whose A rows would be flat read a copy of A with rows a
   // power of two apart (matmul.cpp, pitchedCopy): the mlp's forward and
   // weight gradient, a ragged batched A, a ragged A^T, the lstm's x W.
-  mm({64, 784}, {784, 128}, false, false, 66, 2e-5);  // A L 196 -> 256
-  mm({64, 784}, {64, 128}, true, false, 68);     // A^T L 196 -> 256
+  mm({64, 784}, {784, 128}, false, false, 66, 2e-5);     // A L 196 -> 256
+  mm({64, 784}, {64, 128}, true, false, 68);             // A^T L 196 -> 256
   mm({2, 100, 196}, {196, 64}, false, false, 70, 1e-5);  // A L 49 -> 64, batched, M % 8 == 4
-  mm({40, 100}, {40, 1024}, true, false, 72);    // A^T L 25 -> 32, ragged last block
-  mm({1792, 28}, {28, 64}, false, false, 74);    // A L 7 -> 8
+  mm({40, 100}, {40, 1024}, true, false, 72);            // A^T L 25 -> 32, ragged last block
+  mm({1792, 28}, {28, 64}, false, false, 74);            // A L 7 -> 8
 }
 
 TEST(GlBackend, NarrowMatMulsMatchTheReference) {
@@ -370,17 +389,17 @@ TEST(GlBackend, NarrowMatMulsMatchTheReference) {
   // head's three products): A's rows dotted with B^T's rows in whole texels,
   // A^T and B copied into that layout first (matmul.cpp, `narrow`).
   auto mm = [](Shape a, Shape b, bool tA, bool tB, int seed) {
-    expectMatchesReference(
-        [=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); }, 1e-5, 1e-5);
+    expectMatchesReference([=] { return matMul(pattern(a, seed), pattern(b, seed + 1), tA, tB); },
+                           1e-5, 1e-5);
   };
-  mm({64, 128}, {128, 10}, false, false, 80);   // h W (B copied)
-  mm({64, 128}, {64, 10}, true, false, 82);     // h^T dz (both copied)
-  mm({9, 12}, {7, 12}, false, true, 84);        // B^T as given, N = 7
-  mm({12, 9}, {12, 3}, true, false, 86);        // A^T, N = 3, M odd
-  mm({2, 8, 8}, {8, 10}, false, false, 88);     // batched A, B broadcast
-  mm({8, 8}, {3, 8, 10}, false, false, 90);     // A broadcast over B's batches
-  mm({2, 8, 9}, {2, 5, 8}, true, true, 92);     // both transposed, batched
-  mm({1, 128}, {128, 10}, false, false, 93);    // one row: the scalar product
+  mm({64, 128}, {128, 10}, false, false, 80);  // h W (B copied)
+  mm({64, 128}, {64, 10}, true, false, 82);    // h^T dz (both copied)
+  mm({9, 12}, {7, 12}, false, true, 84);       // B^T as given, N = 7
+  mm({12, 9}, {12, 3}, true, false, 86);       // A^T, N = 3, M odd
+  mm({2, 8, 8}, {8, 10}, false, false, 88);    // batched A, B broadcast
+  mm({8, 8}, {3, 8, 10}, false, false, 90);    // A broadcast over B's batches
+  mm({2, 8, 9}, {2, 5, 8}, true, true, 92);    // both transposed, batched
+  mm({1, 128}, {128, 10}, false, false, 93);   // one row: the scalar product
   expectMatchesReference(
       [] {
         return fusedMatMul(pattern({64, 128}, 94), pattern({128, 10}, 95), pattern({10}, 96),
@@ -388,8 +407,11 @@ TEST(GlBackend, NarrowMatMulsMatchTheReference) {
       },
       1e-5, 1e-5);
   setFloat16Activations(true);
-  expectMatchesReference([] { return matMul(exp(pattern({9, 16}, 97)), pattern({16, 6}, 98)); },
-                         2e-3, 2e-3);
+  expectMatchesReference(
+      [] {
+        return matMul(exp(pattern({9, 16}, 97)), pattern({16, 6}, 98));
+      },
+      2e-3, 2e-3);
   setFloat16Activations(false);
 }
 
@@ -435,12 +457,9 @@ TEST(GlBackend, LoopsPastLlvmpipesLimitFailLoudly) {
     if (s.name == "gl") llvmpipe = s.reason.find("llvmpipe") != std::string::npos;
   OnGl on;
   Tensor x = tensor(v, {70001});
-  if (llvmpipe)
-    expectError([&] { argMax(x, 0); }, {"[ArgMax]", "70001", "65535"});
-  else
-    EXPECT_EQ(argMax(x, 0).data<int32_t>()[0], 70000);
+  if (llvmpipe) expectError([&] { argMax(x, 0); }, {"[ArgMax]", "70001", "65535"});
+  else EXPECT_EQ(argMax(x, 0).data<int32_t>()[0], 70000);
 }
-
 
 // ---- float16 activations ----------------------------------------------------
 
@@ -470,8 +489,9 @@ struct Float16Scope {
 TEST(GlFloat16, OutputsAreHalfTexturesReadBackAsFloat32) {
   REQUIRE_GL();  // skipped where the build or page has no WebGL2 (gl is refused there)
   OnGl on;
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -2.5f, 3.14159265f, 1e-3f, 1e-6f, 6e-8f,
-                          65504.0f, 65519.0f, 70000.0f, -1e5f, 0.1f, 1234.567f, -7.77e-5f};
+  std::vector<float> v = {0.0f,     -0.0f, 1.0f,  -2.5f,     3.14159265f,
+                          1e-3f,    1e-6f, 6e-8f, 65504.0f,  65519.0f,
+                          70000.0f, -1e5f, 0.1f,  1234.567f, -7.77e-5f};
   Tensor x = tensor(v, {static_cast<int64_t>(v.size())});
   // Bytes held by live textures (the pool emptied before each count).
   auto liveBytes = [] {
@@ -517,9 +537,8 @@ TEST(GlFloat16, LstmCellsOfFourUnitsPerFragmentWriteHalves) {
         },
         {xz, hz, c0});
     std::vector<Tensor> hc = lstmCell(xz, hz, c0, "sigmoid");
-    return concat({reshape(hc[0], {-1}), reshape(hc[1], {-1}), reshape(g[0], {-1}),
-                   reshape(g[2], {-1})},
-                  0);
+    return concat(
+        {reshape(hc[0], {-1}), reshape(hc[1], {-1}), reshape(g[0], {-1}), reshape(g[2], {-1})}, 0);
   };
   expectMatchesReference(run, 1e-5);
   Float16Scope f16(true);
@@ -532,8 +551,8 @@ TEST(GlFloat16, KernelsReadHalfInputs) {
   Float16Scope f16(true);
   Tensor a = randomNormal({12, 16}, 0, 1, 3), b = randomNormal({16, 8}, 0, 1, 4);
   std::vector<float> ha = a.data<float>(), hb = b.data<float>();
-  Tensor c = matMul(a, b);  // float32 inputs, a float16 output
-  Tensor d = sum(mul(c, c), {1});  // float16 inputs (c), float16 outputs
+  Tensor c = matMul(a, b);             // float32 inputs, a float16 output
+  Tensor d = sum(mul(c, c), {1});      // float16 inputs (c), float16 outputs
   Tensor e = matMul(c, transpose(c));  // float16 inputs read a texel at a time
   ASSERT_TRUE(gl::textureOf(c).half);
   // Reference in double: every stored value rounded to float16 as the backend does.
@@ -568,8 +587,9 @@ TEST(GlFloat16, TrainsWithLossScalingVariablesStayFloat32MemoryFlat) {
   auto train = [&](bool half) {
     Float16Scope f16(half);
     setSeed(7);
-    auto m = sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {4}}}),
-                         layers::dense({{"units", 3}, {"activation", "softmax"}})});
+    auto m =
+        sequential({layers::dense({{"units", 16}, {"activation", "relu"}, {"inputShape", {4}}}),
+                    layers::dense({{"units", 3}, {"activation", "softmax"}})});
     std::shared_ptr<Optimizer> opt(adam(0.02f));
     opt->lossScale = LossScale{.enabled = true, .scale = 1024.0f, .dynamic = true};
     m->compile({.optimizer = opt, .loss = {"categoricalCrossentropy"}, .metrics = {"accuracy"}});

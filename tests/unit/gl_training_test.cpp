@@ -112,8 +112,7 @@ TrainResult trainStandard(const std::string& name, const std::string& backend, i
   History h = m->fit(x, y, {.epochs = epochs, .batchSize = 64, .callbacks = callbacks, .seed = 5});
   TrainResult r;
   r.loss = h.history.at("loss");
-  r.accuracy = m->evaluate(images(d.xTest, name, d.nTest), labels(d.yTest, d.nTest), 256)
-                   .at("acc");
+  r.accuracy = m->evaluate(images(d.xTest, name, d.nTest), labels(d.yTest, d.nTest), 256).at("acc");
   for (const Tensor& w : m->getWeights()) r.weights.push_back(w.toFloats());
   return r;
 }
@@ -170,7 +169,8 @@ TEST(GlTraining, StandardModelsTrainAsOnCpu) {
     int64_t samples;
     int epochs;
     double minAccuracy;  // a few points under measured runs; chance is 0.1
-    float learningRate;  // cnn and lstm learn faster than with 1e-3 in the few steps llvmpipe allows
+    float
+        learningRate;  // cnn and lstm learn faster than with 1e-3 in the few steps llvmpipe allows
   };
   // Small enough for llvmpipe (cnn ~0.2 s and lstm ~0.4 s per batch of 64).
   for (const Case& c : {Case{"mlp", 1024, 2, 0.75, 1e-3f}, Case{"cnn", 640, 1, 0.6, 1e-2f},
@@ -181,10 +181,10 @@ TEST(GlTraining, StandardModelsTrainAsOnCpu) {
     double tCpu = secondsSince(t0);
     t0 = Clock::now();
     TrainResult gl = trainStandard(c.name, "gl", c.samples, c.epochs, {}, c.learningRate);
-    std::printf("[ gl training ] %s: held-out accuracy cpu %.4f gl %.4f, last loss cpu %.5f gl "
-                "%.5f (cpu %.1f s, gl %.1f s)\n",
-                c.name, cpu.accuracy, gl.accuracy, cpu.loss.back(), gl.loss.back(), tCpu,
-                secondsSince(t0));
+    std::printf(
+        "[ gl training ] %s: held-out accuracy cpu %.4f gl %.4f, last loss cpu %.5f gl "
+        "%.5f (cpu %.1f s, gl %.1f s)\n",
+        c.name, cpu.accuracy, gl.accuracy, cpu.loss.back(), gl.loss.back(), tCpu, secondsSince(t0));
     EXPECT_GE(cpu.accuracy, c.minAccuracy);
     EXPECT_GE(gl.accuracy, c.minAccuracy);
     EXPECT_NEAR(gl.accuracy, cpu.accuracy, 0.03);
@@ -357,15 +357,15 @@ TEST(GlContextLoss, FitSkipsAStepTheLossInterrupts) {
   int ends = 0;
   int64_t losses0 = gl::stats().contextLosses;
   Tensor x = images(d.xTrain, "mlp", 640), y = labels(d.yTrain, 640);
-  History h = m->fit(x, y,
-                     {.epochs = 2, .batchSize = 64, .callbacks = {atBatchEnd([&](int) { ++ends; })},
-                      .seed = 5});
+  History h = m->fit(
+      x, y,
+      {.epochs = 2, .batchSize = 64, .callbacks = {atBatchEnd([&](int) { ++ends; })}, .seed = 5});
   EXPECT_EQ(gl::stats().contextLosses, losses0 + 1);
   EXPECT_EQ(ends, 19) << "one of the 20 steps was skipped";
   ASSERT_EQ(h.history.at("loss").size(), 2u);
   EXPECT_LT(h.history.at("loss")[1], h.history.at("loss")[0]);
-  double acc = m->evaluate(images(d.xTest, "mlp", d.nTest), labels(d.yTest, d.nTest), 256)
-                   .at("acc");
+  double acc =
+      m->evaluate(images(d.xTest, "mlp", d.nTest), labels(d.yTest, d.nTest), 256).at("acc");
   EXPECT_GT(acc, 0.6);
 }
 
@@ -379,7 +379,7 @@ TEST(GlContextLoss, TenRandomLossesDuringTrainingLoseNothing) {
   const HostDigits& d = digits();
   constexpr int kSteps = 16;  // 512 samples, batch 64, 2 epochs
   struct Fault {
-    int step = -1;           // global step, -1: none
+    int step = -1;  // global step, -1: none
     bool midStep = false;
   };
   auto train = [&](Fault fault, int& ends, bool& weightsKept) {
@@ -426,10 +426,8 @@ TEST(GlContextLoss, TenRandomLossesDuringTrainingLoseNothing) {
     EXPECT_EQ(gl::stats().contextLosses, losses0 + trial + 1);
     EXPECT_TRUE(kept) << "weights read after the loss differ from those read before";
     EXPECT_EQ(ends, fault.midStep ? kSteps - 1 : kSteps);
-    if (fault.midStep)
-      EXPECT_NEAR(acc, plain, 0.05);
-    else
-      EXPECT_EQ(acc, plain) << "a loss between steps changes nothing";
+    if (fault.midStep) EXPECT_NEAR(acc, plain, 0.05);
+    else EXPECT_EQ(acc, plain) << "a loss between steps changes nothing";
   }
 }
 

@@ -44,7 +44,10 @@ struct Graph {
   }
   void placeholder(const std::string& name, DType dtype = DType::float32) {
     node(name, "Placeholder", {},
-         {{"dtype", {{"type", dtype == DType::int32 ? "DT_INT32" : dtype == DType::boolean ? "DT_BOOL" : "DT_FLOAT"}}}});
+         {{"dtype",
+           {{"type", dtype == DType::int32     ? "DT_INT32"
+                     : dtype == DType::boolean ? "DT_BOOL"
+                                               : "DT_FLOAT"}}}});
   }
   void ints(const std::string& name, const std::vector<int32_t>& v, Shape shape = {-2}) {
     if (shape == Shape{-2}) shape = {static_cast<int64_t>(v.size())};
@@ -56,7 +59,8 @@ struct Graph {
     weight(name, {}, DType::boolean, &b, 1);
     node(name, "Const", {}, {{"dtype", {{"type", "DT_BOOL"}}}});
   }
-  void weight(const std::string& name, const Shape& shape, DType dtype, const void* p, size_t bytes) {
+  void weight(const std::string& name, const Shape& shape, DType dtype, const void* p,
+              size_t bytes) {
     a.weightSpecs.push_back({name, shape, dtype});
     const auto* b = static_cast<const uint8_t*>(p);
     a.weightData.insert(a.weightData.end(), b, b + bytes);
@@ -65,7 +69,8 @@ struct Graph {
   // A library function: args and rets as [name, "DT_..."]; ret maps each
   // output arg to "node:arg:index".
   void func(const std::string& name, const std::vector<std::pair<std::string, std::string>>& args,
-            const std::vector<std::pair<std::string, std::string>>& rets, const Json& body, const Json& ret) {
+            const std::vector<std::pair<std::string, std::string>>& rets, const Json& body,
+            const Json& ret) {
     Json in = Json::array(), out = Json::array();
     for (const auto& [n, t] : args) in.push_back({{"name", n}, {"type", t}});
     for (const auto& [n, t] : rets) out.push_back({{"name", n}, {"type", t}});
@@ -94,11 +99,19 @@ TEST(GraphControlFlow, MalformedGraphsNameNodeOpAndFile) {
     g.node("m", "Merge", {"sw:0", "sw:0"});
     g.node("out", "Relu", {"m"});
     GraphModel m = g.load();
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"out"}); },
-                {"cflow.json", "'m'", "Merge", "'out'", "dead", "no input of this Merge arrived live"});
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"out"});
+        },
+        {"cflow.json", "'m'", "Merge", "'out'", "dead", "no input of this Merge arrived live"});
     // Asking for the live side works, and the dead side names its Switch.
-    EXPECT_EQ(m.execute({{"x", tensor({1, -2}, {2})}}, {"sw:1"})[0].data<float>(), (std::vector<float>{1, -2}));
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"sw:0"}); }, {"cflow.json", "'sw'", "Switch", "untaken branch"});
+    EXPECT_EQ(m.execute({{"x", tensor({1, -2}, {2})}}, {"sw:1"})[0].data<float>(),
+              (std::vector<float>{1, -2}));
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"sw:0"});
+        },
+        {"cflow.json", "'sw'", "Switch", "untaken branch"});
   }
   {  // a loop's back edge with no frame around it
     Graph g;
@@ -107,15 +120,22 @@ TEST(GraphControlFlow, MalformedGraphsNameNodeOpAndFile) {
     g.node("y", "Relu", {"m"});
     g.node("next", "NextIteration", {"y"});
     GraphModel m = g.load();
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"y", "next"}); },
-                {"cflow.json", "'next'", "NextIteration", "outside any frame"});
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"y", "next"});
+        },
+        {"cflow.json", "'next'", "NextIteration", "outside any frame"});
   }
   {
     Graph g;
     g.placeholder("x");
     g.node("done", "Exit", {"x"});
     GraphModel m = g.load();
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"done"}); }, {"cflow.json", "'done'", "Exit", "outside any frame"});
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"done"});
+        },
+        {"cflow.json", "'done'", "Exit", "outside any frame"});
   }
   {  // a Merge waiting on a loop that never feeds it (no Enter into the frame)
     Graph g;
@@ -124,7 +144,11 @@ TEST(GraphControlFlow, MalformedGraphsNameNodeOpAndFile) {
     g.node("next", "NextIteration", {"m"});
     g.node("out", "Relu", {"m"});
     GraphModel m = g.load();
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"out"}); }, {"cflow.json", "'m'", "Merge", "never"});
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"out"});
+        },
+        {"cflow.json", "'m'", "Merge", "never"});
   }
   {  // a cycle that is no loop (not through NextIteration) is refused at load
     Graph g;
@@ -139,7 +163,11 @@ TEST(GraphControlFlow, MalformedGraphsNameNodeOpAndFile) {
     g.placeholder("x");
     g.node("e", "Enter", {"x"});
     GraphModel m = g.load();
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"e"}); }, {"cflow.json", "'e'", "Enter", "frame_name"});
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"e"});
+        },
+        {"cflow.json", "'e'", "Enter", "frame_name"});
   }
 }
 
@@ -168,12 +196,18 @@ TEST(GraphControlFlow, TensorListErrorsNameTheShapes) {
   auto run = [&](const std::string& out, const Tensor& row) {
     m.execute({{"x", x}, {"row", row}, {"irow", zeros({3}, DType::int32)}}, {out});
   };
-  expectError([&] { run("set", zeros({4})); }, {"cflow.json", "'set'", "TensorListSetItem", "[4]", "[3]"});
-  expectError([&] { run("set_int", zeros({3})); }, {"'set_int'", "TensorListSetItem", "int32", "float32"});
-  expectError([&] { run("get9", zeros({3})); }, {"'get9'", "TensorListGetItem", "index 9", "4 elements"});
-  expectError([&] { run("get_int", zeros({3})); }, {"'get_int'", "TensorListGetItem", "int32", "float32"});
+  expectError([&] { run("set", zeros({4})); },
+              {"cflow.json", "'set'", "TensorListSetItem", "[4]", "[3]"});
+  expectError([&] { run("set_int", zeros({3})); },
+              {"'set_int'", "TensorListSetItem", "int32", "float32"});
+  expectError([&] { run("get9", zeros({3})); },
+              {"'get9'", "TensorListGetItem", "index 9", "4 elements"});
+  expectError([&] { run("get_int", zeros({3})); },
+              {"'get_int'", "TensorListGetItem", "int32", "float32"});
   // Unset slots of a known element shape read as zeros, as in TensorFlow.
-  EXPECT_EQ(m.execute({{"x", x}, {"row", zeros({3})}, {"irow", zeros({3}, DType::int32)}}, {"stack_unset"})[0].shape(),
+  EXPECT_EQ(m.execute({{"x", x}, {"row", zeros({3})}, {"irow", zeros({3}, DType::int32)}},
+                      {"stack_unset"})[0]
+                .shape(),
             (Shape{2, 3}));
   expectError([&] { run("stack_unknown", zeros({3})); }, {"'stack_unknown'", "not fully defined"});
   expectError([&] { run("relu_list", zeros({3})); }, {"'relu_list'", "Relu", "TensorList"});
@@ -201,7 +235,8 @@ TEST(GraphControlFlow, TensorListOpsTfjsCannotCheck) {
   g.node("scattered", "TensorListScatter", {"scatter_src", "idx", "es"}, listAttr());
   g.node("sc_stack", "TensorListStack", {"scattered", "es"}, listAttr());
   Json concatAttr = listAttr();
-  concatAttr["element_shape"] = Json::parse(R"({"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}})");
+  concatAttr["element_shape"] =
+      Json::parse(R"({"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}})");
   g.node("concat", "TensorListConcat", {"split"}, concatAttr);
   GraphModel m = g.load();
   std::vector<float> xv(12);
@@ -213,7 +248,8 @@ TEST(GraphControlFlow, TensorListOpsTfjsCannotCheck) {
   };
   onEveryBackend([&] {
     Tensor x = tensor(xv, {4, 3});
-    auto got = m.execute({{"x", x}}, {"eshape", "pop:1", "popped_len", "piece", "sc_stack", "concat", "concat:1"});
+    auto got = m.execute(
+        {{"x", x}}, {"eshape", "pop:1", "popped_len", "piece", "sc_stack", "concat", "concat:1"});
     EXPECT_EQ(got[0].data<int32_t>(), (std::vector<int32_t>{3}));
     EXPECT_EQ(got[1].shape(), (Shape{3}));
     EXPECT_EQ(got[1].data<float>(), rows({3}));
@@ -255,15 +291,19 @@ TEST(GraphControlFlow, FunctionCalls) {
   GraphModel m = g.load();
   std::vector<float> xv{0.5f, -1.0f, 2.0f}, yv{3.0f, 0.25f, -1.5f};
   onEveryBackend([&] {
-    auto got = m.execute({{"x", tensor(xv, {3})}, {"y", tensor(yv, {3})}}, {"called:0", "called:1"});
+    auto got =
+        m.execute({{"x", tensor(xv, {3})}, {"y", tensor(yv, {3})}}, {"called:0", "called:1"});
     for (size_t i = 0; i < 3; ++i) {
       float d = xv[i] * yv[i] - xv[i];  // inner(x * y, x)
       EXPECT_NEAR(got[1].data<float>()[i], d, 1e-6);
       EXPECT_NEAR(got[0].data<float>()[i], d + yv[i], 1e-6);
     }
   });
-  expectError([&] { m.execute({{"x", zeros({3})}, {"y", zeros({3})}}, {"missing"}); },
-              {"cflow.json", "'missing'", "PartitionedCall", "'outer'", "takes 2 arguments, got 1"});
+  expectError(
+      [&] {
+        m.execute({{"x", zeros({3})}, {"y", zeros({3})}}, {"missing"});
+      },
+      {"cflow.json", "'missing'", "PartitionedCall", "'outer'", "takes 2 arguments, got 1"});
 }
 
 // Loops, lists and function calls leave nothing behind: after the results
@@ -297,7 +337,8 @@ TEST(GraphControlFlow, RunsLeaveNoTensors) {
     Tensor x = tensor({0.5f, 2.0f}, {2});
     Tensor y = m.execute({{"x", x}}, {"stacked"})[0];
     // Row i holds x^(2^(i+1)).
-    EXPECT_EQ(y.data<float>(), (std::vector<float>{0.25f, 4.0f, 0.0625f, 16.0f, 0.00390625f, 256.0f}));
+    EXPECT_EQ(y.data<float>(),
+              (std::vector<float>{0.25f, 4.0f, 0.0625f, 16.0f, 0.00390625f, 256.0f}));
     y.dispose();
     x.dispose();
     m.dispose();
@@ -316,7 +357,8 @@ TEST(GraphControlFlow, BadFunctionalOpsNameNodeOpAndFile) {
     Graph g;
     g.placeholder("x");
     g.node("w", "If", {"x", "x"}, {{"then_branch", fn("t")}});
-    g.func("t", {{"a", "DT_FLOAT"}}, {{"b", "DT_FLOAT"}}, Json::parse(R"([{"name": "r", "op": "Relu", "input": ["a"]}])"),
+    g.func("t", {{"a", "DT_FLOAT"}}, {{"b", "DT_FLOAT"}},
+           Json::parse(R"([{"name": "r", "op": "Relu", "input": ["a"]}])"),
            {{"b", "r:activations:0"}});
     expectError([&] { g.load(); }, {"cflow.json", "'w'", "If", "else_branch"});
   }
@@ -331,17 +373,21 @@ TEST(GraphControlFlow, BadFunctionalOpsNameNodeOpAndFile) {
     int32_t ten = 10;
     g.weight("ten", {}, DType::int32, &ten, 4);
     g.func("body", {{"i", "DT_INT32"}, {"v", "DT_FLOAT"}}, {{"v1", "DT_FLOAT"}},
-           Json::parse(R"([{"name": "r", "op": "Relu", "input": ["v"]}])"), {{"v1", "r:activations:0"}});
+           Json::parse(R"([{"name": "r", "op": "Relu", "input": ["v"]}])"),
+           {{"v1", "r:activations:0"}});
     g.node("w", "While", {"zero", "x"}, {{"cond", fn("cond")}, {"body", fn("body")}});
     GraphModel m = g.load();
-    expectError([&] { m.execute({{"x", zeros({2})}}, {"w:1"}); },
-                {"cflow.json", "'w'", "While", "'body'", "1 values for 2 loop variables"});
+    expectError(
+        [&] {
+          m.execute({{"x", zeros({2})}}, {"w:1"});
+        },
+        {"cflow.json", "'w'", "While", "'body'", "1 values for 2 loop variables"});
   }
   {  // an unknown op inside a function names the function
     Graph g;
     g.placeholder("x");
-    g.func("f", {{"a", "DT_FLOAT"}}, {{"b", "DT_FLOAT"}}, Json::parse(R"([{"name": "r", "op": "Fancy", "input": ["a"]}])"),
-           {{"b", "r:y:0"}});
+    g.func("f", {{"a", "DT_FLOAT"}}, {{"b", "DT_FLOAT"}},
+           Json::parse(R"([{"name": "r", "op": "Fancy", "input": ["a"]}])"), {{"b", "r:y:0"}});
     g.node("c", "PartitionedCall", {"x"}, {{"f", fn("f")}});
     expectError([&] { g.load(); }, {"cflow.json", "function 'f'", "'r'", "Fancy", "not supported"});
   }
@@ -365,25 +411,36 @@ TEST(GraphControlFlow, TensorArrayCloseAndErrors) {
   g.node("r0", "TensorArrayReadV3", {"ta", "zero", "w0"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
   g.node("close", "TensorArrayCloseV3", {"ta", "^r0"});
   g.node("kept", "Identity", {"r0", "^close"});
-  g.node("read_closed", "TensorArrayReadV3", {"ta", "zero", "w0", "^close"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
+  g.node("read_closed", "TensorArrayReadV3", {"ta", "zero", "w0", "^close"},
+         {{"dtype", {{"type", "DT_FLOAT"}}}});
   g.node("w0_again", "TensorArrayWriteV3", {"ta", "zero", "row", "w0"});
-  g.node("r0_again", "TensorArrayReadV3", {"ta", "zero", "w0", "^r0"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
+  g.node("r0_again", "TensorArrayReadV3", {"ta", "zero", "w0", "^r0"},
+         {{"dtype", {{"type", "DT_FLOAT"}}}});
   g.node("w5", "TensorArrayWriteV3", {"ta", "five", "row", "ta:1"});
   g.node("r1", "TensorArrayReadV3", {"ta", "one", "w0"}, {{"dtype", {{"type", "DT_FLOAT"}}}});
   g.node("r_int", "TensorArrayReadV3", {"ta", "zero", "w0"}, {{"dtype", {{"type", "DT_INT32"}}}});
   g.node("handle_as_tensor", "Relu", {"ta"});
   GraphModel m = g.load();
   std::vector<float> row{1.5f, -2.0f, 0.25f};
-  auto run = [&](const std::string& out, const Tensor& r) { return m.execute({{"x", zeros({1})}, {"row", r}}, {out}); };
+  auto run = [&](const std::string& out, const Tensor& r) {
+    return m.execute({{"x", zeros({1})}, {"row", r}}, {out});
+  };
   onEveryBackend([&] { EXPECT_EQ(run("kept", tensor(row, {3}))[0].data<float>(), row); });
-  expectError([&] { run("read_closed", tensor(row, {3})); }, {"cflow.json", "'read_closed'", "TensorArrayReadV3", "closed"});
-  expectError([&] { run("w0_again", tensor(row, {3})); }, {"'w0_again'", "TensorArrayWriteV3", "index 0", "already written"});
-  expectError([&] { run("r0_again", tensor(row, {3})); }, {"'r0_again'", "TensorArrayReadV3", "index 0", "cleared"});
-  expectError([&] { run("w5", tensor(row, {3})); }, {"'w5'", "TensorArrayWriteV3", "index 5", "size 2"});
+  expectError([&] { run("read_closed", tensor(row, {3})); },
+              {"cflow.json", "'read_closed'", "TensorArrayReadV3", "closed"});
+  expectError([&] { run("w0_again", tensor(row, {3})); },
+              {"'w0_again'", "TensorArrayWriteV3", "index 0", "already written"});
+  expectError([&] { run("r0_again", tensor(row, {3})); },
+              {"'r0_again'", "TensorArrayReadV3", "index 0", "cleared"});
+  expectError([&] { run("w5", tensor(row, {3})); },
+              {"'w5'", "TensorArrayWriteV3", "index 5", "size 2"});
   expectError([&] { run("w0", zeros({4})); }, {"'w0'", "TensorArrayWriteV3", "[4]", "[3]"});
-  expectError([&] { run("r1", tensor(row, {3})); }, {"'r1'", "TensorArrayReadV3", "index 1", "never written"});
-  expectError([&] { run("r_int", tensor(row, {3})); }, {"'r_int'", "TensorArrayReadV3", "int32", "float32"});
-  expectError([&] { run("handle_as_tensor", tensor(row, {3})); }, {"'handle_as_tensor'", "Relu", "TensorArray"});
+  expectError([&] { run("r1", tensor(row, {3})); },
+              {"'r1'", "TensorArrayReadV3", "index 1", "never written"});
+  expectError([&] { run("r_int", tensor(row, {3})); },
+              {"'r_int'", "TensorArrayReadV3", "int32", "float32"});
+  expectError([&] { run("handle_as_tensor", tensor(row, {3})); },
+              {"'handle_as_tensor'", "Relu", "TensorArray"});
   expectError([&] { run("ta", tensor(row, {3})); }, {"cflow.json", "'ta'", "TensorArray handle"});
 }
 

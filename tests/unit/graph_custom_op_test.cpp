@@ -22,7 +22,8 @@ struct ModelDir {
   fs::path path;
   explicit ModelDir(const Json& model) {
     static int n = 0;
-    path = fs::temp_directory_path() / ("glint_custom_op_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+    path = fs::temp_directory_path() /
+           ("glint_custom_op_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
     fs::remove_all(path);
     fs::create_directories(path);
     std::ofstream(path / "model.json") << model.dump();
@@ -51,13 +52,15 @@ struct Unregister {
 
 TEST(GraphCustomOp, AModelWithAnOpGlintLacksLoadsOnceRegistered) {
   ModelDir d(modelWithCustomOp());
-  expectError([&] { GraphModel::load(d.path.string()); }, {"'scaled'", "ScaleShift", "not supported", "registerGraphOp"});
+  expectError([&] { GraphModel::load(d.path.string()); },
+              {"'scaled'", "ScaleShift", "not supported", "registerGraphOp"});
 
   Unregister cleanup{{"ScaleShift"}};
   Json seen;
   registerGraphOp("ScaleShift", [&](const std::vector<Tensor>& in, const std::string& attrs) {
     seen = Json::parse(attrs);
-    return std::vector<Tensor>{add(mul(in[0], scalar(seen["factor"].get<float>())), scalar(seen["shift"].get<float>()))};
+    return std::vector<Tensor>{
+        add(mul(in[0], scalar(seen["factor"].get<float>())), scalar(seen["shift"].get<float>()))};
   });
   GraphModel m = GraphModel::load(d.path.string());
   std::vector<float> xs{0, 1, 2, 3, -1, 1.5f};
@@ -68,7 +71,8 @@ TEST(GraphCustomOp, AModelWithAnOpGlintLacksLoadsOnceRegistered) {
     EXPECT_EQ(y.data<float>(), want);
   });
   // Attributes as TF.js gives them to a custom op.
-  EXPECT_EQ(seen, Json::parse(R"({"factor": 2.5, "shift": -3, "label": "hello", "T": "float32", "on": true,
+  EXPECT_EQ(seen, Json::parse(
+                      R"({"factor": 2.5, "shift": -3, "label": "hello", "T": "float32", "on": true,
                                   "dims": [1, 2], "shape": [-1, 4], "empty": []})"))
       << seen.dump();
   // The op's work is made of engine ops: gradients flow through it.
@@ -95,15 +99,27 @@ TEST(GraphCustomOp, ARegisteredOpRunsInPlaceOfTheBuiltInOneUntilDeregistered) {
 TEST(GraphCustomOp, ErrorsNameTheOpTheNodeAndTheFile) {
   ModelDir d(modelWithCustomOp());
   Unregister cleanup{{"ScaleShift"}};
-  registerGraphOp("ScaleShift", [](const std::vector<Tensor>&, const std::string&) -> std::vector<Tensor> {
-    throw Error("[ScaleShift] the user's op refused its input");
-  });
+  registerGraphOp("ScaleShift",
+                  [](const std::vector<Tensor>&, const std::string&) -> std::vector<Tensor> {
+                    throw Error("[ScaleShift] the user's op refused its input");
+                  });
   GraphModel m = GraphModel::load(d.path.string());
-  expectError([&] { m.predict(tensor({1}, {1, 1})); }, {"'scaled'", "ScaleShift", "refused its input", d.path.string()});
-  expectError([&] { registerGraphOp("Const", [](const std::vector<Tensor>& in, const std::string&) { return in; }); },
-              {"registerGraphOp", "'Const'", "cannot be registered"});
-  expectError([&] { registerGraphOp("", [](const std::vector<Tensor>& in, const std::string&) { return in; }); },
-              {"registerGraphOp", "name must not be empty"});
+  expectError(
+      [&] {
+        m.predict(tensor({1}, {1, 1}));
+      },
+      {"'scaled'", "ScaleShift", "refused its input", d.path.string()});
+  expectError(
+      [&] {
+        registerGraphOp("Const",
+                        [](const std::vector<Tensor>& in, const std::string&) { return in; });
+      },
+      {"registerGraphOp", "'Const'", "cannot be registered"});
+  expectError(
+      [&] {
+        registerGraphOp("", [](const std::vector<Tensor>& in, const std::string&) { return in; });
+      },
+      {"registerGraphOp", "name must not be empty"});
 }
 
 }  // namespace

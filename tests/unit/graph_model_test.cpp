@@ -4,6 +4,8 @@
 // TF.js's own loadGraphModel on models written by
 // tests/interop/graph_models.mjs (run through `make test-interop`, which
 // sets GLINT_INTEROP_DIR).
+#include "glint/graph_model.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,7 +18,6 @@
 #include <sstream>
 
 #include "glint/glint.h"
-#include "glint/graph_model.h"
 #include "glint/json.h"
 #include "tests/unit/op_harness.h"
 
@@ -52,8 +53,11 @@ GLINT_OP_CASES(ImageResize, imageCases());
 TEST(ImageOps, ResizeArgumentsAreChecked) {
   expectError([] { resizeBilinear(zeros({3, 3}), {2, 2}); }, {"resizeBilinear", "rank 3 or 4"});
   expectError([] { resizeBilinear(zeros({1, 3, 3, 1}), {0, 2}); }, {"resizeBilinear", "positive"});
-  expectError([] { resizeNearestNeighbor(zeros({1, 3, 3, 1}), {2, 2}, true, true); },
-              {"resizeNearestNeighbor", "alignCorners"});
+  expectError(
+      [] {
+        resizeNearestNeighbor(zeros({1, 3, 3, 1}), {2, 2}, true, true);
+      },
+      {"resizeNearestNeighbor", "alignCorners"});
 }
 
 TEST(ImageOps, NonMaxSuppressionGreedyAndSoft) {
@@ -79,9 +83,16 @@ TEST(ImageOps, NonMaxSuppressionGreedyAndSoft) {
   EXPECT_EQ(idx[1], 2);
   EXPECT_EQ(idx[2], 1);
   EXPECT_NEAR(sc[2], 0.8 * std::exp(-0.5 * iou * iou / 0.5), 1e-6);
-  expectError([&] { nonMaxSuppression(boxes, tensor({1, 2}, {2}), 3); }, {"nonMaxSuppression", "scores"});
-  expectError([&] { nonMaxSuppression(tensor({1, 2, 3}, {1, 3}), tensor({1}, {1}), 3); },
-              {"nonMaxSuppression", "boxes"});
+  expectError(
+      [&] {
+        nonMaxSuppression(boxes, tensor({1, 2}, {2}), 3);
+      },
+      {"nonMaxSuppression", "scores"});
+  expectError(
+      [&] {
+        nonMaxSuppression(tensor({1, 2, 3}, {1, 3}), tensor({1}, {1}), 3);
+      },
+      {"nonMaxSuppression", "boxes"});
 }
 
 // ---- Bad files -----------------------------------------------------------
@@ -166,7 +177,8 @@ TEST(GraphModel, BadGraphsNameNodeOpAndFile) {
     Json j = smallModel();
     j["modelTopology"]["node"][3]["input"] = {"missing"};
     std::string file = write(d, j);
-    expectError([&] { GraphModel::load(file); }, {file, "'out'", "Relu", "'missing'", "names no node"});
+    expectError([&] { GraphModel::load(file); },
+                {file, "'out'", "Relu", "'missing'", "names no node"});
   }
   {
     TempDir d;  // sum <- out <- sum
@@ -268,7 +280,8 @@ double runCases(const GraphModel& m, const fs::path& dir) {
   Json file = readJson(dir / "cases.json");
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<Tensor> ordered;
-  for (const Json& in : file["inputs"]) feeds.emplace_back(in["name"].get<std::string>(), fromJson(in));
+  for (const Json& in : file["inputs"])
+    feeds.emplace_back(in["name"].get<std::string>(), fromJson(in));
   double worst = 0;
   for (const Json& c : file["cases"]) {
     std::vector<std::string> names = c["outputs"].get<std::vector<std::string>>();
@@ -284,8 +297,10 @@ double runCases(const GraphModel& m, const fs::path& dir) {
     }
     EXPECT_EQ(got.size(), c["expected"].size());
     for (size_t i = 0; i < got.size() && i < c["expected"].size(); ++i) {
-      double d = compare(got[i], c["expected"][i], dir.filename().string() + " " + names[std::min(i, names.size() - 1)]);
-      EXPECT_LE(d, 1e-4) << dir.filename().string() << " " << c["kind"] << " " << names[std::min(i, names.size() - 1)];
+      double d = compare(got[i], c["expected"][i],
+                         dir.filename().string() + " " + names[std::min(i, names.size() - 1)]);
+      EXPECT_LE(d, 1e-4) << dir.filename().string() << " " << c["kind"] << " "
+                         << names[std::min(i, names.size() - 1)];
       worst = std::max(worst, d);
     }
   }
@@ -293,16 +308,18 @@ double runCases(const GraphModel& m, const fs::path& dir) {
 }
 
 TEST(GraphInterop, HandWrittenGraphModelsMatchTfjs) {
-  ASSERT_FALSE(interopDir().empty()) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
+  ASSERT_FALSE(interopDir().empty())
+      << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
   fs::path root = fs::path(interopDir()) / "graph";
   std::set<std::string> used;
-  for (const char* name : {"convnet", "shapes", "math", "detect", "while_v1", "nested_v1", "cond_v1", "list_loop_v1",
-                           "lists", "functional_v2", "tensor_array"}) {
+  for (const char* name : {"convnet", "shapes", "math", "detect", "while_v1", "nested_v1",
+                           "cond_v1", "list_loop_v1", "lists", "functional_v2", "tensor_array"}) {
     fs::path dir = root / name;
     ASSERT_TRUE(fs::exists(dir / "model.json")) << "missing " << dir;
     GraphModel m = GraphModel::load(dir.string());
     Json modelJson = readJson(dir / "model.json");
-    for (const Json& n : modelJson["modelTopology"]["node"]) used.insert(n["op"].get<std::string>());
+    for (const Json& n : modelJson["modelTopology"]["node"])
+      used.insert(n["op"].get<std::string>());
     onEveryBackend([&] {
       double worst = runCases(m, dir);
       std::printf("graph interop: %s on %s: max |glint - tfjs| / max(1, |tfjs|) = %.2e\n", name,
@@ -310,13 +327,28 @@ TEST(GraphInterop, HandWrittenGraphModelsMatchTfjs) {
     });
   }
   // The models use every op of the table but the aliases listed here.
-  std::set<std::string> aliases{"DepthwiseConv2d", "BatchMatMul", "FusedBatchNorm", "FusedBatchNormV2", "Concat",
-                                "Gather", "PlaceholderWithDefault", "Snapshot", "NoOp", "ShapeN", "Size", "Rank",
-                                "Log1p", "All", "Any", "Unpack", "TensorListScatter", "TensorListConcat"};
+  std::set<std::string> aliases{"DepthwiseConv2d",
+                                "BatchMatMul",
+                                "FusedBatchNorm",
+                                "FusedBatchNormV2",
+                                "Concat",
+                                "Gather",
+                                "PlaceholderWithDefault",
+                                "Snapshot",
+                                "NoOp",
+                                "ShapeN",
+                                "Size",
+                                "Rank",
+                                "Log1p",
+                                "All",
+                                "Any",
+                                "Unpack",
+                                "TensorListScatter",
+                                "TensorListConcat"};
   // TF.js lacks these or runs them differently from TensorFlow:
   // GraphModel.TensorListOpsTfjsCannotCheck checks them.
-  for (const char* op : {"TensorListElementShape", "TensorListPopBack", "TensorListSplit", "PartitionedCall",
-                         "StatefulPartitionedCall", "TensorArrayCloseV3"})
+  for (const char* op : {"TensorListElementShape", "TensorListPopBack", "TensorListSplit",
+                         "PartitionedCall", "StatefulPartitionedCall", "TensorArrayCloseV3"})
     aliases.insert(op);
   for (const std::string& op : graphModelOps())
     if (!used.count(op) && !aliases.count(op)) ADD_FAILURE() << "no interop model uses op " << op;
@@ -348,9 +380,12 @@ TEST(GraphModels, PublishedModelsMatchTfjs) {
     try {
       GraphModel m = GraphModel::load(file);
       double worst = runCases(m, root / name);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-      std::printf("graph model %-18s %4zu nodes: max |glint - tfjs| / max(1, |tfjs|) = %.2e (%.0f ms)\n",
-                  name.c_str(), m.numNodes(), worst, ms);
+      double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+              .count();
+      std::printf(
+          "graph model %-18s %4zu nodes: max |glint - tfjs| / max(1, |tfjs|) = %.2e (%.0f ms)\n",
+          name.c_str(), m.numNodes(), worst, ms);
       ++checked;
     } catch (const Error& e) {
       ADD_FAILURE() << name << ": " << e.what();

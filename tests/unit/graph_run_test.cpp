@@ -57,7 +57,8 @@ Waited runWaiting(const GraphModel& m, const Feeds& feeds, const std::vector<std
 }
 
 // Element by element: the same kernels ran, so the values are the same.
-void expectSame(const std::vector<Tensor>& got, const std::vector<Tensor>& want, const std::string& what) {
+void expectSame(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i].shape(), want[i].shape()) << what << " output " << i;
@@ -74,7 +75,8 @@ void expectSame(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
 // HandTrack through the same resumable run on WebGPU in node).
 #if !defined(__EMSCRIPTEN__)
 std::string handtrackFile() {
-  return (fs::path(GLINT_SOURCE_DIR) / "node_modules/@vladmandic/human/models/handtrack.json").string();
+  return (fs::path(GLINT_SOURCE_DIR) / "node_modules/@vladmandic/human/models/handtrack.json")
+      .string();
 }
 
 Tensor seededImage() {  // as tests/web/graph_model.test.mjs makes it
@@ -147,7 +149,8 @@ TEST(GraphRun, DisposingTheModelEndsAWaitingRun) {
     run.resume();
     ADD_FAILURE() << "a run of a disposed model went on";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("disposed while a run waited"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("disposed while a run waited"), std::string::npos)
+        << e.what();
   }
 }
 #endif  // !__EMSCRIPTEN__
@@ -182,14 +185,15 @@ TEST(GraphInterop, RunsThatWaitForReadsMatchThePlainRunAndTfjs) {
   ASSERT_TRUE(dirEnv) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
   BackendScope backend("cpu");
   int64_t stops = 0;
-  for (const char* name : {"detect", "while_v1", "nested_v1", "cond_v1", "list_loop_v1", "lists", "functional_v2",
-                           "tensor_array"}) {
+  for (const char* name : {"detect", "while_v1", "nested_v1", "cond_v1", "list_loop_v1", "lists",
+                           "functional_v2", "tensor_array"}) {
     int64_t modelStops = 0;
     fs::path dir = fs::path(dirEnv) / "graph" / name;
     ASSERT_TRUE(fs::exists(dir / "model.json")) << "missing " << dir;
     Json file = readJson(dir / "cases.json");
     Feeds feeds;
-    for (const Json& in : file["inputs"]) feeds.emplace_back(in["name"].get<std::string>(), fromJson(in));
+    for (const Json& in : file["inputs"])
+      feeds.emplace_back(in["name"].get<std::string>(), fromJson(in));
     for (const Json& c : file["cases"]) {
       if (c["kind"] != "execute") continue;
       std::vector<std::string> names = c["outputs"].get<std::vector<std::string>>();
@@ -205,12 +209,14 @@ TEST(GraphInterop, RunsThatWaitForReadsMatchThePlainRunAndTfjs) {
       std::vector<float> g = waited.outputs[0].toFloats();
       std::vector<double> w = want["data"].get<std::vector<double>>();
       for (size_t i = 0; i < g.size(); ++i)
-        ASSERT_LE(std::fabs(g[i] - w[i]), 1e-4 * std::max(1.0, std::fabs(w[i]))) << what << " [" << i << "]";
+        ASSERT_LE(std::fabs(g[i] - w[i]), 1e-4 * std::max(1.0, std::fabs(w[i])))
+            << what << " [" << i << "]";
     }
     std::printf("%s: the runs stopped at %lld reads\n", name, static_cast<long long>(modelStops));
     stops += modelStops;
   }
-  std::printf("interop control flow models: the runs stopped at %lld reads\n", static_cast<long long>(stops));
+  std::printf("interop control flow models: the runs stopped at %lld reads\n",
+              static_cast<long long>(stops));
   EXPECT_GT(stops, 20);
 }
 

@@ -85,8 +85,8 @@ void expectPromptError(const std::string& fifoToRelease, const std::function<voi
   }
   ASSERT_FALSE(message.empty()) << "no error";
   for (const std::string& f : fragments)
-    EXPECT_NE(message.find(f), std::string::npos) << "message \"" << message << "\" lacks \"" << f
-                                                  << "\"";
+    EXPECT_NE(message.find(f), std::string::npos)
+        << "message \"" << message << "\" lacks \"" << f << "\"";
 }
 
 TEST(HostileData, NamedPipesDirectoriesAndDevicesAreRefusedByName) {
@@ -141,7 +141,8 @@ TEST(HostileData, NulBytesAreNamedAtOnce) {
   }
   auto t0 = std::chrono::steady_clock::now();
   expectError([&] { data::loadCsv(zeros); }, {"[loadCsv]", "zeros.csv", "line 1, column 1", "NUL"});
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bound(5.0));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+            bound(5.0));
 }
 
 TEST(HostileData, NonFiniteNumbersAreRefusedWithTheirCell) {
@@ -171,8 +172,7 @@ TEST(HostileData, LabelsMustBeClassIds) {
               {"[classIds]", "line 3, row 2, column 'label'", "0.5", "not a whole number"});
   data::CsvTable huge = data::parseCsv("x,label\n1,0\n2,2147483647\n");
   expectError([&] { data::classIds(huge, "label"); },
-              {"[classIds]", "line 3, row 2, column 'label'", "2147483647",
-               "outside [0, 65536)"});
+              {"[classIds]", "line 3, row 2, column 'label'", "2147483647", "outside [0, 65536)"});
   data::CsvTable negative = data::parseCsv("x,label\n1,-1\n");
   expectError([&] { data::classIds(negative, "label"); }, {"row 1", "-1", "outside [0, 65536)"});
   data::CsvTable missing = data::parseCsv("x,label\n1,\n2,1.5\n");
@@ -203,7 +203,8 @@ TEST(HostileData, AMillionColumnsLoadInLinearTime) {
   EXPECT_EQ(t.types.back(), "int");
   std::vector<std::string> some(t.names.end() - 1000, t.names.end());
   EXPECT_EQ(t.features(some).shape(), (Shape{1, 1000}));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bound(20.0));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+            bound(20.0));
   // Past 2^20 columns the file is refused while its first line is read
   // (10^7 columns held 5.1 GB before).
   std::string wider(size_t{1} << 20, ',');
@@ -215,12 +216,11 @@ TEST(HostileData, AMillionColumnsLoadInLinearTime) {
 /// as a hostile model.json holds it (about 0.7 MB at 9,999 layers).
 Json deepSequential(int n) {
   Json layers = Json::array();
-  layers.push_back({{"class_name", "Dense"},
-                    {"config", {{"units", 2}, {"batch_input_shape", {nullptr, 2}}}}});
+  layers.push_back(
+      {{"class_name", "Dense"}, {"config", {{"units", 2}, {"batch_input_shape", {nullptr, 2}}}}});
   for (int i = 1; i < n; ++i)
-    layers.push_back(
-        {{"class_name", i % 2 ? "Activation" : "Dense"},
-         {"config", i % 2 ? Json{{"activation", "relu"}} : Json{{"units", 2}}}});
+    layers.push_back({{"class_name", i % 2 ? "Activation" : "Dense"},
+                      {"config", i % 2 ? Json{{"activation", "relu"}} : Json{{"units", 2}}}});
   return {{"class_name", "Sequential"}, {"config", {{"name", "deep"}, {"layers", layers}}}};
 }
 

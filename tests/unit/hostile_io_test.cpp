@@ -58,7 +58,8 @@ void writeJson(const std::string& file, const Json& j) { writeText(file, j.dump(
 // Four float32 weights (16 bytes) in one shard, "group1-shard1of1.bin".
 ModelArtifacts smallArtifacts() {
   ModelArtifacts a;
-  a.modelTopology = {{"class_name", "Sequential"}, {"config", {{"name", "s"}, {"layers", Json::array()}}}};
+  a.modelTopology = {{"class_name", "Sequential"},
+                     {"config", {{"name", "s"}, {"layers", Json::array()}}}};
   a.generatedBy = "Glint test";
   auto [specs, data] = encodeWeights({{"w", tensor({1.f, 2.f, 3.f, 4.f}, {4})}});
   a.weightSpecs = specs;
@@ -214,7 +215,8 @@ TEST(Hostile, SizesAreCheckedBeforeReading) {
   fs::resize_file(shard, 16);
   LoadOptions small;
   small.maxModelJsonBytes = 10;
-  expectError([&] { loadArtifacts(dir / "m", small); }, {"model.json", "maxModelJsonBytes (10 bytes)"});
+  expectError([&] { loadArtifacts(dir / "m", small); },
+              {"model.json", "maxModelJsonBytes (10 bytes)"});
   // The helper reads at most the budget: a file of exactly it is fine.
   writeText(dir / "f", "0123456789");
   EXPECT_EQ(readRegularFileText(dir / "f", 10, "op", "s", "file"), "0123456789");
@@ -232,7 +234,8 @@ TEST(Hostile, LoadingAnInterruptedExchangeRenamesNothing) {
   auto before = snapshot(dir.path);
   EXPECT_EQ(loadArtifacts(dir / "m").weightData, smallArtifacts().weightData);
   EXPECT_EQ(loadArtifacts(dir / "m/").weightData, smallArtifacts().weightData);
-  EXPECT_EQ(loadArtifacts("file://" + (dir / "m/model.json")).weightData, smallArtifacts().weightData);
+  EXPECT_EQ(loadArtifacts("file://" + (dir / "m/model.json")).weightData,
+            smallArtifacts().weightData);
   EXPECT_EQ(snapshot(dir.path), before);
   EXPECT_FALSE(fs::exists(dir / "m"));
   // The next save puts things right.
@@ -268,8 +271,8 @@ TEST(Hostile, NonFiniteWeightsAreRefusedUnlessAllowed) {
     SavedDense s;  // raw float32 NaN in the kernel's third element
     float nan = std::numeric_limits<float>::quiet_NaN();
     s.poke(8, &nan, 4);
-    expectError([&] { load(s.model); }, {"io.load", s.model, "'d/kernel'", "nan", "index 2",
-                                         "allowNonFiniteWeights"});
+    expectError([&] { load(s.model); },
+                {"io.load", s.model, "'d/kernel'", "nan", "index 2", "allowNonFiniteWeights"});
     LoadOptions allow;
     allow.allowNonFiniteWeights = true;
     ModelPtr m = load(s.model, allow);
@@ -286,7 +289,7 @@ TEST(Hostile, NonFiniteWeightsAreRefusedUnlessAllowed) {
   }
   {
     SavedDense s(Quantize::float16);  // float16 infinity code 0x7c00
-    uint16_t h = 0xfc00;  // -inf
+    uint16_t h = 0xfc00;              // -inf
     s.poke(0, &h, 2);
     expectError([&] { load(s.model); }, {"'d/kernel'", "-inf", "index 0"});
   }
@@ -302,7 +305,8 @@ TEST(Hostile, WeightNamesFromTheFileAreQuotedAndCapped) {
   j["weightsManifest"][0]["weights"][0]["name"] = std::string("a\0b\x1b[31m", 8);
   j["weightsManifest"][0]["weights"][0]["dtype"] = "float64";
   writeJson(dir / "m/model.json", j);
-  expectError([&] { loadArtifacts(dir / "m"); }, {"a\\x00b\\x1b[31m", "float64", "expected float32"});
+  expectError([&] { loadArtifacts(dir / "m"); },
+              {"a\\x00b\\x1b[31m", "float64", "expected float32"});
   // A 1 MiB name: the message stays short.
   j["weightsManifest"][0]["weights"][0]["name"] = std::string(1 << 20, 'n');
   writeJson(dir / "m/model.json", j);
@@ -355,7 +359,8 @@ TEST(Hostile, InvalidUtf8InALayerNameIsBlamedOnTheName) {
     ADD_FAILURE() << "loaded";
   } catch (const Error& e) {
     std::string msg = e.what();
-    EXPECT_NE(msg.find("model.json: not valid JSON in the value of \"name\""), std::string::npos) << msg;
+    EXPECT_NE(msg.find("model.json: not valid JSON in the value of \"name\""), std::string::npos)
+        << msg;
     EXPECT_EQ(msg.find('\xff'), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
   }

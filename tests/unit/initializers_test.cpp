@@ -1,7 +1,8 @@
 // Initializers: shapes, statistics, fans, seeds, orthogonality, configs.
+#include "glint/initializers.h"
+
 #include <cmath>
 
-#include "glint/initializers.h"
 #include "glint/json.h"
 #include "op_harness.h"
 
@@ -14,7 +15,10 @@ struct Stats {
 Stats stats(const Tensor& t) {
   std::vector<float> v = t.toFloats();
   Stats s;
-  for (float x : v) { s.mean += x; s.maxAbs = std::max(s.maxAbs, std::abs(double(x))); }
+  for (float x : v) {
+    s.mean += x;
+    s.maxAbs = std::max(s.maxAbs, std::abs(double(x)));
+  }
   s.mean /= v.size();
   for (float x : v) s.std += (x - s.mean) * (x - s.mean);
   s.std = std::sqrt(s.std / v.size());
@@ -51,8 +55,10 @@ TEST(Initializers, StatisticsOnEveryBackend) {
     // lecunUniform fan_in 200, heUniform 2/200, glorotNormal fan_avg.
     EXPECT_NEAR(stats(lecunUniform(3)->init({200, 300})).std, std::sqrt(1.0 / 200), 0.002);
     EXPECT_NEAR(stats(heUniform(4)->init({200, 300})).std, std::sqrt(2.0 / 200), 0.003);
-    EXPECT_NEAR(stats(glorotNormal(5)->init({200, 300})).std, 0.87962566 * std::sqrt(1.0 / 250), 0.002);
-    EXPECT_NEAR(stats(lecunNormal(5)->init({200, 300})).std, 0.87962566 * std::sqrt(1.0 / 200), 0.002);
+    EXPECT_NEAR(stats(glorotNormal(5)->init({200, 300})).std, 0.87962566 * std::sqrt(1.0 / 250),
+                0.002);
+    EXPECT_NEAR(stats(lecunNormal(5)->init({200, 300})).std, 0.87962566 * std::sqrt(1.0 / 200),
+                0.002);
     // varianceScaling fan_out with Keras's corrected truncated normal: std sqrt(3 / 300).
     EXPECT_NEAR(stats(varianceScaling(3, "fan_out", "truncated_normal", 6)->init({200, 300})).std,
                 std::sqrt(3.0 / 300), 0.004);
@@ -98,14 +104,16 @@ TEST(Initializers, SeedsReproduce) {
 }
 
 /// max |G - gain^2 I| for the Gram matrix of the rows (byRows) or columns of m.
-double gramError(const std::vector<float>& m, int64_t rows, int64_t cols, bool byRows, double gain) {
+double gramError(const std::vector<float>& m, int64_t rows, int64_t cols, bool byRows,
+                 double gain) {
   int64_t n = byRows ? rows : cols, len = byRows ? cols : rows;
   double worst = 0;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double dot = 0;
       for (int64_t k = 0; k < len; ++k)
-        dot += byRows ? double(m[i * cols + k]) * m[j * cols + k] : double(m[k * cols + i]) * m[k * cols + j];
+        dot += byRows ? double(m[i * cols + k]) * m[j * cols + k]
+                      : double(m[k * cols + i]) * m[k * cols + j];
       worst = std::max(worst, std::abs(dot - (i == j ? gain * gain : 0)));
     }
   return worst;
@@ -113,8 +121,10 @@ double gramError(const std::vector<float>& m, int64_t rows, int64_t cols, bool b
 
 TEST(Initializers, OrthogonalGivesOrthonormalRowsOrColumns) {
   using namespace initializers;
-  EXPECT_LT(gramError(orthogonal(1, 1)->init({6, 4}).toFloats(), 6, 4, false, 1), 1e-5);  // Q^T Q = I
-  EXPECT_LT(gramError(orthogonal(1, 2)->init({4, 6}).toFloats(), 4, 6, true, 1), 1e-5);   // Q Q^T = I
+  EXPECT_LT(gramError(orthogonal(1, 1)->init({6, 4}).toFloats(), 6, 4, false, 1),
+            1e-5);  // Q^T Q = I
+  EXPECT_LT(gramError(orthogonal(1, 2)->init({4, 6}).toFloats(), 4, 6, true, 1),
+            1e-5);  // Q Q^T = I
   EXPECT_LT(gramError(orthogonal(2, 3)->init({5, 5}).toFloats(), 5, 5, false, 2), 1e-5);
   Tensor conv = orthogonal(1, 4)->init({3, 3, 4, 8});  // flattened to [36, 8]
   EXPECT_EQ(conv.shape(), Shape({3, 3, 4, 8}));
@@ -123,18 +133,31 @@ TEST(Initializers, OrthogonalGivesOrthonormalRowsOrColumns) {
 
 TEST(Initializers, ConfigsMatchTfjsAndRoundTrip) {
   using namespace initializers;
-  EXPECT_EQ(serialize(*glorotUniform()).dump(),
-            R"({"class_name":"VarianceScaling","config":{"scale":1.0,"mode":"fan_avg","distribution":"uniform","seed":null}})");
-  EXPECT_EQ(serialize(*heNormal(3)).dump(),
-            R"({"class_name":"VarianceScaling","config":{"scale":2.0,"mode":"fan_in","distribution":"normal","seed":3}})");
+  EXPECT_EQ(
+      serialize(*glorotUniform()).dump(),
+      R"({"class_name":"VarianceScaling","config":{"scale":1.0,"mode":"fan_avg","distribution":"uniform","seed":null}})");
+  EXPECT_EQ(
+      serialize(*heNormal(3)).dump(),
+      R"({"class_name":"VarianceScaling","config":{"scale":2.0,"mode":"fan_in","distribution":"normal","seed":3}})");
   EXPECT_EQ(serialize(*zeros()).dump(), R"({"class_name":"Zeros","config":{}})");
-  EXPECT_EQ(serialize(*randomUniform()).dump(),
-            R"({"class_name":"RandomUniform","config":{"minval":-0.05,"maxval":0.05,"seed":null}})");
-  std::vector<std::shared_ptr<Initializer>> all = {
-      zeros(), ones(), constant(0.25), randomNormal(0.1, 0.2, 1), randomUniform(-1, 2, 2),
-      truncatedNormal(0, 0.3, 3), varianceScaling(1.5, "fan_out", "uniform", 4), glorotUniform(5),
-      glorotNormal(6), heUniform(7), heNormal(8), lecunUniform(9), lecunNormal(10),
-      orthogonal(1.3, 11), identity(0.5)};
+  EXPECT_EQ(
+      serialize(*randomUniform()).dump(),
+      R"({"class_name":"RandomUniform","config":{"minval":-0.05,"maxval":0.05,"seed":null}})");
+  std::vector<std::shared_ptr<Initializer>> all = {zeros(),
+                                                   ones(),
+                                                   constant(0.25),
+                                                   randomNormal(0.1, 0.2, 1),
+                                                   randomUniform(-1, 2, 2),
+                                                   truncatedNormal(0, 0.3, 3),
+                                                   varianceScaling(1.5, "fan_out", "uniform", 4),
+                                                   glorotUniform(5),
+                                                   glorotNormal(6),
+                                                   heUniform(7),
+                                                   heNormal(8),
+                                                   lecunUniform(9),
+                                                   lecunNormal(10),
+                                                   orthogonal(1.3, 11),
+                                                   identity(0.5)};
   for (const auto& init : all) {
     SCOPED_TRACE(init->className());
     auto back = fromConfig(serialize(*init));
@@ -159,16 +182,20 @@ TEST(Initializers, Errors) {
   using namespace initializers;
   expectError([] { get("xavier"); }, {"[initializers]", "'xavier'", "GlorotUniform", "Orthogonal"});
   expectError([] { identity()->init({2, 3}); }, {"[initializers]", "Identity", "[2,3]"});
-  expectError([] { orthogonal()->init({5}); }, {"[initializers]", "Orthogonal", "rank >= 2", "[5]"});
-  expectError([] { varianceScaling(1, "fan_sideways"); }, {"VarianceScaling", "mode", "fan_sideways"});
+  expectError([] { orthogonal()->init({5}); },
+              {"[initializers]", "Orthogonal", "rank >= 2", "[5]"});
+  expectError([] { varianceScaling(1, "fan_sideways"); },
+              {"VarianceScaling", "mode", "fan_sideways"});
   expectError([] { varianceScaling(-1); }, {"VarianceScaling", "scale", "-1"});
   expectError([] { varianceScaling(1, "fan_in", "cauchy"); }, {"distribution", "cauchy"});
   expectError([] { glorotUniform()->init({2, 2}, DType::boolean); }, {"[initializers]", "bool"});
-  expectError([] { fromConfig(Json::parse(R"({"config":{}})")); }, {"[initializers]", "class_name"});
+  expectError([] { fromConfig(Json::parse(R"({"config":{}})")); },
+              {"[initializers]", "class_name"});
   expectError([] { fromConfig(Json::parse(R"({"class_name":"Constant","config":{}})")); },
               {"Constant", "value"});
-  expectError([] { fromConfig(Json::parse(R"({"class_name":"RandomNormal","config":{"stddev":"x"}})")); },
-              {"RandomNormal", "stddev", "number"});
+  expectError(
+      [] { fromConfig(Json::parse(R"({"class_name":"RandomNormal","config":{"stddev":"x"}})")); },
+      {"RandomNormal", "stddev", "number"});
 }
 
 }  // namespace

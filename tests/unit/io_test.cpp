@@ -1,5 +1,7 @@
 // Save / load in the TF.js layers-model format: encoding, quantization,
 // sharding, corrupt files, atomic saves, structure hash, optimizer state.
+#include "glint/io.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <sstream>
 
 #include "glint/engine.h"
-#include "glint/io.h"
 #include "glint/json.h"
 #include "glint/layers.h"
 #include "glint/model.h"
@@ -65,13 +66,14 @@ float floatBits(uint32_t bits) {
 // Hand-built artifacts: a float [2,3], an int32 [3] and a bool [2].
 ModelArtifacts sampleArtifacts(Quantize q = Quantize::none) {
   ModelArtifacts a;
-  a.modelTopology = {{"class_name", "Sequential"}, {"config", {{"name", "s"}, {"layers", Json::array()}}}};
+  a.modelTopology = {{"class_name", "Sequential"},
+                     {"config", {{"name", "s"}, {"layers", Json::array()}}}};
   a.generatedBy = "Glint test";  // saves replace the shards of a previous Glint manifest only
-  auto [specs, data] = encodeWeights(
-      {{"d/kernel", tensor({1.5f, -2.f, 0.25f, 3.f, 0.f, -0.5f}, {2, 3})},
-       {"d/count", tensorInt({7, -1, 2}, {3})},
-       {"d/mask", tensorBool({1, 0}, {2})}},
-      "", q);
+  auto [specs, data] =
+      encodeWeights({{"d/kernel", tensor({1.5f, -2.f, 0.25f, 3.f, 0.f, -0.5f}, {2, 3})},
+                     {"d/count", tensorInt({7, -1, 2}, {3})},
+                     {"d/mask", tensorBool({1, 0}, {2})}},
+                    "", q);
   a.weightSpecs = specs;
   a.weightData = data;
   return a;
@@ -82,13 +84,13 @@ ModelArtifacts sampleArtifacts(Quantize q = Quantize::none) {
 TEST(Io, Float16ConversionKnownValues) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);      // largest half
-  EXPECT_EQ(floatToHalf(70000.0f), 0x7c00);      // overflows to infinity
-  EXPECT_EQ(floatToHalf(0.1f), 0x2e66);          // 0.0999755859375
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -26)), 0x0000);  // underflows
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);                      // largest half
+  EXPECT_EQ(floatToHalf(70000.0f), 0x7c00);                      // overflows to infinity
+  EXPECT_EQ(floatToHalf(0.1f), 0x2e66);                          // 0.0999755859375
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);         // smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -26)), 0x0000);         // underflows
   EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie rounds to even
-  EXPECT_EQ(halfToFloat(0x3555), floatBits(0x3eaaa000u));       // 0.333251953125
+  EXPECT_EQ(halfToFloat(0x3555), floatBits(0x3eaaa000u));        // 0.333251953125
   EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));
   EXPECT_TRUE(std::isinf(halfToFloat(0xfc00)) && halfToFloat(0xfc00) < 0);
   EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
@@ -138,7 +140,8 @@ TEST(Io, Uint8QuantizationStaysWithinOneStepAndKeepsZeroExact) {
   double step = (hi - lo) / 255.0;
   EXPECT_NEAR(specs[0].quantization->scale, step, 1e-12);
   std::vector<float> back = decodeWeights(data, specs)[0].second.data<float>();
-  for (size_t i = 0; i < values.size(); ++i) EXPECT_LE(std::fabs(back[i] - values[i]), step * 1.0001) << i;
+  for (size_t i = 0; i < values.size(); ++i)
+    EXPECT_LE(std::fabs(back[i] - values[i]), step * 1.0001) << i;
   EXPECT_EQ(back.back(), 0.0f);
   // A constant tensor is exact; int32 and bool weights are never quantized.
   auto [cs, cd] = encodeWeights({{"c", tensor({0.3f, 0.3f}, {2})}, {"i", tensorInt({5}, {1})}}, "",
@@ -161,18 +164,37 @@ TEST(Io, Float16QuantizationRelativeErrorBound) {
 
 TEST(Io, SpecFromJsonReadsTfjsQuantizedEntries) {
   WeightSpec s = specFromJson(Json::parse(R"({"name": "a/b", "shape": [2], "dtype": "float32",
-      "quantization": {"dtype": "uint8", "min": -1.0, "scale": 0.5}})"), "m.json", "w[0]");
+      "quantization": {"dtype": "uint8", "min": -1.0, "scale": 0.5}})"),
+                              "m.json", "w[0]");
   // Codes 0 and 3 -> -1 and 0.5 (value = code * scale + min).
   NamedTensors t = decodeWeights({0, 3}, {s});
   EXPECT_EQ(t[0].second.data<float>(), (std::vector<float>{-1.0f, 0.5f}));
-  expectError([] { specFromJson(Json::parse(R"({"name": "x", "shape": [2], "dtype": "float32",
-      "quantization": {"dtype": "uint8"}})"), "m.json", "w[0]"); }, {"m.json", "'x'", "min"});
-  expectError([] { specFromJson(Json::parse(R"({"name": "x", "shape": [2], "dtype": "int32",
-      "quantization": {"dtype": "float16"}})"), "m.json", "w[0]"); }, {"'x'", "float16", "float32"});
-  expectError([] { specFromJson(Json::parse(R"({"name": "x", "shape": [-2], "dtype": "float32"})"),
-                                "m.json", "w[0]"); }, {"m.json", "non-negative"});
-  expectError([] { specFromJson(Json::parse(R"({"name": "x", "shape": [2], "dtype": "string"})"),
-                                "m.json", "w[0]"); }, {"m.json", "'string'"});
+  expectError(
+      [] {
+        specFromJson(Json::parse(R"({"name": "x", "shape": [2], "dtype": "float32",
+      "quantization": {"dtype": "uint8"}})"),
+                     "m.json", "w[0]");
+      },
+      {"m.json", "'x'", "min"});
+  expectError(
+      [] {
+        specFromJson(Json::parse(R"({"name": "x", "shape": [2], "dtype": "int32",
+      "quantization": {"dtype": "float16"}})"),
+                     "m.json", "w[0]");
+      },
+      {"'x'", "float16", "float32"});
+  expectError(
+      [] {
+        specFromJson(Json::parse(R"({"name": "x", "shape": [-2], "dtype": "float32"})"), "m.json",
+                     "w[0]");
+      },
+      {"m.json", "non-negative"});
+  expectError(
+      [] {
+        specFromJson(Json::parse(R"({"name": "x", "shape": [2], "dtype": "string"})"), "m.json",
+                     "w[0]");
+      },
+      {"m.json", "'string'"});
 }
 
 // ---- Files ----------------------------------------------------------------
@@ -201,8 +223,10 @@ TEST(Io, ShardingSplitsAtShardSizeAndLoadsBack) {
   EXPECT_EQ(b.modelTopology, a.modelTopology);
   // A path to the .json file works too.
   EXPECT_EQ(loadArtifacts(dir / "m/model.json").weightData, a.weightData);
-  expectError([&] { saveArtifacts(a, "http://example.com/m"); }, {"io.save", "http://example.com/m"});
-  expectError([&] { saveArtifacts(a, dir / "z", SaveOptions{.shardSizeBytes = 0}); }, {"shardSizeBytes"});
+  expectError([&] { saveArtifacts(a, "http://example.com/m"); },
+              {"io.save", "http://example.com/m"});
+  expectError([&] { saveArtifacts(a, dir / "z", SaveOptions{.shardSizeBytes = 0}); },
+              {"shardSizeBytes"});
 }
 
 // Saves the sample with 2 shards and hands back the directory's paths.
@@ -409,7 +433,8 @@ TEST(Io, QuantizedModelWeightsWithinTheQuantizationStep) {
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {
       std::vector<float> va = a[i].data<float>(), vb = b[i].data<float>();
-      float lo = *std::min_element(va.begin(), va.end()), hi = *std::max_element(va.begin(), va.end());
+      float lo = *std::min_element(va.begin(), va.end()),
+            hi = *std::max_element(va.begin(), va.end());
       for (size_t k = 0; k < va.size(); ++k) {
         double bound = q == Quantize::uint8 ? (hi - lo) / 255.0 * 1.0001 + 1e-9
                                             : std::fabs(va[k]) * std::ldexp(1.0, -11);
@@ -445,7 +470,8 @@ TEST(Io, ManifestLyingAboutAShapeOfTheSameSizeIsCaught) {
   Json j = readJson(dir / "m/model.json");
   j["weightsManifest"][0]["weights"][0]["shape"] = {5, 4};  // kernel is [4,5]
   writeJson(dir / "m/model.json", j);
-  expectError([&] { load(dir / "m"); }, {dir / "m", "kernel", "[4,5] in the model", "[5,4] in the file"});
+  expectError([&] { load(dir / "m"); },
+              {dir / "m", "kernel", "[4,5] in the model", "[5,4] in the file"});
   j["weightsManifest"][0]["weights"][0]["shape"] = {4, 5};
   j["weightsManifest"][0]["weights"][0]["dtype"] = "int32";
   writeJson(dir / "m/model.json", j);
@@ -471,12 +497,14 @@ TEST(Io, TfjsStyleWeightsWithoutHashMatchByName) {
   expectError([&] { setWeightsFromArtifacts(*other, a); }, {"match no weight", "named_a"});
   a.weightSpecs.pop_back();
   a.weightData.resize(a.weightData.size() - 3 * 4);
-  expectError([&] { modelFromArtifacts(a, {}, "x.json"); }, {"x.json", "not in the file", "named_b/bias"});
+  expectError([&] { modelFromArtifacts(a, {}, "x.json"); },
+              {"x.json", "not in the file", "named_b/bias"});
 }
 
 TEST(Io, OptimizerStateResumesTrainingExactly) {
   ModelPtr m = makeMlp();
-  m->compile({.optimizer = std::shared_ptr<Optimizer>(adam(0.01f)), .loss = {"categoricalCrossentropy"},
+  m->compile({.optimizer = std::shared_ptr<Optimizer>(adam(0.01f)),
+              .loss = {"categoricalCrossentropy"},
               .metrics = {"accuracy"}});
   Tensor x = sampleInput();
   Tensor y = tensor({1, 0, 0, 0, 1, 0, 0, 0, 1}, {3, 3});
@@ -531,7 +559,8 @@ Tensor tensorFromJson(const Json& j) {
 }
 
 TEST(IoInterop, TfjsModelsLoadAndPredictWithin1e4) {
-  ASSERT_FALSE(interopDir().empty()) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
+  ASSERT_FALSE(interopDir().empty())
+      << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
   fs::path root = fs::path(interopDir()) / "tfjs";
   int models = 0;
   for (const char* name : {"mlp", "cnn", "lstm", "mixed"}) {
@@ -554,7 +583,8 @@ TEST(IoInterop, TfjsModelsLoadAndPredictWithin1e4) {
         ASSERT_EQ(ys[i].shape(), expected[i]["shape"].get<Shape>()) << name;
         std::vector<float> got = ys[i].toFloats();
         auto want = expected[i]["data"].get<std::vector<double>>();
-        for (size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::fabs(got[k] - want[k]));
+        for (size_t k = 0; k < got.size(); ++k)
+          worst = std::max(worst, std::fabs(got[k] - want[k]));
       }
       std::printf("interop: TF.js %s -> Glint: %s (max |glint - tfjs| = %.2e)\n", name,
                   worst <= 1e-4 ? "PASS" : "FAIL", worst);
@@ -574,7 +604,8 @@ TEST(IoInterop, TfjsModelsLoadAndPredictWithin1e4) {
 // The same four architectures built by Glint, trained a little, saved with
 // an input and Glint's predictions for TF.js to check.
 TEST(IoInterop, GlintModelsSavedForTfjs) {
-  ASSERT_FALSE(interopDir().empty()) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
+  ASSERT_FALSE(interopDir().empty())
+      << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
   fs::path root = fs::path(interopDir()) / "glint";
   setSeed(42);
   struct Case {
@@ -585,15 +616,21 @@ TEST(IoInterop, GlintModelsSavedForTfjs) {
     bool tokens = false;
   };
   std::vector<Case> cases = {
-      {"mlp", [] {
+      {"mlp",
+       [] {
          auto m = sequential();
          m->add(layers::dense({{"units", 128}, {"activation", "relu"}, {"inputShape", {784}}}));
          m->add(layers::dense({{"units", 10}, {"activation", "softmax"}}));
          return ModelPtr(m);
-       }, {16, 784}, 10},
-      {"cnn", [] {
+       },
+       {16, 784},
+       10},
+      {"cnn",
+       [] {
          auto m = sequential();
-         m->add(layers::conv2d({{"filters", 8}, {"kernelSize", 3}, {"activation", "relu"},
+         m->add(layers::conv2d({{"filters", 8},
+                                {"kernelSize", 3},
+                                {"activation", "relu"},
                                 {"inputShape", {28, 28, 1}}}));
          m->add(layers::maxPooling2d({{"poolSize", 2}}));
          m->add(layers::conv2d({{"filters", 16}, {"kernelSize", 3}, {"activation", "relu"}}));
@@ -601,14 +638,20 @@ TEST(IoInterop, GlintModelsSavedForTfjs) {
          m->add(layers::flatten());
          m->add(layers::dense({{"units", 10}, {"activation", "softmax"}}));
          return ModelPtr(m);
-       }, {8, 28, 28, 1}, 10},
-      {"lstm", [] {
+       },
+       {8, 28, 28, 1},
+       10},
+      {"lstm",
+       [] {
          auto m = sequential();
          m->add(layers::lstm({{"units", 128}, {"inputShape", {28, 28}}}));
          m->add(layers::dense({{"units", 10}, {"activation", "softmax"}}));
          return ModelPtr(m);
-       }, {4, 28, 28}, 10},
-      {"mixed", [] {
+       },
+       {4, 28, 28},
+       10},
+      {"mixed",
+       [] {
          auto tokens = input({{"shape", {10}}});
          auto emb = layers::embedding({{"inputDim", 20}, {"outputDim", 8}})->apply(tokens);
          auto seq = layers::gru({{"units", 6}})->apply(emb);
@@ -620,14 +663,19 @@ TEST(IoInterop, GlintModelsSavedForTfjs) {
          auto drop = layers::dropout({{"rate", 0.3}})->apply(norm);
          auto out = layers::dense({{"units", 3}, {"activation", "softmax"}})->apply(drop);
          return glint::model({tokens}, {out});
-       }, {16, 10}, 3, true},
+       },
+       {16, 10},
+       3,
+       true},
   };
   for (const Case& c : cases) {
     try {
       ModelPtr m = c.make();
-      Tensor x = c.tokens ? floor(randomUniform(c.inputShape, 0, 20)) : randomUniform(c.inputShape, 0, 1);
-      Tensor labels = cast(floor(randomUniform({c.inputShape[0]}, 0, static_cast<float>(c.classes) - 0.01f)),
-                           DType::int32);
+      Tensor x =
+          c.tokens ? floor(randomUniform(c.inputShape, 0, 20)) : randomUniform(c.inputShape, 0, 1);
+      Tensor labels =
+          cast(floor(randomUniform({c.inputShape[0]}, 0, static_cast<float>(c.classes) - 0.01f)),
+               DType::int32);
       Tensor y = oneHot(labels, c.classes);
       m->compile({.optimizer = "adam", .loss = {"categoricalCrossentropy"}, .metrics = {}});
       m->fit(x, y, {.epochs = 1, .batchSize = 8, .shuffle = false});

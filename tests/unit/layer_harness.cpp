@@ -69,7 +69,8 @@ void checkLayer(const LayerCase& c) {
       ASSERT_EQ(outs.size(), referenceOut.size());
       for (size_t k = 0; k < outs.size(); ++k)
         for (size_t i = 0; i < outs[k].size(); ++i)
-          ASSERT_NEAR(outs[k][i], referenceOut[k][i], 1e-5 * std::max(1.0f, std::abs(referenceOut[k][i])))
+          ASSERT_NEAR(outs[k][i], referenceOut[k][i],
+                      1e-5 * std::max(1.0f, std::abs(referenceOut[k][i])))
               << "output " << k << " element " << i << " differs from reference";
     }
 
@@ -107,7 +108,8 @@ void checkLayer(const LayerCase& c) {
         },
         targets);
 
-    auto compare = [&](const std::string& what, const std::vector<float>& g, size_t j, double numeric) {
+    auto compare = [&](const std::string& what, const std::vector<float>& g, size_t j,
+                       double numeric) {
       ASSERT_TRUE(std::abs(g[j] - numeric) <= c.gradTol * std::max(1.0, std::abs(numeric)))
           << what << " element " << j << ": analytic " << g[j] << " vs numeric " << numeric;
     };
@@ -123,15 +125,17 @@ void checkLayer(const LayerCase& c) {
         std::vector<Tensor> xp = xs, xm = xs;
         xp[i] = tensor(p, xs[i].shape());
         xm[i] = tensor(m, xs[i].shape());
-        double numeric = (weightedLoss(*layer, xp, w, c.training) - weightedLoss(*layer, xm, w, c.training)) /
-                         (static_cast<double>(p[j]) - m[j]);
+        double numeric =
+            (weightedLoss(*layer, xp, w, c.training) - weightedLoss(*layer, xm, w, c.training)) /
+            (static_cast<double>(p[j]) - m[j]);
         compare("input " + std::to_string(i), g, j, numeric);
       }
     }
     for (size_t k = 0; k < weights.size(); ++k) {
       Variable v = weights[k];
       Tensor original = tensor(v.toFloats(), v.shape());
-      std::vector<float> base = original.toFloats(), g = analytic[floatInputs.size() + k].toFloats();
+      std::vector<float> base = original.toFloats(),
+                         g = analytic[floatInputs.size() + k].toFloats();
       for (size_t j = 0; j < base.size(); ++j) {
         double h = c.step * std::max(1.0, std::abs(static_cast<double>(base[j])));
         std::vector<float> p = base, m = base;

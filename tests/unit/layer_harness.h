@@ -41,6 +41,8 @@ std::vector<std::string> keys(const Json& config);
 /// Rebuilds the layer from its config: the same config before and after the
 /// copy is built, and, with the original's weights, the same outputs.
 void expectRoundTrip(const LayerPtr& layer, const std::vector<Tensor>& xs);
-inline void expectRoundTrip(const LayerPtr& layer, const Tensor& x) { expectRoundTrip(layer, std::vector<Tensor>{x}); }
+inline void expectRoundTrip(const LayerPtr& layer, const Tensor& x) {
+  expectRoundTrip(layer, std::vector<Tensor>{x});
+}
 
 }  // namespace glint::testing

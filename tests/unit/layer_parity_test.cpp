@@ -33,7 +33,8 @@ Json readJsonFile(const fs::path& file) {
 
 Tensor tensorFromJson(const Json& j) {
   Shape shape = j.at("shape").get<Shape>();
-  if (j.value("dtype", "float32") == "int32") return tensorInt(j.at("data").get<std::vector<int32_t>>(), shape);
+  if (j.value("dtype", "float32") == "int32")
+    return tensorInt(j.at("data").get<std::vector<int32_t>>(), shape);
   return tensor(j.at("data").get<std::vector<float>>(), shape);
 }
 
@@ -70,7 +71,8 @@ TEST(IoInterop, TfjsLayerCasesPredictLikeTfjs) {
   const char* dir = std::getenv("GLINT_INTEROP_DIR");
   ASSERT_TRUE(dir && *dir) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
   fs::path root = fs::path(dir) / "layers", back = fs::path(dir) / "layers_back";
-  ASSERT_TRUE(fs::is_directory(root)) << "missing " << root << " (tests/interop/tfjs_layers.mjs writes it)";
+  ASSERT_TRUE(fs::is_directory(root))
+      << "missing " << root << " (tests/interop/tfjs_layers.mjs writes it)";
   std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(root))
     if (fs::exists(e.path() / "model.json")) cases.push_back(e.path());
@@ -107,7 +109,8 @@ TEST(IoInterop, TfjsLayerCasesPredictLikeTfjs) {
       }
     }
   }
-  std::printf("layer parity: %zu TF.js cases on %zu backends\n", cases.size(), availableBackends().size());
+  std::printf("layer parity: %zu TF.js cases on %zu backends\n", cases.size(),
+              availableBackends().size());
 }
 
 // docs/LAYERS.md has a row "| Class | ... | status |" for every class; the

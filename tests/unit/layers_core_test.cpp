@@ -12,25 +12,43 @@ namespace glint::testing {
 namespace {
 
 TEST(LayersCore, DenseGradients) {
-  checkLayer({"dense_relu", [] { return layers::dense({{"units", 3}, {"activation", "tanh"}}); }, {{2, 4}}});
+  checkLayer({"dense_relu",
+              [] {
+                return layers::dense({{"units", 3}, {"activation", "tanh"}});
+              },
+              {{2, 4}}});
   checkLayer({"dense_rank3_nobias",
-              [] { return layers::dense({{"units", 2}, {"useBias", false}}); }, {{2, 3, 4}}});
+              [] {
+                return layers::dense({{"units", 2}, {"useBias", false}});
+              },
+              {{2, 3, 4}}});
 }
 
 TEST(LayersCore, EmbeddingGradients) {
-  checkLayer({"embedding", [] { return layers::embedding({{"inputDim", 5}, {"outputDim", 3}}); },
-              {{2, 3}}, {DType::int32}});
+  checkLayer({"embedding",
+              [] {
+                return layers::embedding({{"inputDim", 5}, {"outputDim", 3}});
+              },
+              {{2, 3}},
+              {DType::int32}});
 }
 
 TEST(LayersCore, ShapeLayersGradients) {
   checkLayer({"flatten", [] { return layers::flatten(); }, {{2, 3, 2}}});
   checkLayer({"reshape", [] { return layers::reshape({{"targetShape", {3, -1}}}); }, {{2, 6}}});
   checkLayer({"permute", [] { return layers::permute({{"dims", {2, 1}}}); }, {{2, 3, 4}}});
-  checkLayer({"activation", [] { return layers::activation({{"activation", "sigmoid"}}); }, {{2, 3}}});
+  checkLayer({"activation",
+              [] {
+                return layers::activation({{"activation", "sigmoid"}});
+              },
+              {{2, 3}}});
 }
 
 TEST(LayersCore, DenseComputesXWPlusB) {
-  auto d = layers::dense({{"units", 2}, {"kernelInitializer", "ones"}, {"biasInitializer", {{"className", "Constant"}, {"config", {{"value", 0.5}}}}}});
+  auto d = layers::dense(
+      {{"units", 2},
+       {"kernelInitializer", "ones"},
+       {"biasInitializer", {{"className", "Constant"}, {"config", {{"value", 0.5}}}}}});
   Tensor y = d->apply(tensor({1, 2, 3}, {1, 3}));
   EXPECT_EQ(y.data<float>(), (std::vector<float>{6.5f, 6.5f}));
   EXPECT_EQ(d->countParams(), 8);
@@ -52,19 +70,25 @@ TEST(LayersCore, DropoutOnlyInTraining) {
 }
 
 TEST(LayersCore, ConfigRoundTripsThroughTheRegistry) {
-  auto d = layers::dense({{"units", 4}, {"activation", "relu"}, {"inputShape", {3}}, {"name", "head"}});
+  auto d =
+      layers::dense({{"units", 4}, {"activation", "relu"}, {"inputShape", {3}}, {"name", "head"}});
   Json config = d->getConfig();
   EXPECT_EQ(config["units"], 4);
   EXPECT_EQ(config["name"], "head");
   EXPECT_EQ(config["batch_input_shape"], Json::parse("[null, 3]"));
-  EXPECT_EQ(config["kernel_initializer"]["class_name"], d->getConfig()["kernel_initializer"]["class_name"]);
+  EXPECT_EQ(config["kernel_initializer"]["class_name"],
+            d->getConfig()["kernel_initializer"]["class_name"]);
   LayerPtr copy = layers::fromConfig("Dense", config);
   EXPECT_EQ(copy->getConfig().dump(), config.dump());
 }
 
 TEST(LayersCore, ErrorsNameTheLayerAndTheArgument) {
   expectError([] { layers::dense({{"unit", 3}}); }, {"Dense", "'unit'", "units"});
-  expectError([] { layers::dense({{"units", 3}, {"activation", "relux"}}); }, {"activation", "relux", "relu"});
+  expectError(
+      [] {
+        layers::dense({{"units", 3}, {"activation", "relux"}});
+      },
+      {"activation", "relux", "relu"});
   expectError([] { layers::dense({{"units", -1}}); }, {"units", "positive"});
   // A declared input shape shapes a model's input only, as in TF.js (Keras 2
   // leaves it on inner layers): the layer builds for the input it gets, and
@@ -72,11 +96,19 @@ TEST(LayersCore, ErrorsNameTheLayerAndTheArgument) {
   auto d = layers::dense({{"units", 2}, {"inputShape", {3}}});
   EXPECT_EQ(d->apply(ones({2, 4})).shape(), (Shape{2, 2}));
   expectError([&] { d->apply(ones({2, 3})); }, {"Dense", "4 input features", "[2,3]"});
-  expectError([] { layers::reshape({{"targetShape", {4}}})->apply(ones({2, 6})); }, {"Reshape", "[4]"});
+  expectError(
+      [] {
+        layers::reshape({{"targetShape", {4}}})->apply(ones({2, 6}));
+      },
+      {"Reshape", "[4]"});
   expectError([] { layers::permute({{"dims", {1, 3}}}); }, {"Permute", "dims", "permutation"});
-  expectError([] { layers::fromConfig("Densely", Json::object()); }, {"unknown layer class 'Densely'", "Dense"});
-  expectError([] { layers::fromConfig("Densely", Json{{"name", "d7"}}); },
-              {"unknown layer class 'Densely'", "layer 'd7'", "registered"});
+  expectError([] { layers::fromConfig("Densely", Json::object()); },
+              {"unknown layer class 'Densely'", "Dense"});
+  expectError(
+      [] {
+        layers::fromConfig("Densely", Json{{"name", "d7"}});
+      },
+      {"unknown layer class 'Densely'", "layer 'd7'", "registered"});
 }
 
 TEST(LayersCore, SymbolicApplyChecksShapesAndRecordsNodes) {

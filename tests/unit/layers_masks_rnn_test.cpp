@@ -24,10 +24,12 @@ Vec toVec(const Tensor& t) {
   return Vec(f.begin(), f.end());
 }
 
-void expectClose(const Vec& actual, const Vec& expected, const std::string& what, double tol = 2e-5) {
+void expectClose(const Vec& actual, const Vec& expected, const std::string& what,
+                 double tol = 2e-5) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (size_t i = 0; i < actual.size(); ++i)
-    ASSERT_NEAR(actual[i], expected[i], tol * std::max(1.0, std::abs(expected[i]))) << what << " element " << i;
+    ASSERT_NEAR(actual[i], expected[i], tol * std::max(1.0, std::abs(expected[i])))
+        << what << " element " << i;
 }
 
 void forEachBackend(const std::function<void()>& fn) {
@@ -39,17 +41,20 @@ void forEachBackend(const std::function<void()>& fn) {
   }
 }
 
-const Json kRandomBias = {{"className", "RandomUniform"}, {"config", {{"minval", -0.5}, {"maxval", 0.5}}}};
+const Json kRandomBias = {{"className", "RandomUniform"},
+                          {"config", {{"minval", -0.5}, {"maxval", 0.5}}}};
 
 /// [2, 5, 3]: row 0 ends in two padding steps, row 1 has one in the middle and
 /// a step with only some features at the padding value (kept).
 Tensor padded(float pad = 0) {
   const float p = pad;
-  return tensor({0.5f, -0.2f, 0.9f, 0.1f, 0.4f, -0.7f, -0.3f, 0.8f, 0.2f, p, p, p, p, p, p,
-                 -0.6f, 0.3f, 0.1f, p, p, p, 0.7f, -0.5f, 0.4f, p, 0.2f, p, 0.9f, 0.1f, -0.8f},
-                {2, 5, 3});
+  return tensor(
+      {0.5f,  -0.2f, 0.9f, 0.1f, 0.4f, -0.7f, -0.3f, 0.8f,  0.2f, p, p,    p, p,    p,    p,
+       -0.6f, 0.3f,  0.1f, p,    p,    p,     0.7f,  -0.5f, 0.4f, p, 0.2f, p, 0.9f, 0.1f, -0.8f},
+      {2, 5, 3});
 }
-const std::vector<std::vector<bool>> kPaddedKeep = {{true, true, true, false, false}, {true, false, true, true, true}};
+const std::vector<std::vector<bool>> kPaddedKeep = {{true, true, true, false, false},
+                                                    {true, false, true, true, true}};
 
 /// What a masked run gives, from `plain` (returnSequences, same weights and
 /// direction) run on each row's kept steps: a masked step repeats the last
@@ -119,7 +124,10 @@ TEST(LayersMasks, RecurrentLayersSkipMaskedSteps) {
           SCOPED_TRACE(cls + (back ? " goBackwards" : "") + (seq ? " returnSequences" : ""));
           const bool resetAfter = cls == "GRU+resetAfter";
           const std::string base = resetAfter ? "GRU" : cls;
-          Json args = {{"units", 3}, {"goBackwards", back}, {"returnSequences", seq}, {"biasInitializer", kRandomBias}};
+          Json args = {{"units", 3},
+                       {"goBackwards", back},
+                       {"returnSequences", seq},
+                       {"biasInitializer", kRandomBias}};
           if (resetAfter) args["resetAfter"] = true;
           setSeed(7);
           auto s = std::make_shared<Sequential>();
@@ -131,7 +139,8 @@ TEST(LayersMasks, RecurrentLayersSkipMaskedSteps) {
           plain->apply(padded());
           plain->setWeights(rnn->getWeights());
           Vec expected = maskedExpectation(*plain, padded(), kPaddedKeep, back, seq, 3);
-          expectClose(toVec(s->predict(std::vector<Tensor>{padded()})[0]), expected, "masked output");
+          expectClose(toVec(s->predict(std::vector<Tensor>{padded()})[0]), expected,
+                      "masked output");
         }
   });
 }
@@ -160,7 +169,8 @@ TEST(LayersMasks, EmbeddingMaskZeroPassesThroughDense) {
     const std::vector<std::vector<bool>> keep = {{true, true, false, true, false, false},
                                                  {false, true, true, false, true, true}};
     auto s = std::make_shared<Sequential>();
-    auto emb = layers::embedding({{"inputDim", 4}, {"outputDim", 3}, {"maskZero", true}, {"inputShape", {6}}});
+    auto emb = layers::embedding(
+        {{"inputDim", 4}, {"outputDim", 3}, {"maskZero", true}, {"inputShape", {6}}});
     auto dense = layers::dense({{"units", 2}, {"activation", "tanh"}});
     auto gru = layers::gru({{"units", 2}, {"biasInitializer", kRandomBias}});
     s->add({emb, dense, gru});
@@ -169,10 +179,11 @@ TEST(LayersMasks, EmbeddingMaskZeroPassesThroughDense) {
     auto plain = layers::gru({{"units", 2}, {"returnSequences", true}});
     plain->apply(features);
     plain->setWeights(gru->getWeights());
-    expectClose(toVec(s->predict(std::vector<Tensor>{ids})[0]), maskedExpectation(*plain, features, keep, false, false, 2),
-                "masked GRU");
+    expectClose(toVec(s->predict(std::vector<Tensor>{ids})[0]),
+                maskedExpectation(*plain, features, keep, false, false, 2), "masked GRU");
     // Without maskZero the zeros are ordinary ids.
-    EXPECT_TRUE(layers::embedding({{"inputDim", 4}, {"outputDim", 3}})->computeMask({ids}, {}).empty());
+    EXPECT_TRUE(
+        layers::embedding({{"inputDim", 4}, {"outputDim", 3}})->computeMask({ids}, {}).empty());
   });
 }
 
@@ -180,7 +191,8 @@ TEST(LayersMasks, BidirectionalAndTimeDistributedCarryTheMask) {
   forEachBackend([] {
     setSeed(5);
     auto x = input({{"shape", {5, 3}}});
-    auto lstm = layers::lstm({{"units", 2}, {"returnSequences", true}, {"biasInitializer", kRandomBias}});
+    auto lstm =
+        layers::lstm({{"units", 2}, {"returnSequences", true}, {"biasInitializer", kRandomBias}});
     auto bi = layers::bidirectional(lstm, {{"mergeMode", "concat"}});
     auto td = layers::timeDistributed(layers::dense({{"units", 4}}));
     auto last = layers::simpleRNN({{"units", 3}});
@@ -209,7 +221,8 @@ TEST(LayersMasks, BidirectionalAndTimeDistributedCarryTheMask) {
     auto plain = layers::simpleRNN({{"units", 3}, {"returnSequences", true}});
     plain->apply(features);
     plain->setWeights(last->getWeights());
-    expectClose(toVec(ys[1]), maskedExpectation(*plain, features, kPaddedKeep, false, false, 3), "time distributed");
+    expectClose(toVec(ys[1]), maskedExpectation(*plain, features, kPaddedKeep, false, false, 3),
+                "time distributed");
   });
 }
 
@@ -219,24 +232,32 @@ Tensor paddedAs(const std::vector<std::vector<bool>>& keep) {
   for (int64_t n = 0; n < 2; ++n)
     for (int64_t t = 0; t < 5; ++t)
       for (int64_t k = 0; k < 3; ++k)
-        v.push_back(keep[n][t] ? static_cast<float>(0.2 + 0.5 * std::sin(1.3 * (n * 15 + t * 3 + k))) : 0.0f);
+        v.push_back(keep[n][t]
+                        ? static_cast<float>(0.2 + 0.5 * std::sin(1.3 * (n * 15 + t * 3 + k)))
+                        : 0.0f);
   return tensor(v, {2, 5, 3});
 }
 
 TEST(LayersMasks, MergeLayersCombineMasks) {
   forEachBackend([] {
-    const std::vector<std::vector<bool>> keepA = {{true, false, true, true, true}, {true, true, true, false, false}};
-    const std::vector<std::vector<bool>> keepB = {{true, true, true, false, true}, {false, true, true, true, true}};
+    const std::vector<std::vector<bool>> keepA = {{true, false, true, true, true},
+                                                  {true, true, true, false, false}};
+    const std::vector<std::vector<bool>> keepB = {{true, true, true, false, true},
+                                                  {false, true, true, true, true}};
     Tensor a = paddedAs(keepA), b = paddedAs(keepB);
     auto xa = input({{"shape", {5, 3}}}), xb = input({{"shape", {5, 3}}});
     auto ma = layers::masking()->apply(xa), mb = layers::masking()->apply(xb);
     setSeed(9);
-    auto afterAdd = layers::gru({{"units", 2}, {"returnSequences", true}, {"biasInitializer", kRandomBias}});
+    auto afterAdd =
+        layers::gru({{"units", 2}, {"returnSequences", true}, {"biasInitializer", kRandomBias}});
     auto afterConcat = layers::simpleRNN({{"units", 2}, {"returnSequences", true}});
     auto afterTimeConcat = layers::lstm({{"units", 2}});
-    ModelPtr m = model({xa, xb}, {afterAdd->apply(layers::add()->apply(std::vector<SymbolicTensorPtr>{ma, mb})[0]),
-                                  afterConcat->apply(layers::concatenate()->apply(std::vector<SymbolicTensorPtr>{ma, xb})[0]),
-                                  afterTimeConcat->apply(layers::concatenate({{"axis", 1}})->apply(std::vector<SymbolicTensorPtr>{ma, mb})[0])});
+    ModelPtr m = model(
+        {xa, xb}, {afterAdd->apply(layers::add()->apply(std::vector<SymbolicTensorPtr>{ma, mb})[0]),
+                   afterConcat->apply(
+                       layers::concatenate()->apply(std::vector<SymbolicTensorPtr>{ma, xb})[0]),
+                   afterTimeConcat->apply(layers::concatenate({{"axis", 1}})
+                                              ->apply(std::vector<SymbolicTensorPtr>{ma, mb})[0])});
     std::vector<Tensor> ys = m->predict(std::vector<Tensor>{a, b});
 
     // Add: a step counts where both inputs keep it.
@@ -254,7 +275,8 @@ TEST(LayersMasks, MergeLayersCombineMasks) {
     Tensor cat = concat({a, b}, -1);
     plainRnn->apply(cat);
     plainRnn->setWeights(afterConcat->getWeights());
-    expectClose(toVec(ys[1]), maskedExpectation(*plainRnn, cat, keepA, false, true, 2), "concat features");
+    expectClose(toVec(ys[1]), maskedExpectation(*plainRnn, cat, keepA, false, true, 2),
+                "concat features");
 
     // Concatenate on time: the masks follow their steps.
     std::vector<std::vector<bool>> joined(2);
@@ -266,7 +288,8 @@ TEST(LayersMasks, MergeLayersCombineMasks) {
     Tensor timeCat = concat({a, b}, 1);
     plainLstm->apply(timeCat);
     plainLstm->setWeights(afterTimeConcat->getWeights());
-    expectClose(toVec(ys[2]), maskedExpectation(*plainLstm, timeCat, joined, false, false, 2), "concat time");
+    expectClose(toVec(ys[2]), maskedExpectation(*plainLstm, timeCat, joined, false, false, 2),
+                "concat time");
   });
 }
 
@@ -283,22 +306,33 @@ TEST(LayersMasks, LayersThatChangeTheStepsDropTheMask) {
 }
 
 TEST(LayersMasks, MaskedGradients) {
-  checkLayer({"embedding_mask_zero_lstm",
-              [] {
-                auto s = std::make_shared<Sequential>();
-                s->add({layers::embedding({{"inputDim", 3}, {"outputDim", 2}, {"maskZero", true}, {"inputShape", {4}}}),
-                        layers::lstm({{"units", 2}, {"returnSequences", true}, {"recurrentActivation", "sigmoid"}})});
-                return LayerPtr(s);
-              },
-              {{3, 4}}, {DType::int32}, 3});
-  checkLayer({"embedding_mask_zero_bidirectional_gru",
-              [] {
-                auto s = std::make_shared<Sequential>();
-                s->add({layers::embedding({{"inputDim", 3}, {"outputDim", 2}, {"maskZero", true}, {"inputShape", {4}}}),
-                        layers::bidirectional(layers::gru({{"units", 2}, {"goBackwards", true}}), {{"mergeMode", "sum"}})});
-                return LayerPtr(s);
-              },
-              {{3, 4}}, {DType::int32}, 3});
+  checkLayer(
+      {"embedding_mask_zero_lstm",
+       [] {
+         auto s = std::make_shared<Sequential>();
+         s->add(
+             {layers::embedding(
+                  {{"inputDim", 3}, {"outputDim", 2}, {"maskZero", true}, {"inputShape", {4}}}),
+              layers::lstm(
+                  {{"units", 2}, {"returnSequences", true}, {"recurrentActivation", "sigmoid"}})});
+         return LayerPtr(s);
+       },
+       {{3, 4}},
+       {DType::int32},
+       3});
+  checkLayer(
+      {"embedding_mask_zero_bidirectional_gru",
+       [] {
+         auto s = std::make_shared<Sequential>();
+         s->add({layers::embedding(
+                     {{"inputDim", 3}, {"outputDim", 2}, {"maskZero", true}, {"inputShape", {4}}}),
+                 layers::bidirectional(layers::gru({{"units", 2}, {"goBackwards", true}}),
+                                       {{"mergeMode", "sum"}})});
+         return LayerPtr(s);
+       },
+       {{3, 4}},
+       {DType::int32},
+       3});
 }
 
 TEST(LayersMasks, Errors) {
@@ -326,22 +360,27 @@ TEST(LayersRnn, GRUResetAfterMatchesPyTorch) {
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(std::sin(0.37 * i + k) * 0.8);
     return v;
   };
-  const Vec torchOut = {-0.195300897, -0.188356398, -0.154824194, -0.302757579, -0.254537894, -0.165378654,
-                        -0.331853480, -0.226719231, -0.084319302, -0.307642937, -0.166716865, -0.001698471,
-                        -0.136822698, -0.080363665, -0.012051046, -0.181129296, -0.126251234, -0.053748651,
-                        -0.213165587, -0.184020092, -0.128500918, -0.255492529, -0.247416991, -0.204369225};
+  const Vec torchOut = {-0.195300897, -0.188356398, -0.154824194, -0.302757579, -0.254537894,
+                        -0.165378654, -0.331853480, -0.226719231, -0.084319302, -0.307642937,
+                        -0.166716865, -0.001698471, -0.136822698, -0.080363665, -0.012051046,
+                        -0.181129296, -0.126251234, -0.053748651, -0.213165587, -0.184020092,
+                        -0.128500918, -0.255492529, -0.247416991, -0.204369225};
   forEachBackend([&] {
     // As a Keras 3 config would give it.
-    LayerPtr g = layers::fromConfig("GRU", Json{{"name", "gru"}, {"units", u}, {"reset_after", true},
-                                                {"recurrent_activation", "sigmoid"}, {"return_sequences", true}});
+    LayerPtr g = layers::fromConfig("GRU", Json{{"name", "gru"},
+                                                {"units", u},
+                                                {"reset_after", true},
+                                                {"recurrent_activation", "sigmoid"},
+                                                {"return_sequences", true}});
     Tensor x = tensor(vals(B * T * f, 4), {B, T, f});
     g->apply(x);
     g->setWeights({tensor(vals(f * 3 * u, 1), {f, 3 * u}), tensor(vals(u * 3 * u, 2), {u, 3 * u}),
                    tensor(vals(2 * 3 * u, 3), {2, 3 * u})});
     expectClose(toVec(g->apply(x)), torchOut, "GRU reset_after vs torch", 1e-5);
     // And as a GRUCell in RNN.
-    LayerPtr r = layers::rnn(layers::gruCell({{"units", u}, {"resetAfter", true}, {"recurrentActivation", "sigmoid"}}),
-                             {{"returnSequences", true}});
+    LayerPtr r = layers::rnn(
+        layers::gruCell({{"units", u}, {"resetAfter", true}, {"recurrentActivation", "sigmoid"}}),
+        {{"returnSequences", true}});
     r->apply(x);
     r->setWeights(g->getWeights());
     expectClose(toVec(r->apply(x)), torchOut, "RNN(GRUCell reset_after) vs torch", 1e-5);
@@ -352,7 +391,8 @@ TEST(LayersRnn, GRUResetAfterMatchesPyTorch) {
 
 Tensor sequence(int64_t b, int64_t t, int64_t f, int seed = 1) {
   std::vector<float> v(static_cast<size_t>(b * t * f));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.7 * (i + 1) * seed + seed));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(std::sin(0.7 * (i + 1) * seed + seed));
   return tensor(v, {b, t, f});
 }
 
@@ -376,7 +416,8 @@ TEST(LayersRnnCells, RnnWithACellComputesItsLayer) {
         plain->setWeights(r->getWeights());
         expected = plain->apply(std::vector<Tensor>{x});
         ASSERT_EQ(ys.size(), expected.size());
-        for (size_t i = 0; i < ys.size(); ++i) expectClose(toVec(ys[i]), toVec(expected[i]), "output " + std::to_string(i));
+        for (size_t i = 0; i < ys.size(); ++i)
+          expectClose(toVec(ys[i]), toVec(expected[i]), "output " + std::to_string(i));
         EXPECT_EQ(r->weights()[0].name(), r->name() + "/kernel");
         EXPECT_EQ(cell->weights().size(), r->weights().size());
       }
@@ -387,8 +428,9 @@ TEST(LayersRnnCells, StackedCellsRunOneAfterAnother) {
   forEachBackend([] {
     for (bool back : {false, true}) {
       SCOPED_TRACE(back ? "goBackwards" : "forwards");
-      auto r = layers::rnn(layers::stackedRNNCells({layers::lstmCell({{"units", 3}, {"biasInitializer", kRandomBias}}),
-                                                    layers::gruCell({{"units", 2}, {"biasInitializer", kRandomBias}})}),
+      auto r = layers::rnn(layers::stackedRNNCells(
+                               {layers::lstmCell({{"units", 3}, {"biasInitializer", kRandomBias}}),
+                                layers::gruCell({{"units", 2}, {"biasInitializer", kRandomBias}})}),
                            {{"returnState", true}, {"goBackwards", back}, {"name", "stack"}});
       Tensor x = sequence(2, 5, 4);
       std::vector<Tensor> ys = r->apply(std::vector<Tensor>{x});
@@ -396,7 +438,8 @@ TEST(LayersRnnCells, StackedCellsRunOneAfterAnother) {
       ASSERT_EQ(w.size(), 6u);
       EXPECT_EQ(r->weights()[3].name(), "stack/RNNCell_1/kernel");
       // The first cell's sequence (in processing order) through the second.
-      auto l1 = layers::lstm({{"units", 3}, {"returnSequences", true}, {"returnState", true}, {"goBackwards", back}});
+      auto l1 = layers::lstm(
+          {{"units", 3}, {"returnSequences", true}, {"returnState", true}, {"goBackwards", back}});
       auto l2 = layers::gru({{"units", 2}, {"returnState", true}});
       std::vector<Tensor> a = l1->apply(std::vector<Tensor>{x});
       l1->setWeights({w[0], w[1], w[2]});
@@ -421,7 +464,8 @@ TEST(LayersRnnCells, ACellCallIsOneStep) {
     Tensor x = sequence(3, 2, 4);
     Tensor whole = r->apply(x);
     std::vector<Tensor> steps = unstack(x, 1);
-    std::vector<Tensor> s1 = cell->apply(std::vector<Tensor>{steps[0], zeros({3, 2}), zeros({3, 2})});
+    std::vector<Tensor> s1 =
+        cell->apply(std::vector<Tensor>{steps[0], zeros({3, 2}), zeros({3, 2})});
     ASSERT_EQ(s1.size(), 3u);
     std::vector<Tensor> s2 = cell->apply(std::vector<Tensor>{steps[1], s1[1], s1[2]});
     expectClose(toVec(s2[0]), toVec(whole), "two cell steps");
@@ -429,9 +473,13 @@ TEST(LayersRnnCells, ACellCallIsOneStep) {
 }
 
 TEST(LayersRnnCells, ConfigsRoundTripInTfjsForm) {
-  auto r = layers::rnn(Json{{"cell", Json::array({Json{{"class_name", "GRUCell"}, {"config", {{"units", 3}, {"name", "g"}}}},
-                                                   Json{{"className", "SimpleRNNCell"}, {"config", {{"units", 2}}}}})},
-                            {"returnSequences", true}, {"inputShape", {4, 5}}, {"name", "r"}});
+  auto r = layers::rnn(
+      Json{{"cell",
+            Json::array({Json{{"class_name", "GRUCell"}, {"config", {{"units", 3}, {"name", "g"}}}},
+                         Json{{"className", "SimpleRNNCell"}, {"config", {{"units", 2}}}}})},
+           {"returnSequences", true},
+           {"inputShape", {4, 5}},
+           {"name", "r"}});
   Json c = r->getConfig();
   EXPECT_EQ(c["return_sequences"], true);
   EXPECT_EQ(c["stateful"], false);
@@ -461,15 +509,19 @@ TEST(LayersRnnCells, ConfigsRoundTripInTfjsForm) {
 TEST(LayersRnnCells, Gradients) {
   checkLayer({"rnn_stacked_back",
               [] {
-                return layers::rnn(layers::stackedRNNCells({layers::simpleRNNCell({{"units", 2}, {"biasInitializer", kRandomBias}}),
-                                                            layers::lstmCell({{"units", 2}, {"recurrentActivation", "sigmoid"}})}),
-                                   {{"returnSequences", true}, {"goBackwards", true}});
+                return layers::rnn(
+                    layers::stackedRNNCells(
+                        {layers::simpleRNNCell({{"units", 2}, {"biasInitializer", kRandomBias}}),
+                         layers::lstmCell({{"units", 2}, {"recurrentActivation", "sigmoid"}})}),
+                    {{"returnSequences", true}, {"goBackwards", true}});
               },
               {{2, 3, 2}}});
   checkLayer({"rnn_gru_cell_reset_after",
               [] {
-                return layers::rnn(layers::gruCell({{"units", 2}, {"resetAfter", true}, {"biasInitializer", kRandomBias}}),
-                                   {{"returnState", true}});
+                return layers::rnn(
+                    layers::gruCell(
+                        {{"units", 2}, {"resetAfter", true}, {"biasInitializer", kRandomBias}}),
+                    {{"returnState", true}});
               },
               {{2, 3, 2}}});
 }
@@ -478,18 +530,44 @@ TEST(LayersRnnCells, Errors) {
   expectError([] { layers::rnn(layers::dense({{"units", 2}})); }, {"RNN", "cell", "Dense"});
   expectError([] { layers::rnn(Json{{"units", 2}}); }, {"RNN", "cell", "required"});
   // Stateful needs the batch size (TF.js's rule).
-  expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"stateful", true}})->apply(input({{"shape", {3, 2}}})); },
-              {"RNN", "stateful", "batch size"});
-  expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"merge_mode", "sum"}}); }, {"RNN", "merge_mode"});
-  expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}), {{"returnSequences", "yes"}}); },
-              {"RNN", "return_sequences"});
-  expectError([] { layers::lstmCell({{"units", 2}, {"returnSequences", true}, {"name", "c1"}}); },
-              {"LSTMCell", "c1", "return_sequences"});
+  expectError(
+      [] {
+        layers::rnn(layers::lstmCell({{"units", 2}}), {{"stateful", true}})
+            ->apply(input({{"shape", {3, 2}}}));
+      },
+      {"RNN", "stateful", "batch size"});
+  expectError(
+      [] {
+        layers::rnn(layers::lstmCell({{"units", 2}}), {{"merge_mode", "sum"}});
+      },
+      {"RNN", "merge_mode"});
+  expectError(
+      [] {
+        layers::rnn(layers::lstmCell({{"units", 2}}), {{"returnSequences", "yes"}});
+      },
+      {"RNN", "return_sequences"});
+  expectError(
+      [] {
+        layers::lstmCell({{"units", 2}, {"returnSequences", true}, {"name", "c1"}});
+      },
+      {"LSTMCell", "c1", "return_sequences"});
   expectError([] { layers::gruCell({{"units", -1}, {"name", "c2"}}); }, {"GRUCell", "c2", "units"});
-  expectError([] { layers::simpleRNNCell({{"units", 2}, {"activation", 3}}); }, {"SimpleRNNCell", "activation"});
+  expectError(
+      [] {
+        layers::simpleRNNCell({{"units", 2}, {"activation", 3}});
+      },
+      {"SimpleRNNCell", "activation"});
   expectError([] { layers::stackedRNNCells({}); }, {"StackedRNNCells", "cells"});
-  expectError([] { layers::fromConfig("StackedRNNCells", Json{{"cells", "LSTMCell"}}); }, {"StackedRNNCells", "cells"});
-  expectError([] { layers::rnn(layers::lstmCell({{"units", 2}}))->apply(ones({2, 3})); }, {"RNN", "rank 3", "[-1,3]"});
+  expectError(
+      [] {
+        layers::fromConfig("StackedRNNCells", Json{{"cells", "LSTMCell"}});
+      },
+      {"StackedRNNCells", "cells"});
+  expectError(
+      [] {
+        layers::rnn(layers::lstmCell({{"units", 2}}))->apply(ones({2, 3}));
+      },
+      {"RNN", "rank 3", "[-1,3]"});
   auto r = layers::rnn(layers::simpleRNNCell({{"units", 2}}));
   r->apply(sequence(1, 2, 3));
   expectError([&] { r->apply(sequence(1, 2, 4)); }, {"SimpleRNN", "3 input features", "[1,2,4]"});
@@ -499,8 +577,9 @@ TEST(LayersRnnCells, Errors) {
 
 /// conv2d in double, NHWC, TF's 'same' / 'valid' padding. x [n, H, W, C] flat,
 /// k [kh, kw, C, O] flat; returns [n, oh, ow, O].
-Vec convRef(const Vec& x, int64_t n, int64_t H, int64_t W, int64_t C, const Vec& k, int64_t kh, int64_t kw,
-            int64_t O, int64_t stride, int64_t dil, bool same, int64_t& oh, int64_t& ow) {
+Vec convRef(const Vec& x, int64_t n, int64_t H, int64_t W, int64_t C, const Vec& k, int64_t kh,
+            int64_t kw, int64_t O, int64_t stride, int64_t dil, bool same, int64_t& oh,
+            int64_t& ow) {
   const int64_t dkh = (kh - 1) * dil + 1, dkw = (kw - 1) * dil + 1;
   oh = same ? (H + stride - 1) / stride : (H - dkh) / stride + 1;
   ow = same ? (W + stride - 1) / stride : (W - dkw) / stride + 1;
@@ -525,29 +604,41 @@ Vec convRef(const Vec& x, int64_t n, int64_t H, int64_t W, int64_t C, const Vec&
 }
 
 TEST(LayersConvLstm, MatchesTheCellEquations) {
-  struct Case { int64_t k, stride, dil; bool same, back, seq; };
+  struct Case {
+    int64_t k, stride, dil;
+    bool same, back, seq;
+  };
   for (const Case& cs : {Case{3, 1, 1, false, false, false}, Case{2, 2, 1, false, true, true},
                          Case{3, 1, 1, true, false, true}, Case{2, 1, 2, true, true, false}}) {
-    SCOPED_TRACE(std::to_string(cs.k) + " stride " + std::to_string(cs.stride) + " dilation " + std::to_string(cs.dil) +
-                 (cs.same ? " same" : " valid") + (cs.back ? " back" : "") + (cs.seq ? " seq" : ""));
+    SCOPED_TRACE(std::to_string(cs.k) + " stride " + std::to_string(cs.stride) + " dilation " +
+                 std::to_string(cs.dil) + (cs.same ? " same" : " valid") +
+                 (cs.back ? " back" : "") + (cs.seq ? " seq" : ""));
     forEachBackend([&] {
       const int64_t b = 2, T = 3, H = 5, W = 6, C = 2, F = 2;
       setSeed(11);
-      auto l = layers::convLstm2d({{"filters", F}, {"kernelSize", cs.k}, {"strides", cs.stride},
-                                   {"dilationRate", cs.dil}, {"padding", cs.same ? "same" : "valid"},
-                                   {"goBackwards", cs.back}, {"returnSequences", cs.seq}, {"returnState", true},
+      auto l = layers::convLstm2d({{"filters", F},
+                                   {"kernelSize", cs.k},
+                                   {"strides", cs.stride},
+                                   {"dilationRate", cs.dil},
+                                   {"padding", cs.same ? "same" : "valid"},
+                                   {"goBackwards", cs.back},
+                                   {"returnSequences", cs.seq},
+                                   {"returnState", true},
                                    {"biasInitializer", kRandomBias}});
-      Tensor x = tensor([&] {
-        std::vector<float> v(static_cast<size_t>(b * T * H * W * C));
-        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.3 * i + 1));
-        return v;
-      }(), {b, T, H, W, C});
+      Tensor x = tensor(
+          [&] {
+            std::vector<float> v(static_cast<size_t>(b * T * H * W * C));
+            for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.3 * i + 1));
+            return v;
+          }(),
+          {b, T, H, W, C});
       std::vector<Tensor> ys = l->apply(std::vector<Tensor>{x});
       std::vector<Tensor> w = l->getWeights();
       ASSERT_EQ(w.size(), 3u);
       Vec xs = toVec(x), kernel = toVec(w[0]), rk = toVec(w[1]), bias = toVec(w[2]);
       int64_t oh = 0, ow = 0;
-      convRef(Vec(static_cast<size_t>(H * W * C)), 1, H, W, C, kernel, cs.k, cs.k, 4 * F, cs.stride, cs.dil, cs.same, oh, ow);
+      convRef(Vec(static_cast<size_t>(H * W * C)), 1, H, W, C, kernel, cs.k, cs.k, 4 * F, cs.stride,
+              cs.dil, cs.same, oh, ow);
       const int64_t S = b * oh * ow * F;
       Vec h(static_cast<size_t>(S), 0.0), c(static_cast<size_t>(S), 0.0), seq;
       std::vector<Vec> steps;
@@ -555,14 +646,18 @@ TEST(LayersConvLstm, MatchesTheCellEquations) {
         int64_t t = cs.back ? T - 1 - s : s;
         Vec xt;
         for (int64_t n = 0; n < b; ++n)
-          xt.insert(xt.end(), xs.begin() + (n * T + t) * H * W * C, xs.begin() + (n * T + t + 1) * H * W * C);
+          xt.insert(xt.end(), xs.begin() + (n * T + t) * H * W * C,
+                    xs.begin() + (n * T + t + 1) * H * W * C);
         int64_t a1, a2, r1, r2;
-        Vec zx = convRef(xt, b, H, W, C, kernel, cs.k, cs.k, 4 * F, cs.stride, cs.dil, cs.same, a1, a2);
+        Vec zx =
+            convRef(xt, b, H, W, C, kernel, cs.k, cs.k, 4 * F, cs.stride, cs.dil, cs.same, a1, a2);
         Vec zh = convRef(h, b, oh, ow, F, rk, cs.k, cs.k, 4 * F, 1, 1, true, r1, r2);
         auto hs = [](double v) { return std::clamp(0.2 * v + 0.5, 0.0, 1.0); };
         for (int64_t p = 0; p < b * oh * ow; ++p)
           for (int64_t f = 0; f < F; ++f) {
-            auto z = [&](int g) { return zx[p * 4 * F + g * F + f] + zh[p * 4 * F + g * F + f] + bias[g * F + f]; };
+            auto z = [&](int g) {
+              return zx[p * 4 * F + g * F + f] + zh[p * 4 * F + g * F + f] + bias[g * F + f];
+            };
             double& cc = c[p * F + f];
             cc = hs(z(1)) * cc + hs(z(0)) * std::tanh(z(2));
             h[p * F + f] = hs(z(3)) * std::tanh(cc);
@@ -574,7 +669,8 @@ TEST(LayersConvLstm, MatchesTheCellEquations) {
         EXPECT_EQ(ys[0].shape(), (Shape{b, T, oh, ow, F}));
         for (int64_t n = 0; n < b; ++n)
           for (int64_t s = 0; s < T; ++s)
-            seq.insert(seq.end(), steps[s].begin() + n * oh * ow * F, steps[s].begin() + (n + 1) * oh * ow * F);
+            seq.insert(seq.end(), steps[s].begin() + n * oh * ow * F,
+                       steps[s].begin() + (n + 1) * oh * ow * F);
         expectClose(toVec(ys[0]), seq, "sequence", 1e-4);
       } else {
         EXPECT_EQ(ys[0].shape(), (Shape{b, oh, ow, F}));
@@ -605,12 +701,17 @@ TEST(LayersConvLstm, MaskedStepsKeepTheState) {
     EXPECT_EQ(y[3 * step + k], y[2 * step + k]);
   }
   Vec plain = toVec(conv->apply(xs));
-  for (size_t k = 4 * step; k < 8 * step; ++k) EXPECT_NEAR(y[k], plain[k], 1e-6);  // row 1 is unmasked
+  for (size_t k = 4 * step; k < 8 * step; ++k)
+    EXPECT_NEAR(y[k], plain[k], 1e-6);  // row 1 is unmasked
 }
 
 TEST(LayersConvLstm, CellStepsAndConfigs) {
-  auto l = layers::convLstm2d({{"filters", 2}, {"kernelSize", {2, 3}}, {"padding", "same"}, {"unitForgetBias", true},
-                               {"inputShape", {3, 4, 5, 1}}, {"name", "cl"}});
+  auto l = layers::convLstm2d({{"filters", 2},
+                               {"kernelSize", {2, 3}},
+                               {"padding", "same"},
+                               {"unitForgetBias", true},
+                               {"inputShape", {3, 4, 5, 1}},
+                               {"name", "cl"}});
   Json c = l->getConfig();
   EXPECT_EQ(c["filters"], 2);
   EXPECT_EQ(c["kernel_size"], Json::array({2, 3}));
@@ -629,42 +730,89 @@ TEST(LayersConvLstm, CellStepsAndConfigs) {
 
   auto cell = layers::convLstm2dCell({{"filters", 2}, {"kernelSize", 2}, {"padding", "same"}});
   Tensor step = ones({1, 4, 5, 1});
-  std::vector<Tensor> s = cell->apply(std::vector<Tensor>{step, zeros({1, 4, 5, 2}), zeros({1, 4, 5, 2})});
+  std::vector<Tensor> s =
+      cell->apply(std::vector<Tensor>{step, zeros({1, 4, 5, 2}), zeros({1, 4, 5, 2})});
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].shape(), (Shape{1, 4, 5, 2}));
-  EXPECT_EQ(layers::fromConfig("ConvLSTM2DCell", cell->getConfig())->getConfig().dump(), cell->getConfig().dump());
+  EXPECT_EQ(layers::fromConfig("ConvLSTM2DCell", cell->getConfig())->getConfig().dump(),
+            cell->getConfig().dump());
 }
 
 TEST(LayersConvLstm, Gradients) {
   checkLayer({"conv_lstm2d_same_seq",
               [] {
-                return layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"padding", "same"}, {"returnSequences", true},
-                                           {"recurrentActivation", "sigmoid"}, {"biasInitializer", kRandomBias}});
+                return layers::convLstm2d({{"filters", 2},
+                                           {"kernelSize", 2},
+                                           {"padding", "same"},
+                                           {"returnSequences", true},
+                                           {"recurrentActivation", "sigmoid"},
+                                           {"biasInitializer", kRandomBias}});
               },
               {{1, 3, 3, 3, 2}}});
   checkLayer({"conv_lstm2d_strides_back",
-              [] { return layers::convLstm2d({{"filters", 1}, {"kernelSize", 2}, {"strides", 2}, {"goBackwards", true}}); },
+              [] {
+                return layers::convLstm2d(
+                    {{"filters", 1}, {"kernelSize", 2}, {"strides", 2}, {"goBackwards", true}});
+              },
               {{2, 2, 4, 4, 1}}});
 }
 
 TEST(LayersConvLstm, Errors) {
-  expectError([] { layers::convLstm2d({{"kernelSize", 2}, {"name", "c1"}}); }, {"ConvLSTM2D", "c1", "filters"});
-  expectError([] { layers::convLstm2d({{"filters", 2}}); }, {"ConvLSTM2D", "kernel_size", "required"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"padding", "full"}}); },
-              {"ConvLSTM2D", "padding", "'full'"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"dataFormat", "channelsFirst"}}); },
-              {"ConvLSTM2D", "data_format", "channelsFirst"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"kernelSizes", 2}}); },
-              {"ConvLSTM2D", "kernel_sizes"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"units", 2}}); }, {"ConvLSTM2D", "units"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"unroll", true}}); }, {"ConvLSTM2D", "unroll"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", "3"}}); }, {"ConvLSTM2D", "kernel_size"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}})->apply(ones({1, 2, 3, 3})); },
-              {"ConvLSTM2D", "rank 5", "[-1,2,3,3]"});
-  expectError([] { layers::convLstm2d({{"filters", 2}, {"kernelSize", 4}})->apply(ones({1, 2, 3, 3, 1})); },
-              {"ConvLSTM2D", "too small"});
-  expectError([] { layers::convLstm2dCell({{"filters", 2}, {"kernelSize", 2}, {"returnSequences", true}}); },
-              {"ConvLSTM2DCell", "return_sequences"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"kernelSize", 2}, {"name", "c1"}});
+      },
+      {"ConvLSTM2D", "c1", "filters"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}});
+      },
+      {"ConvLSTM2D", "kernel_size", "required"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"padding", "full"}});
+      },
+      {"ConvLSTM2D", "padding", "'full'"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"dataFormat", "channelsFirst"}});
+      },
+      {"ConvLSTM2D", "data_format", "channelsFirst"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"kernelSizes", 2}});
+      },
+      {"ConvLSTM2D", "kernel_sizes"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"units", 2}});
+      },
+      {"ConvLSTM2D", "units"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}, {"unroll", true}});
+      },
+      {"ConvLSTM2D", "unroll"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", "3"}});
+      },
+      {"ConvLSTM2D", "kernel_size"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 2}})->apply(ones({1, 2, 3, 3}));
+      },
+      {"ConvLSTM2D", "rank 5", "[-1,2,3,3]"});
+  expectError(
+      [] {
+        layers::convLstm2d({{"filters", 2}, {"kernelSize", 4}})->apply(ones({1, 2, 3, 3, 1}));
+      },
+      {"ConvLSTM2D", "too small"});
+  expectError(
+      [] {
+        layers::convLstm2dCell({{"filters", 2}, {"kernelSize", 2}, {"returnSequences", true}});
+      },
+      {"ConvLSTM2DCell", "return_sequences"});
 }
 
 }  // namespace

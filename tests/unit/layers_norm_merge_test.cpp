@@ -16,7 +16,8 @@ namespace {
 
 std::vector<float> wave(size_t n, float seed, float scale = 0.9f, float offset = 0.0f) {
   std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = offset + scale * std::sin(0.7f * static_cast<float>(i) + seed);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = offset + scale * std::sin(0.7f * static_cast<float>(i) + seed);
   return v;
 }
 
@@ -25,7 +26,8 @@ std::vector<int64_t> axisIndex(const Shape& s, int64_t axis) {
   int64_t inner = 1;
   for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
   std::vector<int64_t> out(static_cast<size_t>(shapeSize(s)));
-  for (size_t i = 0; i < out.size(); ++i) out[i] = (static_cast<int64_t>(i) / inner) % s[static_cast<size_t>(axis)];
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = (static_cast<int64_t>(i) / inner) % s[static_cast<size_t>(axis)];
   return out;
 }
 
@@ -40,13 +42,15 @@ void featureMoments(const std::vector<float>& x, const std::vector<int64_t>& idx
     count[idx[i]] += 1;
   }
   for (int64_t c = 0; c < dim; ++c) mean[c] /= count[c];
-  for (size_t i = 0; i < x.size(); ++i) var[idx[i]] += (x[i] - mean[idx[i]]) * (x[i] - mean[idx[i]]);
+  for (size_t i = 0; i < x.size(); ++i)
+    var[idx[i]] += (x[i] - mean[idx[i]]) * (x[i] - mean[idx[i]]);
   for (int64_t c = 0; c < dim; ++c) var[c] /= count[c];
 }
 
 std::vector<double> normalize(const std::vector<float>& x, const std::vector<int64_t>& idx,
                               const std::vector<double>& mean, const std::vector<double>& var,
-                              const std::vector<float>& gamma, const std::vector<float>& beta, double eps) {
+                              const std::vector<float>& gamma, const std::vector<float>& beta,
+                              double eps) {
   std::vector<double> y(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     size_t c = static_cast<size_t>(idx[i]);
@@ -65,7 +69,8 @@ TEST(LayersNorm, BatchNormWeightsFollowTfjsOrderAndNames) {
   std::vector<std::string> names;
   for (const Variable& v : w) names.push_back(v.name());
   EXPECT_EQ(names, (std::vector<std::string>{bn->name() + "/gamma", bn->name() + "/beta",
-                                             bn->name() + "/moving_mean", bn->name() + "/moving_variance"}));
+                                             bn->name() + "/moving_mean",
+                                             bn->name() + "/moving_variance"}));
   EXPECT_EQ(bn->trainableWeights().size(), 2u);
   EXPECT_EQ(bn->nonTrainableWeights().size(), 2u);
   EXPECT_EQ(w[0].data<float>(), (std::vector<float>{1, 1, 1}));  // gamma ones
@@ -78,7 +83,10 @@ TEST(LayersNorm, BatchNormWeightsFollowTfjsOrderAndNames) {
 }
 
 TEST(LayersNorm, BatchNormInferenceAndTrainingMatchPlainLoops) {
-  struct Case { Shape shape; int64_t axis; };
+  struct Case {
+    Shape shape;
+    int64_t axis;
+  };
   for (const Case& c : {Case{{2, 2, 3, 3}, -1}, Case{{3, 2, 4}, 1}}) {
     SCOPED_TRACE(shapeToString(c.shape));
     onEveryBackend([&] {
@@ -90,9 +98,11 @@ TEST(LayersNorm, BatchNormInferenceAndTrainingMatchPlainLoops) {
       std::vector<float> x0 = wave(n, 0.4f, 2.0f, 0.5f), x1 = wave(n, 1.9f, 1.5f, -0.3f);
       Tensor t0 = tensor(x0, c.shape), t1 = tensor(x1, c.shape);
       bn->apply(t0);
-      std::vector<float> gamma = wave(d, 0.1f, 0.5f, 1.0f), beta = wave(d, 0.7f), mm = wave(d, 1.3f, 0.3f);
+      std::vector<float> gamma = wave(d, 0.1f, 0.5f, 1.0f), beta = wave(d, 0.7f),
+                         mm = wave(d, 1.3f, 0.3f);
       std::vector<float> mv = wave(d, 2.1f, 0.4f, 1.0f);
-      bn->setWeights({tensor(gamma, {dim}), tensor(beta, {dim}), tensor(mm, {dim}), tensor(mv, {dim})});
+      bn->setWeights(
+          {tensor(gamma, {dim}), tensor(beta, {dim}), tensor(mm, {dim}), tensor(mv, {dim})});
       std::vector<int64_t> idx = axisIndex(c.shape, axis);
 
       // Inference: the moving statistics normalize; nothing changes.
@@ -103,7 +113,8 @@ TEST(LayersNorm, BatchNormInferenceAndTrainingMatchPlainLoops) {
       // Training: batch moments normalize; moving = moving * momentum + batch * (1 - momentum).
       std::vector<double> mean, var;
       featureMoments(x0, idx, dim, mean, var);
-      expectNear(bn->apply(t0, true).toFloats(), normalize(x0, idx, mean, var, gamma, beta, eps), 1e-4);
+      expectNear(bn->apply(t0, true).toFloats(), normalize(x0, idx, mean, var, gamma, beta, eps),
+                 1e-4);
       std::vector<double> wantMean(d), wantVar(d);
       for (size_t k = 0; k < d; ++k) {
         wantMean[k] = mm[k] * momentum + mean[k] * (1 - momentum);
@@ -122,7 +133,8 @@ TEST(LayersNorm, BatchNormInferenceAndTrainingMatchPlainLoops) {
       expectNear(bn->getWeights()[3].toFloats(), wantVar);
       // Inference now uses the updated statistics; gamma and beta are untouched.
       EXPECT_EQ(bn->getWeights()[0].toFloats(), gamma);
-      expectNear(bn->apply(t1, false).toFloats(), normalize(x1, idx, wantMean, wantVar, gamma, beta, eps), 1e-4);
+      expectNear(bn->apply(t1, false).toFloats(),
+                 normalize(x1, idx, wantMean, wantVar, gamma, beta, eps), 1e-4);
     });
   }
 }
@@ -141,12 +153,21 @@ TEST(LayersNorm, BatchNormTrainingLeavesNoTensorsBehind) {
 
 TEST(LayersNorm, BatchNormGradients) {
   auto make = [] {
-    return layers::batchNormalization({{"betaInitializer", "randomNormal"}, {"gammaInitializer", "randomUniform"},
-                                       {"movingVarianceInitializer", {{"className", "Constant"}, {"config", {{"value", 2.0}}}}}});
+    return layers::batchNormalization(
+        {{"betaInitializer", "randomNormal"},
+         {"gammaInitializer", "randomUniform"},
+         {"movingVarianceInitializer", {{"className", "Constant"}, {"config", {{"value", 2.0}}}}}});
   };
   checkLayer({"bn_inference", make, {{3, 4}}});
   checkLayer({"bn_training", make, {{4, 3}}, {}, 5, true});
-  checkLayer({"bn_training_axis1", [] { return layers::batchNormalization({{"axis", 1}}); }, {{2, 2, 3}}, {}, 5, true});
+  checkLayer({"bn_training_axis1",
+              [] {
+                return layers::batchNormalization({{"axis", 1}});
+              },
+              {{2, 2, 3}},
+              {},
+              5,
+              true});
 }
 
 // ---- LayerNormalization ----------------------------------------------------
@@ -165,12 +186,14 @@ TEST(LayersNorm, LayerNormMatchesPlainLoop) {
       double m = 0, v = 0;
       for (int k = 0; k < 4; ++k) m += x[r * 4 + k] / 4.0;
       for (int k = 0; k < 4; ++k) v += (x[r * 4 + k] - m) * (x[r * 4 + k] - m) / 4.0;
-      for (int k = 0; k < 4; ++k) want[r * 4 + k] = (x[r * 4 + k] - m) / std::sqrt(v + 1e-3) * gamma[k] + beta[k];
+      for (int k = 0; k < 4; ++k)
+        want[r * 4 + k] = (x[r * 4 + k] - m) / std::sqrt(v + 1e-3) * gamma[k] + beta[k];
     }
     expectNear(ln->apply(tensor(x, s)).toFloats(), want, 1e-4);
 
     // Axes [1, 2] with parameters of shape [3, 4]; no beta.
-    LayerPtr ln2 = layers::layerNormalization({{"axis", {1, 2}}, {"center", false}, {"epsilon", 0.01}});
+    LayerPtr ln2 =
+        layers::layerNormalization({{"axis", {1, 2}}, {"center", false}, {"epsilon", 0.01}});
     ln2->apply(tensor(x, s));
     ASSERT_EQ(ln2->weights().size(), 1u);
     EXPECT_EQ(ln2->weights()[0].shape(), (Shape{3, 4}));
@@ -181,7 +204,8 @@ TEST(LayersNorm, LayerNormMatchesPlainLoop) {
       double m = 0, v = 0;
       for (int k = 0; k < 12; ++k) m += x[b * 12 + k] / 12.0;
       for (int k = 0; k < 12; ++k) v += (x[b * 12 + k] - m) * (x[b * 12 + k] - m) / 12.0;
-      for (int k = 0; k < 12; ++k) want[b * 12 + k] = (x[b * 12 + k] - m) / std::sqrt(v + 0.01) * g2[k];
+      for (int k = 0; k < 12; ++k)
+        want[b * 12 + k] = (x[b * 12 + k] - m) / std::sqrt(v + 0.01) * g2[k];
     }
     expectNear(ln2->apply(tensor(x, s)).toFloats(), want, 1e-4);
   });
@@ -190,16 +214,21 @@ TEST(LayersNorm, LayerNormMatchesPlainLoop) {
 TEST(LayersNorm, LayerNormGradients) {
   auto init = Json{{"betaInitializer", "randomNormal"}, {"gammaInitializer", "randomUniform"}};
   checkLayer({"ln_last", [init] { return layers::layerNormalization(init); }, {{2, 4}}});
-  checkLayer({"ln_two_axes", [] { return layers::layerNormalization({{"axis", {-2, -1}}, {"gammaInitializer", "randomUniform"}}); },
+  checkLayer({"ln_two_axes",
+              [] {
+                return layers::layerNormalization(
+                    {{"axis", {-2, -1}}, {"gammaInitializer", "randomUniform"}});
+              },
               {{2, 2, 3}}});
 }
 
 TEST(LayersNorm, ConfigsAreTheKerasFormTfjsWrites) {
   using V = std::vector<std::string>;
   Json bn = layers::batchNormalization({{"momentum", 0.9}})->getConfig();
-  EXPECT_EQ(keys(bn), (V{"axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
-                         "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer",
-                         "gamma_regularizer", "beta_constraint", "gamma_constraint", "name", "trainable", "dtype"}));
+  EXPECT_EQ(keys(bn), (V{"axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
+                         "gamma_initializer", "moving_mean_initializer",
+                         "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+                         "beta_constraint", "gamma_constraint", "name", "trainable", "dtype"}));
   EXPECT_EQ(bn["axis"], -1);
   EXPECT_EQ(bn["momentum"], 0.9);
   EXPECT_EQ(bn["epsilon"], 0.001);
@@ -207,37 +236,63 @@ TEST(LayersNorm, ConfigsAreTheKerasFormTfjsWrites) {
   EXPECT_EQ(bn["moving_mean_initializer"]["class_name"], "Zeros");
   LayerPtr ln = layers::layerNormalization();
   Json lc = ln->getConfig();
-  EXPECT_EQ(keys(lc), (V{"axis", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
-                         "beta_regularizer", "gamma_regularizer", "name", "trainable", "dtype"}));
+  EXPECT_EQ(keys(lc),
+            (V{"axis", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
+               "beta_regularizer", "gamma_regularizer", "name", "trainable", "dtype"}));
   EXPECT_EQ(lc["axis"], -1);
   ln->apply(ones({2, 3, 4}));
   EXPECT_EQ(ln->getConfig()["axis"], Json::parse("[2]"));  // TF.js stores built axes non-negative
 
   Tensor x = tensor(wave(24, 0.9f, 2.0f), {2, 3, 4});
-  LayerPtr trained = layers::batchNormalization({{"axis", 1}, {"momentum", 0.5}, {"scale", false},
-                                                 {"betaRegularizer", "l2"}});
+  LayerPtr trained = layers::batchNormalization(
+      {{"axis", 1}, {"momentum", 0.5}, {"scale", false}, {"betaRegularizer", "l2"}});
   trained->apply(x, true);  // moving statistics move away from their initial values
   expectRoundTrip(trained, {x});
   expectRoundTrip(layers::layerNormalization({{"axis", {1, 2}}, {"epsilon", 0.1}}), {x});
   // Keras writes BatchNormalization's axis as a list.
-  LayerPtr keras = layers::fromConfig("BatchNormalization", Json::parse(R"({"axis": [1], "name": "bn_keras"})"));
+  LayerPtr keras =
+      layers::fromConfig("BatchNormalization", Json::parse(R"({"axis": [1], "name": "bn_keras"})"));
   EXPECT_EQ(keras->apply(x).shape(), (Shape{2, 3, 4}));
   EXPECT_EQ(keras->weights()[0].shape(), (Shape{3}));
 }
 
 TEST(LayersNorm, ErrorsNameTheLayerAndTheProblem) {
-  expectError([] { layers::batchNormalization({{"momentum", 1.5}}); }, {"BatchNormalization", "momentum"});
+  expectError(
+      [] {
+        layers::batchNormalization({{"momentum", 1.5}});
+      },
+      {"BatchNormalization", "momentum"});
   expectError([] { layers::batchNormalization({{"epsilon", 0}}); }, {"epsilon", "positive"});
-  expectError([] { layers::batchNormalization({{"axes", 1}}); }, {"BatchNormalization", "'axes'", "not an argument"});
-  expectError([] { layers::batchNormalization({{"axis", 3}})->apply(ones({2, 3})); },
-              {"BatchNormalization", "axis 3", "out of range"});
-  expectError([] { layers::batchNormalization()->apply(ones({4})); }, {"BatchNormalization", "rank >= 2"});
+  expectError(
+      [] {
+        layers::batchNormalization({{"axes", 1}});
+      },
+      {"BatchNormalization", "'axes'", "not an argument"});
+  expectError(
+      [] {
+        layers::batchNormalization({{"axis", 3}})->apply(ones({2, 3}));
+      },
+      {"BatchNormalization", "axis 3", "out of range"});
+  expectError([] { layers::batchNormalization()->apply(ones({4})); },
+              {"BatchNormalization", "rank >= 2"});
   LayerPtr bn = layers::batchNormalization();
   bn->apply(ones({2, 3}));
   expectError([&] { bn->apply(ones({2, 4})); }, {"BatchNormalization", "3 features", "[2,4]"});
-  expectError([&] { bn->apply(input({{"shape", {5}}})); }, {"BatchNormalization", "3 features", "[-1,5]"});
-  expectError([] { layers::batchNormalization()->apply(input({{"shape", {-1}}})); }, {"must be known"});
-  expectError([] { layers::layerNormalization({{"axis", {1, -2}}})->apply(ones({2, 3, 4})); }, {"LayerNormalization", "twice"});
+  expectError(
+      [&] {
+        bn->apply(input({{"shape", {5}}}));
+      },
+      {"BatchNormalization", "3 features", "[-1,5]"});
+  expectError(
+      [] {
+        layers::batchNormalization()->apply(input({{"shape", {-1}}}));
+      },
+      {"must be known"});
+  expectError(
+      [] {
+        layers::layerNormalization({{"axis", {1, -2}}})->apply(ones({2, 3, 4}));
+      },
+      {"LayerNormalization", "twice"});
   LayerPtr ln = layers::layerNormalization();
   ln->apply(ones({2, 3}));
   expectError([&] { ln->apply(ones({2, 5})); }, {"LayerNormalization", "[3]", "[2,5]"});
@@ -249,33 +304,40 @@ TEST(LayersMerge, HandValues) {
   onEveryBackend([&] {
     Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3}), b = tensor({10, 20, 30, 40, 50, 60}, {2, 3});
     Tensor c = tensor({-1, 0, 1, 2, 0.5f, -2}, {2, 3});
-    EXPECT_EQ(layers::add()->apply({a, b, c})[0].data<float>(), (std::vector<float>{10, 22, 34, 46, 55.5f, 64}));
-    EXPECT_EQ(layers::multiply()->apply({a, b})[0].data<float>(), (std::vector<float>{10, 40, 90, 160, 250, 360}));
-    EXPECT_EQ(layers::average()->apply({a, b})[0].data<float>(), (std::vector<float>{5.5f, 11, 16.5f, 22, 27.5f, 33}));
+    EXPECT_EQ(layers::add()->apply({a, b, c})[0].data<float>(),
+              (std::vector<float>{10, 22, 34, 46, 55.5f, 64}));
+    EXPECT_EQ(layers::multiply()->apply({a, b})[0].data<float>(),
+              (std::vector<float>{10, 40, 90, 160, 250, 360}));
+    EXPECT_EQ(layers::average()->apply({a, b})[0].data<float>(),
+              (std::vector<float>{5.5f, 11, 16.5f, 22, 27.5f, 33}));
     Tensor cat = layers::concatenate()->apply({a, tensor({7, 8}, {2, 1})})[0];
     EXPECT_EQ(cat.shape(), (Shape{2, 4}));
     EXPECT_EQ(cat.data<float>(), (std::vector<float>{1, 2, 3, 7, 4, 5, 6, 8}));
-    Tensor cat0 = layers::concatenate({{"axis", 1}})->apply({tensor({1, 2}, {1, 1, 2}), tensor({3, 4}, {1, 1, 2})})[0];
+    Tensor cat0 = layers::concatenate({{"axis", 1}})
+                      ->apply({tensor({1, 2}, {1, 1, 2}), tensor({3, 4}, {1, 1, 2})})[0];
     EXPECT_EQ(cat0.shape(), (Shape{1, 2, 2}));
     EXPECT_EQ(cat0.data<float>(), (std::vector<float>{1, 2, 3, 4}));
     // Keras broadcasting: a size-1 axis stretches; a lower-rank input gets unit
     // axes after the batch axis.
     Tensor bc = layers::add()->apply({a, tensor({100, 200}, {2, 1})})[0];
     EXPECT_EQ(bc.data<float>(), (std::vector<float>{101, 102, 103, 204, 205, 206}));
-    Tensor r3 = layers::multiply()->apply({tensor({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 2, 3}), a})[0];
+    Tensor r3 = layers::multiply()->apply(
+        {tensor({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 2, 3}), a})[0];
     EXPECT_EQ(r3.shape(), (Shape{2, 2, 3}));
     EXPECT_EQ(r3.data<float>(), (std::vector<float>{1, 4, 9, 4, 10, 18, 28, 40, 54, 40, 55, 72}));
   });
 }
 
 TEST(LayersMerge, SymbolicShapes) {
-  SymbolicTensorPtr a = input({{"shape", {4, 3}}}), b = input({{"shape", {4, 5}}}), c = input({{"shape", {4, 3}}});
+  SymbolicTensorPtr a = input({{"shape", {4, 3}}}), b = input({{"shape", {4, 5}}}),
+                    c = input({{"shape", {4, 3}}});
   EXPECT_EQ(layers::add()->apply({a, c})[0]->shape, (Shape{-1, 4, 3}));
   EXPECT_EQ(layers::concatenate()->apply({a, b})[0]->shape, (Shape{-1, 4, 8}));
   EXPECT_EQ(layers::concatenate({{"axis", 1}})->apply({a, c})[0]->shape, (Shape{-1, 8, 3}));
   SymbolicTensorPtr u = input({{"shape", {-1, 3}}});
   EXPECT_EQ(layers::concatenate({{"axis", 1}})->apply({a, u})[0]->shape, (Shape{-1, -1, 3}));
-  EXPECT_EQ(layers::multiply()->apply({a, input({{"shape", {1, 3}}})})[0]->shape, (Shape{-1, 4, 3}));
+  EXPECT_EQ(layers::multiply()->apply({a, input({{"shape", {1, 3}}})})[0]->shape,
+            (Shape{-1, 4, 3}));
   EXPECT_EQ(layers::average()->apply({a, input({{"shape", {3}}})})[0]->shape, (Shape{-1, 4, 3}));
   auto node = layers::add()->apply({a, c});
   EXPECT_EQ(node[0]->node->inputs.size(), 2u);
@@ -286,7 +348,11 @@ TEST(LayersMerge, Gradients) {
   checkLayer({"multiply_broadcast", [] { return layers::multiply(); }, {{2, 2, 3}, {2, 1, 3}}});
   checkLayer({"multiply_rank", [] { return layers::multiply(); }, {{2, 2, 3}, {2, 3}}});
   checkLayer({"average", [] { return layers::average(); }, {{2, 3}, {2, 3}}});
-  checkLayer({"concatenate", [] { return layers::concatenate({{"axis", 1}}); }, {{2, 1, 2}, {2, 3, 2}}});
+  checkLayer({"concatenate",
+              [] {
+                return layers::concatenate({{"axis", 1}});
+              },
+              {{2, 1, 2}, {2, 3, 2}}});
 }
 
 TEST(LayersMerge, ConfigsAndRoundTrip) {
@@ -307,20 +373,43 @@ TEST(LayersMerge, ConfigsAndRoundTrip) {
 TEST(LayersMerge, ErrorsNameTheShapes) {
   SymbolicTensorPtr a = input({{"shape", {3}}}), b = input({{"shape", {4}}});
   expectError([&] { layers::add()->apply({a, b}); }, {"Add", "[-1,3]", "[-1,4]"});
-  expectError([&] { layers::multiply()->apply(std::vector<SymbolicTensorPtr>{a}); }, {"Multiply", "at least 2"});
+  expectError([&] { layers::multiply()->apply(std::vector<SymbolicTensorPtr>{a}); },
+              {"Multiply", "at least 2"});
   expectError([] { layers::add()->apply(ones({2, 3})); }, {"Add", "at least 2"});
-  expectError([] { layers::average()->apply({ones({2, 3}), ones({3, 3})}); },
-              {"Average", "batch sizes", "[2,3]", "[3,3]"});
-  expectError([] { layers::add()->apply({ones({2, 2, 3}), ones({2, 3, 3})}); }, {"Add", "cannot be merged", "[-1,2,3]", "[-1,3,3]"});
+  expectError(
+      [] {
+        layers::average()->apply({ones({2, 3}), ones({3, 3})});
+      },
+      {"Average", "batch sizes", "[2,3]", "[3,3]"});
+  expectError(
+      [] {
+        layers::add()->apply({ones({2, 2, 3}), ones({2, 3, 3})});
+      },
+      {"Add", "cannot be merged", "[-1,2,3]", "[-1,3,3]"});
   SymbolicTensorPtr c = input({{"shape", {4, 3}}}), d = input({{"shape", {5, 3}}});
-  expectError([&] { layers::concatenate()->apply({c, d}); },
-              {"Concatenate", "matching shapes", "[-1,4,3]", "[-1,5,3]"});
-  expectError([&] { layers::concatenate({{"axis", 3}})->apply({c, c}); }, {"Concatenate", "axis 3", "out of range"});
-  expectError([&] { layers::concatenate()->apply({c, a}); }, {"Concatenate", "same rank", "[-1,4,3]", "[-1,3]"});
+  expectError(
+      [&] {
+        layers::concatenate()->apply({c, d});
+      },
+      {"Concatenate", "matching shapes", "[-1,4,3]", "[-1,5,3]"});
+  expectError(
+      [&] {
+        layers::concatenate({{"axis", 3}})->apply({c, c});
+      },
+      {"Concatenate", "axis 3", "out of range"});
+  expectError(
+      [&] {
+        layers::concatenate()->apply({c, a});
+      },
+      {"Concatenate", "same rank", "[-1,4,3]", "[-1,3]"});
   expectError([] { layers::add({{"axis", 1}}); }, {"Add", "'axis'", "not an argument"});
   LayerPtr built = layers::concatenate();
   built->apply({ones({2, 3}), ones({2, 1})});
-  expectError([&] { built->apply({ones({2, 3}), ones({3, 1})}); }, {"Concatenate", "[2,3]", "[3,1]"});
+  expectError(
+      [&] {
+        built->apply({ones({2, 3}), ones({3, 1})});
+      },
+      {"Concatenate", "[2,3]", "[3,1]"});
 }
 
 }  // namespace

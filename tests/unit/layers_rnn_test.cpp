@@ -30,7 +30,8 @@ Vec toVec(const Tensor& t) {
 /// Deterministic inputs in [-1, 1].
 Tensor sequence(int64_t batch, int64_t time, int64_t features, int seed = 1) {
   std::vector<float> v(static_cast<size_t>(batch * time * features));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.7 * (i + 1) * seed + seed));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(std::sin(0.7 * (i + 1) * seed + seed));
   return tensor(v, {batch, time, features});
 }
 
@@ -80,7 +81,8 @@ Ref referenceRnn(Cell cell, const Vec& x, const Vec& kernel, const Vec& rk, cons
             hh = act(xw[2 * u + j] + r * hw[2 * u + j]);
           } else {
             double rh = 0;  // (r * h) @ rk[:, 2u:]
-            for (int64_t k = 0; k < u; ++k) rh += ract(xw[u + k] + hw[u + k]) * h[k] * rk[k * G + 2 * u + j];
+            for (int64_t k = 0; k < u; ++k)
+              rh += ract(xw[u + k] + hw[u + k]) * h[k] * rk[k * G + 2 * u + j];
             hh = act(xw[2 * u + j] + rh);
           }
           result = z * h[j] + (1 - z) * hh;
@@ -104,10 +106,12 @@ Vec stackSteps(const std::vector<Vec>& steps, int64_t b, int64_t u, bool reverse
   return out;
 }
 
-void expectClose(const Vec& actual, const Vec& expected, const std::string& what, double tol = 2e-5) {
+void expectClose(const Vec& actual, const Vec& expected, const std::string& what,
+                 double tol = 2e-5) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (size_t i = 0; i < actual.size(); ++i)
-    ASSERT_NEAR(actual[i], expected[i], tol * std::max(1.0, std::abs(expected[i]))) << what << " element " << i;
+    ASSERT_NEAR(actual[i], expected[i], tol * std::max(1.0, std::abs(expected[i])))
+        << what << " element " << i;
 }
 
 /// Runs fn once per available backend.
@@ -120,11 +124,12 @@ void forEachBackend(const std::function<void(const std::string&)>& fn) {
   }
 }
 
-const Json kRandomBias = {{"className", "RandomUniform"}, {"config", {{"minval", -0.5}, {"maxval", 0.5}}}};
+const Json kRandomBias = {{"className", "RandomUniform"},
+                          {"config", {{"minval", -0.5}, {"maxval", 0.5}}}};
 
 /// Applies a fresh layer and checks every output against referenceRnn.
-void checkAgainstReference(Cell cell, Json args, bool returnSequences, bool goBackwards, bool returnState,
-                           const Fn& act, const Fn& ract) {
+void checkAgainstReference(Cell cell, Json args, bool returnSequences, bool goBackwards,
+                           bool returnState, const Fn& act, const Fn& ract) {
   const int64_t b = 2, T = 3, in = 2, u = 3;
   args["units"] = u;
   args["returnSequences"] = returnSequences;
@@ -141,7 +146,8 @@ void checkAgainstReference(Cell cell, Json args, bool returnSequences, bool goBa
   std::vector<Tensor> w = layer->getWeights();
   ASSERT_EQ(w.size(), args.value("useBias", true) ? 3u : 2u);
   Vec bias = w.size() == 3 ? toVec(w[2]) : Vec{};
-  Ref ref = referenceRnn(cell, toVec(x), toVec(w[0]), toVec(w[1]), bias, b, T, in, u, goBackwards, act, ract);
+  Ref ref = referenceRnn(cell, toVec(x), toVec(w[0]), toVec(w[1]), bias, b, T, in, u, goBackwards,
+                         act, ract);
   size_t numStates = cell == Cell::lstm ? 2 : 1;
   ASSERT_EQ(ys.size(), returnState ? 1 + numStates : 1u);
   if (returnSequences) {
@@ -162,8 +168,8 @@ TEST(LayersRnn, SimpleRNNMatchesTheCellEquations) {
     for (bool seq : {false, true})
       for (bool back : {false, true})
         checkAgainstReference(Cell::simple, Json::object(), seq, back, seq, kTanh, kTanh);
-    checkAgainstReference(Cell::simple, {{"activation", "sigmoid"}, {"useBias", false}}, true, false, false,
-                          kSigmoid, kTanh);
+    checkAgainstReference(Cell::simple, {{"activation", "sigmoid"}, {"useBias", false}}, true,
+                          false, false, kSigmoid, kTanh);
   });
 }
 
@@ -173,8 +179,9 @@ TEST(LayersRnn, LSTMMatchesTheCellEquations) {
     for (bool seq : {false, true})
       for (bool back : {false, true})
         checkAgainstReference(Cell::lstm, Json::object(), seq, back, true, kTanh, kHardSigmoid);
-    checkAgainstReference(Cell::lstm, {{"recurrentActivation", "sigmoid"}, {"kernelInitializer", "glorotUniform"}},
-                          true, true, false, kTanh, kSigmoid);
+    checkAgainstReference(
+        Cell::lstm, {{"recurrentActivation", "sigmoid"}, {"kernelInitializer", "glorotUniform"}},
+        true, true, false, kTanh, kSigmoid);
   });
 }
 
@@ -183,11 +190,13 @@ TEST(LayersRnn, GRUMatchesTheCellEquations) {
     for (bool seq : {false, true})
       for (bool back : {false, true}) {
         checkAgainstReference(Cell::gru, Json::object(), seq, back, seq, kTanh, kHardSigmoid);
-        checkAgainstReference(Cell::gruResetAfter, {{"resetAfter", true}, {"biasInitializer", "ones"}}, seq, back,
-                              true, kTanh, kHardSigmoid);
+        checkAgainstReference(Cell::gruResetAfter,
+                              {{"resetAfter", true}, {"biasInitializer", "ones"}}, seq, back, true,
+                              kTanh, kHardSigmoid);
       }
-    checkAgainstReference(Cell::gru, {{"recurrentActivation", "sigmoid"}, {"activation", "relu"}}, true, false,
-                          false, [](double v) { return std::max(v, 0.0); }, kSigmoid);
+    checkAgainstReference(
+        Cell::gru, {{"recurrentActivation", "sigmoid"}, {"activation", "relu"}}, true, false, false,
+        [](double v) { return std::max(v, 0.0); }, kSigmoid);
   });
 }
 
@@ -231,7 +240,8 @@ TEST(LayersRnn, ReturnStateGivesSeveralOutputsEagerAndSymbolic) {
   expectError([&] { l->apply(sequence(2, 4, 3)); }, {"3 outputs", "vector form"});
 
   auto g = layers::gru({{"units", 5}, {"returnState", true}});
-  std::vector<SymbolicTensorPtr> outs = g->apply(std::vector<SymbolicTensorPtr>{input({{"shape", {7, 3}}})});
+  std::vector<SymbolicTensorPtr> outs =
+      g->apply(std::vector<SymbolicTensorPtr>{input({{"shape", {7, 3}}})});
   ASSERT_EQ(outs.size(), 2u);
   EXPECT_EQ(outs[0]->shape, (Shape{-1, 5}));
   EXPECT_EQ(outs[1]->shape, (Shape{-1, 5}));
@@ -276,19 +286,26 @@ TEST(LayersRnn, BidirectionalComposesForwardAndBackward) {
   const int64_t b = 2, T = 3, in = 2, u = 2;
   forEachBackend([&](const std::string&) {
     for (bool seq : {false, true})
-      for (const Json& mode : {Json("concat"), Json("sum"), Json("mul"), Json("ave"), Json(nullptr)}) {
+      for (const Json& mode :
+           {Json("concat"), Json("sum"), Json("mul"), Json("ave"), Json(nullptr)}) {
         SCOPED_TRACE(mode.dump() + (seq ? " sequences" : " last"));
-        auto inner = layers::lstm({{"units", u}, {"returnSequences", seq}, {"returnState", true},
-                                   {"biasInitializer", kRandomBias}, {"recurrentActivation", "sigmoid"}});
+        auto inner = layers::lstm({{"units", u},
+                                   {"returnSequences", seq},
+                                   {"returnState", true},
+                                   {"biasInitializer", kRandomBias},
+                                   {"recurrentActivation", "sigmoid"}});
         auto bi = layers::bidirectional(inner, {{"mergeMode", mode}});
         Tensor x = sequence(b, T, in, 3);
         std::vector<Tensor> ys = bi->apply(std::vector<Tensor>{x});
         std::vector<Tensor> w = bi->getWeights();
         ASSERT_EQ(w.size(), 6u);
-        Ref f = referenceRnn(Cell::lstm, toVec(x), toVec(w[0]), toVec(w[1]), toVec(w[2]), b, T, in, u, false, kTanh, kSigmoid);
-        Ref r = referenceRnn(Cell::lstm, toVec(x), toVec(w[3]), toVec(w[4]), toVec(w[5]), b, T, in, u, true, kTanh, kSigmoid);
+        Ref f = referenceRnn(Cell::lstm, toVec(x), toVec(w[0]), toVec(w[1]), toVec(w[2]), b, T, in,
+                             u, false, kTanh, kSigmoid);
+        Ref r = referenceRnn(Cell::lstm, toVec(x), toVec(w[3]), toVec(w[4]), toVec(w[5]), b, T, in,
+                             u, true, kTanh, kSigmoid);
         // Sequences: the backward one is put back into input time order.
-        Vec yf = seq ? stackSteps(f.steps, b, u) : f.h, yb = seq ? stackSteps(r.steps, b, u, true) : r.h;
+        Vec yf = seq ? stackSteps(f.steps, b, u) : f.h,
+            yb = seq ? stackSteps(r.steps, b, u, true) : r.h;
         std::vector<Vec> expected;
         if (mode == "concat") {
           Vec cat;
@@ -302,12 +319,15 @@ TEST(LayersRnn, BidirectionalComposesForwardAndBackward) {
         } else {
           Vec m(yf.size());
           for (size_t i = 0; i < m.size(); ++i)
-            m[i] = mode == "sum" ? yf[i] + yb[i] : mode == "mul" ? yf[i] * yb[i] : 0.5 * (yf[i] + yb[i]);
+            m[i] = mode == "sum"   ? yf[i] + yb[i]
+                   : mode == "mul" ? yf[i] * yb[i]
+                                   : 0.5 * (yf[i] + yb[i]);
           expected = {m};
         }
         for (const Vec* s : {&f.h, &f.c, &r.h, &r.c}) expected.push_back(*s);
         ASSERT_EQ(ys.size(), expected.size());
-        for (size_t k = 0; k < ys.size(); ++k) expectClose(toVec(ys[k]), expected[k], "output " + std::to_string(k));
+        for (size_t k = 0; k < ys.size(); ++k)
+          expectClose(toVec(ys[k]), expected[k], "output " + std::to_string(k));
         std::vector<Shape> shapes = bi->computeOutputShape({{-1, T, in}});
         ASSERT_EQ(shapes.size(), ys.size());
         for (size_t k = 0; k < ys.size(); ++k) {
@@ -320,14 +340,15 @@ TEST(LayersRnn, BidirectionalComposesForwardAndBackward) {
 }
 
 TEST(LayersRnn, BidirectionalWeightsFollowTFJS) {
-  auto bi = layers::bidirectional(layers::gru({{"units", 2}, {"name", "g"}, {"kernelRegularizer", "l2"}}),
-                                  {{"name", "bi"}});
+  auto bi = layers::bidirectional(
+      layers::gru({{"units", 2}, {"name", "g"}, {"kernelRegularizer", "l2"}}), {{"name", "bi"}});
   bi->apply(sequence(1, 2, 3));
   std::vector<std::string> names;
   for (const Variable& v : bi->weights()) names.push_back(v.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"bi/forward_g/kernel", "bi/forward_g/recurrent_kernel",
-                                             "bi/forward_g/bias", "bi/backward_g/kernel",
-                                             "bi/backward_g/recurrent_kernel", "bi/backward_g/bias"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"bi/forward_g/kernel", "bi/forward_g/recurrent_kernel",
+                                      "bi/forward_g/bias", "bi/backward_g/kernel",
+                                      "bi/backward_g/recurrent_kernel", "bi/backward_g/bias"}));
   EXPECT_EQ(bi->countParams(), 2 * (3 * 6 + 2 * 6 + 6));
   EXPECT_EQ(bi->regularizationLosses().size(), 2u);
   bi->setTrainable(false);
@@ -344,12 +365,14 @@ TEST(LayersRnn, BidirectionalWeightsFollowTFJS) {
 
 TEST(LayersRnn, TimeDistributedAppliesTheLayerToEveryStep) {
   forEachBackend([](const std::string&) {
-    auto dense = layers::dense({{"units", 3}, {"activation", "tanh"}, {"biasInitializer", kRandomBias}});
+    auto dense =
+        layers::dense({{"units", 3}, {"activation", "tanh"}, {"biasInitializer", kRandomBias}});
     auto td = layers::timeDistributed(dense, {{"name", "td"}});
     Tensor x = sequence(2, 4, 5);
     Tensor y = td->apply(x);
     ASSERT_EQ(y.shape(), (Shape{2, 4, 3}));
-    Vec k = toVec(dense->getWeights()[0]), bias = toVec(dense->getWeights()[1]), xv = toVec(x), expected;
+    Vec k = toVec(dense->getWeights()[0]), bias = toVec(dense->getWeights()[1]), xv = toVec(x),
+        expected;
     for (int64_t row = 0; row < 8; ++row)
       for (int64_t j = 0; j < 3; ++j) {
         double s = bias[j];
@@ -365,7 +388,8 @@ TEST(LayersRnn, TimeDistributedAppliesTheLayerToEveryStep) {
   Tensor x4 = reshape(sequence(2, 6, 2), {2, 3, 2, 2});
   Tensor y4 = layers::timeDistributed(perStep)->apply(x4);
   ASSERT_EQ(y4.shape(), (Shape{2, 3, 2}));
-  expectClose(toVec(y4), toVec(reshape(perStep->apply(reshape(x4, {6, 2, 2})), {2, 3, 2})), "per-step lstm", 1e-6);
+  expectClose(toVec(y4), toVec(reshape(perStep->apply(reshape(x4, {6, 2, 2})), {2, 3, 2})),
+              "per-step lstm", 1e-6);
   auto td = layers::timeDistributed(layers::dense({{"units", 6}, {"kernelRegularizer", "l1"}}));
   EXPECT_EQ(td->apply(input({{"shape", {-1, 4, 2}}}))->shape, (Shape{-1, -1, 4, 6}));
   EXPECT_EQ(td->regularizationLosses().size(), 1u);
@@ -378,42 +402,74 @@ TEST(LayersRnn, TimeDistributedAppliesTheLayerToEveryStep) {
 
 TEST(LayersRnn, Gradients) {
   checkLayer({"simple_rnn_seq_back",
-              [] { return layers::simpleRNN({{"units", 3}, {"returnSequences", true}, {"goBackwards", true},
-                                             {"biasInitializer", kRandomBias}}); },
+              [] {
+                return layers::simpleRNN({{"units", 3},
+                                          {"returnSequences", true},
+                                          {"goBackwards", true},
+                                          {"biasInitializer", kRandomBias}});
+              },
               {{2, 3, 2}}});
   checkLayer({"lstm_state",
-              [] { return layers::lstm({{"units", 2}, {"returnSequences", true}, {"returnState", true},
-                                        {"recurrentActivation", "sigmoid"}, {"biasInitializer", kRandomBias}}); },
+              [] {
+                return layers::lstm({{"units", 2},
+                                     {"returnSequences", true},
+                                     {"returnState", true},
+                                     {"recurrentActivation", "sigmoid"},
+                                     {"biasInitializer", kRandomBias}});
+              },
               {{2, 3, 2}}});
   checkLayer({"lstm_hard_sigmoid", [] { return layers::lstm({{"units", 2}}); }, {{2, 3, 2}}});
-  checkLayer({"gru", [] { return layers::gru({{"units", 2}, {"returnSequences", true},
-                                              {"biasInitializer", kRandomBias}}); },
+  checkLayer({"gru",
+              [] {
+                return layers::gru(
+                    {{"units", 2}, {"returnSequences", true}, {"biasInitializer", kRandomBias}});
+              },
               {{2, 3, 2}}});
   checkLayer({"gru_reset_after",
-              [] { return layers::gru({{"units", 2}, {"resetAfter", true}, {"recurrentActivation", "sigmoid"},
-                                       {"biasInitializer", kRandomBias}, {"goBackwards", true}}); },
+              [] {
+                return layers::gru({{"units", 2},
+                                    {"resetAfter", true},
+                                    {"recurrentActivation", "sigmoid"},
+                                    {"biasInitializer", kRandomBias},
+                                    {"goBackwards", true}});
+              },
               {{2, 3, 2}}});
 }
 
 TEST(LayersRnn, WrapperGradients) {
-  checkLayer({"bidirectional_concat_seq",
-              [] { return layers::bidirectional(layers::simpleRNN({{"units", 2}, {"returnSequences", true}})); },
-              {{2, 3, 2}}});
+  checkLayer(
+      {"bidirectional_concat_seq",
+       [] {
+         return layers::bidirectional(layers::simpleRNN({{"units", 2}, {"returnSequences", true}}));
+       },
+       {{2, 3, 2}}});
   checkLayer({"bidirectional_mul_lstm",
-              [] { return layers::bidirectional(layers::lstm({{"units", 2}, {"recurrentActivation", "sigmoid"}}),
-                                                {{"mergeMode", "mul"}}); },
+              [] {
+                return layers::bidirectional(
+                    layers::lstm({{"units", 2}, {"recurrentActivation", "sigmoid"}}),
+                    {{"mergeMode", "mul"}});
+              },
               {{2, 3, 2}}});
-  checkLayer({"time_distributed_dense",
-              [] { return layers::timeDistributed(layers::dense({{"units", 2}, {"activation", "tanh"}})); },
-              {{2, 3, 2}}});
+  checkLayer(
+      {"time_distributed_dense",
+       [] {
+         return layers::timeDistributed(layers::dense({{"units", 2}, {"activation", "tanh"}}));
+       },
+       {{2, 3, 2}}});
 }
 
 // ---- Configs ---------------------------------------------------------------------
 
 TEST(LayersRnn, ConfigsAreTFJSKerasAndRoundTrip) {
-  auto l = layers::lstm({{"units", 4}, {"returnSequences", true}, {"goBackwards", true}, {"unitForgetBias", true},
-                         {"recurrentRegularizer", "l2"}, {"kernelConstraint", "nonNeg"}, {"dropout", 0.25},
-                         {"inputShape", {5, 3}}, {"name", "lstm_a"}});
+  auto l = layers::lstm({{"units", 4},
+                         {"returnSequences", true},
+                         {"goBackwards", true},
+                         {"unitForgetBias", true},
+                         {"recurrentRegularizer", "l2"},
+                         {"kernelConstraint", "nonNeg"},
+                         {"dropout", 0.25},
+                         {"inputShape", {5, 3}},
+                         {"name", "lstm_a"}});
   Json c = l->getConfig();
   EXPECT_EQ(c["units"], 4);
   EXPECT_EQ(c["activation"], "tanh");
@@ -435,7 +491,8 @@ TEST(LayersRnn, ConfigsAreTFJSKerasAndRoundTrip) {
   EXPECT_FALSE(s.contains("recurrent_activation"));
   EXPECT_EQ(layers::fromConfig("SimpleRNN", s)->getConfig().dump(), s.dump());
 
-  auto bi = layers::bidirectional(layers::gru({{"units", 3}, {"returnSequences", true}}), {{"mergeMode", "ave"}});
+  auto bi = layers::bidirectional(layers::gru({{"units", 3}, {"returnSequences", true}}),
+                                  {{"mergeMode", "ave"}});
   Json bc = bi->getConfig();
   EXPECT_EQ(bc["merge_mode"], "ave");
   EXPECT_EQ(bc["layer"]["class_name"], "GRU");
@@ -443,11 +500,13 @@ TEST(LayersRnn, ConfigsAreTFJSKerasAndRoundTrip) {
   LayerPtr bcopy = layers::fromConfig("Bidirectional", bc);
   EXPECT_EQ(bcopy->getConfig().dump(), bc.dump());
   EXPECT_EQ(bcopy->apply(sequence(2, 3, 4)).shape(), (Shape{2, 3, 3}));
-  Json none = layers::bidirectional(layers::simpleRNN({{"units", 2}}), {{"mergeMode", nullptr}})->getConfig();
+  Json none = layers::bidirectional(layers::simpleRNN({{"units", 2}}), {{"mergeMode", nullptr}})
+                  ->getConfig();
   EXPECT_TRUE(none["merge_mode"].is_null());
   EXPECT_EQ(layers::fromConfig("Bidirectional", none)->computeOutputShape({{-1, 3, 4}}).size(), 2u);
   // TF.js camelCase keys in the nested spec are accepted too.
-  LayerPtr camel = layers::bidirectional(Json{{"layer", {{"className", "LSTM"}, {"config", {{"units", 2}}}}}});
+  LayerPtr camel =
+      layers::bidirectional(Json{{"layer", {{"className", "LSTM"}, {"config", {{"units", 2}}}}}});
   EXPECT_EQ(camel->getConfig()["merge_mode"], "concat");
 
   // A Keras (Python) GRU config: reset_after true and keys TF.js does not write.
@@ -472,36 +531,99 @@ TEST(LayersRnn, ConfigsAreTFJSKerasAndRoundTrip) {
 // ---- Errors and memory -----------------------------------------------------------------
 
 TEST(LayersRnn, Errors) {
-  expectError([] { layers::lstm({{"units", 2}})->apply(ones({2, 3})); }, {"LSTM", "rank 3", "[-1,3]"});
-  expectError([] { layers::gru({{"units", 2}})->apply(input({{"shape", {3, 4, 5}}})); }, {"GRU", "rank 3"});
-  expectError([] { layers::simpleRNN({{"units", 2}, {"stateful", true}}); }, {"SimpleRNN", "stateful", "not supported"});
+  expectError(
+      [] {
+        layers::lstm({{"units", 2}})->apply(ones({2, 3}));
+      },
+      {"LSTM", "rank 3", "[-1,3]"});
+  expectError(
+      [] {
+        layers::gru({{"units", 2}})->apply(input({{"shape", {3, 4, 5}}}));
+      },
+      {"GRU", "rank 3"});
+  expectError(
+      [] {
+        layers::simpleRNN({{"units", 2}, {"stateful", true}});
+      },
+      {"SimpleRNN", "stateful", "not supported"});
   expectError([] { layers::lstm({{"units", 0}}); }, {"LSTM", "units", "positive"});
   expectError([] { layers::lstm(Json::object()); }, {"LSTM", "units", "required"});
-  expectError([] { layers::gru({{"units", 2}, {"unitForgetBias", true}}); }, {"GRU", "unit_forget_bias"});
-  expectError([] { layers::simpleRNN({{"units", 2}, {"recurrentActivation", "tanh"}}); },
-              {"SimpleRNN", "recurrent_activation"});
-  expectError([] { layers::lstm({{"units", 2}, {"dropout", 1.5}}); }, {"LSTM", "dropout", "[0, 1)"});
-  expectError([] { layers::lstm({{"units", 2}, {"recurrentActivation", "sigmoidal"}}); }, {"sigmoidal"});
+  expectError(
+      [] {
+        layers::gru({{"units", 2}, {"unitForgetBias", true}});
+      },
+      {"GRU", "unit_forget_bias"});
+  expectError(
+      [] {
+        layers::simpleRNN({{"units", 2}, {"recurrentActivation", "tanh"}});
+      },
+      {"SimpleRNN", "recurrent_activation"});
+  expectError(
+      [] {
+        layers::lstm({{"units", 2}, {"dropout", 1.5}});
+      },
+      {"LSTM", "dropout", "[0, 1)"});
+  expectError(
+      [] {
+        layers::lstm({{"units", 2}, {"recurrentActivation", "sigmoidal"}});
+      },
+      {"sigmoidal"});
   auto built = layers::lstm({{"units", 2}});
   built->apply(sequence(1, 2, 3));
   expectError([&] { built->apply(sequence(1, 2, 4)); }, {"LSTM", "3 input features", "[1,2,4]"});
-  expectError([&] { built->apply(tensorInt({1, 2, 3, 4, 5, 6}, {1, 2, 3})); }, {"LSTM", "float32", "int32"});
+  expectError(
+      [&] {
+        built->apply(tensorInt({1, 2, 3, 4, 5, 6}, {1, 2, 3}));
+      },
+      {"LSTM", "float32", "int32"});
 
-  expectError([] { layers::bidirectional(layers::simpleRNN({{"units", 2}}), {{"mergeMode", "max"}}); },
-              {"Bidirectional", "merge_mode", "concat, sum, mul, ave", "'max'"});
-  expectError([] { layers::bidirectional(layers::dense({{"units", 2}})); }, {"Bidirectional", "recurrent", "Dense"});
+  expectError(
+      [] {
+        layers::bidirectional(layers::simpleRNN({{"units", 2}}), {{"mergeMode", "max"}});
+      },
+      {"Bidirectional", "merge_mode", "concat, sum, mul, ave", "'max'"});
+  expectError(
+      [] {
+        layers::bidirectional(layers::dense({{"units", 2}}));
+      },
+      {"Bidirectional", "recurrent", "Dense"});
   expectError([] { layers::bidirectional(LayerPtr()); }, {"Bidirectional", "none"});
-  expectError([] { layers::bidirectional(Json{{"layer", "LSTM"}}); }, {"Bidirectional", "class_name"});
-  expectError([] { layers::bidirectional(layers::gru({{"units", 2}}))->apply(ones({2, 3})); },
-              {"GRU", "rank 3", "[-1,3]"});
-  expectError([] { layers::timeDistributed(layers::dense({{"units", 2}}))->apply(ones({2, 3})); },
-              {"TimeDistributed", "rank >= 3", "[-1,3]"});
-  expectError([] { layers::timeDistributed(layers::dense({{"units", 2}}), {{"mergeMode", "sum"}}); },
-              {"TimeDistributed", "merge_mode"});
-  expectError([] { layers::gru({{"units", 2}, {"timeMajor", true}}); }, {"GRU", "time_major", "not supported"});
-  expectError([] { layers::timeDistributed(layers::lstm({{"units", 2}, {"returnState", true}}))->apply(ones({1, 2, 3, 4})); },
-              {"TimeDistributed", "LSTM", "3 outputs"});
-  expectError([] { layers::fromConfig("TimeDistributed", Json{{"name", "t"}}); }, {"TimeDistributed", "layer", "required"});
+  expectError(
+      [] {
+        layers::bidirectional(Json{{"layer", "LSTM"}});
+      },
+      {"Bidirectional", "class_name"});
+  expectError(
+      [] {
+        layers::bidirectional(layers::gru({{"units", 2}}))->apply(ones({2, 3}));
+      },
+      {"GRU", "rank 3", "[-1,3]"});
+  expectError(
+      [] {
+        layers::timeDistributed(layers::dense({{"units", 2}}))->apply(ones({2, 3}));
+      },
+      {"TimeDistributed", "rank >= 3", "[-1,3]"});
+  expectError(
+      [] {
+        layers::timeDistributed(layers::dense({{"units", 2}}), {{"mergeMode", "sum"}});
+      },
+      {"TimeDistributed", "merge_mode"});
+  expectError(
+      [] {
+        layers::gru({{"units", 2}, {"timeMajor", true}});
+      },
+      {"GRU", "time_major", "not supported"});
+  expectError(
+      [] {
+        layers::timeDistributed(layers::lstm({{"units", 2}, {"returnState", true}}))
+            ->apply(ones({1, 2, 3, 4}));
+      },
+      {"TimeDistributed", "LSTM", "3 outputs"});
+  expectError(
+      [] {
+        layers::fromConfig("TimeDistributed", Json{{"name", "t"}});
+      },
+      {"TimeDistributed", "layer", "required"});
 }
 
 TEST(LayersRnn, RepeatedCallsLeaveNoTensorsBehind) {
@@ -512,7 +634,8 @@ TEST(LayersRnn, RepeatedCallsLeaveNoTensorsBehind) {
   int64_t before = memory().numTensors;
   for (int i = 0; i < 5; ++i) {
     Tensor y = td->apply(bi->apply(x, true));
-    Tensor g = grads([&](const std::vector<Tensor>& in) { return sum(td->apply(bi->apply(in[0]))); }, {x})[0];
+    Tensor g = grads(
+        [&](const std::vector<Tensor>& in) { return sum(td->apply(bi->apply(in[0]))); }, {x})[0];
   }
   EXPECT_EQ(memory().numTensors, before);
 }

@@ -41,12 +41,12 @@ TEST(HostPool, ReleasedBuffersAreReusedAndCounted) {
   b.release(p, 1000);
   EXPECT_EQ(b.bytesInUse(), 1024);  // pooled bytes are still held
   EXPECT_EQ(b.pooledBytes(), 1024);
-  void* q = b.allocate(1020);       // same size class
+  void* q = b.allocate(1020);  // same size class
   EXPECT_EQ(q, p);
   EXPECT_EQ(b.numAllocations(), 1);
   EXPECT_EQ(b.numPoolHits(), 1);
   EXPECT_EQ(b.pooledBytes(), 0);
-  void* r = b.allocate(1100);       // another class: from the system
+  void* r = b.allocate(1100);  // another class: from the system
   EXPECT_NE(r, p);
   EXPECT_EQ(b.numAllocations(), 2);
   EXPECT_EQ(b.allocate(0), nullptr);

@@ -1,5 +1,6 @@
 // Metrics against hand-computed values on every backend; names and errors.
 #include "glint/metrics.h"
+
 #include "op_harness.h"
 
 namespace glint::testing {
@@ -51,7 +52,8 @@ TEST(Metrics, HandValuesOnEveryBackend) {
 
 TEST(Metrics, NamesResolve) {
   using namespace metrics;
-  Tensor t = tensor({0, 1, 0, 1, 0, 0}, {2, 3}), p = tensor({0.2f, 0.5f, 0.3f, 0.1f, 0.6f, 0.3f}, {2, 3});
+  Tensor t = tensor({0, 1, 0, 1, 0, 0}, {2, 3}),
+         p = tensor({0.2f, 0.5f, 0.3f, 0.1f, 0.6f, 0.3f}, {2, 3});
   for (auto n : {"acc", "accuracy", "categorical_accuracy", "categoricalAccuracy"})
     expectValues(get(n)(t, p), {2}, {1, 0});
   for (auto n : {"top_k_categorical_accuracy", "topKCategoricalAccuracy"})
@@ -67,14 +69,24 @@ TEST(Metrics, NamesResolve) {
 TEST(Metrics, Errors) {
   using namespace metrics;
   expectError([] { get("f1"); }, {"[metrics.get]", "'f1'", "accuracy", "precision"});
-  expectError([] { categoricalAccuracy(ones({2, 3}), ones({2, 4})); },
-              {"[categoricalAccuracy]", "yTrue [2,3]", "yPred [2,4]"});
-  expectError([] { sparseCategoricalAccuracy(ones({3}), ones({2, 4})); },
-              {"[sparseCategoricalAccuracy]", "yTrue [3]", "[2,4]"});
-  expectError([] { topKCategoricalAccuracy(ones({2, 3}), ones({2, 3}), 0); },
-              {"[topKCategoricalAccuracy]", "k must be >= 1"});
+  expectError(
+      [] {
+        categoricalAccuracy(ones({2, 3}), ones({2, 4}));
+      },
+      {"[categoricalAccuracy]", "yTrue [2,3]", "yPred [2,4]"});
+  expectError(
+      [] {
+        sparseCategoricalAccuracy(ones({3}), ones({2, 4}));
+      },
+      {"[sparseCategoricalAccuracy]", "yTrue [3]", "[2,4]"});
+  expectError(
+      [] {
+        topKCategoricalAccuracy(ones({2, 3}), ones({2, 3}), 0);
+      },
+      {"[topKCategoricalAccuracy]", "k must be >= 1"});
   expectError([] { precision(ones({2}), ones({3})); }, {"[precision]", "[2]", "[3]"});
-  expectError([] { binaryAccuracy(ones({2}), ones({2}, DType::int32)); }, {"[binaryAccuracy]", "int32"});
+  expectError([] { binaryAccuracy(ones({2}), ones({2}, DType::int32)); },
+              {"[binaryAccuracy]", "int32"});
 }
 
 }  // namespace

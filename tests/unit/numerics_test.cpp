@@ -38,7 +38,9 @@ std::string numericsMessage(const std::function<void()>& fn) {
   return "";
 }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(DebugMode, NamesTheFirstKernelThatMadeANaNOnEveryBackend) {
   for (const std::string& backend : availableBackends()) {
@@ -147,7 +149,8 @@ TEST(LossScale, ScaledStepsEqualUnscaledOnes) {
   };
   std::vector<float> plain = run(false), scaled = run(true);
   ASSERT_EQ(plain.size(), scaled.size());
-  for (size_t i = 0; i < plain.size(); ++i) EXPECT_NEAR(scaled[i], plain[i], 1e-6f * (1 + std::abs(plain[i])));
+  for (size_t i = 0; i < plain.size(); ++i)
+    EXPECT_NEAR(scaled[i], plain[i], 1e-6f * (1 + std::abs(plain[i])));
 }
 
 TEST(LossScale, ABadBatchIsSkippedInTrainingAsIfItWasNeverThere) {
@@ -156,9 +159,9 @@ TEST(LossScale, ABadBatchIsSkippedInTrainingAsIfItWasNeverThere) {
     BackendScope on(backend);
     auto makeModel = [](bool scaled) {
       setSeed(3);
-      SequentialPtr m = sequential({layers::dense({{"units", 6}, {"activation", "tanh"},
-                                                   {"inputShape", {3}}}),
-                                    layers::dense({{"units", 2}})});
+      SequentialPtr m =
+          sequential({layers::dense({{"units", 6}, {"activation", "tanh"}, {"inputShape", {3}}}),
+                      layers::dense({{"units", 2}})});
       std::shared_ptr<Optimizer> opt(adam(0.01f));
       if (scaled) opt->lossScale = LossScale{.enabled = true, .scale = 256.0f};
       m->compile({.optimizer = opt, .loss = {"mse"}});
@@ -207,8 +210,8 @@ TEST(LossScale, ABadBatchIsSkippedInTrainingAsIfItWasNeverThere) {
 TEST(LossScale, DynamicScaleGrowsAfterTheIntervalAndStaysAboveTheMinimum) {
   Variable w = variable(tensor({1.0f}, {1}), true, "w");
   std::unique_ptr<Optimizer> opt = sgd(0.1f);
-  opt->lossScale = LossScale{.enabled = true, .scale = 4.0f, .dynamic = true, .growthInterval = 3,
-                             .minScale = 2.0f};
+  opt->lossScale = LossScale{
+      .enabled = true, .scale = 4.0f, .dynamic = true, .growthInterval = 3, .minScale = 2.0f};
   float factor = 1.0f;
   auto loss = [&] { return sum(mul(square(w), scalar(factor))); };
   for (int i = 0; i < 3; ++i) opt->minimize(loss, {w});

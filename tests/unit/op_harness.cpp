@@ -72,7 +72,9 @@ static std::vector<float> hostValues(const OpCase& c, size_t which) {
       case DType::int32:
         x = std::floor(spec.lo + (spec.hi - spec.lo + 1) * u);
         break;
-      case DType::boolean: x = u < 0.5 ? 0.0f : 1.0f; break;
+      case DType::boolean:
+        x = u < 0.5 ? 0.0f : 1.0f;
+        break;
     }
   }
   return v;
@@ -80,16 +82,20 @@ static std::vector<float> hostValues(const OpCase& c, size_t which) {
 
 static Tensor toTensor(const std::vector<float>& v, const InputSpec& spec) {
   switch (spec.dtype) {
-    case DType::float32: return tensor(v, spec.shape);
-    case DType::int32: return tensorInt(std::vector<int32_t>(v.begin(), v.end()), spec.shape);
-    case DType::boolean: return tensorBool(std::vector<uint8_t>(v.begin(), v.end()), spec.shape);
+    case DType::float32:
+      return tensor(v, spec.shape);
+    case DType::int32:
+      return tensorInt(std::vector<int32_t>(v.begin(), v.end()), spec.shape);
+    case DType::boolean:
+      return tensorBool(std::vector<uint8_t>(v.begin(), v.end()), spec.shape);
   }
   return Tensor();
 }
 
 std::vector<Tensor> makeInputs(const OpCase& c) {
   std::vector<Tensor> xs;
-  for (size_t i = 0; i < c.inputs.size(); ++i) xs.push_back(toTensor(hostValues(c, i), c.inputs[i]));
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    xs.push_back(toTensor(hostValues(c, i), c.inputs[i]));
   return xs;
 }
 
@@ -99,7 +105,8 @@ void expectError(const std::function<void()>& fn, const std::vector<std::string>
   } catch (const Error& e) {
     std::string msg = e.what();
     for (const auto& f : fragments)
-      EXPECT_NE(msg.find(f), std::string::npos) << "message \"" << msg << "\" lacks \"" << f << "\"";
+      EXPECT_NE(msg.find(f), std::string::npos)
+          << "message \"" << msg << "\" lacks \"" << f << "\"";
     return;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "threw a non-glint exception: " << e.what();
@@ -146,7 +153,6 @@ std::string caseName(const ::testing::TestParamInfo<OpCase>& info) {
   for (char c : info.param.name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
 }
-
 
 static bool close(double a, double b, double rtol, double atol) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);

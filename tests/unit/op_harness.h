@@ -50,8 +50,8 @@ struct InputSpec {
 
 /// Shorthands for the common specs.
 InputSpec F(Shape shape, float lo = -2.0f, float hi = 2.0f);
-InputSpec I(Shape shape, int lo, int hi);   // int32, not differentiable
-InputSpec B(Shape shape);                    // bool, not differentiable
+InputSpec I(Shape shape, int lo, int hi);  // int32, not differentiable
+InputSpec B(Shape shape);                  // bool, not differentiable
 InputSpec Fixed(Shape shape, std::vector<float> values, DType dtype = DType::float32);
 
 struct OpCase {
@@ -97,11 +97,9 @@ bool registerOpFamily(const char* name, std::vector<OpCase> cases);
 
 }  // namespace glint::testing
 
-#define GLINT_OP_CASES(family, cases_expr)                                           \
-  [[maybe_unused]] static const bool family##_registered =                           \
-      ::glint::testing::registerOpFamily(#family, cases_expr);                       \
-  INSTANTIATE_TEST_SUITE_P(family, OpTest,                      \
-                           ::testing::ValuesIn(cases_expr), caseName); \
-  INSTANTIATE_TEST_SUITE_P(family, OpGradTest,                   \
-                           ::testing::ValuesIn(withGradients(cases_expr)), \
+#define GLINT_OP_CASES(family, cases_expr)                                                     \
+  [[maybe_unused]] static const bool family##_registered =                                     \
+      ::glint::testing::registerOpFamily(#family, cases_expr);                                 \
+  INSTANTIATE_TEST_SUITE_P(family, OpTest, ::testing::ValuesIn(cases_expr), caseName);         \
+  INSTANTIATE_TEST_SUITE_P(family, OpGradTest, ::testing::ValuesIn(withGradients(cases_expr)), \
                            caseName)

@@ -16,8 +16,14 @@ std::vector<OpCase> cases() {
       {"add_int", {I({2, 2}, -5, 5), I({2}, -5, 5)}, add2, false},
       {"mul_broadcast", {F({3, 1}), F({1, 4})}, mul2},
       {"sum_all", {F({2, 3})}, [](const std::vector<Tensor>& v) { return sum(v[0]); }},
-      {"sum_axis_keep", {F({2, 3, 4})}, [](const std::vector<Tensor>& v) { return sum(v[0], {1}, true); }},
-      {"sum_neg_axes", {F({2, 3, 4})}, [](const std::vector<Tensor>& v) { return sum(v[0], {-1, 0}); }},
+      {"sum_axis_keep",
+       {F({2, 3, 4})},
+       [](const std::vector<Tensor>& v) { return sum(v[0], {1}, true); }},
+      {"sum_neg_axes",
+       {F({2, 3, 4})},
+       [](const std::vector<Tensor>& v) {
+         return sum(v[0], {-1, 0});
+       }},
       {"sum_empty_axis", {F({2, 0})}, [](const std::vector<Tensor>& v) { return sum(v[0], {1}); }},
   };
 }
@@ -25,8 +31,11 @@ std::vector<OpCase> cases() {
 GLINT_OP_CASES(Core, cases());
 
 TEST(OpErrors, AddNamesTheShapes) {
-  expectError([] { add(tensor({1, 2, 3}, {3}), tensor({1, 2}, {2})); },
-              {"[add]", "[3]", "[2]", "broadcast"});
+  expectError(
+      [] {
+        add(tensor({1, 2, 3}, {3}), tensor({1, 2}, {2}));
+      },
+      {"[add]", "[3]", "[2]", "broadcast"});
   expectError([] { add(tensor({1}, {1}), tensorInt({1}, {1})); }, {"[add]", "float32", "int32"});
   expectError([] { sum(tensor({1, 2}, {2}), {1}); }, {"[sum]", "axes", "rank 1"});
 }

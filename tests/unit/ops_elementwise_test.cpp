@@ -63,14 +63,17 @@ std::vector<OpCase> unaryCases() {
          return grad([&](const Tensor& x) { return sum(mul(relu(x), dy)); }, v[1]);
        },
        false},
-      {"relu_grad_kernel_vectors_and_rest", {F({3, 37}), Fk({3, 37}, 0.05f)},
+      {"relu_grad_kernel_vectors_and_rest",
+       {F({3, 37}), Fk({3, 37}, 0.05f)},
        [](const V& v) {
          Tensor dy = v[0];
          return grad([&](const Tensor& x) { return sum(mul(relu(x), dy)); }, v[1]);
        },
        false},
       {"leakyRelu", {Fk({2, 3}, 0.05f)}, [](const V& v) { return leakyRelu(v[0]); }},
-      {"leakyRelu_alpha", {Fk({1, 3, 1}, 0.05f)}, [](const V& v) { return leakyRelu(v[0], 0.01f); }},
+      {"leakyRelu_alpha",
+       {Fk({1, 3, 1}, 0.05f)},
+       [](const V& v) { return leakyRelu(v[0], 0.01f); }},
       {"elu", {Fk({2, 3}, 0.05f)}, u(&elu)},
       {"selu", {Fk({2, 3}, 0.05f)}, u(&selu)},
       {"sigmoid", {F({2, 3}, -4.0f, 4.0f)}, u(&sigmoid)},
@@ -126,25 +129,32 @@ std::vector<OpCase> binaryCases() {
       {"minimum_int", {I({4}, -5, 5), I({}, -5, 5)}, b2(&minimum), false},
       {"squaredDifference", {F({2, 3}), F({1, 3})}, b2(&squaredDifference)},
       {"atan2", {F({2, 3}), Fk({3}, 0.2f)}, b2(&glint::atan2)},
-      {"atan2_quadrants", {Fixed({2, 4}, {1.0f, -1.0f, 1.0f, -1.0f, 0.5f, -2.0f, 3.0f, -0.25f}),
-                           Fixed({2, 4}, {1.0f, 1.0f, -1.0f, -1.0f, -3.0f, -0.5f, 0.25f, 2.0f})},
+      {"atan2_quadrants",
+       {Fixed({2, 4}, {1.0f, -1.0f, 1.0f, -1.0f, 0.5f, -2.0f, 3.0f, -0.25f}),
+        Fixed({2, 4}, {1.0f, 1.0f, -1.0f, -1.0f, -3.0f, -0.5f, 0.25f, 2.0f})},
        b2(&glint::atan2)},
       {"atan2_int", {I({2, 3}, -9, 9), Ints({3}, {2, -3, 4})}, b2(&glint::atan2), false},
       {"squaredDifference_int", {I({2, 2}, -9, 9), I({2}, -9, 9)}, b2(&squaredDifference), false},
       {"floorDiv",
        {Fixed({2, 3}, {-7.3f, 7.1f, 2.5f, -0.4f, 5.9f, -3.3f}), Fixed({3}, {2.0f, -1.5f, 0.7f})},
        b2(&floorDiv)},
-      {"floorDiv_int", {Ints({2, 3}, {-7, 7, -7, 7, 0, -1}), Ints({2, 1}, {2, -3})}, b2(&floorDiv),
+      {"floorDiv_int",
+       {Ints({2, 3}, {-7, 7, -7, 7, 0, -1}), Ints({2, 1}, {2, -3})},
+       b2(&floorDiv),
        false},
       {"mod",
        {Fixed({2, 3}, {-7.3f, 7.1f, 2.5f, -0.4f, 5.9f, -3.3f}), Fixed({3}, {2.0f, -1.5f, 0.7f})},
        b2(&mod)},
       {"mod_int", {Ints({2, 3}, {-7, 7, -7, 7, 0, -1}), Ints({2, 1}, {3, -3})}, b2(&mod), false},
-      {"operators", {F({2, 3}), Fk({3}, 0.5f)},
+      {"operators",
+       {F({2, 3}), Fk({3}, 0.5f)},
        [](const V& v) { return -(v[0] * v[1] - v[0] / v[1]) + v[1]; }},
-      {"operators_scalar", {Fk({2, 2}, 0.5f)},
+      {"operators_scalar",
+       {Fk({2, 2}, 0.5f)},
        [](const V& v) { return (2.0f * v[0] + 1.0f) / 3.0f - 1.5f / v[0] - (v[0] - 0.5f) * 4.0f; }},
-      {"operators_int", {I({2, 2}, -5, 5)}, [](const V& v) { return (v[0] * 3.0f - 1.0f) + 2.0f; },
+      {"operators_int",
+       {I({2, 2}, -5, 5)},
+       [](const V& v) { return (v[0] * 3.0f - 1.0f) + 2.0f; },
        false},
   };
 }
@@ -154,7 +164,9 @@ std::vector<OpCase> logicCases() {
   return {
       {"equal_int", {I({2, 3}, -1, 1), I({3}, -1, 1)}, b2(&equal), false},
       {"equal_bool", {B({2, 2}), B({2, 1})}, b2(&equal), false},
-      {"equal_float", {Fixed({3}, {1.0f, 2.0f, 3.0f}), Fixed({3}, {1.0f, 2.5f, 3.0f})}, b2(&equal),
+      {"equal_float",
+       {Fixed({3}, {1.0f, 2.0f, 3.0f}), Fixed({3}, {1.0f, 2.5f, 3.0f})},
+       b2(&equal),
        false},
       {"notEqual", {I({3, 1}, -1, 1), I({2}, -1, 1)}, b2(&notEqual), false},
       {"less", {F({2, 3}), F({3})}, b2(&less), false},
@@ -167,29 +179,44 @@ std::vector<OpCase> logicCases() {
       {"logicalXor", {B({4}), B({})}, b2(&logicalXor), false},
       {"logicalNot", {B({2, 2})}, u(&logicalNot), false},
       {"logicalNot_empty", {B({0})}, u(&logicalNot), false},
-      {"where", {B({2, 3}), F({2, 3}), F({3})},
+      {"where", {B({2, 3}), F({2, 3}), F({3})}, [](const V& v) { return where(v[0], v[1], v[2]); }},
+      {"where_broadcast_all",
+       {B({3}), F({2, 1}), F({})},
        [](const V& v) { return where(v[0], v[1], v[2]); }},
-      {"where_broadcast_all", {B({3}), F({2, 1}), F({})},
-       [](const V& v) { return where(v[0], v[1], v[2]); }},
-      {"where_int", {B({2, 2}), I({2, 2}, -5, 5), I({1}, -5, 5)},
-       [](const V& v) { return where(v[0], v[1], v[2]); }, false},
-      {"where_bool", {B({3}), B({3}), B({1})}, [](const V& v) { return where(v[0], v[1], v[2]); },
+      {"where_int",
+       {B({2, 2}), I({2, 2}, -5, 5), I({1}, -5, 5)},
+       [](const V& v) { return where(v[0], v[1], v[2]); },
        false},
-      {"where_of_comparison", {Fk({2, 3}, 0.05f)},
+      {"where_bool",
+       {B({3}), B({3}), B({1})},
+       [](const V& v) { return where(v[0], v[1], v[2]); },
+       false},
+      {"where_of_comparison",
+       {Fk({2, 3}, 0.05f)},
        [gt0](const V& v) { return where(gt0(v[0]), v[0], v[0] * 0.1f); }},
-      {"mask_by_cast", {Fk({2, 3}, 0.05f)},
+      {"mask_by_cast",
+       {Fk({2, 3}, 0.05f)},
        [gt0](const V& v) { return mul(v[0], cast(gt0(v[0]), DType::float32)); }},
       {"cast_float_float", {F({2, 2})}, [](const V& v) { return cast(v[0], DType::float32); }},
-      {"cast_float_int", {Fixed({5}, {-1.7f, -0.2f, 0.0f, 2.9f, 3.0f})},
-       [](const V& v) { return cast(v[0], DType::int32); }, false},
-      {"cast_float_bool", {Fixed({3}, {0.0f, -0.5f, 2.0f})},
-       [](const V& v) { return cast(v[0], DType::boolean); }, false},
-      {"cast_int_float", {I({2, 2}, -9, 9)}, [](const V& v) { return cast(v[0], DType::float32); },
+      {"cast_float_int",
+       {Fixed({5}, {-1.7f, -0.2f, 0.0f, 2.9f, 3.0f})},
+       [](const V& v) { return cast(v[0], DType::int32); },
+       false},
+      {"cast_float_bool",
+       {Fixed({3}, {0.0f, -0.5f, 2.0f})},
+       [](const V& v) { return cast(v[0], DType::boolean); },
+       false},
+      {"cast_int_float",
+       {I({2, 2}, -9, 9)},
+       [](const V& v) { return cast(v[0], DType::float32); },
        false},
       {"cast_bool_int", {B({4})}, [](const V& v) { return cast(v[0], DType::int32); }, false},
-      {"cast_empty", {I({0, 2}, 0, 1)}, [](const V& v) { return cast(v[0], DType::boolean); },
+      {"cast_empty",
+       {I({0, 2}, 0, 1)},
+       [](const V& v) { return cast(v[0], DType::boolean); },
        false},
-      {"clipByValue", {Fixed({2, 4}, {-2.5f, -1.2f, -0.8f, 0.1f, 0.9f, 1.1f, 3.0f, -0.3f})},
+      {"clipByValue",
+       {Fixed({2, 4}, {-2.5f, -1.2f, -0.8f, 0.1f, 0.9f, 1.1f, 3.0f, -0.3f})},
        [](const V& v) { return clipByValue(v[0], -1.0f, 1.0f); }},
       {"clipByValue_point", {F({3})}, [](const V& v) { return clipByValue(v[0], 0.5f, 0.5f); }},
   };
@@ -257,9 +284,9 @@ TEST_F(ElemValues, IntegerEdgeCasesAreDefined) {
   expectInts(add(tensorInt({kIntMax}, {1}), tensorInt({1}, {1})), {kIntMin});
   expectInts(neg(tensorInt({kIntMin, 3}, {2})), {kIntMin, -3});
   expectInts(abs(tensorInt({kIntMin, -3}, {2})), {kIntMin, 3});
-  expectInts(pow(tensorInt({2, -2, 2, -1, 0, 1, 3}, {7}),
-                 tensorInt({10, 3, -1, -3, -1, -5, 0}, {7})),
-             {1024, -8, 0, -1, 0, 1, 1});
+  expectInts(
+      pow(tensorInt({2, -2, 2, -1, 0, 1, 3}, {7}), tensorInt({10, 3, -1, -3, -1, -5, 0}, {7})),
+      {1024, -8, 0, -1, 0, 1, 1});
   expectInts(sign(tensorInt({-5, 0, 3}, {3})), {-1, 0, 1});
   expectInts(squaredDifference(tensorInt({kIntMax, -3}, {2}), tensorInt({kIntMax, 4}, {2})),
              {0, 49});
@@ -344,8 +371,11 @@ TEST_F(ElemValues, GradientsFollowTfjsConventions) {
                {0, 1, 0});
   expectFloats(grad([](const Tensor& x) { return round(x); }, tensor1d({0.3f, 1.7f})), {0, 0});
   // where: masked and summed back to each operand's shape.
-  V gw = grads([](const V& v) { return where(tensorBool({1, 0, 1}, {3}), v[0], v[1]); },
-               {tensor1d({5}), tensor1d({1, 2, 3})});
+  V gw = grads(
+      [](const V& v) {
+        return where(tensorBool({1, 0, 1}, {3}), v[0], v[1]);
+      },
+      {tensor1d({5}), tensor1d({1, 2, 3})});
   expectFloats(gw[0], {2});
   expectFloats(gw[1], {0, 1, 0});
 }
@@ -353,14 +383,17 @@ TEST_F(ElemValues, GradientsFollowTfjsConventions) {
 // ---- error messages ----------------------------------------------------------
 
 TEST(OpErrors, ElementwiseUnaryDTypes) {
-  expectError([] { exp(tensorInt({1}, {1})); }, {"[exp]", "x must be float32", "int32 [1]", "cast"});
+  expectError([] { exp(tensorInt({1}, {1})); },
+              {"[exp]", "x must be float32", "int32 [1]", "cast"});
   expectError([] { neg(tensorBool({1}, {1})); }, {"[neg]", "float32 or int32", "bool [1]"});
   expectError([] { sigmoid(Tensor()); }, {"[sigmoid]", "x is an undefined tensor"});
-  expectError([] {
-    Tensor t = tensor1d({1});
-    t.dispose();
-    relu(t);
-  }, {"[relu]", "disposed"});
+  expectError(
+      [] {
+        Tensor t = tensor1d({1});
+        t.dispose();
+        relu(t);
+      },
+      {"[relu]", "disposed"});
   expectError([] { leakyRelu(tensor1d({1}), NAN); }, {"[leakyRelu]", "alpha", "finite"});
   expectError([] { leakyRelu(tensor1d({1}), INFINITY); }, {"[leakyRelu]", "alpha", "inf"});
 }
@@ -382,10 +415,10 @@ TEST(OpErrors, ElementwiseBinary) {
 /// branch points of a piecewise formula (tanh's polynomial ends at 0.625),
 /// large arguments and the IEEE specials.
 TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
-  const std::vector<float> xs = {0.0f,   -0.0f,  1e-30f,   -3e-20f, 1e-8f,   -2e-7f,  1e-4f,
-                                 -3e-3f, 0.3f,   -0.6249f, 0.6251f, 1.0f,    -2.5f,   9.0f,
-                                 20.0f,  -30.0f, 80.0f,    -80.0f,  INFINITY, -INFINITY, NAN,
-                                 1.0001f, 0.9999f};
+  const std::vector<float> xs = {0.0f,     -0.0f,     1e-30f, -3e-20f,  1e-8f,   -2e-7f,
+                                 1e-4f,    -3e-3f,    0.3f,   -0.6249f, 0.6251f, 1.0f,
+                                 -2.5f,    9.0f,      20.0f,  -30.0f,   80.0f,   -80.0f,
+                                 INFINITY, -INFINITY, NAN,    1.0001f,  0.9999f};
   struct Case {
     const char* name;
     Tensor (*op)(const Tensor&);
@@ -400,7 +433,9 @@ TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
       {"softplus", &glint::softplus,
        [](double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }},
       {"selu", &glint::selu,
-       [](double x) { return 1.0507009873554805 * (x > 0 ? x : 1.6732632423543772 * std::expm1(x)); }},
+       [](double x) {
+         return 1.0507009873554805 * (x > 0 ? x : 1.6732632423543772 * std::expm1(x));
+       }},
       {"log", &glint::log, [](double x) { return std::log(x); }},
       {"sqrt", &glint::sqrt, [](double x) { return std::sqrt(x); }},
       {"rsqrt", &glint::rsqrt, [](double x) { return 1.0 / std::sqrt(x); }},
@@ -451,9 +486,9 @@ TEST(ElementwisePrecision, SmallLargeAndSpecialArguments) {
 /// that), an error that grows with it.
 TEST(ElementwisePrecision, PowKeepsRelativePrecision) {
   const std::vector<std::pair<float, float>> ab = {
-      {2, 10},     {10, -3},   {3, 20},    {0.3f, 50},  {1.0001f, 10000}, {0.9999f, -20000},
-      {-2, 3},     {-2, -4},   {7, 0.5f},  {1e-20f, 1.5f}, {123.456f, 7.5f}, {5, 2},
-      {0.5f, 126}, {1.5f, -100}};
+      {2, 10},           {10, -3}, {3, 20},     {0.3f, 50},  {1.0001f, 10000},
+      {0.9999f, -20000}, {-2, 3},  {-2, -4},    {7, 0.5f},   {1e-20f, 1.5f},
+      {123.456f, 7.5f},  {5, 2},   {0.5f, 126}, {1.5f, -100}};
   std::vector<float> as, bs;
   for (auto [a, b] : ab) {
     as.push_back(a);
@@ -465,7 +500,8 @@ TEST(ElementwisePrecision, PowKeepsRelativePrecision) {
       const double want = std::pow(static_cast<double>(as[i]), static_cast<double>(bs[i]));
       SCOPED_TRACE("pow(" + std::to_string(as[i]) + ", " + std::to_string(bs[i]) + ")");
       const double t = std::abs(bs[i] * std::log2(std::abs(static_cast<double>(as[i]))));
-      EXPECT_NEAR(y[i], want, (2e-6 + 1e-7 * t) * std::abs(want) + std::numeric_limits<float>::min())
+      EXPECT_NEAR(y[i], want,
+                  (2e-6 + 1e-7 * t) * std::abs(want) + std::numeric_limits<float>::min())
           << "relative error " << (y[i] - want) / want;
     }
   });

@@ -50,7 +50,8 @@ std::vector<OpCase> cases() {
       {"fm_elu", {F({3, 4}), F({4, 5}), F({5})}, fm("elu")},
       {"fm_leakyrelu", {F({3, 4}), F({4, 5}), F({5})}, fm("leakyRelu", false, false, 0.3f)},
       // A negative alpha: the gradient cannot read the sign of z from y.
-      {"fm_leakyrelu_negative_alpha", {F({3, 4}), F({4, 5}), F({5})},
+      {"fm_leakyrelu_negative_alpha",
+       {F({3, 4}), F({4, 5}), F({5})},
        fm("leakyrelu", false, false, -0.5f)},
       {"fm_sigmoid", {F({3, 4}), F({4, 5}), F({5})}, fm("sigmoid")},
       {"fm_tanh", {F({3, 4}), F({4, 5}), F({5})}, fm("tanh")},
@@ -70,19 +71,31 @@ std::vector<OpCase> cases() {
       {"fm_batch0", {F({0, 2, 3}), F({3, 2}), F({2})}, fm("tanh")},
       // Past the cpu register tiles and k blocks (256): the epilogue must run
       // once, after the last k block, with the bias of the right columns ...
-      {"fm_tiles_kblocks", {Quantized({13, 300}, 1), Quantized({300, 70}, 2), Quantized({70}, 3)},
-       fm("relu"), false},
+      {"fm_tiles_kblocks",
+       {Quantized({13, 300}, 1), Quantized({300, 70}, 2), Quantized({70}, 3)},
+       fm("relu"),
+       false},
       {"fm_tiles_kblocks_tt",
        {Quantized({300, 13}, 4), Quantized({70, 300}, 5), Quantized({70}, 6)},
-       fm("relu6", true, true), false},
+       fm("relu6", true, true),
+       false},
       // ... past the column blocks (512) ...
-      {"fm_column_blocks", {Quantized({3, 5}, 7), Quantized({5, 600}, 8), Quantized({600}, 9)},
-       fm("leakyrelu"), false},
+      {"fm_column_blocks",
+       {Quantized({3, 5}, 7), Quantized({5, 600}, 8), Quantized({600}, 9)},
+       fm("leakyrelu"),
+       false},
       // ... and large enough to be split across threads.
-      {"fm_threaded", {Quantized({64, 300}, 10), Quantized({300, 128}, 11), Quantized({128}, 12)},
-       fm("relu"), false},
-      {"fm_threaded_tanh", {F({64, 300}, -0.2f, 0.2f), F({300, 128}, -0.2f, 0.2f), F({128})},
-       fm("tanh"), false, 1e-2, 1e-3, 1e-4},
+      {"fm_threaded",
+       {Quantized({64, 300}, 10), Quantized({300, 128}, 11), Quantized({128}, 12)},
+       fm("relu"),
+       false},
+      {"fm_threaded_tanh",
+       {F({64, 300}, -0.2f, 0.2f), F({300, 128}, -0.2f, 0.2f), F({128})},
+       fm("tanh"),
+       false,
+       1e-2,
+       1e-3,
+       1e-4},
 
       {"sce_basic", {F({3, 4}, 0, 1), F({3, 4})}, sce},
       {"sce_onehot", {Fixed({2, 3}, {0, 1, 0, 0, 0, 1}), F({2, 3})}, sce},
@@ -104,7 +117,8 @@ std::vector<OpCase> cases() {
       {"argmax_equal_ties_nan",
        {Fixed({5, 3}, {1, 1, 0, 2, 5, 5, kNan, 3, 1, 0, kNan, 9, 4, 4, 4}),
         Fixed({5, 3}, {1, 0, 1, 0, 0, 7, 3, 2, 1, 0, 1, kNan, 0, 0, 0})},
-       ame, false},
+       ame,
+       false},
   };
 }
 
@@ -119,8 +133,7 @@ TEST(FusedValues, HandComputedOnEveryBackend) {
     SCOPED_TRACE("backend " + backend);
     setBackend(backend);
     EXPECT_EQ(fusedMatMul(a, b, bias).data<float>(), (std::vector<float>{-1, 0.5f, 5, -0.5f}));
-    EXPECT_EQ(fusedMatMul(a, b, bias, "relu").data<float>(),
-              (std::vector<float>{0, 0.5f, 5, 0}));
+    EXPECT_EQ(fusedMatMul(a, b, bias, "relu").data<float>(), (std::vector<float>{0, 0.5f, 5, 0}));
     EXPECT_EQ(fusedMatMul(a, b, bias, "LeakyRelu", false, false, 0.5f).data<float>(),
               (std::vector<float>{-0.5f, 0.5f, 5, -0.25f}));
     // Uniform logits over 4 classes: -log(1/4) per unit of label mass.
@@ -151,8 +164,11 @@ TEST(FusedValues, ArgMaxEqualIsTheComposition) {
       EXPECT_EQ(argMaxEqual(x, y).data<float>(), want);
     }
   }
-  expectError([] { argMaxEqual(zeros({2, 3}), zeros({3, 2})); },
-              {"[argMaxEqual]", "same shape", "[2,3]", "[3,2]"});
+  expectError(
+      [] {
+        argMaxEqual(zeros({2, 3}), zeros({3, 2}));
+      },
+      {"[argMaxEqual]", "same shape", "[2,3]", "[3,2]"});
   expectError([] { argMaxEqual(zeros({2, 0}), zeros({2, 0})); }, {"[argMaxEqual]", "size 0"});
 }
 
@@ -172,15 +188,23 @@ TEST(FusedValues, SoftmaxCrossEntropyGradientIsSoftmaxMinusLabels) {
 TEST(FusedOpErrors, FusedMatMul) {
   Tensor a = ones({2, 3}), b = ones({3, 4});
   expectError([&] { fusedMatMul(ones({2, 3}, DType::int32), b); }, {"[fusedMatMul]", "a", "int32"});
-  expectError([&] { fusedMatMul(a, ones({3})); }, {"[fusedMatMul]", "b must have rank >= 2", "[3]"});
-  expectError([&] { fusedMatMul(a, ones({4, 4})); },
-              {"[fusedMatMul]", "inner dimensions differ", "k = 3", "k = 4"});
-  expectError([&] { fusedMatMul(ones({2, 2, 3}), ones({3, 3, 4})); },
-              {"[fusedMatMul]", "batch dimensions", "do not broadcast"});
+  expectError([&] { fusedMatMul(a, ones({3})); },
+              {"[fusedMatMul]", "b must have rank >= 2", "[3]"});
+  expectError(
+      [&] {
+        fusedMatMul(a, ones({4, 4}));
+      },
+      {"[fusedMatMul]", "inner dimensions differ", "k = 3", "k = 4"});
+  expectError(
+      [&] {
+        fusedMatMul(ones({2, 2, 3}), ones({3, 3, 4}));
+      },
+      {"[fusedMatMul]", "batch dimensions", "do not broadcast"});
   expectError([&] { fusedMatMul(a, b, ones({3})); },
               {"[fusedMatMul]", "bias must be [n] = [4]", "float32 [3]"});
   expectError([&] { fusedMatMul(a, b, ones({1, 4})); }, {"[fusedMatMul]", "bias", "[1,4]"});
-  expectError([&] { fusedMatMul(a, b, ones({4}, DType::int32)); }, {"[fusedMatMul]", "bias", "int32"});
+  expectError([&] { fusedMatMul(a, b, ones({4}, DType::int32)); },
+              {"[fusedMatMul]", "bias", "int32"});
   expectError([&] { fusedMatMul(a, b, Tensor(), "softmax"); },
               {"[fusedMatMul]", "activation 'softmax' cannot be fused", "relu6", "leakyrelu"});
   expectError([&] { fusedMatMul(a, b, Tensor(), "leakyrelu", false, false, NAN); },
@@ -192,12 +216,21 @@ TEST(FusedOpErrors, FusedMatMul) {
 
 TEST(FusedOpErrors, SoftmaxCrossEntropyWithLogits) {
   const char* op = "[softmaxCrossEntropyWithLogits]";
-  expectError([&] { softmaxCrossEntropyWithLogits(ones({2, 3}, DType::int32), ones({2, 3})); },
-              {op, "labels", "int32"});
-  expectError([&] { softmaxCrossEntropyWithLogits(ones({2, 3}), ones({2, 3}, DType::int32)); },
-              {op, "logits", "int32"});
-  expectError([&] { softmaxCrossEntropyWithLogits(ones({2, 3}), ones({2, 4})); },
-              {op, "labels float32 [2,3] and logits float32 [2,4] must have the same shape"});
+  expectError(
+      [&] {
+        softmaxCrossEntropyWithLogits(ones({2, 3}, DType::int32), ones({2, 3}));
+      },
+      {op, "labels", "int32"});
+  expectError(
+      [&] {
+        softmaxCrossEntropyWithLogits(ones({2, 3}), ones({2, 3}, DType::int32));
+      },
+      {op, "logits", "int32"});
+  expectError(
+      [&] {
+        softmaxCrossEntropyWithLogits(ones({2, 3}), ones({2, 4}));
+      },
+      {op, "labels float32 [2,3] and logits float32 [2,4] must have the same shape"});
   expectError([&] { softmaxCrossEntropyWithLogits(scalar(1), scalar(1)); },
               {op, "logits must have a class axis"});
 }
@@ -208,7 +241,9 @@ TEST(FusedOpErrors, SoftmaxCrossEntropyWithLogits) {
 /// and the gradients of every weight and of x.
 void expectDenseMatchesComposition(const std::string& activation, bool useBias, Shape inShape) {
   SCOPED_TRACE("activation " + activation);
-  LayerPtr d = layers::dense({{"units", 5}, {"activation", activation}, {"useBias", useBias},
+  LayerPtr d = layers::dense({{"units", 5},
+                              {"activation", activation},
+                              {"useBias", useBias},
                               {"biasInitializer", "randomNormal"}});
   Tensor x = randomUniform(inShape, -2, 2, 7);
   d->apply(x);  // builds
@@ -323,8 +358,10 @@ TEST(FusedTraining, SaturatedSoftmaxTrainsFromLogits) {
   // 1e-7 (loss 16.1, gradient 0); from the logits the loss is 1000.
   for (const char* last : {"dense", "activation"}) {
     SCOPED_TRACE(last);
-    auto m = sequential({layers::dense({{"units", 3}, {"inputShape", {1}},
-                                        {"activation", last == std::string("dense") ? "softmax" : "linear"}})});
+    auto m = sequential(
+        {layers::dense({{"units", 3},
+                        {"inputShape", {1}},
+                        {"activation", last == std::string("dense") ? "softmax" : "linear"}})});
     if (last == std::string("activation")) m->add(layers::activation({{"activation", "softmax"}}));
     m->setWeights({tensor({1000, 0, 0}, {1, 3}), zeros({3})});
     m->compile({.optimizer = sgdHalf(), .loss = {"categoricalCrossentropy"}});

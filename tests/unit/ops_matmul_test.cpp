@@ -48,19 +48,26 @@ std::vector<OpCase> cases() {
       {"mm_33x65x17_tt", {Quantized({65, 33}, 3), Quantized({17, 65}, 4)}, mm(true, true), false},
       // ... and its k blocks (128) and n blocks (256).
       {"mm_multi_block", {Quantized({5, 300}, 5), Quantized({300, 260}, 6)}, mm(), false},
-      {"mm_multi_block_tb", {Quantized({300, 6}, 7), Quantized({260, 300}, 8)}, mm(true, true),
+      {"mm_multi_block_tb",
+       {Quantized({300, 6}, 7), Quantized({260, 300}, 8)},
+       mm(true, true),
        false},
-      {"mm_batch_blocks", {Quantized({2, 1, 9, 140}, 9), Quantized({3, 140, 7}, 10)}, mm(),
-       false},
+      {"mm_batch_blocks", {Quantized({2, 1, 9, 140}, 9), Quantized({3, 140, 7}, 10)}, mm(), false},
       // A Dense 10's three products, and a ragged N and K in broadcast
       // batches: the gl backend pads them to whole texels.
       {"mm_dense10", {Quantized({64, 400}, 11), Quantized({400, 10}, 12)}, mm(), false},
-      {"mm_dense10_weight_grad", {Quantized({64, 400}, 13), Quantized({64, 10}, 14)},
-       mm(true, false), false},
-      {"mm_dense10_input_grad", {Quantized({64, 10}, 15), Quantized({400, 10}, 16)},
-       mm(false, true), false},
-      {"mm_ragged_batches_tt", {Quantized({2, 1, 30, 50}, 17), Quantized({3, 13, 30}, 18)},
-       mm(true, true), false},
+      {"mm_dense10_weight_grad",
+       {Quantized({64, 400}, 13), Quantized({64, 10}, 14)},
+       mm(true, false),
+       false},
+      {"mm_dense10_input_grad",
+       {Quantized({64, 10}, 15), Quantized({400, 10}, 16)},
+       mm(false, true),
+       false},
+      {"mm_ragged_batches_tt",
+       {Quantized({2, 1, 30, 50}, 17), Quantized({3, 13, 30}, 18)},
+       mm(true, true),
+       false},
   };
 }
 
@@ -90,8 +97,8 @@ TEST(MatMulValues, GradientOfBroadcastOperandIsSummed) {
   // b [2,1] is shared by both batches of a [2,1,2]: its gradient sums over them.
   Tensor a = tensor({1, 2, 3, 4}, {2, 1, 2});
   Tensor b = tensor({1, 1}, {2, 1});
-  std::vector<Tensor> g = grads([](const std::vector<Tensor>& v) { return matMul(v[0], v[1]); },
-                                {a, b});
+  std::vector<Tensor> g =
+      grads([](const std::vector<Tensor>& v) { return matMul(v[0], v[1]); }, {a, b});
   EXPECT_EQ(g[0].data<float>(), (std::vector<float>{1, 1, 1, 1}));
   EXPECT_EQ(g[1].shape(), (Shape{2, 1}));
   EXPECT_EQ(g[1].data<float>(), (std::vector<float>{4, 6}));
@@ -99,19 +106,33 @@ TEST(MatMulValues, GradientOfBroadcastOperandIsSummed) {
 
 TEST(OpErrors, MatMul) {
   Tensor a = zeros({2, 3});
-  expectError([&] { matMul(a, zeros({4, 5})); },
-              {"[matMul]", "inner dimensions", "[2,3]", "[4,5]", "transposeA=false",
-               "transposeB=false"});
-  expectError([&] { matMul(zeros({3, 2}), zeros({4, 5}), true, false); },
-              {"[matMul]", "k = 3", "k = 4", "transposeA=true", "transposeB=false"});
-  expectError([&] { matMul(a, zeros({5, 2}), false, true); },
-              {"[matMul]", "k = 3", "k = 2", "transposeB=true"});
+  expectError(
+      [&] {
+        matMul(a, zeros({4, 5}));
+      },
+      {"[matMul]", "inner dimensions", "[2,3]", "[4,5]", "transposeA=false", "transposeB=false"});
+  expectError(
+      [&] {
+        matMul(zeros({3, 2}), zeros({4, 5}), true, false);
+      },
+      {"[matMul]", "k = 3", "k = 4", "transposeA=true", "transposeB=false"});
+  expectError(
+      [&] {
+        matMul(a, zeros({5, 2}), false, true);
+      },
+      {"[matMul]", "k = 3", "k = 2", "transposeB=true"});
   expectError([&] { matMul(zeros({3}), zeros({3, 2})); }, {"[matMul]", "a", "rank >= 2", "[3]"});
   expectError([&] { matMul(a, zeros({3})); }, {"[matMul]", "b", "rank >= 2", "[3]"});
-  expectError([&] { matMul(zeros({2, 2, 3}), zeros({3, 3, 4})); },
-              {"[matMul]", "batch", "[2]", "[3]", "[2,2,3]", "[3,3,4]"});
-  expectError([&] { matMul(tensorBool({1, 0, 1, 0}, {2, 2}), zeros({2, 2})); },
-              {"[matMul]", "a", "float32", "bool"});
+  expectError(
+      [&] {
+        matMul(zeros({2, 2, 3}), zeros({3, 3, 4}));
+      },
+      {"[matMul]", "batch", "[2]", "[3]", "[2,2,3]", "[3,3,4]"});
+  expectError(
+      [&] {
+        matMul(tensorBool({1, 0, 1, 0}, {2, 2}), zeros({2, 2}));
+      },
+      {"[matMul]", "a", "float32", "bool"});
   expectError([&] { matMul(a, Tensor()); }, {"[matMul]", "b", "undefined"});
 }
 
@@ -122,7 +143,9 @@ TEST(OpsMatMul, Int32IsExactAndWraps) {
   Tensor b = tensorInt({1, 5, 0, 100000, 4, -2}, {3, 2});
   Tensor c = matMul(a, b);
   EXPECT_EQ(c.dtype(), DType::int32);
-  auto wrap = [](int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); };
+  auto wrap = [](int64_t v) {
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+  };
   std::vector<int32_t> want = {
       wrap(16777217LL * 1 + 2LL * 0 + -3LL * 4), wrap(16777217LL * 5 + 2LL * 100000 + -3LL * -2),
       wrap(100000LL * 1 + 7LL * 0 + 0LL * 4), wrap(100000LL * 5 + 7LL * 100000 + 0LL * -2)};

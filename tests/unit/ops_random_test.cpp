@@ -65,7 +65,7 @@ TEST(RandomOps, UniformRangeAndMoments) {
   Moments1 m = momentsOf(u);
   EXPECT_GE(m.min, -2.0);
   EXPECT_LT(m.max, 4.0);
-  EXPECT_NEAR(m.mean, 1.0, 0.06);                  // 6 / sqrt(12) / sqrt(1e4) = 0.017 sd
+  EXPECT_NEAR(m.mean, 1.0, 0.06);  // 6 / sqrt(12) / sqrt(1e4) = 0.017 sd
   EXPECT_NEAR(m.stddev, 6.0 / std::sqrt(12.0), 0.05);
   // A degenerate interval gives its single value.
   EXPECT_EQ(randomUniform({3}, 2, 2, 1).data<float>(), (std::vector<float>{2, 2, 2}));

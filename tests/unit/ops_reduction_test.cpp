@@ -28,17 +28,30 @@ std::vector<OpCase> reductionCases() {
       // Over leading axes with the kept axes in whole texels (a bias
       // gradient): short, and long enough to be split (axes unsorted; values
       // only, too big for finite differences; exact sums, whatever the order).
-      {"sum_leading_texels", {F({3, 5, 8})}, [](Args v) { return sum(v[0], {0, 1}); }},
-      {"sum_leading_split", {quarters({2050, 2, 12})},
-       [](Args v) { return sum(v[0], {1, 0}, true); }, false},
+      {"sum_leading_texels",
+       {F({3, 5, 8})},
+       [](Args v) {
+         return sum(v[0], {0, 1});
+       }},
+      {"sum_leading_split",
+       {quarters({2050, 2, 12})},
+       [](Args v) {
+         return sum(v[0], {1, 0}, true);
+       },
+       false},
       {"sum_leading_inf",
-       {Fixed({3, 4}, {1.0f, kInf, -kInf, 2.0f, 3.0f, 1.0f, -kInf, 1e30f, -1.0f, 2.0f, 0.5f,
-                       -1e30f})},
-       [](Args v) { return sum(v[0], {0}); }, false},
+       {Fixed({3, 4},
+              {1.0f, kInf, -kInf, 2.0f, 3.0f, 1.0f, -kInf, 1e30f, -1.0f, 2.0f, 0.5f, -1e30f})},
+       [](Args v) { return sum(v[0], {0}); },
+       false},
 
       {"max_all", {F({2, 3})}, [](Args v) { return max(v[0]); }},
       {"max_axis_keep", {F({2, 3, 4})}, [](Args v) { return max(v[0], {1}, true); }},
-      {"max_neg_axes", {F({2, 3, 4})}, [](Args v) { return max(v[0], {-1, 0}); }},
+      {"max_neg_axes",
+       {F({2, 3, 4})},
+       [](Args v) {
+         return max(v[0], {-1, 0});
+       }},
       {"max_size1", {F({3, 1})}, [](Args v) { return max(v[0], {-1}); }},
       {"max_int", {I({3, 4}, -20, 20)}, [](Args v) { return max(v[0], {1}); }, false},
       // -inf for an empty window: values only (finite differences of inf are NaN).
@@ -53,7 +66,8 @@ std::vector<OpCase> reductionCases() {
       {"prod_all_neg", {F({2, 2}, -1.5f, 1.5f)}, [](Args v) { return prod(v[0]); }},
       // Row 0 has one zero, row 1 two: the product is multilinear, so
       // finite differences are exact there too.
-      {"prod_zeros", {Fixed({2, 3}, {1.5f, 0, -2, 0, 0, 3})},
+      {"prod_zeros",
+       {Fixed({2, 3}, {1.5f, 0, -2, 0, 0, 3})},
        [](Args v) { return prod(v[0], {-1}, true); }},
       {"prod_int", {I({2, 3}, -4, 4)}, [](Args v) { return prod(v[0], {0}); }, false},
       {"prod_empty", {F({2, 0})}, [](Args v) { return prod(v[0], {1}); }},
@@ -84,13 +98,18 @@ std::vector<OpCase> softmaxCases() {
       {"softmax_empty", {F({0, 3})}, [](Args v) { return softmax(v[0]); }},
       {"logsoftmax_last", {F({2, 3})}, [](Args v) { return logSoftmax(v[0]); }},
       {"logsoftmax_axis0", {F({3, 2})}, [](Args v) { return logSoftmax(v[0], 0); }},
-      {"logsoftmax_large", {F({2, 4}, -600, 600)}, [](Args v) { return logSoftmax(v[0]); },
-       false},
+      {"logsoftmax_large", {F({2, 4}, -600, 600)}, [](Args v) { return logSoftmax(v[0]); }, false},
       {"logsumexp_all", {F({2, 3})}, [](Args v) { return logSumExp(v[0]); }},
       {"logsumexp_axis_keep", {F({2, 3, 2})}, [](Args v) { return logSumExp(v[0], {1}, true); }},
-      {"logsumexp_neg_axes", {F({2, 3, 2})}, [](Args v) { return logSumExp(v[0], {-1, 0}); }},
+      {"logsumexp_neg_axes",
+       {F({2, 3, 2})},
+       [](Args v) {
+         return logSumExp(v[0], {-1, 0});
+       }},
       {"logsumexp_size1", {F({3, 1})}, [](Args v) { return logSumExp(v[0], {1}); }},
-      {"logsumexp_large", {F({3, 2}, 1000, 2000)}, [](Args v) { return logSumExp(v[0], {1}); },
+      {"logsumexp_large",
+       {F({3, 2}, 1000, 2000)},
+       [](Args v) { return logSumExp(v[0], {1}); },
        false},
       {"logsumexp_empty_axis", {F({2, 0})}, [](Args v) { return logSumExp(v[0], {1}); }, false},
   };
@@ -100,7 +119,11 @@ std::vector<OpCase> statisticsCases() {
   return {
       {"mean_all", {F({2, 3})}, [](Args v) { return mean(v[0]); }},
       {"mean_axis_keep", {F({2, 3, 2})}, [](Args v) { return mean(v[0], {1}, true); }},
-      {"mean_neg_axes", {F({2, 3, 2})}, [](Args v) { return mean(v[0], {-1, -3}); }},
+      {"mean_neg_axes",
+       {F({2, 3, 2})},
+       [](Args v) {
+         return mean(v[0], {-1, -3});
+       }},
       {"mean_int", {I({2, 3}, -5, 5)}, [](Args v) { return mean(v[0], {1}); }, false},
       // NaN, like TF.js.
       {"mean_empty_axis", {F({2, 0})}, [](Args v) { return mean(v[0], {1}); }, false},
@@ -113,21 +136,28 @@ std::vector<OpCase> statisticsCases() {
       {"mean_leading_long", {F({4200, 4})}, [](Args v) { return mean(v[0], {0}, true); }, false},
       {"moments_mean", {F({3, 4})}, [](Args v) { return moments(v[0], {0}).mean; }},
       {"moments_variance", {F({3, 4})}, [](Args v) { return moments(v[0], {0}).variance; }},
-      {"moments_keep_all", {F({2, 2, 3})},
+      {"moments_keep_all",
+       {F({2, 2, 3})},
        [](Args v) {
          Moments m = moments(v[0], {}, true);
          return add(m.mean, m.variance);
        }},
-      {"moments_nhwc", {F({2, 2, 2, 3})},
-       [](Args v) { return moments(v[0], {0, 1, 2}).variance; }},
-      {"batchnorm_full", {F({2, 3}), F({3}), F({3}, 0.5f, 2), F({3}), F({3})},
+      {"moments_nhwc",
+       {F({2, 2, 2, 3})},
+       [](Args v) {
+         return moments(v[0], {0, 1, 2}).variance;
+       }},
+      {"batchnorm_full",
+       {F({2, 3}), F({3}), F({3}, 0.5f, 2), F({3}), F({3})},
        [](Args v) { return batchNorm(v[0], v[1], v[2], v[3], v[4]); }},
-      {"batchnorm_no_offset_scale", {F({4, 2}), F({2}), F({2}, 0.5f, 2)},
+      {"batchnorm_no_offset_scale",
+       {F({4, 2}), F({2}), F({2}, 0.5f, 2)},
        [](Args v) { return batchNorm(v[0], v[1], v[2], Tensor(), Tensor(), 0.01f); }},
-      {"batchnorm_nhwc_keepdims", {F({2, 2, 2, 3}), F({1, 1, 1, 3}), F({1, 1, 1, 3}, 0.5f, 2),
-                                   F({3}), F({1, 3})},
+      {"batchnorm_nhwc_keepdims",
+       {F({2, 2, 2, 3}), F({1, 1, 1, 3}), F({1, 1, 1, 3}, 0.5f, 2), F({3}), F({1, 3})},
        [](Args v) { return batchNorm(v[0], v[1], v[2], v[3], v[4]); }},
-      {"batchnorm_scalar_stats", {F({2, 3}), F({}), F({}, 0.5f, 2)},
+      {"batchnorm_scalar_stats",
+       {F({2, 3}), F({}), F({}, 0.5f, 2)},
        [](Args v) { return batchNorm(v[0], v[1], v[2]); }},
   };
 }
@@ -189,8 +219,7 @@ TEST(ReductionValues, SoftmaxFamilyIsStable) {
     expectValues(softmax(tensor({-1000, 0, -kInf}, {3})), {0, 1, 0});
     expectValues(logSumExp(tensor({1000, 1000}, {2})), {1000 + std::log(2.0f)}, 1e-4f);
     expectValues(logSumExp(tensor({-1000, -1000}, {2})), {-1000 + std::log(2.0f)}, 1e-4f);
-    expectValues(logSoftmax(tensor({1000, 1000}, {2})), {-std::log(2.0f), -std::log(2.0f)},
-                 1e-4f);
+    expectValues(logSoftmax(tensor({1000, 1000}, {2})), {-std::log(2.0f), -std::log(2.0f)}, 1e-4f);
     // A window that is all -inf, or has +inf, has an infinite logSumExp, not NaN.
     expectValues(logSumExp(tensor({-kInf, -kInf, 1, -kInf}, {2, 2}), {1}), {-kInf, 1}, 1e-6f);
     expectValues(logSumExp(tensor({kInf, 1}, {2})), {kInf});
@@ -243,10 +272,8 @@ TEST(ReductionGradients, TiesAndZeros) {
     expectValues(grad([](const Tensor& x) { return min(x, {1}); }, tensor({2, 2, 5, 1}, {2, 2})),
                  {1, 1, 0, 1});
     // One zero: only it gets the product of the others; two zeros: nothing.
-    expectValues(grad([](const Tensor& x) { return prod(x); }, tensor({2, 0, 3}, {3})),
-                 {0, 6, 0});
-    expectValues(grad([](const Tensor& x) { return prod(x); }, tensor({2, 0, 0}, {3})),
-                 {0, 0, 0});
+    expectValues(grad([](const Tensor& x) { return prod(x); }, tensor({2, 0, 3}, {3})), {0, 6, 0});
+    expectValues(grad([](const Tensor& x) { return prod(x); }, tensor({2, 0, 0}, {3})), {0, 0, 0});
     expectValues(grad([](const Tensor& x) { return prod(x); }, tensor({2, -4, 3}, {3})),
                  {-12, 6, -8}, 1e-5f);
     // Softmax of equal logits: the gradient of y[0] is (1/4)(e0 - 1/4).
@@ -288,13 +315,22 @@ TEST(OpErrors, MomentsAndBatchNorm) {
   expectError([&] { moments(x, {2}); }, {"[moments]", "axes", "2"});
   expectError([&] { moments(tensorBool({1}, {1}), {0}); }, {"[moments]", "bool"});
   expectError([&] { batchNorm(x, zeros({4}), v); }, {"[batchNorm]", "mean", "[4]", "[2,3]"});
-  expectError([&] { batchNorm(x, zeros({3}), ones({2, 1, 3})); },
-              {"[batchNorm]", "variance", "[2,1,3]", "broadcast"});
+  expectError(
+      [&] {
+        batchNorm(x, zeros({3}), ones({2, 1, 3}));
+      },
+      {"[batchNorm]", "variance", "[2,1,3]", "broadcast"});
   expectError([&] { batchNorm(x, zeros({3}), v, zeros({2})); }, {"[batchNorm]", "offset", "[2]"});
-  expectError([&] { batchNorm(x, zeros({3}), v, Tensor(), zeros({3, 1})); },
-              {"[batchNorm]", "scale", "[3,1]"});
-  expectError([&] { batchNorm(x, zeros({3}), tensorInt({1, 1, 1}, {3})); },
-              {"[batchNorm]", "variance", "int32"});
+  expectError(
+      [&] {
+        batchNorm(x, zeros({3}), v, Tensor(), zeros({3, 1}));
+      },
+      {"[batchNorm]", "scale", "[3,1]"});
+  expectError(
+      [&] {
+        batchNorm(x, zeros({3}), tensorInt({1, 1, 1}, {3}));
+      },
+      {"[batchNorm]", "variance", "int32"});
   expectError([&] { batchNorm(x, zeros({3}), v, Tensor(), Tensor(), 0.0f); },
               {"[batchNorm]", "epsilon", "> 0"});
   expectError([&] { batchNorm(x, zeros({3}), v, Tensor(), Tensor(), -1.0f); },

@@ -15,22 +15,42 @@ InputSpec Idx(Shape shape, std::vector<float> values) {
 }
 
 std::vector<OpCase> transposeConcatCases() {
-  auto cat = [](int64_t axis) {
-    return [axis](const Ts& v) { return concat(v, axis); };
-  };
+  auto cat = [](int64_t axis) { return [axis](const Ts& v) { return concat(v, axis); }; };
   return {
       {"transpose_2d", {F({2, 3})}, [](const Ts& v) { return transpose(v[0]); }},
-      {"transpose_3d", {F({2, 3, 4})}, [](const Ts& v) { return transpose(v[0], {1, 2, 0}); }},
-      {"transpose_size1", {F({1, 3, 1})}, [](const Ts& v) { return transpose(v[0], {2, 0, 1}); }},
+      {"transpose_3d",
+       {F({2, 3, 4})},
+       [](const Ts& v) {
+         return transpose(v[0], {1, 2, 0});
+       }},
+      {"transpose_size1",
+       {F({1, 3, 1})},
+       [](const Ts& v) {
+         return transpose(v[0], {2, 0, 1});
+       }},
       // Only axes of length 1 move: a view (a batch of one, time-major).
-      {"transpose_batch1_time_major", {F({1, 3, 4})},
-       [](const Ts& v) { return transpose(v[0], {1, 0, 2}); }},
-      {"transpose_size1_and_swap", {F({3, 1, 4})},
-       [](const Ts& v) { return transpose(v[0], {2, 1, 0}); }},
-      {"transpose_identity", {F({2, 3})}, [](const Ts& v) { return transpose(v[0], {0, 1}); }},
+      {"transpose_batch1_time_major",
+       {F({1, 3, 4})},
+       [](const Ts& v) {
+         return transpose(v[0], {1, 0, 2});
+       }},
+      {"transpose_size1_and_swap",
+       {F({3, 1, 4})},
+       [](const Ts& v) {
+         return transpose(v[0], {2, 1, 0});
+       }},
+      {"transpose_identity",
+       {F({2, 3})},
+       [](const Ts& v) {
+         return transpose(v[0], {0, 1});
+       }},
       {"transpose_empty", {F({0, 3})}, [](const Ts& v) { return transpose(v[0]); }},
-      {"transpose_int", {I({2, 3, 2}, -9, 9)},
-       [](const Ts& v) { return transpose(v[0], {2, 0, 1}); }, false},
+      {"transpose_int",
+       {I({2, 3, 2}, -9, 9)},
+       [](const Ts& v) {
+         return transpose(v[0], {2, 0, 1});
+       },
+       false},
       {"transpose_bool", {B({2, 3})}, [](const Ts& v) { return transpose(v[0]); }, false},
       {"concat_axis0", {F({2, 3}), F({1, 3})}, cat(0)},
       {"concat_neg_axis", {F({2, 1}), F({2, 3}), F({2, 2})}, cat(-1)},
@@ -60,43 +80,98 @@ std::vector<OpCase> sliceCases() {
   };
   return {
       {"split_num", {F({2, 6})}, [=](const Ts& v) { return reordered(split(v[0], 3, 1), 1); }},
-      {"split_sizes_infer", {F({5, 2})},
-       [=](const Ts& v) { return reordered(split(v[0], {1, -1, 2}, -2), 0); }},
-      {"split_zero_part", {F({3, 2})},
-       [=](const Ts& v) { return reordered(split(v[0], {0, 3}, 0), 0); }},
-      {"split_int", {I({4}, -9, 9)}, [=](const Ts& v) { return reordered(split(v[0], 2), 0); },
+      {"split_sizes_infer",
+       {F({5, 2})},
+       [=](const Ts& v) {
+         return reordered(split(v[0], {1, -1, 2}, -2), 0);
+       }},
+      {"split_zero_part",
+       {F({3, 2})},
+       [=](const Ts& v) {
+         return reordered(split(v[0], {0, 3}, 0), 0);
+       }},
+      {"split_int",
+       {I({4}, -9, 9)},
+       [=](const Ts& v) { return reordered(split(v[0], 2), 0); },
        false},
-      {"unstack_axis1", {F({2, 3, 2})},
+      {"unstack_axis1",
+       {F({2, 3, 2})},
        [=](const Ts& v) { return reordered(unstack(v[0], 1), 0); }},
-      {"unstack_neg_axis", {F({2, 3})},
+      {"unstack_neg_axis",
+       {F({2, 3})},
        [=](const Ts& v) { return reordered(unstack(v[0], -1), 0); }},
-      {"slice_2d", {F({3, 4})}, [](const Ts& v) { return slice(v[0], {1, 1}, {2, -1}); }},
+      {"slice_2d",
+       {F({3, 4})},
+       [](const Ts& v) {
+         return slice(v[0], {1, 1}, {2, -1});
+       }},
       {"slice_short_begin", {F({2, 3, 2})}, [](const Ts& v) { return slice(v[0], {1}, {1}); }},
-      {"slice_size1", {F({1, 4})}, [](const Ts& v) { return slice(v[0], {0, 3}, {1, 1}); }},
-      {"slice_empty", {F({3, 2})}, [](const Ts& v) { return slice(v[0], {3, 0}, {0, 2}); }},
-      {"slice_whole", {F({2, 2})}, [](const Ts& v) { return slice(v[0], {0, 0}, {-1, -1}); }},
-      {"slice_int", {I({3, 3}, -9, 9)}, [](const Ts& v) { return slice(v[0], {1, 0}, {2, 2}); },
+      {"slice_size1",
+       {F({1, 4})},
+       [](const Ts& v) {
+         return slice(v[0], {0, 3}, {1, 1});
+       }},
+      {"slice_empty",
+       {F({3, 2})},
+       [](const Ts& v) {
+         return slice(v[0], {3, 0}, {0, 2});
+       }},
+      {"slice_whole",
+       {F({2, 2})},
+       [](const Ts& v) {
+         return slice(v[0], {0, 0}, {-1, -1});
+       }},
+      {"slice_int",
+       {I({3, 3}, -9, 9)},
+       [](const Ts& v) {
+         return slice(v[0], {1, 0}, {2, 2});
+       },
        false},
       {"slice_bool", {B({4})}, [](const Ts& v) { return slice(v[0], {1}, {2}); }, false},
       {"strided_step2", {F({5})}, [](const Ts& v) { return stridedSlice(v[0], {1}, {5}, {2}); }},
-      {"strided_reverse", {F({5})},
+      {"strided_reverse",
+       {F({5})},
        [](const Ts& v) { return stridedSlice(v[0], {-1}, {-6}, {-1}); }},
-      {"strided_masks", {F({3, 4})},
-       [](const Ts& v) { return stridedSlice(v[0], {2, 1}, {0, 3}, {-2, 1}, 1, 1); }},
-      {"strided_ellipsis_shrink", {F({2, 3, 4})},
-       [](const Ts& v) { return stridedSlice(v[0], {0, 1}, {0, 2}, {1, 1}, 0, 0, 1, 0, 2); }},
-      {"strided_newaxis", {F({2, 3})},
-       [](const Ts& v) { return stridedSlice(v[0], {0, 0, 1}, {0, 0, 3}, {1, 1, 1}, 2, 2, 0, 1); }},
-      {"strided_empty_result", {F({3, 2})},
+      {"strided_masks",
+       {F({3, 4})},
+       [](const Ts& v) {
+         return stridedSlice(v[0], {2, 1}, {0, 3}, {-2, 1}, 1, 1);
+       }},
+      {"strided_ellipsis_shrink",
+       {F({2, 3, 4})},
+       [](const Ts& v) {
+         return stridedSlice(v[0], {0, 1}, {0, 2}, {1, 1}, 0, 0, 1, 0, 2);
+       }},
+      {"strided_newaxis",
+       {F({2, 3})},
+       [](const Ts& v) {
+         return stridedSlice(v[0], {0, 0, 1}, {0, 0, 3}, {1, 1, 1}, 2, 2, 0, 1);
+       }},
+      {"strided_empty_result",
+       {F({3, 2})},
        [](const Ts& v) { return stridedSlice(v[0], {2}, {1}, {1}); }},
-      {"strided_int", {I({4, 2}, -9, 9)},
-       [](const Ts& v) { return stridedSlice(v[0], {3, 1}, {0, 2}, {-2, 1}); }, false},
-      {"strided_bool", {B({5})}, [](const Ts& v) { return stridedSlice(v[0], {0}, {5}, {3}); },
+      {"strided_int",
+       {I({4, 2}, -9, 9)},
+       [](const Ts& v) {
+         return stridedSlice(v[0], {3, 1}, {0, 2}, {-2, 1});
+       },
+       false},
+      {"strided_bool",
+       {B({5})},
+       [](const Ts& v) { return stridedSlice(v[0], {0}, {5}, {3}); },
        false},
       {"reverse_axis", {F({2, 3, 2})}, [](const Ts& v) { return reverse(v[0], {1}); }},
       {"reverse_all", {F({2, 3})}, [](const Ts& v) { return reverse(v[0]); }},
-      {"reverse_neg_axes", {F({2, 1, 3})}, [](const Ts& v) { return reverse(v[0], {-1, 0}); }},
-      {"reverse_empty", {F({0, 2})}, [](const Ts& v) { return reverse(v[0], {0, 1}); }},
+      {"reverse_neg_axes",
+       {F({2, 1, 3})},
+       [](const Ts& v) {
+         return reverse(v[0], {-1, 0});
+       }},
+      {"reverse_empty",
+       {F({0, 2})},
+       [](const Ts& v) {
+         return reverse(v[0], {0, 1});
+       }},
       {"reverse_scalar", {F({})}, [](const Ts& v) { return reverse(v[0]); }},
       {"reverse_int", {I({4}, -9, 9)}, [](const Ts& v) { return reverse(v[0]); }, false},
       {"reverse_bool", {B({2, 2})}, [](const Ts& v) { return reverse(v[0], {1}); }, false},
@@ -105,25 +180,78 @@ std::vector<OpCase> sliceCases() {
 
 std::vector<OpCase> padTileReshapeCases() {
   return {
-      {"pad_2d", {F({2, 3})},
-       [](const Ts& v) { return pad(v[0], {{1, 0}, {2, 1}}, 0.5f); }},
-      {"pad_size1", {F({1, 1})}, [](const Ts& v) { return pad(v[0], {{0, 2}, {1, 1}}); }},
-      {"pad_empty_input", {F({0, 2})}, [](const Ts& v) { return pad(v[0], {{1, 1}, {0, 1}}, 3); }},
-      {"pad_none", {F({3})}, [](const Ts& v) { return pad(v[0], {{0, 0}}); }},
+      {"pad_2d",
+       {F({2, 3})},
+       [](const Ts& v) {
+         return pad(v[0], {{1, 0}, {2, 1}}, 0.5f);
+       }},
+      {"pad_size1",
+       {F({1, 1})},
+       [](const Ts& v) {
+         return pad(v[0], {{0, 2}, {1, 1}});
+       }},
+      {"pad_empty_input",
+       {F({0, 2})},
+       [](const Ts& v) {
+         return pad(v[0], {{1, 1}, {0, 1}}, 3);
+       }},
+      {"pad_none",
+       {F({3})},
+       [](const Ts& v) {
+         return pad(v[0], {{0, 0}});
+       }},
       {"pad_scalar", {F({})}, [](const Ts& v) { return pad(v[0], {}); }},
-      {"pad_int", {I({2, 2}, -9, 9)}, [](const Ts& v) { return pad(v[0], {{1, 1}, {0, 0}}, 7); },
+      {"pad_int",
+       {I({2, 2}, -9, 9)},
+       [](const Ts& v) {
+         return pad(v[0], {{1, 1}, {0, 0}}, 7);
+       },
        false},
-      {"pad_bool", {B({2})}, [](const Ts& v) { return pad(v[0], {{1, 1}}, 1); }, false},
-      {"tile_2d", {F({2, 3})}, [](const Ts& v) { return tile(v[0], {2, 1}); }},
-      {"tile_3d", {F({1, 2, 2})}, [](const Ts& v) { return tile(v[0], {2, 2, 3}); }},
-      {"tile_zero_reps", {F({2, 2})}, [](const Ts& v) { return tile(v[0], {0, 2}); }},
-      {"tile_empty_input", {F({0, 2})}, [](const Ts& v) { return tile(v[0], {3, 1}); }},
+      {"pad_bool",
+       {B({2})},
+       [](const Ts& v) {
+         return pad(v[0], {{1, 1}}, 1);
+       },
+       false},
+      {"tile_2d",
+       {F({2, 3})},
+       [](const Ts& v) {
+         return tile(v[0], {2, 1});
+       }},
+      {"tile_3d",
+       {F({1, 2, 2})},
+       [](const Ts& v) {
+         return tile(v[0], {2, 2, 3});
+       }},
+      {"tile_zero_reps",
+       {F({2, 2})},
+       [](const Ts& v) {
+         return tile(v[0], {0, 2});
+       }},
+      {"tile_empty_input",
+       {F({0, 2})},
+       [](const Ts& v) {
+         return tile(v[0], {3, 1});
+       }},
       {"tile_scalar", {F({})}, [](const Ts& v) { return tile(v[0], {}); }},
       {"tile_int", {I({2}, -9, 9)}, [](const Ts& v) { return tile(v[0], {3}); }, false},
-      {"tile_bool", {B({1, 2})}, [](const Ts& v) { return tile(v[0], {2, 2}); }, false},
-      {"reshape_infer", {F({2, 3})}, [](const Ts& v) { return reshape(v[0], {3, -1}); }},
+      {"tile_bool",
+       {B({1, 2})},
+       [](const Ts& v) {
+         return tile(v[0], {2, 2});
+       },
+       false},
+      {"reshape_infer",
+       {F({2, 3})},
+       [](const Ts& v) {
+         return reshape(v[0], {3, -1});
+       }},
       {"reshape_scalar", {F({1, 1})}, [](const Ts& v) { return reshape(v[0], {}); }},
-      {"reshape_empty", {F({0, 3})}, [](const Ts& v) { return reshape(v[0], {3, 0, 1}); }},
+      {"reshape_empty",
+       {F({0, 3})},
+       [](const Ts& v) {
+         return reshape(v[0], {3, 0, 1});
+       }},
       {"expand_dims_neg", {F({2, 3})}, [](const Ts& v) { return expandDims(v[0], -1); }},
       {"expand_dims_scalar", {F({})}, [](const Ts& v) { return expandDims(v[0], 0); }},
       {"squeeze_all", {F({1, 3, 1})}, [](const Ts& v) { return squeeze(v[0]); }},
@@ -134,40 +262,57 @@ std::vector<OpCase> padTileReshapeCases() {
 
 std::vector<OpCase> indexingCases() {
   return {
-      {"gather_axis0_repeats", {F({4, 3}), Idx({5}, {3, 0, 2, 0, 1})},
+      {"gather_axis0_repeats",
+       {F({4, 3}), Idx({5}, {3, 0, 2, 0, 1})},
        [](const Ts& v) { return gather(v[0], v[1]); }},
-      {"gather_axis1_2d_indices", {F({2, 4, 2}), Idx({2, 2}, {1, 3, 1, 0})},
+      {"gather_axis1_2d_indices",
+       {F({2, 4, 2}), Idx({2, 2}, {1, 3, 1, 0})},
        [](const Ts& v) { return gather(v[0], v[1], 1); }},
-      {"gather_neg_axis", {F({3, 4}), Idx({3}, {3, 3, 0})},
+      {"gather_neg_axis",
+       {F({3, 4}), Idx({3}, {3, 3, 0})},
        [](const Ts& v) { return gather(v[0], v[1], -1); }},
-      {"gather_scalar_index", {F({3, 2}), Idx({}, {2})},
+      {"gather_scalar_index",
+       {F({3, 2}), Idx({}, {2})},
        [](const Ts& v) { return gather(v[0], v[1]); }},
-      {"gather_out_of_range", {F({3, 2}), Idx({3}, {-1, 1, 3})},
+      {"gather_out_of_range",
+       {F({3, 2}), Idx({3}, {-1, 1, 3})},
        [](const Ts& v) { return gather(v[0], v[1]); }},
-      {"gather_empty_indices", {F({3, 2}), Idx({0}, {})},
+      {"gather_empty_indices",
+       {F({3, 2}), Idx({0}, {})},
        [](const Ts& v) { return gather(v[0], v[1], 0); }},
-      {"gather_empty_x", {F({0, 2}), Idx({2}, {0, 0})},
+      {"gather_empty_x",
+       {F({0, 2}), Idx({2}, {0, 0})},
        [](const Ts& v) { return gather(v[0], v[1]); }},
-      {"gather_int", {I({3, 2}, -9, 9), Idx({2}, {2, 0})},
-       [](const Ts& v) { return gather(v[0], v[1], 0); }, false},
-      {"gather_bool", {B({2, 3}), Idx({4}, {2, 2, 0, 1})},
-       [](const Ts& v) { return gather(v[0], v[1], 1); }, false},
-      {"segsum_1d", {F({5}), Idx({5}, {0, 2, 0, -1, 1})},
-       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 3); }},
-      {"segsum_rows", {F({4, 3}), Idx({4}, {1, 1, 0, 3})},
-       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 4); }},
-      {"segsum_2d_ids", {F({2, 2, 3}), Idx({2, 2}, {0, 1, 1, 5})},
-       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 2); }},
-      {"segsum_empty_x", {F({0, 2}), Idx({0}, {})},
-       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 3); }},
-      {"segsum_int", {I({3, 2}, -9, 9), Idx({3}, {1, 0, 1})},
-       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 2); }, false},
-      {"onehot_1d", {Idx({4}, {0, 2, -1, 3})},
-       [](const Ts& v) { return oneHot(v[0], 3); }, false},
-      {"onehot_2d", {Idx({2, 2}, {1, 0, 1, 1})},
-       [](const Ts& v) { return oneHot(v[0], 2, 5.0f, -1.0f); }, false},
-      {"onehot_depth0", {Idx({3}, {0, 1, 2})}, [](const Ts& v) { return oneHot(v[0], 0); },
+      {"gather_int",
+       {I({3, 2}, -9, 9), Idx({2}, {2, 0})},
+       [](const Ts& v) { return gather(v[0], v[1], 0); },
        false},
+      {"gather_bool",
+       {B({2, 3}), Idx({4}, {2, 2, 0, 1})},
+       [](const Ts& v) { return gather(v[0], v[1], 1); },
+       false},
+      {"segsum_1d",
+       {F({5}), Idx({5}, {0, 2, 0, -1, 1})},
+       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 3); }},
+      {"segsum_rows",
+       {F({4, 3}), Idx({4}, {1, 1, 0, 3})},
+       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 4); }},
+      {"segsum_2d_ids",
+       {F({2, 2, 3}), Idx({2, 2}, {0, 1, 1, 5})},
+       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 2); }},
+      {"segsum_empty_x",
+       {F({0, 2}), Idx({0}, {})},
+       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 3); }},
+      {"segsum_int",
+       {I({3, 2}, -9, 9), Idx({3}, {1, 0, 1})},
+       [](const Ts& v) { return unsortedSegmentSum(v[0], v[1], 2); },
+       false},
+      {"onehot_1d", {Idx({4}, {0, 2, -1, 3})}, [](const Ts& v) { return oneHot(v[0], 3); }, false},
+      {"onehot_2d",
+       {Idx({2, 2}, {1, 0, 1, 1})},
+       [](const Ts& v) { return oneHot(v[0], 2, 5.0f, -1.0f); },
+       false},
+      {"onehot_depth0", {Idx({3}, {0, 1, 2})}, [](const Ts& v) { return oneHot(v[0], 0); }, false},
   };
 }
 
@@ -268,12 +413,12 @@ TEST(ShapeValues, StridedSliceMasks) {
     expectFloats(stridedSlice(x, {1}, {2}), {1, 3, 4},
                  {12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23});
     // x[1, newaxis, ..., 2] with shrink on 0 and 3: the ellipsis covers dim 1.
-    expectFloats(stridedSlice(x, {1, 0, 0, 2}, {2, 0, 0, 3}, {1, 1, 1, 1}, 0, 0, 4, 2, 9),
-                 {1, 3}, {14, 18, 22});
+    expectFloats(stridedSlice(x, {1, 0, 0, 2}, {2, 0, 0, 3}, {1, 1, 1, 1}, 0, 0, 4, 2, 9), {1, 3},
+                 {14, 18, 22});
 
     Tensor v = iota({5});
-    expectFloats(stridedSlice(v, {-10}, {10}), {5}, {0, 1, 2, 3, 4});      // clamped
-    expectFloats(stridedSlice(v, {3}, {1}), {0}, {});                      // empty
+    expectFloats(stridedSlice(v, {-10}, {10}), {5}, {0, 1, 2, 3, 4});        // clamped
+    expectFloats(stridedSlice(v, {3}, {1}), {0}, {});                        // empty
     expectFloats(stridedSlice(v, {10}, {-10}, {-1}), {5}, {4, 3, 2, 1, 0});  // clamped, reversed
     expectFloats(stridedSlice(v, {0}, {0}, {-1}, 1, 1), {5}, {4, 3, 2, 1, 0});
     expectFloats(stridedSlice(v, {0}, {5}, {3}), {2}, {0, 3});
@@ -331,14 +476,14 @@ TEST(ShapeValues, GatherSegmentSumOneHot) {
     expectFloats(gather(x, tensorInt({-1, 3, 1}, {3})), {3, 2}, {0, 0, 0, 0, 2, 3});
     expectInts(gather(tensorInt({4, 5, 6}, {3}), tensorInt({2, 2, 0}, {3})), {3}, {6, 6, 4});
 
-    expectFloats(unsortedSegmentSum(tensor({1, 2, 3, 4, 5}, {5}), tensorInt({0, 2, 0, -1, 7}, {5}),
-                                    3),
-                 {3}, {4, 0, 2});
+    expectFloats(
+        unsortedSegmentSum(tensor({1, 2, 3, 4, 5}, {5}), tensorInt({0, 2, 0, -1, 7}, {5}), 3), {3},
+        {4, 0, 2});
     expectFloats(unsortedSegmentSum(iota({3, 2}), tensorInt({1, 1, 0}, {3}), 2), {2, 2},
                  {4, 5, 2, 4});
-    expectInts(unsortedSegmentSum(tensorInt({1, 2, 3, 4}, {2, 2}), tensorInt({0, 1, 1, 0}, {2, 2}),
-                                  2),
-               {2}, {5, 5});
+    expectInts(
+        unsortedSegmentSum(tensorInt({1, 2, 3, 4}, {2, 2}), tensorInt({0, 1, 1, 0}, {2, 2}), 2),
+        {2}, {5, 5});
 
     expectFloats(oneHot(tensorInt({0, 2, -1, 3}, {4}), 3), {4, 3},
                  {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0});
@@ -349,12 +494,18 @@ TEST(ShapeValues, GatherSegmentSumOneHot) {
 TEST(ShapeGradients, HandComputed) {
   EveryBackend().run([] {
     // Repeated indices add up; out-of-range ones contribute nothing.
-    Tensor g = grad([](const Tensor& x) { return sum(gather(x, tensorInt({0, 0, 2, 5}, {4}))); },
-                    tensor({1, 2, 3}, {3}));
+    Tensor g = grad(
+        [](const Tensor& x) {
+          return sum(gather(x, tensorInt({0, 0, 2, 5}, {4})));
+        },
+        tensor({1, 2, 3}, {3}));
     expectFloats(g, {3}, {2, 0, 1});
     // Along axis 1 with a [2] index tensor: column 1 picked twice.
-    g = grad([](const Tensor& x) { return sum(gather(x, tensorInt({1, 1}, {2}), 1)); },
-             iota({2, 3}));
+    g = grad(
+        [](const Tensor& x) {
+          return sum(gather(x, tensorInt({1, 1}, {2}), 1));
+        },
+        iota({2, 3}));
     expectFloats(g, {2, 3}, {0, 2, 0, 0, 2, 0});
     g = grad([](const Tensor& x) { return sum(tile(x, {3, 2})); }, iota({1, 2}));
     expectFloats(g, {1, 2}, {6, 6});
@@ -402,8 +553,11 @@ TEST(OpErrors, ShapeOps) {
   expectError([] { transpose(iota({2, 3}), {1, 1}); }, {"[transpose]", "[1,1]", "permutation"});
   expectError([] { transpose(iota({2, 3}), {0, 2}); }, {"[transpose]", "permutation"});
   expectError([] { concat({}); }, {"[concat]", "empty"});
-  expectError([=] { concat({x, iota({3, 3})}, 1); },
-              {"[concat]", "[3,3]", "[2,3]", "dimension 0", "only axis 1"});
+  expectError(
+      [=] {
+        concat({x, iota({3, 3})}, 1);
+      },
+      {"[concat]", "[3,3]", "[2,3]", "dimension 0", "only axis 1"});
   expectError([=] { concat({x, tensorInt({1, 2, 3}, {1, 3})}); }, {"[concat]", "int32", "dtype"});
   expectError([=] { concat({x, iota({6})}); }, {"[concat]", "rank"});
   expectError([=] { concat({x}, 2); }, {"[concat]", "axis 2", "rank 2"});
@@ -441,12 +595,21 @@ TEST(OpErrors, StridedSlice) {
   Tensor x = iota({2, 3});
   expectError([=] { stridedSlice(x, {0, 0}, {1}); }, {"[stridedSlice]", "same length"});
   expectError([=] { stridedSlice(x, {0}, {1}, {0}); }, {"[stridedSlice]", "strides[0] is 0"});
-  expectError([=] { stridedSlice(x, {0, 0}, {1, 1}, {1, 1}, 0, 0, 3); },
-              {"[stridedSlice]", "ellipsis"});
-  expectError([=] { stridedSlice(x, {0, 0, 0}, {1, 1, 1}); },
-              {"[stridedSlice]", "more dimensions", "[2,3]"});
-  expectError([=] { stridedSlice(x, {0, 3}, {0, 4}, {1, 1}, 0, 0, 0, 0, 2); },
-              {"[stridedSlice]", "begin[1] = 3", "out of range", "dimension 1"});
+  expectError(
+      [=] {
+        stridedSlice(x, {0, 0}, {1, 1}, {1, 1}, 0, 0, 3);
+      },
+      {"[stridedSlice]", "ellipsis"});
+  expectError(
+      [=] {
+        stridedSlice(x, {0, 0, 0}, {1, 1, 1});
+      },
+      {"[stridedSlice]", "more dimensions", "[2,3]"});
+  expectError(
+      [=] {
+        stridedSlice(x, {0, 3}, {0, 4}, {1, 1}, 0, 0, 0, 0, 2);
+      },
+      {"[stridedSlice]", "begin[1] = 3", "out of range", "dimension 1"});
   expectError([=] { stridedSlice(x, {-3}, {0}, {1}, 0, 0, 0, 0, 1); },
               {"[stridedSlice]", "begin[0] = -3"});
   expectError([=] { stridedSlice(x, {1}, {0}, {-1}, 0, 0, 0, 0, 1); },
@@ -458,12 +621,21 @@ TEST(OpErrors, IndexingOps) {
   expectError([=] { gather(x, tensor({0, 1}, {2})); }, {"[gather]", "indices", "int32", "float32"});
   expectError([=] { gather(x, tensorInt({0}, {1}), 2); }, {"[gather]", "axis 2", "rank 2"});
   expectError([] { gather(scalar(1), tensorInt({0}, {1})); }, {"[gather]", "rank 0"});
-  expectError([=] { unsortedSegmentSum(x, tensorInt({0, 1}, {2}), 2); },
-              {"[unsortedSegmentSum]", "segmentIds", "[2]", "[3,2]", "leading"});
-  expectError([=] { unsortedSegmentSum(x, tensor({0, 1, 1}, {3}), 2); },
-              {"[unsortedSegmentSum]", "segmentIds", "int32"});
-  expectError([=] { unsortedSegmentSum(x, tensorInt({0, 1, 1}, {3}), -1); },
-              {"[unsortedSegmentSum]", "numSegments", "-1"});
+  expectError(
+      [=] {
+        unsortedSegmentSum(x, tensorInt({0, 1}, {2}), 2);
+      },
+      {"[unsortedSegmentSum]", "segmentIds", "[2]", "[3,2]", "leading"});
+  expectError(
+      [=] {
+        unsortedSegmentSum(x, tensor({0, 1, 1}, {3}), 2);
+      },
+      {"[unsortedSegmentSum]", "segmentIds", "int32"});
+  expectError(
+      [=] {
+        unsortedSegmentSum(x, tensorInt({0, 1, 1}, {3}), -1);
+      },
+      {"[unsortedSegmentSum]", "numSegments", "-1"});
   expectError([] { unsortedSegmentSum(tensorBool({1}, {1}), tensorInt({0}, {1}), 1); },
               {"[unsortedSegmentSum]", "x", "bool"});
   expectError([] { oneHot(tensorInt({0}, {1}), -1); }, {"[oneHot]", "depth", "-1"});

@@ -33,8 +33,8 @@ std::vector<OpCase> cases() {
   // c1, c2 as after a few steps; weightDecay > 0 is AdamW.
   auto adam = [](float lr, float weightDecay) {
     return [lr, weightDecay](const std::vector<Tensor>& v) {
-      AdamUpdate u = applyAdam(v[0], v[1], v[2], v[3], lr, 0.9f, 0.999f, 1e-7f, 0.271f,
-                               0.002997f, weightDecay);
+      AdamUpdate u = applyAdam(v[0], v[1], v[2], v[3], lr, 0.9f, 0.999f, 1e-7f, 0.271f, 0.002997f,
+                               weightDecay);
       return joined({u.w, u.m, u.v});
     };
   };
@@ -59,7 +59,8 @@ std::vector<OpCase> cases() {
       {"adam_zero_moments",
        {F({2, 3}), Fixed({2, 3}, {0, 0, 0, 0, 0, 0}), Fixed({2, 3}, {0, 0, 0, 0, 0, 0}),
         Fixed({2, 3}, {0, 1, -1, 1e-3f, -2, 0})},
-       adam(0.1f, 0.0f), false},
+       adam(0.1f, 0.0f),
+       false},
   };
 }
 
@@ -118,8 +119,8 @@ TEST(OptimKernels, OptimizersMatchTheComposedFormulasOnReference) {
   std::vector<Case> all = {
       {"sgd", [] { return sgd(0.1f); }, composedSgd(0.1f), 0},
       {"momentum", [] { return momentum(0.05f, 0.9f); }, composedMomentum(0.05f, 0.9f, false), 1},
-      {"nesterov", [] { return momentum(0.05f, 0.9f, true); },
-       composedMomentum(0.05f, 0.9f, true), 1},
+      {"nesterov", [] { return momentum(0.05f, 0.9f, true); }, composedMomentum(0.05f, 0.9f, true),
+       1},
       {"adam", [] { return adam(0.01f); }, composedAdam(0.01f, 0.9f, 0.999f, 1e-7f, 0), 2},
       {"adamw", [] { return adamw(0.01f, 0.8f, 0.99f, 1e-6f, 0.1f); },
        composedAdam(0.01f, 0.8f, 0.99f, 1e-6f, 0.1f), 2},
@@ -173,8 +174,9 @@ TEST(OptimKernels, SplitUpdatesMatchOneThread) {
 
 TEST(OptimKernels, HaveNoGradient) {
   Tensor w = tensor({1, 2}, {2}), g = tensor({3, 4}, {2});
-  expectError([&] { grad([&](const Tensor& x) { return sum(applyGradientDescent(x, g, 0.1f)); }, w); },
-              {"ApplyGradientDescent", "no gradient"});
+  expectError(
+      [&] { grad([&](const Tensor& x) { return sum(applyGradientDescent(x, g, 0.1f)); }, w); },
+      {"ApplyGradientDescent", "no gradient"});
 }
 
 TEST(OpErrors, OptimKernelsNameTheArgument) {

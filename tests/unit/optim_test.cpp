@@ -1,5 +1,7 @@
 // Optimizers, schedules and clipping, checked against double-precision
 // re-implementations of the update formulas and hand-computed values.
+#include "glint/optim.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "glint/glint.h"
 #include "glint/json.h"
-#include "glint/optim.h"
 #include "op_harness.h"
 
 namespace glint {
@@ -27,8 +28,8 @@ std::vector<double> values(const Tensor& t) {
   return {f.begin(), f.end()};
 }
 
-void expectClose(const std::vector<double>& got, const std::vector<double>& want,
-                 double rel = 2e-5, const std::string& what = "") {
+void expectClose(const std::vector<double>& got, const std::vector<double>& want, double rel = 2e-5,
+                 const std::string& what = "") {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], want[i], rel * std::max(1.0, std::abs(want[i])) + 1e-6)
@@ -41,8 +42,8 @@ void expectClose(const std::vector<double>& got, const std::vector<double>& want
 struct RefState {
   std::vector<double> a, b, c;
 };
-using RefStep = std::function<void(RefState&, std::vector<double>& w,
-                                   const std::vector<double>& g, int t)>;
+using RefStep =
+    std::function<void(RefState&, std::vector<double>& w, const std::vector<double>& g, int t)>;
 
 void ensure(std::vector<double>& slot, size_t n, double init = 0) {
   if (slot.empty()) slot.assign(n, init);
@@ -145,24 +146,39 @@ std::vector<OptCase> optCases() {
   // Hyperparameters away from defaults (large epsilons) so each term shows.
   return {
       {"sgd", [] { return sgd(0.1f); }, refSgd(0.1), {}},
-      {"momentum", [] { return momentum(0.1f, 0.8f); }, refMomentum(0.1, 0.8, false),
+      {"momentum", [] { return momentum(0.1f, 0.8f); }, refMomentum(0.1, 0.8, false), {"momentum"}},
+      {"nesterov",
+       [] { return momentum(0.1f, 0.8f, true); },
+       refMomentum(0.1, 0.8, true),
        {"momentum"}},
-      {"nesterov", [] { return momentum(0.1f, 0.8f, true); }, refMomentum(0.1, 0.8, true),
-       {"momentum"}},
-      {"adam", [] { return adam(0.1f, 0.8f, 0.9f, 1e-2f); }, refAdam(0.1, 0.8, 0.9, 1e-2),
+      {"adam",
+       [] { return adam(0.1f, 0.8f, 0.9f, 1e-2f); },
+       refAdam(0.1, 0.8, 0.9, 1e-2),
        {"m", "v"}},
-      {"adamw", [] { return adamw(0.1f, 0.8f, 0.9f, 1e-2f, 0.5f); },
-       refAdam(0.1, 0.8, 0.9, 1e-2, 0.5), {"m", "v"}},
-      {"adamax", [] { return adamax(0.1f, 0.8f, 0.9f, 1e-2f, 0.25f); },
-       refAdamax(0.1, 0.8, 0.9, 1e-2, 0.25), {"m", "v"}},
-      {"rmsprop", [] { return rmsprop(0.05f, 0.8f, 0.0f, 1e-2f); },
-       refRmsprop(0.05, 0.8, 0.0, 1e-2, false), {"rms", "momentum"}},
-      {"rmsprop_momentum", [] { return rmsprop(0.05f, 0.8f, 0.5f, 1e-2f); },
-       refRmsprop(0.05, 0.8, 0.5, 1e-2, false), {"rms", "momentum"}},
-      {"rmsprop_centered", [] { return rmsprop(0.05f, 0.8f, 0.5f, 1e-2f, true); },
-       refRmsprop(0.05, 0.8, 0.5, 1e-2, true), {"rms", "momentum", "mg"}},
+      {"adamw",
+       [] { return adamw(0.1f, 0.8f, 0.9f, 1e-2f, 0.5f); },
+       refAdam(0.1, 0.8, 0.9, 1e-2, 0.5),
+       {"m", "v"}},
+      {"adamax",
+       [] { return adamax(0.1f, 0.8f, 0.9f, 1e-2f, 0.25f); },
+       refAdamax(0.1, 0.8, 0.9, 1e-2, 0.25),
+       {"m", "v"}},
+      {"rmsprop",
+       [] { return rmsprop(0.05f, 0.8f, 0.0f, 1e-2f); },
+       refRmsprop(0.05, 0.8, 0.0, 1e-2, false),
+       {"rms", "momentum"}},
+      {"rmsprop_momentum",
+       [] { return rmsprop(0.05f, 0.8f, 0.5f, 1e-2f); },
+       refRmsprop(0.05, 0.8, 0.5, 1e-2, false),
+       {"rms", "momentum"}},
+      {"rmsprop_centered",
+       [] { return rmsprop(0.05f, 0.8f, 0.5f, 1e-2f, true); },
+       refRmsprop(0.05, 0.8, 0.5, 1e-2, true),
+       {"rms", "momentum", "mg"}},
       {"adagrad", [] { return adagrad(0.2f, 0.3f); }, refAdagrad(0.2, 0.3), {"accumulator"}},
-      {"adadelta", [] { return adadelta(0.5f, 0.8f, 1e-2f); }, refAdadelta(0.5, 0.8, 1e-2),
+      {"adadelta",
+       [] { return adadelta(0.5f, 0.8f, 1e-2f); },
+       refAdadelta(0.5, 0.8, 1e-2),
        {"accum_grad", "accum_var"}},
   };
 }
@@ -269,7 +285,7 @@ TEST(Optim, SchedulesFollowTheirFormulas) {
 
   auto pw = piecewiseConstant({10, 20}, {1.0f, 0.5f, 0.1f});
   EXPECT_EQ(pw->at(0), 1.0f);
-  EXPECT_EQ(pw->at(10), 1.0f);   // boundaries are inclusive on the left piece (Keras)
+  EXPECT_EQ(pw->at(10), 1.0f);  // boundaries are inclusive on the left piece (Keras)
   EXPECT_EQ(pw->at(11), 0.5f);
   EXPECT_EQ(pw->at(20), 0.5f);
   EXPECT_EQ(pw->at(21), 0.1f);
@@ -479,20 +495,20 @@ TEST(Optim, ConfigsUseTfjsNamesAndRoundTrip) {
   EXPECT_EQ(sgd()->getConfig().dump(), R"({"learningRate":0.01})");
   EXPECT_EQ(momentum(0.1f, 0.9f, true)->getConfig().dump(),
             R"({"learningRate":0.1,"momentum":0.9,"useNesterov":true})");
-  EXPECT_EQ(rmsprop()->getConfig().dump(),
-            R"({"learningRate":0.001,"decay":0.9,"momentum":0.0,"epsilon":1e-07,"centered":false})");
+  EXPECT_EQ(
+      rmsprop()->getConfig().dump(),
+      R"({"learningRate":0.001,"decay":0.9,"momentum":0.0,"epsilon":1e-07,"centered":false})");
   EXPECT_EQ(adagrad()->getConfig().dump(),
             R"({"learningRate":0.01,"initialAccumulatorValue":0.1})");
-  EXPECT_EQ(adadelta()->getConfig().dump(),
-            R"({"learningRate":0.001,"rho":0.95,"epsilon":1e-07})");
+  EXPECT_EQ(adadelta()->getConfig().dump(), R"({"learningRate":0.001,"rho":0.95,"epsilon":1e-07})");
   EXPECT_EQ(adamax()->getConfig().dump(),
             R"({"learningRate":0.002,"beta1":0.9,"beta2":0.999,"epsilon":1e-07,"decay":0.0})");
   EXPECT_EQ(adamw()->getConfig()["weightDecay"], 0.004);
 
   std::vector<std::pair<std::string, std::string>> names = {
-      {"sgd", "SGD"}, {"adam", "Adam"}, {"adamw", "AdamW"}, {"adamax", "Adamax"},
-      {"rmsprop", "RMSProp"}, {"adagrad", "Adagrad"}, {"adadelta", "Adadelta"},
-      {"momentum", "Momentum"}};
+      {"sgd", "SGD"},           {"adam", "Adam"},        {"adamw", "AdamW"},
+      {"adamax", "Adamax"},     {"rmsprop", "RMSProp"},  {"adagrad", "Adagrad"},
+      {"adadelta", "Adadelta"}, {"momentum", "Momentum"}};
   for (const auto& [id, cls] : names) {
     auto byId = optimizerFromConfig(id);
     EXPECT_EQ(byId->className(), cls);
@@ -510,8 +526,8 @@ TEST(Optim, ConfigsUseTfjsNamesAndRoundTrip) {
   EXPECT_EQ(keras->getConfig().dump(),
             R"({"learningRate":0.01,"beta1":0.8,"beta2":0.999,"epsilon":1e-07,"clipnorm":2.0})");
   EXPECT_EQ(*keras->clip.clipNorm, 2.0f);
-  auto sgdm = optimizerFromConfig("SGD", {{"learning_rate", 0.1}, {"momentum", 0.9},
-                                          {"nesterov", true}});
+  auto sgdm =
+      optimizerFromConfig("SGD", {{"learning_rate", 0.1}, {"momentum", 0.9}, {"nesterov", true}});
   EXPECT_EQ(sgdm->className(), "Momentum");
   auto scheduled = adam();
   scheduled->setSchedule(exponentialDecay(0.01f, 100, 0.9f));
@@ -539,19 +555,28 @@ TEST(Optim, ConstructionErrors) {
               {"[SGD.setLearningRate]", "learningRate", "inf"});
   expectError([] { sgd()->setSchedule(nullptr); }, {"[SGD.setSchedule]", "null"});
   expectError([] { optimizerFromConfig("adamm"); }, {"[optimizerFromConfig]", "'adamm'", "Adam"});
-  expectError([] { optimizerFromConfig("adam", {{"beta1", "x"}}); },
-              {"[optimizerFromConfig]", "beta1", "number"});
+  expectError(
+      [] {
+        optimizerFromConfig("adam", {{"beta1", "x"}});
+      },
+      {"[optimizerFromConfig]", "beta1", "number"});
   expectError([] { optimizerFromConfig("sgd", {{"clipnorm", -1}}); }, {"clipnorm", "> 0"});
   expectError([] { piecewiseConstant({1, 2}, {1.0f}); }, {"[piecewiseConstant]", "values"});
-  expectError([] { piecewiseConstant({2, 1}, {1.0f, 2.0f, 3.0f}); },
-              {"[piecewiseConstant]", "boundaries must increase"});
+  expectError(
+      [] {
+        piecewiseConstant({2, 1}, {1.0f, 2.0f, 3.0f});
+      },
+      {"[piecewiseConstant]", "boundaries must increase"});
   expectError([] { exponentialDecay(0.1f, 0, 0.5f); }, {"[exponentialDecay]", "decaySteps"});
   expectError([] { cosineDecay(0.1f, 10, 2.0f); }, {"[cosineDecay]", "alpha"});
   expectError([] { exponentialDecay(0.1f, 10, 0.5f)->at(-1); }, {"ExponentialDecay", "step"});
   expectError([] { scheduleFromConfig("StepDecay", Json::object()); },
               {"[scheduleFromConfig]", "'StepDecay'"});
-  expectError([] { scheduleFromConfig("ExponentialDecay", {{"decay_steps", 10}}); },
-              {"ExponentialDecay", "initial_learning_rate"});
+  expectError(
+      [] {
+        scheduleFromConfig("ExponentialDecay", {{"decay_steps", 10}});
+      },
+      {"ExponentialDecay", "initial_learning_rate"});
   expectError([] { clipByNorm(tensor({1}, {1}), 0.0f); }, {"[clipByNorm]", "clipNorm"});
   expectError([] { clipByGlobalNorm({tensorInt({1}, {1})}, 1.0f); },
               {"[clipByGlobalNorm]", "grads[0]", "float32", "int32"});
@@ -561,14 +586,23 @@ TEST(Optim, ApplyGradientsErrors) {
   auto opt = adam();
   Variable w = variable(zeros({2, 2}), true, "dense/kernel");
   Variable b = variable(zeros({2}), true, "dense/bias");
-  expectError([&] { opt->applyGradients({w, b}, {zeros({2, 2})}); },
-              {"[Adam.applyGradients]", "2 variables", "1 gradients"});
+  expectError(
+      [&] {
+        opt->applyGradients({w, b}, {zeros({2, 2})});
+      },
+      {"[Adam.applyGradients]", "2 variables", "1 gradients"});
   expectError([&] { opt->applyGradients({w}, {zeros({4})}); },
               {"[Adam.applyGradients]", "'dense/kernel'", "[4]", "[2,2]"});
-  expectError([&] { opt->applyGradients({w}, {zeros({2, 2}, DType::int32)}); },
-              {"[Adam.applyGradients]", "'dense/kernel'", "int32"});
-  expectError([&] { opt->applyGradients({w, w}, {zeros({2, 2}), zeros({2, 2})}); },
-              {"[Adam.applyGradients]", "'dense/kernel'", "twice"});
+  expectError(
+      [&] {
+        opt->applyGradients({w}, {zeros({2, 2}, DType::int32)});
+      },
+      {"[Adam.applyGradients]", "'dense/kernel'", "int32"});
+  expectError(
+      [&] {
+        opt->applyGradients({w, w}, {zeros({2, 2}), zeros({2, 2})});
+      },
+      {"[Adam.applyGradients]", "'dense/kernel'", "twice"});
   expectError([&] { opt->applyGradients({Variable()}, {zeros({2})}); },
               {"[Adam.applyGradients]", "vars[0]", "not a variable"});
   Variable counts = variable(zeros({2}, DType::int32), true, "counts");
@@ -576,11 +610,17 @@ TEST(Optim, ApplyGradientsErrors) {
               {"[Adam.applyGradients]", "'counts'", "int32", "float32"});
   opt->clip.clipNorm = 1.0f;
   opt->clip.globalClipNorm = 1.0f;
-  expectError([&] { opt->applyGradients({w}, {zeros({2, 2})}); },
-              {"[Adam.applyGradients]", "clipNorm", "globalClipNorm"});
+  expectError(
+      [&] {
+        opt->applyGradients({w}, {zeros({2, 2})});
+      },
+      {"[Adam.applyGradients]", "clipNorm", "globalClipNorm"});
   opt->clip = {.clipValue = -1.0f};
-  expectError([&] { opt->applyGradients({w}, {zeros({2, 2})}); },
-              {"[Adam.applyGradients]", "clip.clipValue", "> 0"});
+  expectError(
+      [&] {
+        opt->applyGradients({w}, {zeros({2, 2})});
+      },
+      {"[Adam.applyGradients]", "clip.clipValue", "> 0"});
   opt->clip = {};
   // Nothing above changed any state.
   EXPECT_EQ(opt->iterations(), 0);
@@ -588,17 +628,28 @@ TEST(Optim, ApplyGradientsErrors) {
   EXPECT_EQ(w.data<float>(), (std::vector<float>{0, 0, 0, 0}));
 
   // Restoring: unknown slot kinds, missing slots or iter, shape mismatch on bind.
-  expectError([&] { opt->setWeights({{"iter", scalar(1)}, {"dense/kernel/rms", zeros({2, 2})}}); },
-              {"[Adam.setWeights]", "'dense/kernel/rms'", "'<var>/m'"});
-  expectError([&] { opt->setWeights({{"dense/kernel/m", zeros({2, 2})},
-                                     {"dense/kernel/v", zeros({2, 2})}}); },
-              {"[Adam.setWeights]", "'iter'"});
-  expectError([&] { opt->setWeights({{"iter", scalar(1)}, {"dense/kernel/m", zeros({2, 2})}}); },
-              {"[Adam.setWeights]", "'dense/kernel/v'", "missing"});
-  opt->setWeights({{"iter", scalar(1)}, {"dense/kernel/m", zeros({3})},
-                   {"dense/kernel/v", zeros({3})}});
-  expectError([&] { opt->applyGradients({w}, {zeros({2, 2})}); },
-              {"[Adam.applyGradients]", "'dense/kernel/m'", "[3]", "[2,2]"});
+  expectError(
+      [&] {
+        opt->setWeights({{"iter", scalar(1)}, {"dense/kernel/rms", zeros({2, 2})}});
+      },
+      {"[Adam.setWeights]", "'dense/kernel/rms'", "'<var>/m'"});
+  expectError(
+      [&] {
+        opt->setWeights({{"dense/kernel/m", zeros({2, 2})}, {"dense/kernel/v", zeros({2, 2})}});
+      },
+      {"[Adam.setWeights]", "'iter'"});
+  expectError(
+      [&] {
+        opt->setWeights({{"iter", scalar(1)}, {"dense/kernel/m", zeros({2, 2})}});
+      },
+      {"[Adam.setWeights]", "'dense/kernel/v'", "missing"});
+  opt->setWeights(
+      {{"iter", scalar(1)}, {"dense/kernel/m", zeros({3})}, {"dense/kernel/v", zeros({3})}});
+  expectError(
+      [&] {
+        opt->applyGradients({w}, {zeros({2, 2})});
+      },
+      {"[Adam.applyGradients]", "'dense/kernel/m'", "[3]", "[2,2]"});
 }
 
 }  // namespace

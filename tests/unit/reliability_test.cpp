@@ -74,7 +74,8 @@ Json denseLayer(int64_t units, const Json& inputShape = nullptr) {
 
 TEST(Reliability, AManifestClaiming100GBFailsFastWithoutReadingOrAllocating) {
   // 25e9 float32 = 100 GB, in one weight and spread over 100 weights of 1 GB.
-  Json one = Json::array({{{"name", "d/kernel"}, {"shape", {250000, 100000}}, {"dtype", "float32"}}});
+  Json one =
+      Json::array({{{"name", "d/kernel"}, {"shape", {250000, 100000}}, {"dtype", "float32"}}});
   Json many = Json::array();
   for (int i = 0; i < 100; ++i) {
     std::string name = "w";
@@ -89,8 +90,11 @@ TEST(Reliability, AManifestClaiming100GBFailsFastWithoutReadingOrAllocating) {
     };
     auto start = std::chrono::steady_clock::now();
     int64_t tensorsBefore = memory().numTensors;
-    expectError([&] { io::artifactsFromModelJson(modelJson(sequentialOf(Json::array()), weights), reader); },
-                {"[io.load] model.json", "LoadOptions.maxWeightBytes", "2147483648"});
+    expectError(
+        [&] {
+          io::artifactsFromModelJson(modelJson(sequentialOf(Json::array()), weights), reader);
+        },
+        {"[io.load] model.json", "LoadOptions.maxWeightBytes", "2147483648"});
     EXPECT_EQ(reads, 0);
     EXPECT_EQ(memory().numTensors, tensorsBefore);
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
@@ -105,8 +109,11 @@ TEST(Reliability, AManifestClaiming100GBFailsFastWithoutReadingOrAllocating) {
   io::LoadOptions small;
   small.maxTensorBytes = 1 << 20;
   Json gb = Json::array({{{"name", "k"}, {"shape", {1000, 1000}}, {"dtype", "float32"}}});
-  expectError([&] { io::artifactsFromModelJson(modelJson(sequentialOf(Json::array()), gb), nullptr, small); },
-              {"'k'", "[1000,1000]", "4000000 bytes", "LoadOptions.maxTensorBytes (1048576)"});
+  expectError(
+      [&] {
+        io::artifactsFromModelJson(modelJson(sequentialOf(Json::array()), gb), nullptr, small);
+      },
+      {"'k'", "[1000,1000]", "4000000 bytes", "LoadOptions.maxTensorBytes (1048576)"});
 }
 
 TEST(Reliability, TopologyLimitsAreCheckedBeforeWeightsAreAllocated) {
@@ -161,9 +168,12 @@ TEST(Reliability, ModelJsonSizeAndNestingAreLimitedBeforeParsing) {
 TEST(Reliability, WrongJsonTypesInATopologyAreGlintErrorsNamingTheFile) {
   // Each would escape as an nlohmann or std exception from deep inside a layer.
   std::vector<Json> topologies = {
-      {{"class_name", "Model"}, {"config", {{"layers", {{{"class_name", "Dense"}, {"config", {{"name", 7}}}}}}}}},
-      sequentialOf({{{"class_name", "Dense"}, {"config", {{"units", "many"}, {"batch_input_shape", {nullptr, 2}}}}}}),
-      sequentialOf({{{"class_name", "Dense"}, {"config", {{"units", 2}, {"batch_input_shape", "x"}}}}}),
+      {{"class_name", "Model"},
+       {"config", {{"layers", {{{"class_name", "Dense"}, {"config", {{"name", 7}}}}}}}}},
+      sequentialOf({{{"class_name", "Dense"},
+                     {"config", {{"units", "many"}, {"batch_input_shape", {nullptr, 2}}}}}}),
+      sequentialOf(
+          {{{"class_name", "Dense"}, {"config", {{"units", 2}, {"batch_input_shape", "x"}}}}}),
   };
   for (const Json& t : topologies) {
     io::ModelArtifacts a;
@@ -181,15 +191,18 @@ TEST(Reliability, WrongJsonTypesInATopologyAreGlintErrorsNamingTheFile) {
 
 TEST(Reliability, IntegerArgumentsOutsideInt64AreErrorsNotCasts) {
   // fuzz_model_json found "units": -1.4e47: casting it to int64 was undefined.
-  for (const Json& units : {Json(-1.44444e47), Json(1e19), Json(18446744073709551615ull), Json(2.5)}) {
+  for (const Json& units :
+       {Json(-1.44444e47), Json(1e19), Json(18446744073709551615ull), Json(2.5)}) {
     io::ModelArtifacts a;
-    a.modelTopology = sequentialOf(
-        {{{"class_name", "Dense"}, {"config", {{"units", units}, {"batch_input_shape", {nullptr, 2}}}}}});
+    a.modelTopology =
+        sequentialOf({{{"class_name", "Dense"},
+                       {"config", {{"units", units}, {"batch_input_shape", {nullptr, 2}}}}}});
     try {
       io::modelFromArtifacts(a, {}, "t.json");
       ADD_FAILURE() << "loaded units " << units.dump();
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("'units' must be an integer"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'units' must be an integer"), std::string::npos)
+          << e.what();
     }
   }
 }
@@ -276,7 +289,8 @@ TEST(Reliability, AGzipBombStopsAtTheLimit) {
   deflate(&z, Z_FINISH);
   gz.resize(z.total_out);
   deflateEnd(&z);
-  EXPECT_EQ(data::decodeIdx(gz, {}, "small.gz", 1 << 20).data<int32_t>(), (std::vector<int32_t>{1, 2, 3, 4}));
+  EXPECT_EQ(data::decodeIdx(gz, {}, "small.gz", 1 << 20).data<int32_t>(),
+            (std::vector<int32_t>{1, 2, 3, 4}));
 }
 
 // ---- Atomic saves under SIGKILL -------------------------------------------------
@@ -339,7 +353,8 @@ TEST(Reliability, SaveKilledAtRandomMomentsLeavesThePreviousModelIntact) {
     bool twoStep = trial % 2 == 1;
     // Spread over the save's duration, jittered per trial; the window shrinks
     // whenever a save finished first (the calibration run may have been slow).
-    double delay = window * (trial % kTrials + 0.25 + 0.5 * std::fmod(trial * 0.618, 1.0)) / kTrials;
+    double delay =
+        window * (trial % kTrials + 0.25 + 0.5 * std::fmod(trial * 0.618, 1.0)) / kTrials;
     pid_t pid = saveInChild(twoStep);
     ASSERT_GE(pid, 0);
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
@@ -365,10 +380,13 @@ TEST(Reliability, SaveKilledAtRandomMomentsLeavesThePreviousModelIntact) {
   // The next save clears what killed saves left behind: only "model" remains.
   io::saveArtifacts(a, target);
   std::vector<std::string> left;
-  for (const auto& e : fs::directory_iterator(dir.path)) left.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir.path))
+    left.push_back(e.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"model"});
-  std::printf("[ reliability ] %d SIGKILL trials, save %.3f s: %d killed mid-save, %d old intact, "
-              "%d new complete, 0 mixed\n", trials, saveSeconds, killedMidSave, sawOld, sawNew);
+  std::printf(
+      "[ reliability ] %d SIGKILL trials, save %.3f s: %d killed mid-save, %d old intact, "
+      "%d new complete, 0 mixed\n",
+      trials, saveSeconds, killedMidSave, sawOld, sawNew);
   EXPECT_GE(killedMidSave, kKills);  // the kills did land inside saves
 }
 

@@ -39,8 +39,8 @@ std::vector<float> weights(Rng& rng, int64_t n) {
 struct CaseSetup {
   const OpCase* c = nullptr;
   std::vector<Tensor> xs;
-  std::vector<size_t> which;  // the differentiable inputs
-  std::vector<float> w;       // weights of f's elements
+  std::vector<size_t> which;          // the differentiable inputs
+  std::vector<float> w;               // weights of f's elements
   std::vector<std::vector<float>> v;  // the direction, per differentiable input
 
   CaseSetup(const OpCase& oc) : c(&oc), xs(makeInputs(oc)) {
@@ -153,7 +153,8 @@ TEST(SecondOrder, HessianVectorProductsOfEveryOpMatchFiniteDifferences) {
         try {
           got = CaseSetup(c).hessianVector();
         } catch (const Error& e) {
-          ADD_FAILURE() << c.name << " on " << backend << " threw where reference computes: " << e.what();
+          ADD_FAILURE() << c.name << " on " << backend
+                        << " threw where reference computes: " << e.what();
           continue;
         }
         ASSERT_EQ(got.size(), want->size()) << c.name;
@@ -162,19 +163,21 @@ TEST(SecondOrder, HessianVectorProductsOfEveryOpMatchFiniteDifferences) {
           for (float x : (*want)[k]) scale = std::max(scale, static_cast<double>(std::abs(x)));
           for (size_t j = 0; j < got[k].size(); ++j)
             if (!close(got[k][j], (*want)[k][j], 2e-3, 2e-4 * scale)) {
-              ADD_FAILURE() << c.name << " on " << backend << ": (H v)[" << k << "][" << j << "] = " << got[k][j]
-                            << ", reference " << (*want)[k][j];
+              ADD_FAILURE() << c.name << " on " << backend << ": (H v)[" << k << "][" << j
+                            << "] = " << got[k][j] << ", reference " << (*want)[k][j];
               break;
             }
         }
       }
     }
   }
-  std::printf("second order: %lld cases, %lld elements against finite differences (%lld nonzero), "
-              "%zu cases whose gradient has no gradient\n",
-              static_cast<long long>(tally.cases), static_cast<long long>(tally.checkedElements),
-              static_cast<long long>(tally.nonzero), tally.noSecondOrder.size());
-  for (const auto& [name, why] : tally.noSecondOrder) std::printf("  %s: %s\n", name.c_str(), why.c_str());
+  std::printf(
+      "second order: %lld cases, %lld elements against finite differences (%lld nonzero), "
+      "%zu cases whose gradient has no gradient\n",
+      static_cast<long long>(tally.cases), static_cast<long long>(tally.checkedElements),
+      static_cast<long long>(tally.nonzero), tally.noSecondOrder.size());
+  for (const auto& [name, why] : tally.noSecondOrder)
+    std::printf("  %s: %s\n", name.c_str(), why.c_str());
   EXPECT_GT(tally.cases, 200);
 }
 
@@ -182,7 +185,9 @@ TEST(SecondOrder, HessianVectorProductsOfEveryOpMatchFiniteDifferences) {
 TEST(SecondOrder, GradOfGradOfCube) {
   onEveryBackend([] {
     Tensor x = tensor({1.0f, 2.0f, -0.5f}, {3});
-    auto first = [](const Tensor& t) { return grad([](const Tensor& u) { return pow(u, scalar(3.0f)); }, t); };
+    auto first = [](const Tensor& t) {
+      return grad([](const Tensor& u) { return pow(u, scalar(3.0f)); }, t);
+    };
     std::vector<float> g2 = grad(first, x).toFloats();
     std::vector<float> want{6.0f, 12.0f, -3.0f};
     for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(g2[i], want[i], 1e-4) << i;
@@ -205,7 +210,11 @@ TEST(SecondOrder, AGradientWithoutGradientIsAnErrorNamingTheKernel) {
     Tensor xw = tensor(std::vector<float>(2 * 1 * 8, 0.3f), {2, 1, 8});
     Tensor wr = tensor(std::vector<float>(2 * 8, -0.2f), {2, 8});
     auto lstmGrad = [&](const Tensor& t) {
-      return grad([&](const Tensor& u) { return sum(lstmSequence(u, wr, Tensor(), false, false, "sigmoid", "tanh").h); }, t);
+      return grad(
+          [&](const Tensor& u) {
+            return sum(lstmSequence(u, wr, Tensor(), false, false, "sigmoid", "tanh").h);
+          },
+          t);
     };
     expectError([&] { grad([&](const Tensor& t) { return sum(lstmGrad(t)); }, xw); },
                 {"[grad]", "LSTMSequenceGrad", "has no gradient"});
@@ -218,7 +227,11 @@ TEST(SecondOrder, NestedTapesLeaveNoTensorsBehind) {
   Tensor x = tensor({0.3f, -1.2f, 2.0f}, {3});
   int64_t before = memory().numTensors;
   {
-    Tensor g2 = grad([](const Tensor& t) { return grad([](const Tensor& u) { return sum(exp(mul(u, u))); }, t); }, x);
+    Tensor g2 = grad(
+        [](const Tensor& t) {
+          return grad([](const Tensor& u) { return sum(exp(mul(u, u))); }, t);
+        },
+        x);
     EXPECT_EQ(g2.shape(), x.shape());
     g2.dispose();
   }

@@ -74,12 +74,14 @@ TEST(Soak, MlpTrainingKeepsMemoryAndResidentSetFlatOnEveryBackend) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     MemoryInfo after = memory();
     int64_t rssAfter = residentBytes();
-    std::printf("[ soak ] %-9s %6lld steps %7.2f s (%.0f steps/s): tensors %lld -> %lld, bytes %lld -> %lld, "
-                "RSS %.1f -> %.1f -> %.1f MiB\n",
-                backend.c_str(), static_cast<long long>(steps), secs, steps / secs,
-                static_cast<long long>(before.numTensors), static_cast<long long>(after.numTensors),
-                static_cast<long long>(before.numBytes), static_cast<long long>(after.numBytes),
-                rssBefore / 1048576.0, rssMid / 1048576.0, rssAfter / 1048576.0);
+    std::printf(
+        "[ soak ] %-9s %6lld steps %7.2f s (%.0f steps/s): tensors %lld -> %lld, bytes %lld -> "
+        "%lld, "
+        "RSS %.1f -> %.1f -> %.1f MiB\n",
+        backend.c_str(), static_cast<long long>(steps), secs, steps / secs,
+        static_cast<long long>(before.numTensors), static_cast<long long>(after.numTensors),
+        static_cast<long long>(before.numBytes), static_cast<long long>(after.numBytes),
+        rssBefore / 1048576.0, rssMid / 1048576.0, rssAfter / 1048576.0);
     EXPECT_EQ(after.numTensors, before.numTensors) << backend;
     EXPECT_EQ(after.numBuffers, before.numBuffers) << backend;
     EXPECT_EQ(after.numBytes, before.numBytes) << backend;

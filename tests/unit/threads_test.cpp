@@ -35,7 +35,7 @@ constexpr int kMaxThreads = 8;
 #endif
 // Skips where no thread can start: the single-thread WebAssembly build (make test-wasm,
 // the browser's st runs); natively and in wasm-mt every use of it runs.
-#define GLINT_REQUIRE_THREADS()                                                         \
+#define GLINT_REQUIRE_THREADS() \
   if (kMaxThreads == 0) GTEST_SKIP() << "WebAssembly built without pthreads has no threads"
 
 class Threads : public ::testing::Test {
@@ -121,7 +121,8 @@ TEST_F(Threads, FitTwoModelsAtOnce) {
   b0->fit(xb, y, options);
   SequentialPtr a1 = smallModel(7), b1 = smallModel(8);
   runAll(2, [&](int i) { (i == 0 ? a1 : b1)->fit(i == 0 ? xa : xb, y, options); });
-  auto near = [](const std::vector<std::vector<float>>& p, const std::vector<std::vector<float>>& q) {
+  auto near = [](const std::vector<std::vector<float>>& p,
+                 const std::vector<std::vector<float>>& q) {
     if (p.size() != q.size()) return false;
     for (size_t i = 0; i < p.size(); ++i) {
       if (p[i].size() != q[i].size()) return false;
@@ -168,9 +169,8 @@ TEST_F(Threads, PredictAndSecondFitDuringFitAreRefused) {
     // The training thread itself may still use its model from a callback.
     EXPECT_EQ(m->predict(x).shape(), (Shape{64, 3}));
   };
-  std::thread trainer([&] {
-    m->fit(x, y, {.epochs = 1, .batchSize = 16, .callbacks = {lambdaCallback(fns)}});
-  });
+  std::thread trainer(
+      [&] { m->fit(x, y, {.epochs = 1, .batchSize = 16, .callbacks = {lambdaCallback(fns)}}); });
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return inFit; });
@@ -196,8 +196,10 @@ TEST_F(Threads, PredictAndSecondFitDuringFitAreRefused) {
   }
   cv.notify_all();
   trainer.join();
-  EXPECT_NE(predictError.find("being trained on another thread"), std::string::npos) << predictError;
-  EXPECT_NE(evaluateError.find("being trained on another thread"), std::string::npos) << evaluateError;
+  EXPECT_NE(predictError.find("being trained on another thread"), std::string::npos)
+      << predictError;
+  EXPECT_NE(evaluateError.find("being trained on another thread"), std::string::npos)
+      << evaluateError;
   EXPECT_NE(fitError.find("being trained on another thread"), std::string::npos) << fitError;
   EXPECT_NE(predictError.find(m->name()), std::string::npos) << predictError;
   // Once training is over, every thread may use it again.

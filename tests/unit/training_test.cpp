@@ -40,7 +40,6 @@ using testing::classData;
 
 std::shared_ptr<Optimizer> sgdOpt(float lr) { return std::shared_ptr<Optimizer>(sgd(lr)); }
 
-
 SequentialPtr classModel() {
   return sequential({layers::dense({{"units", 8}, {"activation", "relu"}, {"inputShape", {4}}}),
                      layers::dense({{"units", 3}, {"activation", "softmax"}})});
@@ -107,8 +106,11 @@ TEST(Training, TrainOnBatchWithSampleWeightsIsAHandComputedSgdStep) {
     EXPECT_NEAR(k[0], W[0] - lr * gW[0], 1e-5);
     EXPECT_NEAR(k[1], W[1] - lr * gW[1], 1e-5);
     EXPECT_NEAR(b[0], B - lr * gB, 1e-5);
-    expectError([&] { m->trainOnBatch({x}, {y}, tensor({1, 1}, {2})); },
-                         {"trainOnBatch", "sampleWeights", "[3]", "[2]"});
+    expectError(
+        [&] {
+          m->trainOnBatch({x}, {y}, tensor({1, 1}, {2}));
+        },
+        {"trainOnBatch", "sampleWeights", "[3]", "[2]"});
   }
 }
 
@@ -259,9 +261,13 @@ TEST(Training, HistoryReadsKerasAndTfjsNames) {
   for (const auto& [k, v] : h.history) keys.push_back(k);
   EXPECT_EQ(keys,
             (std::vector<std::string>{"acc", "loss", "mse", "val_acc", "val_loss", "val_mse"}));
-  for (const auto& [keras, tfjs] : std::vector<std::pair<std::string, std::string>>{
-           {"accuracy", "acc"}, {"val_accuracy", "val_acc"}, {"mean_squared_error", "mse"},
-           {"val_meanSquaredError", "val_mse"}, {"loss", "loss"}, {"val_loss", "val_loss"}}) {
+  for (const auto& [keras, tfjs] :
+       std::vector<std::pair<std::string, std::string>>{{"accuracy", "acc"},
+                                                        {"val_accuracy", "val_acc"},
+                                                        {"mean_squared_error", "mse"},
+                                                        {"val_meanSquaredError", "val_mse"},
+                                                        {"loss", "loss"},
+                                                        {"val_loss", "val_loss"}}) {
     ASSERT_EQ(h.get(keras).size(), 2u) << keras;
     EXPECT_EQ(h.get(keras), h.history.at(tfjs)) << keras;
     EXPECT_EQ(h.history[keras], h.history.at(tfjs)) << keras;
@@ -269,9 +275,9 @@ TEST(Training, HistoryReadsKerasAndTfjsNames) {
   }
   EXPECT_GE(h.get("val_accuracy").back(), 0.0);
   // An unknown name throws listing the known ones, and adds nothing.
-  expectError([&] { h.get("val_precision"); },
-              {"[History]", "'val_precision'",
-               "known: acc, loss, mse, val_acc, val_loss, val_mse"});
+  expectError(
+      [&] { h.get("val_precision"); },
+      {"[History]", "'val_precision'", "known: acc, loss, mse, val_acc, val_loss, val_mse"});
   expectError([&] { (void)h.history["accuracy_top"]; }, {"[History]", "'accuracy_top'"});
   EXPECT_EQ(h.history.size(), 6u);
   // Without validation data the val_ series do not exist: the message says why.

@@ -42,7 +42,7 @@ std::string gpuStatus() {
 // want of a device: node (make test-wasm, test-wasm-mt) has no navigator.gpu,
 // and the harness's gl and wasm runs hand no device over (their Chromium has
 // no WebGPU flags); their skip message is the probe's reason.
-#define REQUIRE_WEBGPU()                                                              \
+#define REQUIRE_WEBGPU()                                                                   \
   if (!gpuAvailable() && !std::getenv("GLINT_EXPECT_WEBGPU")) GTEST_SKIP() << gpuStatus(); \
   ASSERT_TRUE(gpuAvailable()) << "webgpu did not start: " << gpuStatus()
 
@@ -63,8 +63,8 @@ TEST(WebGpuBackend, BuffersRoundTripBitExactForEveryDtype) {
   REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
   BackendScope on("webgpu");
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> f = {0.0f, -0.0f, 1.0f / 3, std::numeric_limits<float>::infinity(),
-                          -3e38f, nan, 1e-30f};
+  std::vector<float> f = {0.0f,   -0.0f, 1.0f / 3, std::numeric_limits<float>::infinity(),
+                          -3e38f, nan,   1e-30f};
   std::vector<float> backF = tensor(f, {7}).data<float>();
   EXPECT_EQ(std::memcmp(backF.data(), f.data(), f.size() * 4), 0);
   std::vector<int32_t> ints = {std::numeric_limits<int32_t>::min(), -1, 0, 7,
@@ -160,7 +160,10 @@ Synthetic synthetic(int64_t n, uint32_t seed) {
 // bias + activation, against the reference backend.
 TEST(WebGpuBackend, MatMulLayoutsMatchTheReference) {
   REQUIRE_WEBGPU();  // skipped without a WebGPU device: node, and the browser gl/wasm runs
-  struct Case { int64_t batchA, batchB, m, n, k; bool tA, tB; };
+  struct Case {
+    int64_t batchA, batchB, m, n, k;
+    bool tA, tB;
+  };
   const std::vector<Case> cases = {
       {1, 1, 64, 128, 784, false, false},  // a dense layer's forward: vec4 A along p
       {1, 1, 784, 128, 64, true, false},   // its weight gradient: vec4 A along i
@@ -168,14 +171,14 @@ TEST(WebGpuBackend, MatMulLayoutsMatchTheReference) {
       {1, 1, 1, 128, 784, false, false},   // one-sample predict: one row per invocation
       {1, 1, 7, 10, 3, false, false},      // nothing aligned
       {1, 1, 5, 12, 9, true, true},
-      {1, 1, 20, 8, 12, true, false},      // M % 4 == 0, partial 16-row block
-      {3, 1, 6, 4, 8, false, false},       // batch broadcast of B
-      {1, 2, 33, 16, 5, false, false},     // batch broadcast of A
+      {1, 1, 20, 8, 12, true, false},   // M % 4 == 0, partial 16-row block
+      {3, 1, 6, 4, 8, false, false},    // batch broadcast of B
+      {1, 2, 33, 16, 5, false, false},  // batch broadcast of A
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(::testing::Message() << "[" << c.batchA << "," << c.batchB << "] m " << c.m
-                                      << " n " << c.n << " k " << c.k << " tA " << c.tA
-                                      << " tB " << c.tB);
+    SCOPED_TRACE(::testing::Message()
+                 << "[" << c.batchA << "," << c.batchB << "] m " << c.m << " n " << c.n << " k "
+                 << c.k << " tA " << c.tA << " tB " << c.tB);
     Shape sa = c.tA ? Shape{c.batchA, c.k, c.m} : Shape{c.batchA, c.m, c.k};
     Shape sb = c.tB ? Shape{c.batchB, c.n, c.k} : Shape{c.batchB, c.k, c.n};
     std::vector<float> ha = randomNormal(sa, 0, 1, 11).data<float>();
@@ -191,8 +194,8 @@ TEST(WebGpuBackend, MatMulLayoutsMatchTheReference) {
       std::vector<float> want = run("reference", fused), got = run("webgpu", fused);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "element " << i
-                                                                     << (fused ? " fused" : "");
+        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+            << "element " << i << (fused ? " fused" : "");
     }
   }
 }
@@ -232,14 +235,15 @@ TEST(WebGpuTraining, StandardModelsTrainAsOnCpu) {
   };
   // The lstm reads the band's position row by row: 20 steps only begin to
   // learn it (cpu ~0.23), the other two learn it at once.
-  for (const Case& c : {Case{"mlp", 2, 1e-3f, 0.8}, Case{"cnn", 2, 1e-2f, 0.8},
-                        Case{"lstm", 2, 1e-2f, 0.15}}) {
+  for (const Case& c :
+       {Case{"mlp", 2, 1e-3f, 0.8}, Case{"cnn", 2, 1e-2f, 0.8}, Case{"lstm", 2, 1e-2f, 0.15}}) {
     SCOPED_TRACE(c.name);
     TrainResult cpu = trainStandard(c.name, "cpu", train, test, c.epochs, c.lr);
     TrainResult gpu = trainStandard(c.name, "webgpu", train, test, c.epochs, c.lr);
-    std::printf("[ webgpu training ] %s: held-out accuracy cpu %.4f webgpu %.4f, last loss cpu "
-                "%.5f webgpu %.5f\n",
-                c.name, cpu.accuracy, gpu.accuracy, cpu.loss.back(), gpu.loss.back());
+    std::printf(
+        "[ webgpu training ] %s: held-out accuracy cpu %.4f webgpu %.4f, last loss cpu "
+        "%.5f webgpu %.5f\n",
+        c.name, cpu.accuracy, gpu.accuracy, cpu.loss.back(), gpu.loss.back());
     EXPECT_GE(cpu.accuracy, c.minAccuracy);
     EXPECT_NEAR(gpu.accuracy, cpu.accuracy, 0.03);
     for (size_t e = 0; e < cpu.loss.size(); ++e)

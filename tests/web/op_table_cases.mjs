@@ -2,8 +2,8 @@
 // arguments (op_table_draw.mjs). Here the array ops: element-wise, reductions,
 // products, layout, creation; op_table_cases_nn.mjs has the windows, indices,
 // cells, random and async ops, and the Tensor methods that are no top-level op.
-import {values, int, size} from './shared_cases.mjs';
-import {T, Raw, nest, pick, chance, shapeOf, draw, t, operand, broadcastPair, axisOf, DTYPES, ANY, bad}
+import {int, size} from './shared_cases.mjs';
+import {T, nest, pick, chance, shapeOf, draw, t, operand, broadcastPair, axisOf, DTYPES, ANY, bad}
   from './op_table_draw.mjs';
 import {windows, indexed, cells, random, asyncOps} from './op_table_cases_nn.mjs';
 export {METHOD_CASES} from './op_table_cases_nn.mjs';

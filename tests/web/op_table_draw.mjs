@@ -72,7 +72,7 @@ export function operand(r, shape, dtype, lo = -3, hi = 3) {
 /** Two shapes that broadcast (trailing dims equal or 1), one time in twelve two that do not. */
 export function broadcastPair(r) {
   const a = shapeOf(r);
-  let b = a.slice(int(r, 0, a.length)).map((d) => (chance(r, 0.3) ? 1 : d));
+  const b = a.slice(int(r, 0, a.length)).map((d) => (chance(r, 0.3) ? 1 : d));
   if (b.length && chance(r, 1 / 12)) b[int(r, 0, b.length - 1)] = 5;
   return chance(r, 0.5) ? [a, b] : [b, a];
 }

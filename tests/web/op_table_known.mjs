@@ -28,7 +28,6 @@ const larger = (a, fh, fw) => {
 const EMPTY = (what) => `TF.js bug: ${what} over an empty axis is NaN (float32) or 0 (int32) where TensorFlow ` +
     'gives the identity, as glint-ml (tf.max(tf.zeros([2, 0]), 1) is [NaN, NaN], not [-Infinity, -Infinity])';
 const empty = (a) => a[0] instanceof T && a[0].shape.includes(0);
-const valuesOf = (x) => (x instanceof T || x instanceof Raw ? x.v : []);
 const convTooBig = (a) => larger(a, ...a[1].shape.slice(0, 2).map((k) => (k - 1) * (a[5] ?? 1) + 1));
 export const KNOWN = {
   batchToSpaceND: [[(a) => a[2].some(([lo, hi], i) => lo + hi > a[1][i] * a[0].shape[i + 1]), 'TF.js bug: crops ' +

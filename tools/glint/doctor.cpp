@@ -137,8 +137,8 @@ std::string fmt(const char* format, double v) {
 void printText(const Json& r) {
   std::cout << "Glint doctor (native)\n\nBackends\n";
   for (const Json& b : r["backends"]) {
-    std::cout << "  " << (b["available"].get<bool>() ? "[ok] " : "[--] ") << b["name"].get<std::string>()
-              << " (priority " << b["priority"].get<int>() << ")"
+    std::cout << "  " << (b["available"].get<bool>() ? "[ok] " : "[--] ")
+              << b["name"].get<std::string>() << " (priority " << b["priority"].get<int>() << ")"
               << (b["software"].get<bool>() ? " software renderer" : "") << ": "
               << b["reason"].get<std::string>() << "\n";
   }
@@ -154,14 +154,15 @@ void printText(const Json& r) {
       std::cout << "\n";
     }
   }
-  std::cout << "\nPrecision (matMul 17x33x9, exp, sum of 1000 vs float64; rel = err / max(1, |want|))\n";
+  std::cout
+      << "\nPrecision (matMul 17x33x9, exp, sum of 1000 vs float64; rel = err / max(1, |want|))\n";
   for (const auto& [name, p] : r["precision"].items()) {
     if (p.contains("error")) {
       std::cout << "  " << name << ": FAILED: " << p["error"].get<std::string>() << "\n";
       continue;
     }
-    std::cout << "  " << name << ": max abs " << fmt("%.2e", p["maxAbs"].get<double>()) << ", max rel "
-              << fmt("%.2e", p["maxRel"].get<double>()) << "  (matMul "
+    std::cout << "  " << name << ": max abs " << fmt("%.2e", p["maxAbs"].get<double>())
+              << ", max rel " << fmt("%.2e", p["maxRel"].get<double>()) << "  (matMul "
               << fmt("%.1e", p["ops"]["matMul"]["maxRel"].get<double>()) << ", exp "
               << fmt("%.1e", p["ops"]["exp"]["maxRel"].get<double>()) << ", sum "
               << fmt("%.1e", p["ops"]["sum"]["maxRel"].get<double>()) << ")"
@@ -176,10 +177,12 @@ void printText(const Json& r) {
     std::cout << "  " << name << ": " << fmt("%.1f", s["stepsPerSecond"].get<double>())
               << " training steps/s (" << fmt("%.0f", s["samplesPerSecond"].get<double>())
               << " samples/s), predict 1 sample "
-              << fmt(s["predictMsMedian"].get<double>() < 1 ? "%.3f" : "%.2f", s["predictMsMedian"].get<double>())
+              << fmt(s["predictMsMedian"].get<double>() < 1 ? "%.3f" : "%.2f",
+                     s["predictMsMedian"].get<double>())
               << " ms (median of " << s["predictRuns"].get<int>() << ")\n";
   }
-  std::cout << "\n" << (r["ok"].get<bool>() ? "all checks passed" : "PROBLEMS FOUND (see above)") << "\n";
+  std::cout << "\n"
+            << (r["ok"].get<bool>() ? "all checks passed" : "PROBLEMS FOUND (see above)") << "\n";
 }
 
 }  // namespace
@@ -194,9 +197,13 @@ int doctorCommand(const DoctorArgs& args) {
   r["backends"] = Json::array();
   std::vector<std::string> available;
   for (const BackendStatus& b : info.backends) {
-    r["backends"].push_back(Json{{"name", b.name}, {"priority", b.priority}, {"available", b.available},
-                                 {"reason", b.reason}, {"software", b.software}});
-    if (b.available && (args.backend.empty() || args.backend == b.name)) available.push_back(b.name);
+    r["backends"].push_back(Json{{"name", b.name},
+                                 {"priority", b.priority},
+                                 {"available", b.available},
+                                 {"reason", b.reason},
+                                 {"software", b.software}});
+    if (b.available && (args.backend.empty() || args.backend == b.name))
+      available.push_back(b.name);
   }
 
   auto table = kernelTable();

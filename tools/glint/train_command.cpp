@@ -72,7 +72,8 @@ TrainTest loadData(const TrainArgs& a, const Shape& inputShape) {
   std::vector<std::string> features;
   for (size_t i = 0; i < table.names.size(); ++i)
     if (i != labelIndex && table.types[i] != "string") features.push_back(table.names[i]);
-  check(!features.empty(), "train", a.data, " has no numeric feature columns besides '", label, "'");
+  check(!features.empty(), "train", a.data, " has no numeric feature columns besides '", label,
+        "'");
   // Empty cells load as NaN (loadCsv refuses nan and inf written out); a
   // NaN feature would train a NaN model, so name the first one.
   for (const std::string& f : features) {
@@ -81,14 +82,16 @@ TrainTest loadData(const TrainArgs& a, const Shape& inputShape) {
     std::vector<float> v = table.numeric[c].toFloats();
     for (size_t r = 0; r < v.size(); ++r)
       check(!std::isnan(v[r]), "train", "file '", a.data, "' line ", table.lines[r], ", column '",
-            quoteForError(f), "': empty value; training needs every feature (fill it in or drop "
+            quoteForError(f),
+            "': empty value; training needs every feature (fill it in or drop "
             "the row)");
   }
   // Whole numbers in [0, 65536) or text: no truncated 0.5, no one-hot matrix
   // of 2^31 classes.
   Tensor ids = data::classIds(table, label);
   d.classes = static_cast<int64_t>(max(ids).item()) + 1;
-  data::Split split = data::trainValidationSplit({table.features(features), ids}, 0.2f, true, a.seed);
+  data::Split split =
+      data::trainValidationSplit({table.features(features), ids}, 0.2f, true, a.seed);
   d.xTrain = split.train[0];
   d.xTest = split.validation[0];
   d.yTrain = data::oneHotLabels(split.train[1], d.classes);
@@ -119,9 +122,7 @@ void printBackend() {
   std::fprintf(stderr, "backend: %s (%s)\n", info.active.c_str(), info.why.c_str());
 }
 
-Json tensorJson(const Tensor& t) {
-  return Json{{"shape", t.shape()}, {"data", t.toFloats()}};
-}
+Json tensorJson(const Tensor& t) { return Json{{"shape", t.shape()}, {"data", t.toFloats()}}; }
 
 }  // namespace
 
@@ -151,9 +152,10 @@ int trainCommand(const TrainArgs& a) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Logs test = m->evaluate(d.xTest, d.yTest, 256);
   std::string accKey = test.count("acc") ? "acc" : "accuracy";
-  std::printf("%s on %s: held-out loss %.4f, accuracy %.2f%% after %d epochs (%.1f s, %.0f samples/s)\n",
-              m->name().c_str(), a.data.c_str(), test["loss"], 100 * test[accKey], a.epochs, seconds,
-              a.epochs * d.xTrain.dim(0) / seconds);
+  std::printf(
+      "%s on %s: held-out loss %.4f, accuracy %.2f%% after %d epochs (%.1f s, %.0f samples/s)\n",
+      m->name().c_str(), a.data.c_str(), test["loss"], 100 * test[accKey], a.epochs, seconds,
+      a.epochs * d.xTrain.dim(0) / seconds);
   std::string out = a.out.empty() ? "build/models/" + m->name() : a.out;
   io::save(*m, out);
   std::printf("saved to %s/model.json\n", out.c_str());
@@ -198,8 +200,8 @@ int predictCommand(const std::string& modelPath, const std::string& input,
   std::vector<Tensor> xs;
   for (size_t i = 0; i < j["inputs"].size(); ++i) {
     const Json& e = j["inputs"][i];
-    check(e.is_object() && e.contains("shape") && e.contains("data"), "predict", input,
-          ": inputs[", i, "] needs \"shape\" and \"data\"");
+    check(e.is_object() && e.contains("shape") && e.contains("data"), "predict", input, ": inputs[",
+          i, "] needs \"shape\" and \"data\"");
     Shape shape;
     std::vector<float> data;
     try {

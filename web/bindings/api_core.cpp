@@ -87,15 +87,19 @@ const uint8_t* returnBytes(std::vector<uint8_t> bytes, int32_t* length) {
 Json parseJson(const char* text, const char* what) {
   if (!text || !*text) return Json::object();
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) fail("glint", what, " is not valid JSON: ", std::string(text).substr(0, 200));
+  if (j.is_discarded())
+    fail("glint", what, " is not valid JSON: ", std::string(text).substr(0, 200));
   return j;
 }
 
 namespace {
 
 Json statusJson(const BackendStatus& s) {
-  return {{"name", s.name}, {"priority", s.priority}, {"available", s.available},
-          {"reason", s.reason}, {"software", s.software}};
+  return {{"name", s.name},
+          {"priority", s.priority},
+          {"available", s.available},
+          {"reason", s.reason},
+          {"software", s.software}};
 }
 
 Shape shapeFrom(const int32_t* dims, int32_t rank) {
@@ -128,7 +132,8 @@ int32_t startRead(const Tensor& t, bool keepOnHost) {
   if (s.backend->name() == "webgpu") {
     entry->gpu = static_cast<webgpu::WebGpuBackend*>(t.impl()->storage->backend);
     const auto& buffer = *static_cast<webgpu::Buffer*>(t.impl()->storage->handle);
-    if (s.bytes && !buffer.id) throw DeviceLostError("[data] the tensor was lost with the WebGPU device");
+    if (s.bytes && !buffer.id)
+      throw DeviceLostError("[data] the tensor was lost with the WebGPU device");
     entry->gpuRead = entry->gpu->startRead(buffer);
     if (keepOnHost) entry->keep = t;
   } else {
@@ -160,11 +165,16 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_gl_lose_context() {
 EMSCRIPTEN_KEEPALIVE const char* glint_gl_stats() {
   return guarded<const char*>(nullptr, [&] {
     gl::Stats s = gl::stats();
-    Json j = {{"textures", s.textures}, {"pooledTextures", s.pooledTextures},
-              {"contextLosses", s.contextLosses}, {"texturesRestored", s.texturesRestored},
-              {"variablesRestored", s.variablesRestored}, {"texturesLost", s.texturesLost},
-              {"variablesMoved", s.variablesMoved}, {"variableReads", s.variableReads},
-              {"hostCopyBytes", s.hostCopyBytes}, {"snapshotSeconds", s.snapshotSeconds}};
+    Json j = {{"textures", s.textures},
+              {"pooledTextures", s.pooledTextures},
+              {"contextLosses", s.contextLosses},
+              {"texturesRestored", s.texturesRestored},
+              {"variablesRestored", s.variablesRestored},
+              {"texturesLost", s.texturesLost},
+              {"variablesMoved", s.variablesMoved},
+              {"variableReads", s.variableReads},
+              {"hostCopyBytes", s.hostCopyBytes},
+              {"snapshotSeconds", s.snapshotSeconds}};
     return returnString(j.dump());
   });
 }
@@ -193,8 +203,10 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_tensor_to_gpu(int32_t id) {
     Backend& active = e.active();
     webgpu::WebGpuBackend* gpu = webgpu::instance();
     check(gpu != nullptr && &active == static_cast<Backend*>(gpu), op, "the ", active.name(),
-          " backend has no GPU buffer to give ('readToGPU' is not supported by it, as by TF.js's cpu and wasm ",
-          "backends): on the webgpu backend (setBackend('webgpu')) dataToGPU copies the tensor into a GPUBuffer");
+          " backend has no GPU buffer to give ('readToGPU' is not supported by it, as by TF.js's "
+          "cpu and wasm ",
+          "backends): on the webgpu backend (setBackend('webgpu')) dataToGPU copies the tensor "
+          "into a GPUBuffer");
     e.ensureOn(active, t);
     const size_t bytes = t.impl()->storage->bytes;
     void* handle = gpu->allocate(bytes);
@@ -239,9 +251,9 @@ EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_classify_self_test(const uint32_t*
                                                                  const uint32_t* back, int32_t n,
                                                                  double sum) {
   return guarded<const char*>(nullptr, [&] {
-    webgpu::SelfTestVerdict v = webgpu::classifySelfTest(
-        std::vector<uint32_t>(sent, sent + n), std::vector<uint32_t>(back, back + n),
-        static_cast<float>(sum));
+    webgpu::SelfTestVerdict v =
+        webgpu::classifySelfTest(std::vector<uint32_t>(sent, sent + n),
+                                 std::vector<uint32_t>(back, back + n), static_cast<float>(sum));
     Json j = {{"usable", v.usable}, {"why", v.why}, {"deviations", v.deviations}};
     return returnString(j.dump());
   });
@@ -251,11 +263,13 @@ EMSCRIPTEN_KEEPALIVE const char* glint_webgpu_stats() {
   return guarded<const char*>(nullptr, [&] {
     Json j = {{"available", false}};
     if (webgpu::WebGpuBackend* gpu = webgpu::instance()) {
-      j = {{"available", true}, {"buffers", gpu->liveBuffers()},
+      j = {{"available", true},
+           {"buffers", gpu->liveBuffers()},
            {"pooledBuffers", static_cast<int64_t>(gpu->pooledBuffers())},
            {"pooledBytes", gpu->pooledBytes()},
            {"pipelinesCached", static_cast<int64_t>(gpu->pipelinesCached())},
-           {"bytes", gpu->bytesInUse()}, {"deviceLosses", gpu->deviceLosses()},
+           {"bytes", gpu->bytesInUse()},
+           {"deviceLosses", gpu->deviceLosses()},
            {"variablesRestored", gpu->variablesRestored()},
            {"variablesMoved", gpu->variablesMoved()}};
     }
@@ -307,8 +321,8 @@ namespace {
 Json calibrationJson(const Calibration& c) {
   Json timings = Json::array();
   for (const BackendTiming& t : c.timings)
-    timings.push_back({{"backend", t.backend}, {"msPerStep", t.msPerStep}, {"runs", t.runs},
-                       {"error", t.error}});
+    timings.push_back(
+        {{"backend", t.backend}, {"msPerStep", t.msPerStep}, {"runs", t.runs}, {"error", t.error}});
   return {{"what", c.what}, {"timings", timings}, {"chosen", c.chosen}};
 }
 }  // namespace
@@ -318,7 +332,9 @@ EMSCRIPTEN_KEEPALIVE const char* glint_backend_info() {
     BackendInfo info = backendInfo();
     Json backends = Json::array();
     for (const auto& b : info.backends) backends.push_back(statusJson(b));
-    Json j = {{"active", info.active}, {"why", info.why}, {"backends", backends},
+    Json j = {{"active", info.active},
+              {"why", info.why},
+              {"backends", backends},
               {"calibrated", info.calibrated},
               {"chosenAutomatically", backendChosenAutomatically()},
               {"calibrationCandidates", calibrationCandidates()}};
@@ -335,8 +351,9 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_record_calibration(const char* json) {
     c.what = j.at("what").get<std::string>();
     c.chosen = j.at("chosen").get<std::string>();
     for (const Json& t : j.at("timings"))
-      c.timings.push_back(BackendTiming{t.at("backend").get<std::string>(), t.at("msPerStep").get<double>(),
-                                        t.at("runs").get<int>(), t.value("error", std::string())});
+      c.timings.push_back(BackendTiming{t.at("backend").get<std::string>(),
+                                        t.at("msPerStep").get<double>(), t.at("runs").get<int>(),
+                                        t.value("error", std::string())});
     recordCalibration(c);
     return 0;
   });
@@ -347,11 +364,10 @@ EMSCRIPTEN_KEEPALIVE const char* glint_memory() {
     MemoryInfo m = memory();
     Json per = Json::object();
     for (const auto& [name, bytes] : m.bytesPerBackend) per[name] = bytes;
-    Json j = {{"numTensors", m.numTensors}, {"numDataBuffers", m.numBuffers},
-              {"numBytes", m.numBytes}, {"unreliable", m.unreliable},
-              {"bytesPerBackend", per}, {"numAllocations", m.numAllocations},
-              {"numPoolHits", m.numPoolHits},
-              {"numHandles", tensorHandles().size()}};
+    Json j = {{"numTensors", m.numTensors},   {"numDataBuffers", m.numBuffers},
+              {"numBytes", m.numBytes},       {"unreliable", m.unreliable},
+              {"bytesPerBackend", per},       {"numAllocations", m.numAllocations},
+              {"numPoolHits", m.numPoolHits}, {"numHandles", tensorHandles().size()}};
     return returnString(j.dump());
   });
 }
@@ -394,11 +410,18 @@ EMSCRIPTEN_KEEPALIVE const char* glint_profile_end() {
     ProfileInfo info = endProfile();
     Json kernels = Json::array();
     for (const KernelRecord& k : info.kernels)
-      kernels.push_back({{"name", k.name}, {"backend", k.backend}, {"inputShapes", k.inputShapes},
-                         {"outputShapes", k.outputShapes}, {"bytesAdded", k.bytesAdded},
-                         {"totalBytesSnapshot", k.totalBytesSnapshot}, {"tensorsAdded", k.tensorsAdded},
-                         {"totalTensorsSnapshot", k.totalTensorsSnapshot}, {"kernelTimeMs", k.kernelTimeMs}});
-    Json j = {{"newBytes", info.newBytes}, {"newTensors", info.newTensors}, {"peakBytes", info.peakBytes},
+      kernels.push_back({{"name", k.name},
+                         {"backend", k.backend},
+                         {"inputShapes", k.inputShapes},
+                         {"outputShapes", k.outputShapes},
+                         {"bytesAdded", k.bytesAdded},
+                         {"totalBytesSnapshot", k.totalBytesSnapshot},
+                         {"tensorsAdded", k.tensorsAdded},
+                         {"totalTensorsSnapshot", k.totalTensorsSnapshot},
+                         {"kernelTimeMs", k.kernelTimeMs}});
+    Json j = {{"newBytes", info.newBytes},
+              {"newTensors", info.newTensors},
+              {"peakBytes", info.peakBytes},
               {"kernels", kernels}};
     return returnString(j.dump());
   });
@@ -548,7 +571,8 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* glint_read_take(int32_t readId, int32_t* len
     if (entry->gpu) {
       std::vector<uint8_t> bytes = entry->gpu->finishRead(entry->gpuRead);
       if (entry->keep.defined() && !entry->keep.isDisposed())
-        entry->gpu->keepHostCopy(*static_cast<webgpu::Buffer*>(entry->keep.impl()->storage->handle), bytes);
+        entry->gpu->keepHostCopy(*static_cast<webgpu::Buffer*>(entry->keep.impl()->storage->handle),
+                                 bytes);
       return returnBytes(std::move(bytes), length);
     }
     return returnBytes(entry->read.bytes(), length);
@@ -556,8 +580,8 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* glint_read_take(int32_t readId, int32_t* len
 }
 
 EMSCRIPTEN_KEEPALIVE const char* glint_tensor_to_string(int32_t id) {
-  return guarded<const char*>(nullptr,
-                              [&] { return returnString(tensorHandles().get(id, "tensor").toString()); });
+  return guarded<const char*>(
+      nullptr, [&] { return returnString(tensorHandles().get(id, "tensor").toString()); });
 }
 
 }  // extern "C"
@@ -570,7 +594,7 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length) { return l
 extern "C" {
 /// A variable's name ("dense_1/kernel"); "" for other tensors.
 EMSCRIPTEN_KEEPALIVE const char* glint_tensor_name(int32_t id) {
-  return guarded<const char*>(nullptr,
-                              [&] { return returnString(tensorHandles().get(id, "tensor").impl()->name); });
+  return guarded<const char*>(
+      nullptr, [&] { return returnString(tensorHandles().get(id, "tensor").impl()->name); });
 }
 }  // extern "C"

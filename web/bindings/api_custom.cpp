@@ -55,9 +55,9 @@ class JsObject {
     constexpr int32_t kMaxOut = 256;
     std::vector<int32_t> out(kMaxOut);
     char* jsonOut = nullptr;
-    int32_t n = glint_js_invoke(id_, method, ids.data(), static_cast<int32_t>(ids.size()),
-                                argText.empty() ? nullptr : argText.c_str(), out.data(), kMaxOut,
-                                &jsonOut);
+    int32_t n =
+        glint_js_invoke(id_, method, ids.data(), static_cast<int32_t>(ids.size()),
+                        argText.empty() ? nullptr : argText.c_str(), out.data(), kMaxOut, &jsonOut);
     for (int32_t id : ids) tensorHandles().erase(id);
     if (n < 0) {
       char* msg = glint_js_invoke_error();
@@ -103,7 +103,8 @@ std::vector<Shape> shapesFromJs(const char* text, const char* what) {
     check(s.is_array(), what, "expects a list of shapes, got ", j.dump());
     Shape shape;
     for (const Json& d : s) {
-      check(d.is_null() || d.is_number_integer(), what, "dimensions are sizes or null, got ", j.dump());
+      check(d.is_null() || d.is_number_integer(), what, "dimensions are sizes or null, got ",
+            j.dump());
       shape.push_back(d.is_null() ? -1 : d.get<int64_t>());
     }
     shapes.push_back(shape);
@@ -143,7 +144,8 @@ class JsLayer : public Layer, public StepCell {
   }
 
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallArgs& args) override {
-    std::vector<Tensor> out = js_->invoke(label(), "call", inputs, Json{{"training", args.training}}).tensors;
+    std::vector<Tensor> out =
+        js_->invoke(label(), "call", inputs, Json{{"training", args.training}}).tensors;
     if (out.empty()) error("call returned no tensor");
     return out;
   }
@@ -151,10 +153,12 @@ class JsLayer : public Layer, public StepCell {
   std::vector<Shape> computeOutputShape(const std::vector<Shape>& inputShapes) const override {
     Json j = js_->invoke(label(), "computeOutputShape", {}, shapesJson(inputShapes)).json;
     // JS answers a list of shapes, null for an unknown dimension.
-    if (!j.is_array() || j.empty()) error("computeOutputShape must return a shape or a list of shapes, got " + j.dump());
+    if (!j.is_array() || j.empty())
+      error("computeOutputShape must return a shape or a list of shapes, got " + j.dump());
     std::vector<Shape> shapes;
     for (const Json& s : j) {
-      if (!s.is_array()) error("computeOutputShape returned " + j.dump() + ": not a list of shapes");
+      if (!s.is_array())
+        error("computeOutputShape returned " + j.dump() + ": not a list of shapes");
       Shape shape;
       for (const Json& d : s) {
         if (d.is_null()) shape.push_back(-1);
@@ -183,7 +187,8 @@ class JsLayer : public Layer, public StepCell {
     Json j = js_->invoke(label(), "stateSize", {}).json;
     std::vector<int64_t> sizes;
     if (j.is_number_integer()) j = Json::array({j});
-    if (!j.is_array()) error("is used as an RNN cell but has no stateSize (a size or a list of sizes)");
+    if (!j.is_array())
+      error("is used as an RNN cell but has no stateSize (a size or a list of sizes)");
     for (const Json& v : j) {
       if (!v.is_number_integer() || v.get<int64_t>() <= 0)
         error("stateSize must be a positive size or a list of them, got " + j.dump());
@@ -220,7 +225,8 @@ class JsLayer : public Layer, public StepCell {
   std::vector<Variable> ownWeights(bool trainableOnes) const override {
     std::vector<Variable> out = Layer::ownWeights(trainableOnes);
     for (const LayerPtr& l : inner_)
-      for (const Variable& v : trainableOnes ? l->trainableWeights() : l->nonTrainableWeights()) out.push_back(v);
+      for (const Variable& v : trainableOnes ? l->trainableWeights() : l->nonTrainableWeights())
+        out.push_back(v);
     return out;
   }
 
@@ -231,12 +237,14 @@ class JsLayer : public Layer, public StepCell {
     std::string name = r.string("name", "");
     if (name.empty()) error("addWeight needs a weight name");
     for (const Variable& v : weights()) {
-      if (v.name() == this->name() + "/" + name) error("addWeight: a weight named '" + name + "' exists already");
+      if (v.name() == this->name() + "/" + name)
+        error("addWeight: a weight named '" + name + "' exists already");
     }
     std::string dtype = r.string("dtype", "float32");
     if (dtype != "float32") error("addWeight '" + name + "': dtype must be float32, got " + dtype);
     return addWeight(name, r.ints("shape"), r.initializer("initializer", "glorotUniform"),
-                     r.regularizer("regularizer"), r.boolean("trainable", true), r.constraint("constraint"));
+                     r.regularizer("regularizer"), r.boolean("trainable", true),
+                     r.constraint("constraint"));
   }
 
  private:
@@ -274,16 +282,18 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_custom_grad(int32_t objId, const int32_t* ids
           check(out.size() == 1, "customGrad", "f must return one value, got ", out.size());
           std::vector<Shape> shapes;
           for (const Tensor& t : inputs) shapes.push_back(t.shape());
-          return CustomGradResult{out[0], [js, shapes](const Tensor& dy) {
-            std::vector<Tensor> g = js->invoke("customGrad", "backward", {dy}).tensors;
-            check(g.size() == shapes.size(), "customGrad", "gradFunc returned ", g.size(),
-                  " gradients for ", shapes.size(), " inputs");
-            for (size_t i = 0; i < g.size(); ++i) {
-              check(g[i].shape() == shapes[i], "customGrad", "gradFunc's gradient ", i, " has shape ",
-                    shapeToString(g[i].shape()), ", its input ", shapeToString(shapes[i]));
-            }
-            return g;
-          }};
+          return CustomGradResult{
+              out[0], [js, shapes](const Tensor& dy) {
+                std::vector<Tensor> g = js->invoke("customGrad", "backward", {dy}).tensors;
+                check(g.size() == shapes.size(), "customGrad", "gradFunc returned ", g.size(),
+                      " gradients for ", shapes.size(), " inputs");
+                for (size_t i = 0; i < g.size(); ++i) {
+                  check(g[i].shape() == shapes[i], "customGrad", "gradFunc's gradient ", i,
+                        " has shape ", shapeToString(g[i].shape()), ", its input ",
+                        shapeToString(shapes[i]));
+                }
+                return g;
+              }};
         },
         tensorsFrom(ids, n));
     return tensorHandles().put(value);
@@ -319,12 +329,13 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_deregister_graph_op(const char* name) {
 // ---- Custom layers --------------------------------------------------------------------
 
 /// A layer backed by the JS object objId (released with the layer).
-EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_create(const char* className, const char* baseArgsJson,
-                                                       int32_t objId) {
+EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_create(const char* className,
+                                                       const char* baseArgsJson, int32_t objId) {
   auto js = std::make_shared<JsObject>(objId);
   return guarded(-1, [&] {
     std::string cls = className ? className : "";
-    check(!cls.empty(), "layers.Layer", "a custom layer class needs a name (static get className())");
+    check(!cls.empty(), "layers.Layer",
+          "a custom layer class needs a name (static get className())");
     LayerPtr layer = std::make_shared<JsLayer>(cls, parseJson(baseArgsJson, "layer arguments"), js);
     return layerHandles().put(layer);
   });
@@ -340,7 +351,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_object(int32_t layerId) {
 
 /// The engine's part of the config (what super.getConfig() returns in JS).
 EMSCRIPTEN_KEEPALIVE const char* glint_custom_layer_base_config(int32_t layerId) {
-  return guarded<const char*>(nullptr, [&] { return returnString(jsLayerFrom(layerId)->baseConfig().dump()); });
+  return guarded<const char*>(
+      nullptr, [&] { return returnString(jsLayerFrom(layerId)->baseConfig().dump()); });
 }
 
 /// Returns a handle to the new variable.
@@ -379,10 +391,12 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_custom_layer_register(const char* className, 
 }
 
 /// Output shapes for a layer, JS form: a list of shapes with null dimensions.
-EMSCRIPTEN_KEEPALIVE const char* glint_layer_compute_output_shape(int32_t layerId, const char* shapesText) {
+EMSCRIPTEN_KEEPALIVE const char* glint_layer_compute_output_shape(int32_t layerId,
+                                                                  const char* shapesText) {
   return guarded<const char*>(nullptr, [&] {
     std::vector<Shape> shapes = shapesFromJs(shapesText, "computeOutputShape");
-    return returnString(shapesJson(layerHandles().get(layerId, "layer")->computeOutputShape(shapes)).dump());
+    return returnString(
+        shapesJson(layerHandles().get(layerId, "layer")->computeOutputShape(shapes)).dump());
   });
 }
 

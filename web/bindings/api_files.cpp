@@ -17,9 +17,8 @@ namespace {
 // Reads `path` (already passed io::checkShardPath) through the reader JS
 // registered for this call: malloc'd bytes (freed here), or null with the
 // error message pending (__glintTakeError).
-EM_JS(uint8_t*, glint_js_read_shard, (const char* path, double maxBytes, int32_t* length), {
-  return Module['__glintReadShard'](UTF8ToString(path), maxBytes, length);
-});
+EM_JS(uint8_t*, glint_js_read_shard, (const char* path, double maxBytes, int32_t* length),
+      { return Module['__glintReadShard'](UTF8ToString(path), maxBytes, length); });
 EM_JS(char*, glint_js_take_read_error, (), {
   var s = Module['__glintTakeError']();
   var n = lengthBytesUTF8(s) + 1;
@@ -76,7 +75,7 @@ extern "C" {
 /// bytes follow through glint_last_bytes. Shards are read through JS's
 /// Module.__glintReadShard(path, maxBytes, lengthPtr).
 EMSCRIPTEN_KEEPALIVE const char* glint_artifacts_from_files(const char* modelJsonText,
-                                                             const char* source) {
+                                                            const char* source) {
   return guarded<const char*>(nullptr, [&] {
     io::ModelArtifacts a = artifactsFromFiles(modelJsonText, source);
     std::string out = io::modelJsonFromArtifacts(a, {"weights.bin"}).dump();

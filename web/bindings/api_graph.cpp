@@ -51,7 +51,8 @@ R graphGuarded(R onError, F&& fn) {
       return fn();
     } else {
       fail("loadGraphModel", "graph models are not in this build of Glint: it holds only what ",
-           kKernelSelection, " (GLINT_KERNELS) lists, and it has no feature:graph-models line; add "
+           kKernelSelection,
+           " (GLINT_KERNELS) lists, and it has no feature:graph-models line; add "
            "one (tools/kernels_for.mjs does for a graph model) and rebuild, or use the full build");
     }
   });
@@ -61,11 +62,12 @@ R graphGuarded(R onError, F&& fn) {
 
 extern "C" {
 
-EMSCRIPTEN_KEEPALIVE int32_t glint_graph_from_artifacts(const char* modelJson, const uint8_t* weights,
-                                                        int32_t length) {
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_from_artifacts(const char* modelJson,
+                                                        const uint8_t* weights, int32_t length) {
   return graphGuarded(-1, [&] {
     io::ModelArtifacts a = artifactsFrom(modelJson, weights, length);
-    return graphHandles().put(std::make_shared<GraphModel>(GraphModel::fromArtifacts(a, {}, "model.json")));
+    return graphHandles().put(
+        std::make_shared<GraphModel>(GraphModel::fromArtifacts(a, {}, "model.json")));
   });
 }
 
@@ -81,15 +83,17 @@ EMSCRIPTEN_KEEPALIVE const char* glint_graph_info(int32_t id) {
 
 /// Feeds tensors by name and writes handles of the named outputs; with
 /// outputsJson null, predict: the feeds are the inputs in order.
-EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNamesJson, const int32_t* feedIds,
-                                                 int32_t nFeeds, const char* outputsJson, int32_t* out,
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNamesJson,
+                                                 const int32_t* feedIds, int32_t nFeeds,
+                                                 const char* outputsJson, int32_t* out,
                                                  int32_t maxOut) {
   return graphGuarded(-1, [&] {
     const GraphModel& m = *graphHandles().get(id, "graph model");
     std::vector<Tensor> xs = tensorsFrom(feedIds, nFeeds);
     if (!outputsJson) return putTensors(m.predict(xs), out, maxOut);
     std::vector<std::string> names = namesFrom(feedNamesJson, "the input names");
-    check(names.size() == xs.size(), "GraphModel", "execute: ", names.size(), " names for ", xs.size(), " tensors");
+    check(names.size() == xs.size(), "GraphModel", "execute: ", names.size(), " names for ",
+          xs.size(), " tensors");
     std::vector<std::pair<std::string, Tensor>> feeds;
     for (size_t i = 0; i < xs.size(); ++i) feeds.emplace_back(names[i], xs[i]);
     return putTensors(m.execute(feeds, namesFrom(outputsJson, "the output names")), out, maxOut);
@@ -98,17 +102,19 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_execute(int32_t id, const char* feedNam
 
 /// executeAsync: a run of the graph (GraphModel::start) that stops where a
 /// node waits for a read; glint_graph_resume goes on.
-EMSCRIPTEN_KEEPALIVE int32_t glint_graph_start(int32_t id, const char* feedNamesJson, const int32_t* feedIds,
-                                               int32_t nFeeds, const char* outputsJson) {
+EMSCRIPTEN_KEEPALIVE int32_t glint_graph_start(int32_t id, const char* feedNamesJson,
+                                               const int32_t* feedIds, int32_t nFeeds,
+                                               const char* outputsJson) {
   return graphGuarded(-1, [&] {
     const GraphModel& m = *graphHandles().get(id, "graph model");
     std::vector<Tensor> xs = tensorsFrom(feedIds, nFeeds);
     std::vector<std::string> names = namesFrom(feedNamesJson, "the input names");
-    check(names.size() == xs.size(), "GraphModel", "executeAsync: ", names.size(), " names for ", xs.size(),
-          " tensors");
+    check(names.size() == xs.size(), "GraphModel", "executeAsync: ", names.size(), " names for ",
+          xs.size(), " tensors");
     std::vector<std::pair<std::string, Tensor>> feeds;
     for (size_t i = 0; i < xs.size(); ++i) feeds.emplace_back(names[i], xs[i]);
-    return runHandles().put(std::make_shared<GraphRun>(m.start(feeds, namesFrom(outputsJson, "the output names"))));
+    return runHandles().put(
+        std::make_shared<GraphRun>(m.start(feeds, namesFrom(outputsJson, "the output names"))));
   });
 }
 
@@ -127,7 +133,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_graph_resume(int32_t runId) {
 
 /// Handles of the outputs of a finished run.
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_run_outputs(int32_t runId, int32_t* out, int32_t maxOut) {
-  return graphGuarded(-1, [&] { return putTensors(runHandles().get(runId, "graph run")->outputs(), out, maxOut); });
+  return graphGuarded(
+      -1, [&] { return putTensors(runHandles().get(runId, "graph run")->outputs(), out, maxOut); });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_graph_run_dispose(int32_t runId) {

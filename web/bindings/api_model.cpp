@@ -1,8 +1,8 @@
 // Layers, models, optimizers, gradients of JS functions, and model artifacts
 // for the JS API (see handles.h).
-#include <cmath>
 #include <emscripten.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include "glint/autograd.h"
@@ -14,9 +14,8 @@ namespace {
 
 // Calls the JS function registered as fnId with tensor handles; returns the
 // handle of its result (ownership passes to C++), or -1 when it threw.
-EM_JS(int32_t, glint_js_call, (int32_t fnId, const int32_t* args, int32_t n), {
-  return Module['__glintCall'](fnId, args, n);
-});
+EM_JS(int32_t, glint_js_call, (int32_t fnId, const int32_t* args, int32_t n),
+      { return Module['__glintCall'](fnId, args, n); });
 EM_JS(char*, glint_js_take_error, (), {
   var s = Module['__glintTakeError']();
   var n = lengthBytesUTF8(s) + 1;
@@ -116,8 +115,9 @@ io::ModelArtifacts artifactsFrom(const char* modelJson, const uint8_t* weights, 
     Json& manifest = j["weightsManifest"];
     for (size_t g = 0; g < manifest.size(); ++g) {
       Json& group = manifest[g];
-      check(group.is_object() && group.contains("weights") && group["weights"].is_array(), "io.load",
-            source, ": the manifest's weights (weightSpecs) must be an array of weight entries, got ",
+      check(group.is_object() && group.contains("weights") && group["weights"].is_array(),
+            "io.load", source,
+            ": the manifest's weights (weightSpecs) must be an array of weight entries, got ",
             quoteForError(group.is_object() && group.contains("weights") ? group["weights"].dump()
                                                                          : group.dump()));
       // Moved, not copied: a manifest of 10^6 entries is held once.
@@ -137,12 +137,14 @@ Json layerInfo(int32_t id, bool withConfig) {
   for (const Variable& v : l->weights()) {
     bool t = false;
     for (const Variable& tv : trainable) t = t || tv.id() == v.id();
-    weights.push_back({{"name", v.name()}, {"shape", shapeJson(v.shape())},
-                       {"dtype", dtypeName(v.dtype())}, {"trainable", t}});
+    weights.push_back({{"name", v.name()},
+                       {"shape", shapeJson(v.shape())},
+                       {"dtype", dtypeName(v.dtype())},
+                       {"trainable", t}});
   }
-  Json j = {{"name", l->name()}, {"className", l->className()}, {"built", l->built()},
-            {"trainable", l->trainable()}, {"weights", weights},
-            {"isModel", std::dynamic_pointer_cast<Model>(l) != nullptr}};
+  Json j = {{"name", l->name()},   {"className", l->className()},
+            {"built", l->built()}, {"trainable", l->trainable()},
+            {"weights", weights},  {"isModel", std::dynamic_pointer_cast<Model>(l) != nullptr}};
   if (withConfig) j["config"] = l->getConfig();
   j["countParams"] = l->built() ? l->countParams() : 0;
   return j;
@@ -212,11 +214,17 @@ EMSCRIPTEN_KEEPALIVE const char* glint_optimizer_info(int32_t id) {
   return guarded<const char*>(nullptr, [&] {
     auto& o = optimizerHandles().get(id, "optimizer");
     const LossScale& ls = o->lossScale;
-    Json j = {{"className", o->className()}, {"config", o->getConfig()},
-              {"iterations", o->iterations()}, {"learningRate", o->learningRate()},
+    Json j = {{"className", o->className()},
+              {"config", o->getConfig()},
+              {"iterations", o->iterations()},
+              {"learningRate", o->learningRate()},
               {"skippedSteps", o->skippedSteps()},
-              {"lossScale", {{"enabled", ls.enabled}, {"scale", ls.scale}, {"dynamic", ls.dynamic},
-                             {"growthInterval", ls.growthInterval}, {"minScale", ls.minScale}}}};
+              {"lossScale",
+               {{"enabled", ls.enabled},
+                {"scale", ls.scale},
+                {"dynamic", ls.dynamic},
+                {"growthInterval", ls.growthInterval},
+                {"minScale", ls.minScale}}}};
     return returnString(j.dump());
   });
 }
@@ -230,7 +238,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_set_learning_rate(int32_t id, doubl
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_set_loss_scale(int32_t id, int32_t enabled,
                                                             double scale, int32_t dynamic,
-                                                            double growthInterval, double minScale) {
+                                                            double growthInterval,
+                                                            double minScale) {
   return guarded(-1, [&] {
     const char* op = "optimizer.setLossScale";
     check(std::isfinite(scale) && scale > 0, op, "scale must be a finite number > 0, got ", scale);
@@ -257,8 +266,9 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_minimize(int32_t id, int32_t fnId, 
                                                       const int32_t* varIds, int32_t n) {
   return guarded(-1, [&] {
     auto vars = variablesFrom(varIds, n, "minimize");
-    Tensor loss = optimizerHandles().get(id, "optimizer")->minimize(
-        [&] { return callJs("minimize", fnId, {}); }, vars);
+    Tensor loss = optimizerHandles()
+                      .get(id, "optimizer")
+                      ->minimize([&] { return callJs("minimize", fnId, {}); }, vars);
     return returnCost ? tensorHandles().put(loss) : 0;
   });
 }
@@ -271,7 +281,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_optimizer_release(int32_t id) {
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_create(const char* className, const char* argsJson) {
   return guarded(-1, [&] {
-    return layerHandles().put(layers::fromConfig(className, parseJson(argsJson, "layer arguments")));
+    return layerHandles().put(
+        layers::fromConfig(className, parseJson(argsJson, "layer arguments")));
   });
 }
 
@@ -294,7 +305,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_release(int32_t id) {
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_input(const char* argsJson) {
-  return guarded(-1, [&] { return symbolicHandles().put(input(parseJson(argsJson, "input arguments"))); });
+  return guarded(
+      -1, [&] { return symbolicHandles().put(input(parseJson(argsJson, "input arguments"))); });
 }
 
 EMSCRIPTEN_KEEPALIVE const char* glint_symbolic_info(int32_t id) {
@@ -342,7 +354,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_apply_symbolic(int32_t layerId, const i
                                                         int32_t n, const char* kwargsJson,
                                                         int32_t* out, int32_t maxOut) {
   return guarded(-1, [&] {
-    auto outs = layerHandles().get(layerId, "layer")
+    auto outs = layerHandles()
+                    .get(layerId, "layer")
                     ->apply(symbolicsFrom(ids, n), parseJson(kwargsJson, "kwargs"));
     check(static_cast<int32_t>(outs.size()) <= maxOut, "apply", "too many outputs");
     for (size_t i = 0; i < outs.size(); ++i) out[i] = symbolicHandles().put(outs[i]);
@@ -369,7 +382,8 @@ EMSCRIPTEN_KEEPALIVE const char* glint_layer_info_brief(int32_t id) {
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_get_weights(int32_t id, int32_t* out, int32_t maxOut) {
-  return guarded(-1, [&] { return putTensors(layerHandles().get(id, "layer")->getWeights(), out, maxOut); });
+  return guarded(
+      -1, [&] { return putTensors(layerHandles().get(id, "layer")->getWeights(), out, maxOut); });
 }
 
 /// Views of the layer's weights as they are now, without a copy: a
@@ -410,7 +424,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_set_trainable(int32_t id, int32_t train
 // ---- Models -------------------------------------------------------------------
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_sequential(const char* argsJson) {
-  return guarded(-1, [&] { return layerHandles().put(sequential(parseJson(argsJson, "arguments"))); });
+  return guarded(-1,
+                 [&] { return layerHandles().put(sequential(parseJson(argsJson, "arguments"))); });
 }
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_sequential_add(int32_t modelId, int32_t layerId) {
@@ -435,7 +450,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_model(const int32_t* ins, int32_t nIn, const 
                                          int32_t nOut, const char* argsJson) {
   return guarded(-1, [&] {
     return layerHandles().put(model(symbolicsFrom(ins, nIn), symbolicsFrom(outs, nOut),
-                              parseJson(argsJson, "arguments")));
+                                    parseJson(argsJson, "arguments")));
   });
 }
 
@@ -523,9 +538,9 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_model_train_on_batch_start(int32_t modelId, c
                                                               int32_t* valuesId) {
   return guarded(-1, [&] {
     Tensor w = weightsId > 0 ? tensorHandles().get(weightsId, "tensor") : Tensor();
-    return putPending(modelFrom(modelId)->startTrainOnBatch(tensorsFrom(xs, nx),
-                                                            tensorsFrom(ys, ny), w),
-                      valuesId);
+    return putPending(
+        modelFrom(modelId)->startTrainOnBatch(tensorsFrom(xs, nx), tensorsFrom(ys, ny), w),
+        valuesId);
   });
 }
 
@@ -550,8 +565,8 @@ EMSCRIPTEN_KEEPALIVE const char* glint_model_logs_finish(int32_t modelId, int32_
       if (p.values.defined()) p.values.dispose();
       return returnString("{}");
     }
-    return returnString(logsJson(modelFrom(modelId)->finishLogs(
-        p, std::vector<float>(values, values + std::max(0, n)))));
+    return returnString(logsJson(
+        modelFrom(modelId)->finishLogs(p, std::vector<float>(values, values + std::max(0, n)))));
   });
 }
 
@@ -567,7 +582,8 @@ HandleTable<Model::TrainingSnapshot>& trainingSnapshots() {
 }  // namespace
 
 EMSCRIPTEN_KEEPALIVE int32_t glint_model_snapshot_training(int32_t modelId) {
-  return guarded(-1, [&] { return trainingSnapshots().put(modelFrom(modelId)->snapshotTraining()); });
+  return guarded(-1,
+                 [&] { return trainingSnapshots().put(modelFrom(modelId)->snapshotTraining()); });
 }
 
 /// Puts the snapshot back; frees it when `release`.
@@ -607,7 +623,8 @@ EMSCRIPTEN_KEEPALIVE const char* glint_model_summary(int32_t modelId, int32_t li
 
 /// The model.json object (one weights group, path "weights.bin"); the weight
 /// bytes follow through glint_last_bytes.
-EMSCRIPTEN_KEEPALIVE const char* glint_model_to_artifacts(int32_t modelId, const char* optionsJson) {
+EMSCRIPTEN_KEEPALIVE const char* glint_model_to_artifacts(int32_t modelId,
+                                                          const char* optionsJson) {
   return guarded<const char*>(nullptr, [&] {
     Json opts = parseJson(optionsJson, "save options");
     io::SaveOptions o;
@@ -624,8 +641,8 @@ EMSCRIPTEN_KEEPALIVE const char* glint_model_to_artifacts(int32_t modelId, const
 
 EMSCRIPTEN_KEEPALIVE const uint8_t* glint_last_bytes(int32_t* length);
 
-EMSCRIPTEN_KEEPALIVE int32_t glint_model_from_artifacts(const char* modelJson, const uint8_t* weights,
-                                                        int32_t length) {
+EMSCRIPTEN_KEEPALIVE int32_t glint_model_from_artifacts(const char* modelJson,
+                                                        const uint8_t* weights, int32_t length) {
   return guarded(-1, [&] {
     return layerHandles().put(io::modelFromArtifacts(artifactsFrom(modelJson, weights, length)));
   });

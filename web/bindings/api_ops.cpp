@@ -118,29 +118,72 @@ std::unordered_map<std::string, OpEntry> buildTable() {
                }};
   };
   for (auto [n, f] : std::initializer_list<std::pair<const char*, Tensor (*)(const Tensor&)>>{
-           {"neg", neg}, {"abs", abs}, {"exp", exp}, {"log", log}, {"log1p", log1p},
-           {"sqrt", sqrt}, {"rsqrt", rsqrt}, {"square", square}, {"reciprocal", reciprocal},
-           {"relu", relu}, {"relu6", relu6}, {"elu", elu}, {"selu", selu},
-           {"sigmoid", sigmoid}, {"tanh", tanh}, {"softplus", softplus}, {"sin", sin},
-           {"cos", cos}, {"sign", sign}, {"floor", floor}, {"ceil", ceil}, {"round", round},
-           {"logicalNot", logicalNot}, {"zerosLike", zerosLike}, {"onesLike", onesLike},
-           {"asin", asin}, {"acos", acos}, {"atan", atan}, {"asinh", asinh}, {"acosh", acosh},
-           {"atanh", atanh}, {"erf", erf}}) {
+           {"neg", neg},
+           {"abs", abs},
+           {"exp", exp},
+           {"log", log},
+           {"log1p", log1p},
+           {"sqrt", sqrt},
+           {"rsqrt", rsqrt},
+           {"square", square},
+           {"reciprocal", reciprocal},
+           {"relu", relu},
+           {"relu6", relu6},
+           {"elu", elu},
+           {"selu", selu},
+           {"sigmoid", sigmoid},
+           {"tanh", tanh},
+           {"softplus", softplus},
+           {"sin", sin},
+           {"cos", cos},
+           {"sign", sign},
+           {"floor", floor},
+           {"ceil", ceil},
+           {"round", round},
+           {"logicalNot", logicalNot},
+           {"zerosLike", zerosLike},
+           {"onesLike", onesLike},
+           {"asin", asin},
+           {"acos", acos},
+           {"atan", atan},
+           {"asinh", asinh},
+           {"acosh", acosh},
+           {"atanh", atanh},
+           {"erf", erf}}) {
     unary(n, f);
   }
   for (auto [n, f] :
        std::initializer_list<std::pair<const char*, Tensor (*)(const Tensor&, const Tensor&)>>{
-           {"add", add}, {"sub", sub}, {"mul", mul}, {"div", div}, {"pow", pow},
-           {"maximum", maximum}, {"minimum", minimum}, {"squaredDifference", squaredDifference},
-           {"floorDiv", floorDiv}, {"mod", mod}, {"equal", equal}, {"notEqual", notEqual},
-           {"less", less}, {"lessEqual", lessEqual}, {"greater", greater},
-           {"greaterEqual", greaterEqual}, {"logicalAnd", logicalAnd}, {"logicalOr", logicalOr},
-           {"logicalXor", logicalXor}, {"atan2", atan2}}) {
+           {"add", add},
+           {"sub", sub},
+           {"mul", mul},
+           {"div", div},
+           {"pow", pow},
+           {"maximum", maximum},
+           {"minimum", minimum},
+           {"squaredDifference", squaredDifference},
+           {"floorDiv", floorDiv},
+           {"mod", mod},
+           {"equal", equal},
+           {"notEqual", notEqual},
+           {"less", less},
+           {"lessEqual", lessEqual},
+           {"greater", greater},
+           {"greaterEqual", greaterEqual},
+           {"logicalAnd", logicalAnd},
+           {"logicalOr", logicalOr},
+           {"logicalXor", logicalXor},
+           {"atan2", atan2}}) {
     binary(n, f);
   }
-  for (auto [n, f] : std::initializer_list<std::pair<const char*, Reduce>>{
-           {"sum", sum}, {"mean", mean}, {"max", max}, {"min", min}, {"prod", prod},
-           {"logSumExp", logSumExp}, {"any", any}, {"all", all}}) {
+  for (auto [n, f] : std::initializer_list<std::pair<const char*, Reduce>>{{"sum", sum},
+                                                                           {"mean", mean},
+                                                                           {"max", max},
+                                                                           {"min", min},
+                                                                           {"prod", prod},
+                                                                           {"logSumExp", logSumExp},
+                                                                           {"any", any},
+                                                                           {"all", all}}) {
     reduce(n, f);
   }
   t["leakyRelu"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
@@ -149,22 +192,20 @@ std::unordered_map<std::string, OpEntry> buildTable() {
   t["gelu"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                  return {gelu(x[0], a.b("approximate", false))};
                }};
-  t["where"] = {3, 3, [](const Args& x, const Attrs&) -> Args { return {where(x[0], x[1], x[2])}; }};
+  t["where"] = {3, 3,
+                [](const Args& x, const Attrs&) -> Args { return {where(x[0], x[1], x[2])}; }};
   t["cast"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                  return {cast(x[0], parseDType(a.s("dtype", "float32")))};
                }};
   t["clipByValue"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                         return {clipByValue(x[0], a.f("clipValueMin", 0), a.f("clipValueMax", 0))};
                       }};
-  t["argMax"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                   return {argMax(x[0], a.i("axis", 0))};
-                 }};
-  t["argMin"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                   return {argMin(x[0], a.i("axis", 0))};
-                 }};
-  t["softmax"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                    return {softmax(x[0], a.i("dim", -1))};
-                  }};
+  t["argMax"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args { return {argMax(x[0], a.i("axis", 0))}; }};
+  t["argMin"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args { return {argMin(x[0], a.i("axis", 0))}; }};
+  t["softmax"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args { return {softmax(x[0], a.i("dim", -1))}; }};
   t["logSoftmax"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                        return {logSoftmax(x[0], a.i("axis", -1))};
                      }};
@@ -172,10 +213,10 @@ std::unordered_map<std::string, OpEntry> buildTable() {
                     Moments m = moments(x[0], a.ints("axis"), a.b("keepDims", false));
                     return {m.mean, m.variance};
                   }};
-  t["batchNorm"] = {3, 5, [](const Args& x, const Attrs& a) -> Args {
-                      return {batchNorm(x[0], x[1], x[2], opt(x, 3), opt(x, 4),
-                                        a.f("varianceEpsilon", 1e-3f))};
-                    }};
+  t["batchNorm"] = {
+      3, 5, [](const Args& x, const Attrs& a) -> Args {
+        return {batchNorm(x[0], x[1], x[2], opt(x, 3), opt(x, 4), a.f("varianceEpsilon", 1e-3f))};
+      }};
   t["matMul"] = {2, 2, [](const Args& x, const Attrs& a) -> Args {
                    return {matMul(x[0], x[1], a.b("transposeA", false), a.b("transposeB", false))};
                  }};
@@ -200,10 +241,11 @@ std::unordered_map<std::string, OpEntry> buildTable() {
                    return {conv3d(x[0], x[1], a.triple("strides", {1, 1, 1}), a.padding("pad"),
                                   a.triple("dilations", {1, 1, 1}))};
                  }};
-  t["conv3dTranspose"] = {2, 2, [](const Args& x, const Attrs& a) -> Args {
-                            return {conv3dTranspose(x[0], x[1], a.shape("outputShape"),
-                                                    a.triple("strides", {1, 1, 1}), a.padding("pad"))};
-                          }};
+  t["conv3dTranspose"] = {
+      2, 2, [](const Args& x, const Attrs& a) -> Args {
+        return {conv3dTranspose(x[0], x[1], a.shape("outputShape"), a.triple("strides", {1, 1, 1}),
+                                a.padding("pad"))};
+      }};
   t["maxPool3d"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                       Triple f = a.triple("filterSize", {1, 1, 1});
                       return {maxPool3d(x[0], f, a.triple("strides", f), a.padding("pad"))};
@@ -226,31 +268,28 @@ std::unordered_map<std::string, OpEntry> buildTable() {
   t["transpose"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                       return {transpose(x[0], a.ints("perm"))};
                     }};
-  t["concat"] = {1, -1, [](const Args& x, const Attrs& a) -> Args {
-                   return {concat(x, a.i("axis", 0))};
-                 }};
-  t["stack"] = {1, -1, [](const Args& x, const Attrs& a) -> Args {
-                  return {stack(x, a.i("axis", 0))};
-                }};
+  t["concat"] = {1, -1,
+                 [](const Args& x, const Attrs& a) -> Args { return {concat(x, a.i("axis", 0))}; }};
+  t["stack"] = {1, -1,
+                [](const Args& x, const Attrs& a) -> Args { return {stack(x, a.i("axis", 0))}; }};
   t["split"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                   if (a.has("sizes")) return split(x[0], a.ints("sizes"), a.i("axis", 0));
                   return split(x[0], a.i("numSplits", 1), a.i("axis", 0));
                 }};
-  t["unstack"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                    return unstack(x[0], a.i("axis", 0));
-                  }};
+  t["unstack"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args { return unstack(x[0], a.i("axis", 0)); }};
   t["slice"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                   auto begin = a.ints("begin");
-                  auto size = a.has("size") ? a.ints("size")
-                                            : std::vector<int64_t>(begin.size(), -1);
+                  auto size =
+                      a.has("size") ? a.ints("size") : std::vector<int64_t>(begin.size(), -1);
                   return {slice(x[0], begin, size)};
                 }};
-  t["stridedSlice"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                         return {stridedSlice(x[0], a.ints("begin"), a.ints("end"), a.ints("strides"),
-                                              a.i("beginMask", 0), a.i("endMask", 0),
-                                              a.i("ellipsisMask", 0), a.i("newAxisMask", 0),
-                                              a.i("shrinkAxisMask", 0))};
-                       }};
+  t["stridedSlice"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args {
+        return {stridedSlice(x[0], a.ints("begin"), a.ints("end"), a.ints("strides"),
+                             a.i("beginMask", 0), a.i("endMask", 0), a.i("ellipsisMask", 0),
+                             a.i("newAxisMask", 0), a.i("shrinkAxisMask", 0))};
+      }};
   t["pad"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                 auto flat = a.ints("paddings");
                 if (flat.size() % 2 != 0) fail("pad", "paddings must be pairs [before, after]");
@@ -267,16 +306,15 @@ std::unordered_map<std::string, OpEntry> buildTable() {
   t["oneHot"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                    return {oneHot(x[0], a.i("depth", 0), a.f("onValue", 1), a.f("offValue", 0))};
                  }};
-  t["tile"] = {1, 1, [](const Args& x, const Attrs& a) -> Args { return {tile(x[0], a.ints("reps"))}; }};
+  t["tile"] = {1, 1,
+               [](const Args& x, const Attrs& a) -> Args { return {tile(x[0], a.ints("reps"))}; }};
   t["expandDims"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                        return {expandDims(x[0], a.i("axis", 0))};
                      }};
-  t["squeeze"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                    return {squeeze(x[0], a.ints("axis"))};
-                  }};
-  t["reverse"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
-                    return {reverse(x[0], a.ints("axis"))};
-                  }};
+  t["squeeze"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args { return {squeeze(x[0], a.ints("axis"))}; }};
+  t["reverse"] = {
+      1, 1, [](const Args& x, const Attrs& a) -> Args { return {reverse(x[0], a.ints("axis"))}; }};
   t["fill"] = {0, 0, [](const Args&, const Attrs& a) -> Args {
                  return {fill(a.shape("shape"), a.f("value", 0), a.dtype("dtype", DType::float32))};
                }};
@@ -290,18 +328,18 @@ std::unordered_map<std::string, OpEntry> buildTable() {
                   return {range(a.f("start", 0), a.f("stop", 0), a.f("step", 1),
                                 a.dtype("dtype", DType::float32))};
                 }};
-  t["randomUniform"] = {0, 0, [](const Args&, const Attrs& a) -> Args {
-                          return {randomUniform(a.shape("shape"), a.f("minval", 0), a.f("maxval", 1),
-                                                a.seed())};
-                        }};
-  t["randomNormal"] = {0, 0, [](const Args&, const Attrs& a) -> Args {
-                         return {randomNormal(a.shape("shape"), a.f("mean", 0), a.f("stdDev", 1),
-                                              a.seed())};
-                       }};
-  t["truncatedNormal"] = {0, 0, [](const Args&, const Attrs& a) -> Args {
-                            return {truncatedNormal(a.shape("shape"), a.f("mean", 0),
-                                                    a.f("stdDev", 1), a.seed())};
-                          }};
+  t["randomUniform"] = {
+      0, 0, [](const Args&, const Attrs& a) -> Args {
+        return {randomUniform(a.shape("shape"), a.f("minval", 0), a.f("maxval", 1), a.seed())};
+      }};
+  t["randomNormal"] = {
+      0, 0, [](const Args&, const Attrs& a) -> Args {
+        return {randomNormal(a.shape("shape"), a.f("mean", 0), a.f("stdDev", 1), a.seed())};
+      }};
+  t["truncatedNormal"] = {
+      0, 0, [](const Args&, const Attrs& a) -> Args {
+        return {truncatedNormal(a.shape("shape"), a.f("mean", 0), a.f("stdDev", 1), a.seed())};
+      }};
   t["dropout"] = {1, 1, [](const Args& x, const Attrs& a) -> Args {
                     return {dropout(x[0], a.f("rate", 0), a.seed(), a.shape("noiseShape"))};
                   }};
@@ -322,26 +360,29 @@ std::unordered_map<std::string, OpEntry> buildTable() {
                            return {resizeBilinear(x[0], size(a, "size"), a.b("alignCorners", false),
                                                   a.b("halfPixelCenters", false))};
                          }};
-  t["resizeNearestNeighbor"] = {1, 1, [size](const Args& x, const Attrs& a) -> Args {
-                                  return {resizeNearestNeighbor(x[0], size(a, "size"), a.b("alignCorners", false),
-                                                                a.b("halfPixelCenters", false))};
-                                }};
-  t["cropAndResize"] = {3, 3, [size](const Args& x, const Attrs& a) -> Args {
-                          return {cropAndResize(x[0], x[1], x[2], size(a, "cropSize"), a.s("method", "bilinear"),
-                                                a.f("extrapolationValue", 0.0f))};
-                        }};
+  t["resizeNearestNeighbor"] = {
+      1, 1, [size](const Args& x, const Attrs& a) -> Args {
+        return {resizeNearestNeighbor(x[0], size(a, "size"), a.b("alignCorners", false),
+                                      a.b("halfPixelCenters", false))};
+      }};
+  t["cropAndResize"] = {
+      3, 3, [size](const Args& x, const Attrs& a) -> Args {
+        return {cropAndResize(x[0], x[1], x[2], size(a, "cropSize"), a.s("method", "bilinear"),
+                              a.f("extrapolationValue", 0.0f))};
+      }};
   unary("flipLeftRight", flipLeftRight);
   unary("rgbToGrayscale", rgbToGrayscale);
   // Selected indices, their scores, and the count of valid ones (int32 scalar).
-  t["nonMaxSuppression"] = {2, 2, [](const Args& x, const Attrs& a) -> Args {
-                              float scoreThreshold = a.has("scoreThreshold") ? a.f("scoreThreshold", 0.0f)
-                                                                             : -std::numeric_limits<float>::infinity();
-                              NonMaxSuppressionResult r = nonMaxSuppression(
-                                  x[0], x[1], a.i("maxOutputSize", 0), a.f("iouThreshold", 0.5f), scoreThreshold,
-                                  a.f("softNmsSigma", 0.0f), a.b("padToMaxOutputSize", false));
-                              return {r.selectedIndices, r.selectedScores,
-                                      scalar(static_cast<float>(r.validOutputs), DType::int32)};
-                            }};
+  t["nonMaxSuppression"] = {
+      2, 2, [](const Args& x, const Attrs& a) -> Args {
+        float scoreThreshold = a.has("scoreThreshold") ? a.f("scoreThreshold", 0.0f)
+                                                       : -std::numeric_limits<float>::infinity();
+        NonMaxSuppressionResult r = nonMaxSuppression(
+            x[0], x[1], a.i("maxOutputSize", 0), a.f("iouThreshold", 0.5f), scoreThreshold,
+            a.f("softNmsSigma", 0.0f), a.b("padToMaxOutputSize", false));
+        return {r.selectedIndices, r.selectedScores,
+                scalar(static_cast<float>(r.validOutputs), DType::int32)};
+      }};
   return t;
 }
 
@@ -368,7 +409,8 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_op(const char* name, const int32_t* inputs, i
     if (it == table().end()) fail(op, "no such op in the JS API");
     const OpEntry& e = it->second;
     if (numInputs < e.minInputs || (e.maxInputs >= 0 && numInputs > e.maxInputs)) {
-      fail(op, "takes ", e.minInputs, e.maxInputs == e.minInputs ? "" : " or more", " tensor inputs",
+      fail(op, "takes ", e.minInputs, e.maxInputs == e.minInputs ? "" : " or more",
+           " tensor inputs",
            e.maxInputs > e.minInputs ? " (at most " + std::to_string(e.maxInputs) + ")" : "",
            ": got ", numInputs);
     }

@@ -13,11 +13,13 @@ extern "C" {
 
 /// StackedRNNCells holding these cell layers themselves (TF.js keeps the
 /// cell objects: a JS cell's methods run in it).
-EMSCRIPTEN_KEEPALIVE int32_t glint_layer_stack_cells(const int32_t* ids, int32_t n, const char* argsJson) {
+EMSCRIPTEN_KEEPALIVE int32_t glint_layer_stack_cells(const int32_t* ids, int32_t n,
+                                                     const char* argsJson) {
   return guarded(-1, [&] {
     std::vector<LayerPtr> cells;
     for (int32_t i = 0; i < n; ++i) cells.push_back(layerHandles().get(ids[i], "cell layer"));
-    return layerHandles().put(layers::stackedRNNCells(cells, parseJson(argsJson, "layer arguments")));
+    return layerHandles().put(
+        layers::stackedRNNCells(cells, parseJson(argsJson, "layer arguments")));
   });
 }
 
@@ -36,12 +38,14 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_layer_is_stateful(int32_t id) {
 
 /// The states a stateful RNN keeps (none before it is built).
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_rnn_states(int32_t id, int32_t* out, int32_t maxOut) {
-  return guarded(-1, [&] { return putTensors(rnnStates(*layerHandles().get(id, "layer")), out, maxOut); });
+  return guarded(
+      -1, [&] { return putTensors(rnnStates(*layerHandles().get(id, "layer")), out, maxOut); });
 }
 
 /// How many states an RNN layer's cell has.
 EMSCRIPTEN_KEEPALIVE int32_t glint_layer_rnn_state_count(int32_t id) {
-  return guarded(-1, [&] { return static_cast<int32_t>(rnnStateCount(*layerHandles().get(id, "layer"))); });
+  return guarded(
+      -1, [&] { return static_cast<int32_t>(rnnStateCount(*layerHandles().get(id, "layer"))); });
 }
 
 /// A new handle to an RNN layer's cell (the JS cell object's own layer for a JS cell).

@@ -27,8 +27,9 @@ class HandleTable {
   }
   T& get(int32_t id, const char* what) {
     auto it = items_.find(id);
-    if (it == items_.end()) fail("glint", "no live ", what, " with handle ", id,
-                                 " (disposed, or from another module instance)");
+    if (it == items_.end())
+      fail("glint", "no live ", what, " with handle ", id,
+           " (disposed, or from another module instance)");
     return it->second;
   }
   bool erase(int32_t id) { return items_.erase(id) > 0; }

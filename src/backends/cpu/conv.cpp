@@ -28,7 +28,9 @@ struct Im2Col {
   int64_t rows, cols, imageRows, blockRows, blocks;
 
   explicit Im2Col(const conv::Geometry& geom)
-      : g(geom), rows(geom.batch * geom.outH * geom.outW), cols(geom.fh * geom.fw * geom.inC),
+      : g(geom),
+        rows(geom.batch * geom.outH * geom.outW),
+        cols(geom.fh * geom.fw * geom.inC),
         imageRows(geom.outH * geom.outW) {
     // About 32K floats (128 KiB) of patches per block, at least one image.
     int64_t images = std::max<int64_t>(1, 32768 / std::max<int64_t>(imageRows * cols, 1));
@@ -192,8 +194,8 @@ void conv2dBackpropInput(KernelArgs& a) {
   std::fill(pdx, pdx + dx.size(), 0.0f);
   im.forEachBlock(g.outC, [&](int64_t, int64_t r0, int64_t r1, float* dcol) {
     // filter^T is read through the GEMM's packing, never materialised.
-    gemm(false, true, r1 - r0, im.cols, g.outC, 1.0f, hostData<float>(dy) + r0 * g.outC,
-         g.outC, f, g.outC, 0.0f, dcol, im.cols);
+    gemm(false, true, r1 - r0, im.cols, g.outC, 1.0f, hostData<float>(dy) + r0 * g.outC, g.outC, f,
+         g.outC, 0.0f, dcol, im.cols);
     im.scatterAdd(dcol, r0, r1, pdx);
   });
 }

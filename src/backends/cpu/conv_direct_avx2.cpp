@@ -3,10 +3,11 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
 // Standard headers first, so none of their inline code is built for AVX2.
+#include <immintrin.h>
+
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <immintrin.h>
 #include <utility>
 
 #if defined(__clang__)

@@ -51,15 +51,14 @@ alignas(64) const float kZeros[kMaxInChannels] = {};
 /// pixels are read off one base register at fixed displacements (else GCC
 /// keeps P pointers, spilled) and the channel loop unrolls.
 template <int NV, int P, bool Edge, int CC = 0>
-void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, float* y,
-                  int64_t oh, int64_t ow) {
+void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, float* y, int64_t oh,
+                  int64_t ow) {
   constexpr int64_t outC = NV * kWidth;
   const int64_t C = CC > 0 ? CC : g.inC, step = CC > 0 ? CC : g.strideW * C;
   Vec acc[P][NV];
   GLINT_UNROLL
-  for (int p = 0; p < P; ++p)
-    GLINT_UNROLL
-    for (int v = 0; v < NV; ++v) acc[p][v] = Vec{};
+  for (int p = 0; p < P; ++p) GLINT_UNROLL
+  for (int v = 0; v < NV; ++v) acc[p][v] = Vec{};
   for (int64_t kh = 0; kh < g.fh; ++kh) {
     int64_t ih = g.inRow(oh, kh);
     if (ih < 0 || ih >= g.inH) continue;
@@ -101,9 +100,8 @@ void forwardBlock(const conv::Geometry& g, const float* xn, const float* f, floa
     }
   }
   GLINT_UNROLL
-  for (int p = 0; p < P; ++p)
-    GLINT_UNROLL
-    for (int v = 0; v < NV; ++v) simd::store(y + p * outC + v * kWidth, acc[p][v]);
+  for (int p = 0; p < P; ++p) GLINT_UNROLL
+  for (int v = 0; v < NV; ++v) simd::store(y + p * outC + v * kWidth, acc[p][v]);
 }
 
 using BlockFn = void (*)(const conv::Geometry&, const float*, const float*, float*, int64_t,
@@ -131,9 +129,9 @@ void forward(const conv::Geometry& g, const float* x, const float* f, float* y, 
   static constexpr auto edge8 = blockTable<NV, true, 8>(Seq());
   static constexpr auto edge16 = blockTable<NV, true, 16>(Seq());
   const bool unit = g.strideW == 1;
-  const auto& interiorTable = !unit ? inner
-                              : g.inC == 1 ? c1
-                              : g.inC == 8 ? c8
+  const auto& interiorTable = !unit         ? inner
+                              : g.inC == 1  ? c1
+                              : g.inC == 8  ? c8
                               : g.inC == 16 ? c16
                                             : inner;
   const auto& edgeTable = !unit ? edge : g.inC == 8 ? edge8 : g.inC == 16 ? edge16 : edge;
@@ -172,9 +170,8 @@ void filterRows(const conv::Geometry& g, const float* x, const float* dy, const 
   for (int r = 0; r < G; ++r) off[r] = offsets[r];
   Vec acc[G][NV];
   GLINT_UNROLL
-  for (int r = 0; r < G; ++r)
-    GLINT_UNROLL
-    for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
+  for (int r = 0; r < G; ++r) GLINT_UNROLL
+  for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
   const int64_t step = g.strideW * g.inC;
   for (int64_t n = n0; n < n1; ++n)
     for (int64_t oh = oh0; oh < oh1; ++oh) {
@@ -193,12 +190,11 @@ void filterRows(const conv::Geometry& g, const float* x, const float* dy, const 
       }
     }
   GLINT_UNROLL
-  for (int r = 0; r < G; ++r)
-    GLINT_UNROLL
-    for (int v = 0; v < NV; ++v) {
-      float* p = df + r * outC + v * kWidth;
-      simd::store(p, simd::load(p) + acc[r][v]);
-    }
+  for (int r = 0; r < G; ++r) GLINT_UNROLL
+  for (int v = 0; v < NV; ++v) {
+    float* p = df + r * outC + v * kWidth;
+    simd::store(p, simd::load(p) + acc[r][v]);
+  }
 }
 
 using RowsFn = void (*)(const conv::Geometry&, const float*, const float*, const int64_t*, float*,
@@ -218,28 +214,28 @@ void filterEdges(const conv::Geometry& g, const float* x, const float* dy, float
   constexpr int64_t outC = NV * kWidth;
   const int64_t C = g.inC;
   auto pixel = [&](int64_t n, int64_t oh, int64_t ow) {
-        Vec dv[NV];
-        const float* d = dy + ((n * g.outH + oh) * g.outW + ow) * outC;
-        GLINT_UNROLL
-        for (int v = 0; v < NV; ++v) dv[v] = simd::load(d + v * kWidth);
-        for (int64_t kh = 0; kh < g.fh; ++kh) {
-          int64_t ih = g.inRow(oh, kh);
-          if (ih < 0 || ih >= g.inH) continue;
-          for (int64_t kw = 0; kw < g.fw; ++kw) {
-            int64_t iw = g.inCol(ow, kw);
-            if (iw < 0 || iw >= g.inW) continue;
-            const float* xp = x + ((n * g.inH + ih) * g.inW + iw) * C;
-            float* dp = df + (kh * g.fw + kw) * C * outC;
-            for (int64_t ic = 0; ic < C; ++ic) {
-              Vec b = simd::broadcast(xp[ic]);
-              GLINT_UNROLL
-              for (int v = 0; v < NV; ++v) {
-                float* p = dp + ic * outC + v * kWidth;
-                simd::store(p, simd::madd(b, dv[v], simd::load(p)));
-              }
-            }
+    Vec dv[NV];
+    const float* d = dy + ((n * g.outH + oh) * g.outW + ow) * outC;
+    GLINT_UNROLL
+    for (int v = 0; v < NV; ++v) dv[v] = simd::load(d + v * kWidth);
+    for (int64_t kh = 0; kh < g.fh; ++kh) {
+      int64_t ih = g.inRow(oh, kh);
+      if (ih < 0 || ih >= g.inH) continue;
+      for (int64_t kw = 0; kw < g.fw; ++kw) {
+        int64_t iw = g.inCol(ow, kw);
+        if (iw < 0 || iw >= g.inW) continue;
+        const float* xp = x + ((n * g.inH + ih) * g.inW + iw) * C;
+        float* dp = df + (kh * g.fw + kw) * C * outC;
+        for (int64_t ic = 0; ic < C; ++ic) {
+          Vec b = simd::broadcast(xp[ic]);
+          GLINT_UNROLL
+          for (int v = 0; v < NV; ++v) {
+            float* p = dp + ic * outC + v * kWidth;
+            simd::store(p, simd::madd(b, dv[v], simd::load(p)));
           }
         }
+      }
+    }
   };
   for (int64_t n = n0; n < n1; ++n)
     for (int64_t oh = 0; oh < g.outH; ++oh) {
@@ -279,23 +275,31 @@ void filterGrad(const conv::Geometry& g, const float* x, const float* dy, float*
 }
 
 /// By outC / kWidth (1..kMaxVectors).
-void forwardDispatch(const conv::Geometry& g, const float* x, const float* f, float* y,
-                     int64_t n0, int64_t n1) {
+void forwardDispatch(const conv::Geometry& g, const float* x, const float* f, float* y, int64_t n0,
+                     int64_t n1) {
   switch (g.outC / kWidth) {
-    case 1: return forward<1>(g, x, f, y, n0, n1);
-    case 2: return forward<2>(g, x, f, y, n0, n1);
-    case 3: return forward<3>(g, x, f, y, n0, n1);
-    default: return forward<4>(g, x, f, y, n0, n1);
+    case 1:
+      return forward<1>(g, x, f, y, n0, n1);
+    case 2:
+      return forward<2>(g, x, f, y, n0, n1);
+    case 3:
+      return forward<3>(g, x, f, y, n0, n1);
+    default:
+      return forward<4>(g, x, f, y, n0, n1);
   }
 }
 
 void filterGradDispatch(const conv::Geometry& g, const float* x, const float* dy, float* df,
                         int64_t n0, int64_t n1) {
   switch (g.outC / kWidth) {
-    case 1: return filterGrad<1>(g, x, dy, df, n0, n1);
-    case 2: return filterGrad<2>(g, x, dy, df, n0, n1);
-    case 3: return filterGrad<3>(g, x, dy, df, n0, n1);
-    default: return filterGrad<4>(g, x, dy, df, n0, n1);
+    case 1:
+      return filterGrad<1>(g, x, dy, df, n0, n1);
+    case 2:
+      return filterGrad<2>(g, x, dy, df, n0, n1);
+    case 3:
+      return filterGrad<3>(g, x, dy, df, n0, n1);
+    default:
+      return filterGrad<4>(g, x, dy, df, n0, n1);
   }
 }
 

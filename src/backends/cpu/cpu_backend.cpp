@@ -6,9 +6,8 @@
 namespace glint {
 
 void registerCpuBackend() {
-  registerBackend("cpu", 100, [](std::string&) {
-    return std::make_unique<HostBackend>("cpu", "host CPU");
-  });
+  registerBackend("cpu", 100,
+                  [](std::string&) { return std::make_unique<HostBackend>("cpu", "host CPU"); });
   // Starts from the reference loops; the families below replace them with
   // faster kernels (the cpu backend issue replaces the rest).
   reference::registerAllKernels("cpu");

@@ -19,7 +19,8 @@ int rank(std::string_view isa) {
 
 bool hardwareRuns(std::string_view isa) {
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
-  if (rank(isa) == 2) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  if (rank(isa) == 2)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
   if (rank(isa) == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return isa == "generic";

@@ -31,9 +31,15 @@ inline uint32_t u(int32_t v) { return static_cast<uint32_t>(v); }
 template <class T>
 void dispatchDType(DType dtype, T&& f) {
   switch (dtype) {
-    case DType::float32: f(float{}); return;
-    case DType::int32: f(int32_t{}); return;
-    case DType::boolean: f(uint8_t{}); return;
+    case DType::float32:
+      f(float{});
+      return;
+    case DType::int32:
+      f(int32_t{});
+      return;
+    case DType::boolean:
+      f(uint8_t{});
+      return;
   }
 }
 
@@ -138,8 +144,7 @@ KernelFn unaryNumeric(FF ff, FI fi) {
   return [ff, fi](KernelArgs& args) {
     if (args.inputs[0].dtype() == DType::int32)
       mapLoop<int32_t, int32_t>(args.inputs[0], args.outputs[0], fi);
-    else
-      mapLoop<float, float>(args.inputs[0], args.outputs[0], ff);
+    else mapLoop<float, float>(args.inputs[0], args.outputs[0], ff);
   };
 }
 
@@ -148,8 +153,7 @@ KernelFn binaryNumeric(FF ff, FI fi) {
   return [ff, fi](KernelArgs& args) {
     if (args.inputs[0].dtype() == DType::int32)
       binaryLoop<int32_t, int32_t>(args.inputs[0], args.inputs[1], args.outputs[0], fi);
-    else
-      binaryLoop<float, float>(args.inputs[0], args.inputs[1], args.outputs[0], ff);
+    else binaryLoop<float, float>(args.inputs[0], args.inputs[1], args.outputs[0], ff);
   };
 }
 
@@ -167,10 +171,9 @@ KernelFn compare(F f) {
 template <class F>
 KernelFn logic(F f) {
   return [f](KernelArgs& args) {
-    binaryLoop<uint8_t, uint8_t>(args.inputs[0], args.inputs[1], args.outputs[0],
-                                 [&](uint8_t a, uint8_t b) {
-                                   return static_cast<uint8_t>(f(a != 0, b != 0));
-                                 });
+    binaryLoop<uint8_t, uint8_t>(
+        args.inputs[0], args.inputs[1], args.outputs[0],
+        [&](uint8_t a, uint8_t b) { return static_cast<uint8_t>(f(a != 0, b != 0)); });
   };
 }
 
@@ -221,10 +224,9 @@ inline float minF(float a, float b) { return b != b ? b : (a != a ? a : (b < a ?
 
 void realDivKernel(KernelArgs& args) {
   if (args.inputs[0].dtype() == DType::int32)
-    binaryLoop<int32_t, float>(args.inputs[0], args.inputs[1], args.outputs[0],
-                               [](int32_t a, int32_t b) {
-                                 return static_cast<float>(double(a) / b);
-                               });
+    binaryLoop<int32_t, float>(
+        args.inputs[0], args.inputs[1], args.outputs[0],
+        [](int32_t a, int32_t b) { return static_cast<float>(double(a) / b); });
   else
     binaryLoop<float, float>(args.inputs[0], args.inputs[1], args.outputs[0],
                              [](float a, float b) { return a / b; });
@@ -303,8 +305,7 @@ void leakyReluKernel(KernelArgs& args) {
   float fa = static_cast<float>(alpha);
   if (double(fa) == alpha)
     unaryF([fa](float x) { return vselect(x > 0 || x != x, x, fa * x); })(args);
-  else
-    unaryD([alpha](double x) { return x > 0 ? x : (std::isnan(x) ? x : alpha * x); })(args);
+  else unaryD([alpha](double x) { return x > 0 ? x : (std::isnan(x) ? x : alpha * x); })(args);
 }
 
 void geluKernel(KernelArgs& args) {
@@ -323,15 +324,19 @@ void registerElementwiseKernels(const std::string& backend) {
   auto reg = [&](const char* name, KernelFn fn) { registerKernel(name, backend, std::move(fn)); };
 
   // Unary. Int32 variants work on uint32 bits, so they wrap like the reference.
-  GLINT_REGISTER(reg, "Neg",
+  GLINT_REGISTER(
+      reg, "Neg",
       unaryNumeric([](float x) { return -x; }, [](int32_t x) { return wrapU(0u - u(x)); }));
-  GLINT_REGISTER(reg, "Abs", unaryNumeric([](float x) { return std::abs(x); },
-                          [](int32_t x) { return x < 0 ? wrapU(0u - u(x)) : x; }));
-  GLINT_REGISTER(reg, "Square", unaryNumeric([](float x) { return x * x; },
-                             [](int32_t x) { return wrapU(u(x) * u(x)); }));
-  GLINT_REGISTER(reg, "Sign", unaryNumeric(
-                  [](float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : (x != x ? x : 0.0f)); },
-                  [](int32_t x) { return int32_t{x > 0} - int32_t{x < 0}; }));
+  GLINT_REGISTER(reg, "Abs",
+                 unaryNumeric([](float x) { return std::abs(x); },
+                              [](int32_t x) { return x < 0 ? wrapU(0u - u(x)) : x; }));
+  GLINT_REGISTER(
+      reg, "Square",
+      unaryNumeric([](float x) { return x * x; }, [](int32_t x) { return wrapU(u(x) * u(x)); }));
+  GLINT_REGISTER(
+      reg, "Sign",
+      unaryNumeric([](float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : (x != x ? x : 0.0f)); },
+                   [](int32_t x) { return int32_t{x > 0} - int32_t{x < 0}; }));
   GLINT_REGISTER(reg, "Exp", unaryF([](float x) { return vexp(x); }));
   GLINT_REGISTER(reg, "Log", unaryF([](float x) { return std::log(x); }));
   GLINT_REGISTER(reg, "Log1p", unaryD([](double x) { return std::log1p(x); }));
@@ -341,14 +346,14 @@ void registerElementwiseKernels(const std::string& backend) {
   // NaN fails every comparison below, so it passes through.
   GLINT_REGISTER(reg, "Relu", unaryF([](float x) { return !(x <= 0) ? x : 0.0f; }));
   GLINT_REGISTER(reg, "Relu6", unaryF([](float x) {
-        float t = x < 0 ? 0.0f : x;
-        return 6.0f < t ? 6.0f : t;
-      }));
+                   float t = x < 0 ? 0.0f : x;
+                   return 6.0f < t ? 6.0f : t;
+                 }));
   GLINT_REGISTER(reg, "LeakyRelu", leakyReluKernel);
   GLINT_REGISTER(reg, "Elu", unaryD([](double x) { return x > 0 ? x : std::expm1(x); }));
   GLINT_REGISTER(reg, "Selu", unaryD([](double x) {
-        return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
-      }));
+                   return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
+                 }));
   GLINT_REGISTER(reg, "Sigmoid", unaryF([](float x) { return vsigmoid(x); }));
   GLINT_REGISTER(reg, "Tanh", unaryF([](float x) { return vtanh(x); }));
   GLINT_REGISTER(reg, "Softplus", unaryD(softplus));
@@ -368,39 +373,49 @@ void registerElementwiseKernels(const std::string& backend) {
   GLINT_REGISTER(reg, "Round", unaryF([](float x) { return std::nearbyint(x); }));
 
   // Binary. Float +, -, *, / round like the reference's double then float.
-  GLINT_REGISTER(reg, "Add", binaryNumeric([](float a, float b) { return a + b; },
-                           [](int32_t a, int32_t b) { return wrapU(u(a) + u(b)); }));
-  GLINT_REGISTER(reg, "Sub", binaryNumeric([](float a, float b) { return a - b; },
-                           [](int32_t a, int32_t b) { return wrapU(u(a) - u(b)); }));
-  GLINT_REGISTER(reg, "Mul", binaryNumeric([](float a, float b) { return a * b; },
-                           [](int32_t a, int32_t b) { return wrapU(u(a) * u(b)); }));
+  GLINT_REGISTER(reg, "Add",
+                 binaryNumeric([](float a, float b) { return a + b; },
+                               [](int32_t a, int32_t b) { return wrapU(u(a) + u(b)); }));
+  GLINT_REGISTER(reg, "Sub",
+                 binaryNumeric([](float a, float b) { return a - b; },
+                               [](int32_t a, int32_t b) { return wrapU(u(a) - u(b)); }));
+  GLINT_REGISTER(reg, "Mul",
+                 binaryNumeric([](float a, float b) { return a * b; },
+                               [](int32_t a, int32_t b) { return wrapU(u(a) * u(b)); }));
   GLINT_REGISTER(reg, "RealDiv", realDivKernel);
-  GLINT_REGISTER(reg, "Pow", binaryNumeric(
-                 [](float a, float b) { return static_cast<float>(std::pow(double(a), b)); },
-                 intPow));
+  GLINT_REGISTER(
+      reg, "Pow",
+      binaryNumeric([](float a, float b) { return static_cast<float>(std::pow(double(a), b)); },
+                    intPow));
   GLINT_REGISTER(reg, "ReluGrad", reluGrad);
-  GLINT_REGISTER(reg, "Atan2", binaryNumeric(
-                   [](float a, float b) { return static_cast<float>(std::atan2(double(a), double(b))); },
-                   [](int32_t a, int32_t b) {
-                     return static_cast<int32_t>(std::atan2(double(a), double(b)));
-                   }));
-  GLINT_REGISTER(reg, "Maximum", binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
-  GLINT_REGISTER(reg, "Minimum", binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
-  GLINT_REGISTER(reg, "SquaredDifference", binaryNumeric(
-                               [](float a, float b) {
-                                 float d = a - b;
-                                 return d * d;
-                               },
-                               [](int32_t a, int32_t b) {
-                                 uint32_t d = u(a) - u(b);
-                                 return wrapU(d * d);
-                               }));
+  GLINT_REGISTER(
+      reg, "Atan2",
+      binaryNumeric(
+          [](float a, float b) { return static_cast<float>(std::atan2(double(a), double(b))); },
+          [](int32_t a, int32_t b) {
+            return static_cast<int32_t>(std::atan2(double(a), double(b)));
+          }));
+  GLINT_REGISTER(reg, "Maximum",
+                 binaryNumeric(maxF, [](int32_t a, int32_t b) { return std::max(a, b); }));
+  GLINT_REGISTER(reg, "Minimum",
+                 binaryNumeric(minF, [](int32_t a, int32_t b) { return std::min(a, b); }));
+  GLINT_REGISTER(reg, "SquaredDifference",
+                 binaryNumeric(
+                     [](float a, float b) {
+                       float d = a - b;
+                       return d * d;
+                     },
+                     [](int32_t a, int32_t b) {
+                       uint32_t d = u(a) - u(b);
+                       return wrapU(d * d);
+                     }));
   // floor(a / b) in double: a float quotient could round up onto an integer.
-  GLINT_REGISTER(reg, "FloorDiv", binaryNumeric(
-                      [](float a, float b) { return float(std::floor(double(a) / b)); },
-                      intFloorDiv));
-  GLINT_REGISTER(reg, "Mod", binaryNumeric(
-                 [](float a, float b) { return static_cast<float>(floatMod(a, b)); }, intMod));
+  GLINT_REGISTER(reg, "FloorDiv",
+                 binaryNumeric([](float a, float b) { return float(std::floor(double(a) / b)); },
+                               intFloorDiv));
+  GLINT_REGISTER(
+      reg, "Mod",
+      binaryNumeric([](float a, float b) { return static_cast<float>(floatMod(a, b)); }, intMod));
 
   // Comparisons and logic.
   GLINT_REGISTER(reg, "Equal", compare([](auto a, auto b) { return a == b; }));

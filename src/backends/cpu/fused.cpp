@@ -68,13 +68,20 @@ using EpilogueFn = decltype(GemmEpilogue::fn);
 
 EpilogueFn epilogueFor(Act a) {
   switch (a) {
-    case Act::linear: return epilogueTile<Act::linear>;
-    case Act::relu: return epilogueTile<Act::relu>;
-    case Act::relu6: return epilogueTile<Act::relu6>;
-    case Act::elu: return epilogueTile<Act::elu>;
-    case Act::leakyrelu: return epilogueTile<Act::leakyrelu>;
-    case Act::sigmoid: return epilogueTile<Act::sigmoid>;
-    case Act::tanh: return epilogueTile<Act::tanh>;
+    case Act::linear:
+      return epilogueTile<Act::linear>;
+    case Act::relu:
+      return epilogueTile<Act::relu>;
+    case Act::relu6:
+      return epilogueTile<Act::relu6>;
+    case Act::elu:
+      return epilogueTile<Act::elu>;
+    case Act::leakyrelu:
+      return epilogueTile<Act::leakyrelu>;
+    case Act::sigmoid:
+      return epilogueTile<Act::sigmoid>;
+    case Act::tanh:
+      return epilogueTile<Act::tanh>;
   }
   return nullptr;
 }

@@ -32,8 +32,8 @@ using gemm_detail::KernelSet;
 const std::vector<KernelSet>& availableSets() {
   static const std::vector<KernelSet> sets = [] {
     std::vector<KernelSet> out;
-    for (KernelSet s : {gemm_detail::kernelsAvx512(), gemm_detail::kernelsAvx2(),
-                        gemm_detail::kernelsGeneric()})
+    for (KernelSet s :
+         {gemm_detail::kernelsAvx512(), gemm_detail::kernelsAvx2(), gemm_detail::kernelsGeneric()})
       if (s.block && cpuRuns(s.isa)) out.push_back(s);
     return out;
   }();
@@ -65,24 +65,23 @@ std::vector<std::string> gemmIsas() {
   return names;
 }
 
-void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc, const GemmOptions& options) {
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+          const GemmOptions& options) {
   const KernelSet& set = pickSet(options.isa);
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == 0.0f) {
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
     if (options.epilogue.fn) options.epilogue.fn(options.epilogue.ctx, c, ldc, 0, 0, m, n);
     return;
   }
-  gemm_detail::Problem g{transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                         options.epilogue};
+  gemm_detail::Problem g{transA, transB, m,   n,    k, alpha, a,
+                         lda,    b,      ldb, beta, c, ldc,   options.epilogue};
   ThreadPool& pool = ThreadPool::shared();
-  int64_t tasks = options.threads > 0 ? options.threads
+  int64_t tasks = options.threads > 0                              ? options.threads
                   : static_cast<double>(m) * n * k < kParallelMacs ? 1
-                                                                     : pool.threads();
+                                                                   : pool.threads();
   if (m <= gemm_detail::kSmallRows) {
     // Column slabs of whole register tiles; B is streamed, never packed.
     int64_t units = (n + set.nr - 1) / set.nr;
@@ -104,8 +103,8 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha
   int64_t units = byColumns ? panels : tiles, unit = byColumns ? set.nr : set.mr;
   tasks = std::min(tasks, units);
   pool.parallelFor(tasks, [&](int64_t t) {
-    int64_t lo = units * t / tasks * unit, hi = std::min(units * (t + 1) / tasks * unit,
-                                                         byColumns ? n : m);
+    int64_t lo = units * t / tasks * unit,
+            hi = std::min(units * (t + 1) / tasks * unit, byColumns ? n : m);
     if (byColumns) set.block(g, 0, m, lo, hi);
     else set.block(g, lo, hi, 0, n);
   });

@@ -35,9 +35,9 @@ struct GemmOptions {
 /// lda/ldb/ldc are row strides of the stored matrices: A is stored m x k
 /// (k x m if transA), B k x n (n x k if transB), C m x n. beta == 0 ignores
 /// C's old contents (NaN included). Sizes may be 0.
-void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc, const GemmOptions& options = {});
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+          const GemmOptions& options = {});
 
 /// Kernel sets this CPU can run, best first.
 std::vector<std::string> gemmIsas();

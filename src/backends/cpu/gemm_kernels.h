@@ -38,7 +38,7 @@ void microKernel(int64_t kc, const float* __restrict a, int64_t lda, const float
   Vec acc[MR][NV];
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
-  for (int64_t p = 0; p < kc; ++p) {
+  auto step = [&](int64_t p) __attribute__((always_inline)) {
     Vec bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kWidth);
     for (int r = 0; r < MR; ++r) {
@@ -46,7 +46,17 @@ void microKernel(int64_t kc, const float* __restrict a, int64_t lda, const float
       for (int v = 0; v < NV; ++v) acc[r][v] = simd::madd(av, bv[v], acc[r][v]);
     }
     b += NV * kWidth;
+  };
+  int64_t p = 0;
+#if defined(GLINT_UNROLL)
+  for (; p + GLINT_UNROLL <= kc; p += GLINT_UNROLL) {
+    for (int u = 0; u < GLINT_UNROLL; ++u) {
+      step(p + u);
+      __asm__ volatile("" ::: "memory");
+    }
   }
+#endif
+  for (; p < kc; ++p) step(p);
   Vec va = simd::broadcast(alpha), vb = simd::broadcast(beta);
   if (nr == NV * kWidth) {
     for (int r = 0; r < MR; ++r)

@@ -122,8 +122,8 @@ void rowDotB(const Problem& g, int64_t i, int64_t j0, int64_t j1) {
 }
 
 void finishBlock(const Problem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-  if (g.epilogue.fn) g.epilogue.fn(g.epilogue.ctx, g.c + i0 * g.ldc + j0, g.ldc, i0, j0, i1 - i0,
-                                   j1 - j0);
+  if (g.epilogue.fn)
+    g.epilogue.fn(g.epilogue.ctx, g.c + i0 * g.ldc + j0, g.ldc, i0, j0, i1 - i0, j1 - j0);
 }
 
 /// The block C[i0:i1, j0:j1] of a product with few rows (see gemm.cpp).

@@ -25,8 +25,10 @@ void registerMatMulKernels(const std::string& backend) {
     if (m == 0 || n == 0) return;
 
     Shape batch(so.begin(), so.end() - 2);
-    std::vector<int64_t> stepA = reference::broadcastStrides(Shape(sa.begin(), sa.end() - 2), batch);
-    std::vector<int64_t> stepB = reference::broadcastStrides(Shape(sb.begin(), sb.end() - 2), batch);
+    std::vector<int64_t> stepA =
+        reference::broadcastStrides(Shape(sa.begin(), sa.end() - 2), batch);
+    std::vector<int64_t> stepB =
+        reference::broadcastStrides(Shape(sb.begin(), sb.end() - 2), batch);
     const float* pa = hostData<float>(a);
     const float* pb = hostData<float>(b);
     reference::forEachIndex(batch, [&](const std::vector<int64_t>& index) {

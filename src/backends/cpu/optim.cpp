@@ -1,6 +1,8 @@
 // One-pass optimizer updates for the cpu backend: float math on simd::Vec, a
 // tail padded to one vector (so every element rounds the same way), split
 // over the thread pool in tasks of at least kTaskElements (see below).
+#include "src/backends/cpu/optim.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,7 +10,6 @@
 
 #include "glint/backend.h"
 #include "src/backends/cpu/kernels.h"
-#include "src/backends/cpu/optim.h"
 #include "src/backends/cpu/simd.h"
 #include "src/backends/cpu/thread_pool.h"
 #include "src/core/kernel_selection.h"
@@ -133,8 +134,7 @@ void applyAdam(KernelArgs& args) {
   const Vec eps = broadcast(attr(args, "epsilon")), vlr = broadcast(float(lr));
   const Vec keep = broadcast(float(1 - lr * a.f("weightDecay")));
   // x = {w, m, v, g}; y = {w', m', v'}.
-  forEachVector<4, 3>(args.outputs[0].size(),
-                      {in(args, 0), in(args, 1), in(args, 2), in(args, 3)},
+  forEachVector<4, 3>(args.outputs[0].size(), {in(args, 0), in(args, 1), in(args, 2), in(args, 3)},
                       {out(args, 0), out(args, 1), out(args, 2)}, 1, [&](const Vec* x, Vec* y) {
                         Vec m = b1 * x[1] + ob1 * x[3];
                         Vec v = b2 * x[2] + ob2 * (x[3] * x[3]);

@@ -69,8 +69,7 @@ template <class Tap>
 int64_t forEachTap(const conv::Geometry& g, int64_t n, int64_t oh, int64_t ow, Tap tap) {
   Window w = windowAt(g, oh, ow);
   for (int64_t kh = w.kh0; kh < w.kh1; ++kh)
-    for (int64_t kw = w.kw0; kw < w.kw1; ++kw)
-      tap(pixel(g, n, g.inRow(oh, kh), g.inCol(ow, kw)));
+    for (int64_t kw = w.kw0; kw < w.kw1; ++kw) tap(pixel(g, n, g.inRow(oh, kh), g.inCol(ow, kw)));
   return (w.kh1 - w.kh0) * (w.kw1 - w.kw0);
 }
 
@@ -102,7 +101,7 @@ inline int64_t forEachTapOf(const conv::Geometry& g, const Window& rows, const W
 /// most one window, whose taps sit at fixed offsets from its corner.
 struct Tiling {
   bool tiles;
-  std::vector<int64_t> taps;  // offsets of the taps' channel runs from the corner
+  std::vector<int64_t> taps;      // offsets of the taps' channel runs from the corner
   std::vector<int64_t> bareCols;  // input columns no window reaches
 
   explicit Tiling(const conv::Geometry& g)
@@ -110,7 +109,8 @@ struct Tiling {
               g.dilH == 1 && g.dilW == 1 && g.inC % kWidth == 0 &&
               // 'same' padding on an odd size puts the last window partly
               // past the bottom or right edge: not a tiling, it needs clipping.
-              (g.outH - 1) * g.strideH + g.fh <= g.inH && (g.outW - 1) * g.strideW + g.fw <= g.inW) {
+              (g.outH - 1) * g.strideH + g.fh <= g.inH &&
+              (g.outW - 1) * g.strideW + g.fw <= g.inW) {
     if (!tiles) return;
     for (int64_t kh = 0; kh < g.fh; ++kh)
       for (int64_t kw = 0; kw < g.fw; ++kw) taps.push_back((kh * g.inW + kw) * g.inC);
@@ -183,8 +183,7 @@ void maxPool(KernelArgs& a) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
   const int64_t C = g.inC, vecC = C - C % kWidth;
   const Tiling tiling(g);
-  if (tiling.tiles)
-    return forEachImage(g, [&](int64_t n) { maxPoolTiled(g, tiling, x, y, n); });
+  if (tiling.tiles) return forEachImage(g, [&](int64_t n) { maxPoolTiled(g, tiling, x, y, n); });
   const std::vector<Window> cols = columnWindows(g);
   forEachImage(g, [&](int64_t n) {
     for (int64_t oh = 0; oh < g.outH; ++oh) {

@@ -200,9 +200,15 @@ void argKernel(KernelArgs& args, Better better) {
 template <class F>
 void dispatchNumeric(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::float32: f(float{}); return;
-    case DType::int32: f(int32_t{}); return;
-    case DType::boolean: f(uint8_t{}); return;
+    case DType::float32:
+      f(float{});
+      return;
+    case DType::int32:
+      f(int32_t{});
+      return;
+    case DType::boolean:
+      f(uint8_t{});
+      return;
   }
 }
 
@@ -270,31 +276,29 @@ void registerReductionKernels(const std::string& backend) {
   GLINT_REGISTER(registerKernel, "Sum", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
-    else
-      reduce(a, makeFold<int32_t, uint32_t>(0u, [](uint32_t s, uint32_t v) { return s + v; }));
+    else reduce(a, makeFold<int32_t, uint32_t>(0u, [](uint32_t s, uint32_t v) { return s + v; }));
   });
-  GLINT_REGISTER(registerKernel, "Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
-    reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
-    const float scale = static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
-    Tensor& out = a.outputs[0];
-    float* po = hostData<float>(out);
-    for (int64_t i = 0; i < out.size(); ++i) po[i] *= scale;
-  });
+  GLINT_REGISTER(
+      registerKernel, "Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
+        reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
+        const float scale =
+            static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
+        Tensor& out = a.outputs[0];
+        float* po = hostData<float>(out);
+        for (int64_t i = 0; i < out.size(); ++i) po[i] *= scale;
+      });
   GLINT_REGISTER(registerKernel, "Prod", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       reduce(a, makeFold<float, double>(1.0, [](double s, double v) { return s * v; }));
-    else
-      reduce(a, makeFold<int32_t, uint32_t>(1u, [](uint32_t s, uint32_t v) { return s * v; }));
+    else reduce(a, makeFold<int32_t, uint32_t>(1u, [](uint32_t s, uint32_t v) { return s * v; }));
   });
   GLINT_REGISTER(registerKernel, "Any", backend, [](KernelArgs& a) {
-    reduce(a, makeFold<uint8_t, uint8_t>(0, [](uint8_t s, uint8_t v) {
-             return uint8_t(s | (v != 0));
-           }));
+    reduce(a, makeFold<uint8_t, uint8_t>(
+                  0, [](uint8_t s, uint8_t v) { return uint8_t(s | (v != 0)); }));
   });
   GLINT_REGISTER(registerKernel, "All", backend, [](KernelArgs& a) {
-    reduce(a, makeFold<uint8_t, uint8_t>(1, [](uint8_t s, uint8_t v) {
-             return uint8_t(s & (v != 0));
-           }));
+    reduce(a, makeFold<uint8_t, uint8_t>(
+                  1, [](uint8_t s, uint8_t v) { return uint8_t(s & (v != 0)); }));
   });
   // NaN wins (it propagates); an empty window gives -inf / +inf or the int32 limits.
   GLINT_REGISTER(registerKernel, "Max", backend, [](KernelArgs& a) {

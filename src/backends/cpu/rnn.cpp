@@ -64,8 +64,7 @@ void withGate(const KernelArgs& args, F&& f) {
 // of SSE2's 4: a one-sample LSTM step spent as long in its 128-unit cell as in
 // the 128 x 512 matMul); the body is inlined into both copies.
 #define GLINT_RNN_WIDE 1
-#define GLINT_RNN_WIDE_TARGET \
-  __attribute__((target("avx512f,avx512vl,prefer-vector-width=512")))
+#define GLINT_RNN_WIDE_TARGET __attribute__((target("avx512f,avx512vl,prefer-vector-width=512")))
 bool wideCpu() {
   static const bool yes = cpuRuns("avx512");
   return yes;
@@ -74,21 +73,21 @@ bool wideCpu() {
 
 /// Defines name<T...>(args), running body<T...> in the widest copy this CPU has.
 #if defined(GLINT_RNN_WIDE)
-#define GLINT_RNN_ROW(name, body)                                                             \
-  template <class... T, class... A>                                                           \
-  GLINT_RNN_WIDE_TARGET void name##Wide(A... a) {                                             \
-    body<T...>(a...);                                                                         \
-  }                                                                                           \
-  template <class... T, class... A>                                                           \
-  void name(A... a) {                                                                         \
-    if (wideCpu()) name##Wide<T...>(a...);                                                    \
-    else body<T...>(a...);                                                                    \
+#define GLINT_RNN_ROW(name, body)                 \
+  template <class... T, class... A>               \
+  GLINT_RNN_WIDE_TARGET void name##Wide(A... a) { \
+    body<T...>(a...);                             \
+  }                                               \
+  template <class... T, class... A>               \
+  void name(A... a) {                             \
+    if (wideCpu()) name##Wide<T...>(a...);        \
+    else body<T...>(a...);                        \
   }
 #else
-#define GLINT_RNN_ROW(name, body) \
+#define GLINT_RNN_ROW(name, body)   \
   template <class... T, class... A> \
-  void name(A... a) {              \
-    body<T...>(a...);              \
+  void name(A... a) {               \
+    body<T...>(a...);               \
   }
 #endif
 
@@ -136,13 +135,14 @@ void lstmCellKernel(KernelArgs& args) {
 /// One batch row of the gradient; x*, r* and dz* point at the gates' columns.
 template <class G>
 GLINT_RNN_INLINE void lstmGradRowBody(const float* __restrict xi, const float* __restrict xf,
-                 const float* __restrict xc, const float* __restrict xo,
-                 const float* __restrict ri, const float* __restrict rf,
-                 const float* __restrict rc, const float* __restrict ro,
-                 const float* __restrict cp, const float* __restrict c,
-                 const float* __restrict dh, const float* __restrict dc, float* __restrict dzi,
-                 float* __restrict dzf, float* __restrict dzc, float* __restrict dzo,
-                 float* __restrict dcp, int64_t u) {
+                                      const float* __restrict xc, const float* __restrict xo,
+                                      const float* __restrict ri, const float* __restrict rf,
+                                      const float* __restrict rc, const float* __restrict ro,
+                                      const float* __restrict cp, const float* __restrict c,
+                                      const float* __restrict dh, const float* __restrict dc,
+                                      float* __restrict dzi, float* __restrict dzf,
+                                      float* __restrict dzc, float* __restrict dzo,
+                                      float* __restrict dcp, int64_t u) {
   for (int64_t j = 0; j < u; ++j) {
     float zi = xi[j] + ri[j], zf = xf[j] + rf[j], zc = xc[j] + rc[j], zo = xo[j] + ro[j];
     float i = G::f(zi), f = G::f(zf), cc = Tanh::f(zc), o = G::f(zo);
@@ -203,10 +203,8 @@ void gruCellKernel(KernelArgs& args) {
       for (int64_t n = lo; n < hi; ++n) {
         const float *x = xz + n * 3 * u, *r = hzr + n * 2 * u;
         const int64_t s = n * u;
-        if (resetAfter)
-          gruRow<G, true>(x, x + u, x + 2 * u, r, r + u, hc + s, hPrev + s, h + s, u);
-        else
-          gruRow<G, false>(x, x + u, x + 2 * u, r, r + u, hc + s, hPrev + s, h + s, u);
+        if (resetAfter) gruRow<G, true>(x, x + u, x + 2 * u, r, r + u, hc + s, hPrev + s, h + s, u);
+        else gruRow<G, false>(x, x + u, x + 2 * u, r, r + u, hc + s, hPrev + s, h + s, u);
       }
     });
   });
@@ -214,13 +212,11 @@ void gruCellKernel(KernelArgs& args) {
 
 /// One batch row of the gradient of gruCell.
 template <class G, bool resetAfter>
-void gruGradRow(const float* __restrict xz, const float* __restrict xr,
-                const float* __restrict xh, const float* __restrict rz,
-                const float* __restrict rr, const float* __restrict hc,
-                const float* __restrict hp, const float* __restrict dh,
-                float* __restrict dxz, float* __restrict dxr, float* __restrict dxh,
-                float* __restrict drz, float* __restrict drr, float* __restrict dhc,
-                float* __restrict dhp, int64_t u) {
+void gruGradRow(const float* __restrict xz, const float* __restrict xr, const float* __restrict xh,
+                const float* __restrict rz, const float* __restrict rr, const float* __restrict hc,
+                const float* __restrict hp, const float* __restrict dh, float* __restrict dxz,
+                float* __restrict dxr, float* __restrict dxh, float* __restrict drz,
+                float* __restrict drr, float* __restrict dhc, float* __restrict dhp, int64_t u) {
   for (int64_t j = 0; j < u; ++j) {
     float zPre = xz[j] + rz[j], z = G::f(zPre);
     float rPre = xr[j] + rr[j], r = resetAfter ? G::f(rPre) : 0.0f;
@@ -262,8 +258,8 @@ void gruCellGradKernel(KernelArgs& args) {
 
 /// One batch row of gruResetState: xr, rr point at the r columns.
 template <class G>
-void resetRow(const float* __restrict xr, const float* __restrict rr,
-              const float* __restrict hp, float* __restrict y, int64_t u) {
+void resetRow(const float* __restrict xr, const float* __restrict rr, const float* __restrict hp,
+              float* __restrict y, int64_t u) {
   for (int64_t j = 0; j < u; ++j) y[j] = G::f(xr[j] + rr[j]) * hp[j];
 }
 
@@ -307,8 +303,8 @@ void gruResetStateGradKernel(KernelArgs& args) {
         std::fill(dx, dx + u, 0.0f);
         std::fill(dx + 2 * u, dx + 3 * u, 0.0f);
         std::fill(dr, dr + u, 0.0f);
-        resetGradRow<G>(xz + n * 3 * u + u, hzr + n * 2 * u + u, hPrev + n * u, dy + n * u,
-                        dx + u, dr + u, dhPrev + n * u, u);
+        resetGradRow<G>(xz + n * 3 * u + u, hzr + n * 2 * u + u, hPrev + n * u, dy + n * u, dx + u,
+                        dr + u, dhPrev + n * u, u);
       }
     });
   });

@@ -96,8 +96,8 @@ void stridedSliceKernel(KernelArgs& args) {
   char* po = hostData<char>(out);
   const int64_t rowElems = plan.rowLen * plan.run;
   plan.forEachRow([&](int64_t off, int64_t r) {
-    copyItems<false>(px + off * static_cast<int64_t>(bytes), po + r * rowElems * bytes,
-                     plan.rowLen, plan.itemStep, plan.run, bytes);
+    copyItems<false>(px + off * static_cast<int64_t>(bytes), po + r * rowElems * bytes, plan.rowLen,
+                     plan.itemStep, plan.run, bytes);
   });
 }
 
@@ -112,8 +112,8 @@ void stridedSliceGradKernel(KernelArgs& args) {
   std::memset(po, 0, static_cast<size_t>(out.size()) * bytes);
   const int64_t rowElems = plan.rowLen * plan.run;
   plan.forEachRow([&](int64_t off, int64_t r) {
-    copyItems<true>(po + off * static_cast<int64_t>(bytes), pdy + r * rowElems * bytes,
-                    plan.rowLen, plan.itemStep, plan.run, bytes);
+    copyItems<true>(po + off * static_cast<int64_t>(bytes), pdy + r * rowElems * bytes, plan.rowLen,
+                    plan.itemStep, plan.run, bytes);
   });
 }
 

@@ -50,10 +50,10 @@ class ThreadPool {
 
   std::vector<std::thread> workers_;  // changed under mutex_
   std::atomic<int> limit_{1};         // threads a job uses, the caller included
-  std::mutex mutex_;              // guards job_, stop_ and changes of generation_, Job::refs
-  std::condition_variable wake_;  // a job was posted, or stop_
-  std::condition_variable done_;  // a worker left a job
-  std::mutex busy_;               // held by the caller whose job is posted
+  std::mutex mutex_;                  // guards job_, stop_ and changes of generation_, Job::refs
+  std::condition_variable wake_;      // a job was posted, or stop_
+  std::condition_variable done_;      // a worker left a job
+  std::mutex busy_;                   // held by the caller whose job is posted
   Job* job_ = nullptr;
   std::atomic<uint64_t> generation_{0};  // read unlocked while spinning
   std::atomic<bool> stop_{false};

@@ -9,7 +9,9 @@ std::string str(int64_t v) { return std::to_string(v); }
 }  // namespace
 
 MatrixTexels::MatrixTexels(int input, const Texture& texture, int64_t rowTexels)
-    : in_(str(input)), rowTexels_(rowTexels), width_(texture.extent.width),
+    : in_(str(input)),
+      rowTexels_(rowTexels),
+      width_(texture.extent.width),
       shift_(texture.extent.shift) {
   auto log2Of = [](int64_t v) {
     int64_t s = 0;
@@ -43,7 +45,8 @@ std::string MatrixTexels::rowSetup(const std::string& name, const std::string& r
 
 std::string MatrixTexels::rowStep() const {
   if (fit_ != Fit::textureRowsPerRow) return "";
-  return "    ivec2 pw" + in_ + " = ivec2(p & " + str(width_ - 1) + ", p >> " + str(shift_) + ");\n";
+  return "    ivec2 pw" + in_ + " = ivec2(p & " + str(width_ - 1) + ", p >> " + str(shift_) +
+         ");\n";
 }
 
 std::string MatrixTexels::rowTexel(const std::string& name) const {
@@ -126,7 +129,7 @@ void runBlockedProduct(GlBackend& gl, const BlockedProduct& p, const std::vector
   const int64_t blocks = (p.m + rows - 1) / rows;  // row blocks per batch
   const int64_t n4 = p.n / 4, k4 = p.k / 4;
   const int64_t span = (k4 + p.splits - 1) / p.splits;  // K texels per part
-  const int64_t slabs = p.batches * p.splits;          // (batch, part) pairs
+  const int64_t slabs = p.batches * p.splits;           // (batch, part) pairs
   const int64_t texels = slabs * blocks * n4;
   if (texels == 0 || !out.tex) return;
   const std::string N4 = str(n4), B = str(blocks), S = str(p.splits), R = str(rows);
@@ -149,7 +152,8 @@ void runBlockedProduct(GlBackend& gl, const BlockedProduct& p, const std::vector
     s += "    { vec4 a = " + p.aRow(q) + "; acc" + str(q) + " += " + product + "; }\n";
   s += "  }\n";
   if (p.splits == 1) {
-    s += "  int j = 4 * c;\n  vec4 bias = vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n";
+    s += "  int j = 4 * c;\n  vec4 bias = vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + "
+         "3));\n";
     for (int q = 0; q < rows; ++q) {
       std::string a = "acc" + str(q);
       s += "  " + a + " += bias;\n  " + a + " = vec4(act_(" + a + ".x), act_(" + a + ".y), act_(" +
@@ -167,9 +171,10 @@ void runBlockedProduct(GlBackend& gl, const BlockedProduct& p, const std::vector
   std::vector<Operand> partOps;
   for (Texture* t : parts.textures) partOps.push_back(Operand{t, DType::float32});
   std::string g = prelude(partOps) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(out) +
-                  "  if (t >= " + str(p.batches * p.m * n4) + ") { o_texel = uvec4(0u); return; }\n" +
-                  "  int c = t % " + N4 + "; int rest = t / " + N4 + ";\n  int i = rest % " +
-                  str(p.m) + "; int bi = rest / " + str(p.m) + ";\n";
+                  "  if (t >= " + str(p.batches * p.m * n4) +
+                  ") { o_texel = uvec4(0u); return; }\n" + "  int c = t % " + N4 +
+                  "; int rest = t / " + N4 + ";\n  int i = rest % " + str(p.m) +
+                  "; int bi = rest / " + str(p.m) + ";\n";
   const std::string from = "(bi * " + S + " * " + B + " + i / " + R + ") * " + N4 + " + c";
   if (p.splits == 1) {
     g += gatherTexel(rows, "i % " + R, from, out);
@@ -180,8 +185,9 @@ void runBlockedProduct(GlBackend& gl, const BlockedProduct& p, const std::vector
            " for (int s = 0; s < " + S + "; ++s) v += ftexel" + str(q) + "(from + s * " +
            str(blocks * n4) + "); break;\n";
     g += "  }\n";
-    g += out.half ? "  o_texel = uvec4(halfBits(v.x), halfBits(v.y), halfBits(v.z), halfBits(v.w));\n"
-                  : "  o_texel = floatBitsToUint(v);\n";
+    g += out.half
+             ? "  o_texel = uvec4(halfBits(v.x), halfBits(v.y), halfBits(v.z), halfBits(v.w));\n"
+             : "  o_texel = floatBitsToUint(v);\n";
   }
   g += "}\n";
   std::vector<const Texture*> partTextures(parts.textures.begin(), parts.textures.end());

@@ -46,15 +46,21 @@ std::string glString(GLenum name) {
 // handed to Emscripten's GL layer. Node has neither: 0 means "no WebGL here".
 EM_JS(int, glint_create_webgl2, (), {
   var canvas = null;
-  if (typeof OffscreenCanvas !== 'undefined') canvas = new OffscreenCanvas(1, 1);
-  else if (typeof document !== 'undefined') canvas = document.createElement('canvas');
+  if (typeof OffscreenCanvas != = 'undefined') canvas = new OffscreenCanvas(1, 1);
+  else if (typeof document != = 'undefined') canvas = document.createElement('canvas');
   if (!canvas) return 0;
-  var attrs = {alpha: true, antialias: false, depth: false, stencil: false,
-               premultipliedAlpha: false, preserveDrawingBuffer: false};
+  var attrs = {
+    alpha : true,
+    antialias : false,
+    depth : false,
+    stencil : false,
+    premultipliedAlpha : false,
+    preserveDrawingBuffer : false
+  };
   var ctx = canvas.getContext('webgl2', attrs);
   if (!ctx) return -1;
-  return GL.registerContext(ctx, {majorVersion: 2, minorVersion: 0,
-                                  enableExtensionsByDefault: true});
+  return GL.registerContext(ctx,
+                            {majorVersion : 2, minorVersion : 0, enableExtensionsByDefault : true});
 });
 
 // The real renderer behind the browser's "WebKit WebGL" (SwiftShader, ANGLE...).
@@ -78,10 +84,13 @@ int gHandle = 0;
 EM_JS(void, glint_watch_context_loss, (), {
   var gl = GL.currentContext ? GL.currentContext.GLctx : null;
   if (!gl || !gl.canvas || !gl.canvas.addEventListener) return;
-  gl.canvas.addEventListener('webglcontextlost', function(e) {
-    e.preventDefault();
-    Module['glintContextLosses'] = (Module['glintContextLosses'] || 0) + 1;
-  }, false);
+  gl.canvas.addEventListener(
+      'webglcontextlost',
+      function(e) {
+        e.preventDefault();
+        Module['glintContextLosses'] = (Module['glintContextLosses'] || 0) + 1;
+      },
+      false);
 });
 
 EM_JS(int, glint_context_is_lost, (), {
@@ -138,8 +147,8 @@ std::vector<EGLDisplay> candidateDisplays() {
     EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (d != EGL_NO_DISPLAY) out.push_back(d);
   }
-  auto queryDevices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(
-      eglGetProcAddress("eglQueryDevicesEXT"));
+  auto queryDevices =
+      reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
   if (getPlatformDisplay && queryDevices && contains(client, "EGL_EXT_platform_device")) {
     EGLDeviceEXT devices[8];
     EGLint n = 0;
@@ -233,8 +242,8 @@ bool createContext(ContextInfo& info, std::string& whyNot) {
   glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
   glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &attachments);
   info.maxDrawBuffers = std::max(1, std::min({drawBuffers, attachments, 8}));
-  info.colorBufferFloat = hasGlExtension("GL_EXT_color_buffer_float") ||
-                          hasGlExtension("EXT_color_buffer_float");
+  info.colorBufferFloat =
+      hasGlExtension("GL_EXT_color_buffer_float") || hasGlExtension("EXT_color_buffer_float");
   for (const char* soft : {"llvmpipe", "softpipe", "SwiftShader", "swiftshader", "Software"})
     if (info.renderer.find(soft) != std::string::npos) info.software = true;
   return true;

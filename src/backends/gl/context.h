@@ -6,10 +6,10 @@
 namespace glint::gl {
 
 struct ContextInfo {
-  std::string renderer;       // GL_RENDERER
-  std::string version;        // GL_VERSION
+  std::string renderer;  // GL_RENDERER
+  std::string version;   // GL_VERSION
   int maxTextureSize = 0;
-  int maxDrawBuffers = 1;     // outputs one draw can write (ES 3.0: at least 4)
+  int maxDrawBuffers = 1;         // outputs one draw can write (ES 3.0: at least 4)
   bool colorBufferFloat = false;  // EXT_color_buffer_float (not needed: we render to RGBA32UI)
   bool software = false;          // llvmpipe, SwiftShader, softpipe...
 };

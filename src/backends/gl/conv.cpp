@@ -35,13 +35,14 @@ void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(f
 /// Statements: decompose NHWC flat index e of [N, R, S, CH] into n, r, s, ch.
 std::string nhwc(const std::string& e, const std::string& R, const std::string& S,
                  const std::string& CH, const char* r, const char* s, const char* ch) {
-  return "int " + std::string(ch) + " = " + e + " % " + CH + "; int " + s + " = (" + e + " / " + CH +
-         ") % " + S + "; int " + r + " = (" + e + " / (" + CH + " * " + S + ")) % " + R +
+  return "int " + std::string(ch) + " = " + e + " % " + CH + "; int " + s + " = (" + e + " / " +
+         CH + ") % " + S + "; int " + r + " = (" + e + " / (" + CH + " * " + S + ")) % " + R +
          "; int n = " + e + " / (" + CH + " * " + S + " * " + R + ");\n";
 }
 
 /// Kahan-compensated float accumulation into vec2 acc.
-const char* kAdd = "float y_ = term - acc.y; float t_ = acc.x + y_; acc.y = (t_ - acc.x) - y_; acc.x = t_;";
+const char* kAdd =
+    "float y_ = term - acc.y; float t_ = acc.x + y_; acc.y = (t_ - acc.x) - y_; acc.x = t_;";
 
 /// GLSL statements: decompose texel t of an NHWC tensor [N, R, S, 4 * CH4]
 /// into n, r, s and the channel texel ch4.
@@ -66,7 +67,8 @@ void forwardTexels(KernelArgs& a, const conv::Geometry& g) {
                   "      int fr = (kh * FW + kw) * C * OC4 + oc4;\n";
   s += g.inC % 4 == 0
            ? "      for (int c = 0; c < C; c += 4) {\n        vec4 x = ftexel0((xb + c) >> 2);\n"
-             "        int f = fr + c * OC4;\n        acc += x.x * ftexel1(f) + x.y * ftexel1(f + OC4) +"
+             "        int f = fr + c * OC4;\n        acc += x.x * ftexel1(f) + x.y * ftexel1(f + "
+             "OC4) +"
              " x.z * ftexel1(f + 2 * OC4) + x.w * ftexel1(f + 3 * OC4);\n      }\n"
            : "      for (int c = 0; c < C; ++c) acc += in0(xb + c) * ftexel1(fr + c * OC4);\n";
   s += "    }\n  }\n  return acc;\n}\n";
@@ -85,12 +87,14 @@ void forward(KernelArgs& a, bool depthwise) {
   std::string s = convConstants(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
                   nhwc("e", "OH", "OW", "OC", "oh", "ow", "oc");
   s += depthwise ? "  int c0 = oc / Q, q = oc % Q;\n" : "";
-  s += "  float acc = 0.0;\n  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - PT;\n"
+  s += "  float acc = 0.0;\n  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - "
+       "PT;\n"
        "    if (ih < 0 || ih >= H) continue;\n    for (int kw = 0; kw < FW; ++kw) {\n"
        "      int iw = ow * SW + kw * DW - PL;\n      if (iw < 0 || iw >= W) continue;\n"
        "      int xb = ((n * H + ih) * W + iw) * C;\n      int fb = (kh * FW + kw) * C;\n";
-  s += depthwise ? "      acc += in0(xb + c0) * in1((fb + c0) * Q + q);\n"
-                 : "      for (int c = 0; c < C; ++c) acc += in0(xb + c) * in1((fb + c) * Q + oc);\n";
+  s += depthwise
+           ? "      acc += in0(xb + c0) * in1((fb + c0) * Q + q);\n"
+           : "      for (int c = 0; c < C; ++c) acc += in0(xb + c) * in1((fb + c) * Q + oc);\n";
   s += "    }\n  }\n  return acc;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
@@ -99,7 +103,8 @@ void forward(KernelArgs& a, bool depthwise) {
 /// channels per fragment, dy and f read a texel of 4 output channels at a time.
 void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
   GlBackend& gl = glBackend(a);
-  std::string s = convConstants(g) + "const int C4 = C / 4, OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
+  std::string s = convConstants(g) +
+                  "const int C4 = C / 4, OC4 = OC / 4;\nvec4 texelValue(int t) {\n  " +
                   nhwcTexel("H", "W", "C4", "ih", "iw", "c4") +
                   "  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
                   "    int rh = ih + PT - kh * DH;\n"
@@ -112,7 +117,8 @@ void backpropInputTexels(KernelArgs& a, const conv::Geometry& g) {
                   "      for (int o = 0; o < OC4; ++o) {\n        vec4 d = ftexel0(y + o);\n"
                   "        vec4 term = vec4(dot(d, ftexel1(f + o)), dot(d, ftexel1(f + OC4 + o)),"
                   " dot(d, ftexel1(f + 2 * OC4 + o)), dot(d, ftexel1(f + 3 * OC4 + o)));\n"
-                  "        " + std::string(kKahanAdd4) + "\n      }\n    }\n  }\n  return acc;\n}\n";
+                  "        " +
+                  std::string(kKahanAdd4) + "\n      }\n    }\n  }\n  return acc;\n}\n";
   runTexels(gl, s, operands(a.inputs), textureOf(a.outputs[0]), a.outputs[0].size() / 4);
 }
 
@@ -127,13 +133,16 @@ void backpropInput(KernelArgs& a, bool depthwise) {
   std::string s = convConstants(g) + "const int Q = " + str(q) + ";\nfloat value(int e) {\n  " +
                   nhwc("e", "H", "W", "C", "ih", "iw", "c");
   s += "  vec2 acc = vec2(0.0);\n  for (int kh = 0; kh < FH; ++kh) {\n"
-       "    int rh = ih + PT - kh * DH;\n    if (rh < 0 || rh % SH != 0 || rh / SH >= OH) continue;\n"
+       "    int rh = ih + PT - kh * DH;\n    if (rh < 0 || rh % SH != 0 || rh / SH >= OH) "
+       "continue;\n"
        "    int oh = rh / SH;\n    for (int kw = 0; kw < FW; ++kw) {\n"
-       "      int rw = iw + PL - kw * DW;\n      if (rw < 0 || rw % SW != 0 || rw / SW >= OW) continue;\n"
+       "      int rw = iw + PL - kw * DW;\n      if (rw < 0 || rw % SW != 0 || rw / SW >= OW) "
+       "continue;\n"
        "      int ow = rw / SW;\n      int yb = ((n * OH + oh) * OW + ow) * OC;\n"
        "      int fb = ((kh * FW + kw) * C + c) * Q;\n";
-  s += depthwise ? "      for (int j = 0; j < Q; ++j) { float term = in0(yb + c * Q + j) * in1(fb + j); "
-                 : "      for (int j = 0; j < OC; ++j) { float term = in0(yb + j) * in1(fb + j); ";
+  s += depthwise
+           ? "      for (int j = 0; j < Q; ++j) { float term = in0(yb + c * Q + j) * in1(fb + j); "
+           : "      for (int j = 0; j < OC; ++j) { float term = in0(yb + j) * in1(fb + j); ";
   s += std::string(kAdd) + " }\n    }\n  }\n  return acc.x;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
@@ -155,8 +164,9 @@ void backpropFilterTexels(KernelArgs& a, const conv::Geometry& g) {
   gl.checkLoop(a.kernel, std::max({len, parts, g.outW}));
   Tensor& out = a.outputs[0];
   const int64_t texels = out.size() / 4;
-  std::string s = convConstants(g) + "const int OC4 = OC / 4, P = " + str(parts) + ", L = " + str(len) +
-                  ", ROWS = " + str(rows) + ";\nvec4 texelValue(int o) {\n"
+  std::string s = convConstants(g) + "const int OC4 = OC / 4, P = " + str(parts) +
+                  ", L = " + str(len) + ", ROWS = " + str(rows) +
+                  ";\nvec4 texelValue(int o) {\n"
                   "  int p = o % P; int t = o / P;\n  int oc4 = t % OC4; int e = t / OC4;\n"
                   "  int c = e % C; int kw = (e / C) % FW; int kh = e / (C * FW);\n"
                   "  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  int end = min(ROWS, p * L + L);\n"
@@ -211,7 +221,8 @@ void backpropFilter(KernelArgs& a, bool depthwise) {
        "    int ow = r % OW; int oh = (r / OW) % OH; int n = r / (OW * OH);\n"
        "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
        "    int iw = ow * SW + kw * DW - PL;\n    if (iw < 0 || iw >= W) continue;\n"
-       "    float term = in0(((n * H + ih) * W + iw) * C + c) * in1(((n * OH + oh) * OW + ow) * OC + oc);\n    ";
+       "    float term = in0(((n * H + ih) * W + iw) * C + c) * in1(((n * OH + oh) * OW + ow) * OC "
+       "+ oc);\n    ";
   s += std::string(kAdd) + "\n  }\n  return acc.x;\n}\n";
   if (parts == 1) {
     runElementwise(gl, s, a.inputs, out);
@@ -242,7 +253,9 @@ std::string argMaxTap(const std::string& slot) {
          "  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - PT;\n"
          "    if (ih < 0 || ih >= H) continue;\n    for (int kw = 0; kw < FW; ++kw) {\n"
          "      int iw = ow * SW + kw * DW - PL;\n      if (iw < 0 || iw >= W) continue;\n"
-         "      int xi = ((n * H + ih) * W + iw) * C + c;\n      float v = in" + slot + "(xi);\n"
+         "      int xi = ((n * H + ih) * W + iw) * C + c;\n      float v = in" +
+         slot +
+         "(xi);\n"
          "      if (best < 0 || (v > bv && !isnan(v) && !isnan(bv))) { best = xi; bv = v; }\n"
          "    }\n  }\n  return best;\n}\n";
 }
@@ -250,7 +263,8 @@ std::string argMaxTap(const std::string& slot) {
 /// Taps of window (oh, ow) inside the input.
 const char* kCount =
     "int tapCount(int oh, int ow) {\n  int count = 0;\n  for (int kh = 0; kh < FH; ++kh)\n"
-    "    for (int kw = 0; kw < FW; ++kw) {\n      int ih = oh * SH + kh * DH - PT, iw = ow * SW + kw * DW - PL;\n"
+    "    for (int kw = 0; kw < FW; ++kw) {\n      int ih = oh * SH + kh * DH - PT, iw = ow * SW + "
+    "kw * DW - PL;\n"
     "      if (ih >= 0 && ih < H && iw >= 0 && iw < W) ++count;\n    }\n  return count;\n}\n";
 
 /// GLSL: `ivec4 argMaxTaps(n, oh, ow, c4, out vec4 m)`: per channel of
@@ -261,17 +275,19 @@ const char* kCount =
 std::string argMaxTaps(const std::string& slot) {
   std::string take;
   for (const char* j : {"x", "y", "z", "w"})
-    take += std::string("        if (v.") + j + " > m." + j + " && !isnan(v." + j + ") && !isnan(m." + j +
-            ")) { best." + j + " = tap; m." + j + " = v." + j + "; }\n";
+    take += std::string("        if (v.") + j + " > m." + j + " && !isnan(v." + j +
+            ") && !isnan(m." + j + ")) { best." + j + " = tap; m." + j + " = v." + j + "; }\n";
   return "ivec4 argMaxTaps(int n, int oh, int ow, int c4, out vec4 m) {\n"
          "  ivec4 best = ivec4(-1); m = vec4(0.0);\n"
          "  for (int kh = 0; kh < FH; ++kh) {\n    int ih = oh * SH + kh * DH - PT;\n"
          "    if (ih < 0 || ih >= H) continue;\n    for (int kw = 0; kw < FW; ++kw) {\n"
          "      int iw = ow * SW + kw * DW - PL;\n      if (iw < 0 || iw >= W) continue;\n"
          "      int tap = kh * FW + kw;\n"
-         "      vec4 v = ftexel" + slot + "(((n * H + ih) * W + iw) * (C / 4) + c4);\n"
-         "      if (best.x < 0) { best = ivec4(tap); m = v; }\n      else {\n" + take +
-         "      }\n    }\n  }\n  return best;\n}\n";
+         "      vec4 v = ftexel" +
+         slot +
+         "(((n * H + ih) * W + iw) * (C / 4) + c4);\n"
+         "      if (best.x < 0) { best = ivec4(tap); m = v; }\n      else {\n" +
+         take + "      }\n    }\n  }\n  return best;\n}\n";
 }
 
 void maxPool(KernelArgs& a) {
@@ -283,21 +299,22 @@ void maxPool(KernelArgs& a) {
     return runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]),
                      a.outputs[0].size() / 4);
   }
-  std::string s = convConstants(g) + argMaxTap("0") + "float value(int e) {\n  " +
-                  nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
-                  "  int best = argMaxTap(n, oh, ow, c);\n  return best < 0 ? 0.0 : in0(best);\n}\n";
+  std::string s =
+      convConstants(g) + argMaxTap("0") + "float value(int e) {\n  " +
+      nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
+      "  int best = argMaxTap(n, oh, ow, c);\n  return best < 0 ? 0.0 : in0(best);\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
 void avgPool(KernelArgs& a) {
   conv::Geometry g(a.inputs[0].shape(), a.outputs[0].shape(), a.attrs);
-  std::string s = convConstants(g) + "float value(int e) {\n  " +
-                  nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
-                  "  float acc = 0.0; int count = 0;\n  for (int kh = 0; kh < FH; ++kh) {\n"
-                  "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
-                  "    for (int kw = 0; kw < FW; ++kw) {\n      int iw = ow * SW + kw * DW - PL;\n"
-                  "      if (iw < 0 || iw >= W) continue;\n      acc += in0(((n * H + ih) * W + iw) * C + c);\n"
-                  "      ++count;\n    }\n  }\n  return count == 0 ? 0.0 : acc / float(count);\n}\n";
+  std::string s =
+      convConstants(g) + "float value(int e) {\n  " + nhwc("e", "OH", "OW", "OC", "oh", "ow", "c") +
+      "  float acc = 0.0; int count = 0;\n  for (int kh = 0; kh < FH; ++kh) {\n"
+      "    int ih = oh * SH + kh * DH - PT;\n    if (ih < 0 || ih >= H) continue;\n"
+      "    for (int kw = 0; kw < FW; ++kw) {\n      int iw = ow * SW + kw * DW - PL;\n"
+      "      if (iw < 0 || iw >= W) continue;\n      acc += in0(((n * H + ih) * W + iw) * C + c);\n"
+      "      ++count;\n    }\n  }\n  return count == 0 ? 0.0 : acc / float(count);\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
@@ -308,7 +325,8 @@ std::string forEachWindowOf(const std::string& body) {
          "    if (rh < 0 || rh % SH != 0 || rh / SH >= OH) continue;\n    int oh = rh / SH;\n"
          "    for (int kw = 0; kw < FW; ++kw) {\n      int rw = iw + PL - kw * DW;\n"
          "      if (rw < 0 || rw % SW != 0 || rw / SW >= OW) continue;\n      int ow = rw / SW;\n"
-         "      " + body + "\n    }\n  }\n";
+         "      " +
+         body + "\n    }\n  }\n";
 }
 
 /// MaxPoolGrad with C % 4 == 0, a texel of 4 channels per fragment. Where
@@ -326,18 +344,20 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
   if (!tiled) {
     std::string s = head + "vec4 texelValue(int t) {\n  " +
                     nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") + "  vec4 acc = vec4(0.0);\n" +
-                    forEachWindowOf("vec4 m; ivec4 best = argMaxTaps(n, oh, ow, c4, m); "
-                                    "vec4 d = ftexel0(((n * OH + oh) * OW + ow) * (C / 4) + c4); "
-                                    "int tap = kh * FW + kw; "
-                                    "if (best.x == tap) acc.x += d.x; if (best.y == tap) acc.y += d.y; "
-                                    "if (best.z == tap) acc.z += d.z; if (best.w == tap) acc.w += d.w;") +
+                    forEachWindowOf(
+                        "vec4 m; ivec4 best = argMaxTaps(n, oh, ow, c4, m); "
+                        "vec4 d = ftexel0(((n * OH + oh) * OW + ow) * (C / 4) + c4); "
+                        "int tap = kh * FW + kw; "
+                        "if (best.x == tap) acc.x += d.x; if (best.y == tap) acc.y += d.y; "
+                        "if (best.z == tap) acc.z += d.z; if (best.w == tap) acc.w += d.w;") +
                     "  return acc;\n}\n";
     return runTexels(gl, s, operands(a.inputs), textureOf(out), out.size() / 4);
   }
   const int64_t windows = a.inputs[0].size() / 4;  // dy texels
   ScratchTextures shares(gl, static_cast<size_t>(a.inputs[0].size()) * sizeof(float), taps);
   std::string s = prelude(a.inputs) + head;
-  for (int k = 0; k < taps; ++k) s += "layout(location = " + str(k) + ") out uvec4 o_" + str(k) + ";\n";
+  for (int k = 0; k < taps; ++k)
+    s += "layout(location = " + str(k) + ") out uvec4 o_" + str(k) + ";\n";
   s += "void main() {\n" + fragmentTexel(*shares.textures[0]) + "  if (t >= " + str(windows) +
        ") return;\n  " + nhwcTexel("OH", "OW", "(C / 4)", "oh", "ow", "c4") +
        "  vec4 m;\n  ivec4 best = argMaxTaps(n, oh, ow, c4, m);\n  vec4 d = ftexel0(t);\n";
@@ -352,17 +372,17 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
   std::vector<Operand> parts;
   for (Texture* t : shares.textures) parts.push_back(Operand{t, DType::float32});
   Texture& target = textureOf(out);
-  std::string gather = prelude(parts) + convConstants(g) + "out uvec4 o_texel;\nvoid main() {\n" +
-                       fragmentTexel(target) + "  if (t >= " + str(out.size() / 4) +
-                       ") { o_texel = uvec4(0u); return; }\n  " +
-                       nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
-                       "  int oh = (ih + PT) / SH, ow = (iw + PL) / SW;\n"
-                       "  int kh = ih + PT - oh * SH, kw = iw + PL - ow * SW;\n"
-                       "  if (oh >= OH || ow >= OW || kh % DH != 0 || kw % DW != 0 || kh / DH >= FH ||"
-                       " kw / DW >= FW) { o_texel = uvec4(0u); return; }\n" +
-                       gatherTexel(taps, "(kh / DH) * FW + kw / DW",
-                                   "((n * OH + oh) * OW + ow) * (C / 4) + c4", target) +
-                       "}\n";
+  std::string gather =
+      prelude(parts) + convConstants(g) + "out uvec4 o_texel;\nvoid main() {\n" +
+      fragmentTexel(target) + "  if (t >= " + str(out.size() / 4) +
+      ") { o_texel = uvec4(0u); return; }\n  " + nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
+      "  int oh = (ih + PT) / SH, ow = (iw + PL) / SW;\n"
+      "  int kh = ih + PT - oh * SH, kw = iw + PL - ow * SW;\n"
+      "  if (oh >= OH || ow >= OW || kh % DH != 0 || kw % DW != 0 || kh / DH >= FH ||"
+      " kw / DW >= FW) { o_texel = uvec4(0u); return; }\n" +
+      gatherTexel(taps, "(kh / DH) * FW + kw / DW", "((n * OH + oh) * OW + ow) * (C / 4) + c4",
+                  target) +
+      "}\n";
   std::vector<const Texture*> partTextures(shares.textures.begin(), shares.textures.end());
   gl.draw(gl.program(gather), partTextures, target);
 }
@@ -371,20 +391,23 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
 void maxPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.inputs[1].shape(), a.inputs[0].shape(), a.attrs);
   if (g.inC % 4 == 0) return maxPoolGradTexels(a, g);
-  std::string s = convConstants(g) + argMaxTap("1") + "float value(int e) {\n  " +
-                  nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
-                  forEachWindowOf("if (argMaxTap(n, oh, ow, c) == e) acc += in0(((n * OH + oh) * OW + ow) * OC + c);") +
-                  "  return acc;\n}\n";
+  std::string s =
+      convConstants(g) + argMaxTap("1") + "float value(int e) {\n  " +
+      nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
+      forEachWindowOf(
+          "if (argMaxTap(n, oh, ow, c) == e) acc += in0(((n * OH + oh) * OW + ow) * OC + c);") +
+      "  return acc;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
 /// (dy) -> dx: each window's dy shared equally by its in-bounds taps.
 void avgPoolGrad(KernelArgs& a) {
   conv::Geometry g(a.outputs[0].shape(), a.inputs[0].shape(), a.attrs);
-  std::string s = convConstants(g) + kCount + "float value(int e) {\n  " +
-                  nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
-                  forEachWindowOf("acc += in0(((n * OH + oh) * OW + ow) * OC + c) / float(tapCount(oh, ow));") +
-                  "  return acc;\n}\n";
+  std::string s =
+      convConstants(g) + kCount + "float value(int e) {\n  " +
+      nhwc("e", "H", "W", "C", "ih", "iw", "c") + "  float acc = 0.0;\n" +
+      forEachWindowOf("acc += in0(((n * OH + oh) * OW + ow) * OC + c) / float(tapCount(oh, ow));") +
+      "  return acc;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
@@ -395,8 +418,10 @@ void registerConvKernels() {
   GLINT_REGISTER(reg, "Conv2DBackpropInput", [](KernelArgs& a) { backpropInput(a, false); });
   GLINT_REGISTER(reg, "Conv2DBackpropFilter", [](KernelArgs& a) { backpropFilter(a, false); });
   GLINT_REGISTER(reg, "DepthwiseConv2dNative", [](KernelArgs& a) { forward(a, true); });
-  GLINT_REGISTER(reg, "DepthwiseConv2dNativeBackpropInput", [](KernelArgs& a) { backpropInput(a, true); });
-  GLINT_REGISTER(reg, "DepthwiseConv2dNativeBackpropFilter", [](KernelArgs& a) { backpropFilter(a, true); });
+  GLINT_REGISTER(reg, "DepthwiseConv2dNativeBackpropInput",
+                 [](KernelArgs& a) { backpropInput(a, true); });
+  GLINT_REGISTER(reg, "DepthwiseConv2dNativeBackpropFilter",
+                 [](KernelArgs& a) { backpropFilter(a, true); });
   GLINT_REGISTER(reg, "MaxPool", maxPool);
   GLINT_REGISTER(reg, "MaxPoolGrad", maxPoolGrad);
   GLINT_REGISTER(reg, "AvgPool", avgPool);

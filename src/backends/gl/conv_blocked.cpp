@@ -68,8 +68,9 @@ bool conv2dBlocked(KernelArgs& a, const conv::Geometry& g) {
   if (!pixelProduct(a, g, g.batch * g.outH * g.outW, g.outC, g.fh * g.fw * g.inC, bp)) return false;
   bp.funcs = convConstants(g) + kIdentity + kXTexel;
   bp.setup = pixelRows(bp.rows, bp.m, "OH", "OW", "oh", "ow");
-  bp.step = "    int c4 = p % (C / 4); int tap = p / (C / 4);\n"
-            "    int dh = (tap / FW) * DH - PT, dw = (tap % FW) * DW - PL;\n";
+  bp.step =
+      "    int c4 = p % (C / 4); int tap = p / (C / 4);\n"
+      "    int dh = (tap / FW) * DH - PT, dw = (tap % FW) * DW - PL;\n";
   bp.aRow = [](int q) {
     const std::string Q = str(q);
     return "xTexel(n" + Q + ", oh" + Q + " * SH + dh, ow" + Q + " * SW + dw, c4)";
@@ -92,15 +93,17 @@ bool conv2dBackpropInputBlocked(KernelArgs& a, const conv::Geometry& g) {
              "  if (oh >= OH || ow >= OW) return vec4(0.0);\n"
              "  return ftexel0(((n * OH + oh) * OW + ow) * (OC / 4) + o4);\n}\n";
   bp.setup = pixelRows(bp.rows, bp.m, "H", "W", "ih", "iw");
-  bp.step = "    int o4 = p % (OC / 4); int tap = p / (OC / 4);\n"
-            "    int dh = PT - (tap / FW) * DH, dw = PL - (tap % FW) * DW;\n";
+  bp.step =
+      "    int o4 = p % (OC / 4); int tap = p / (OC / 4);\n"
+      "    int dh = PT - (tap / FW) * DH, dw = PL - (tap % FW) * DW;\n";
   bp.aRow = [](int q) {
     const std::string Q = str(q);
     return "dyTexel(n" + Q + ", ih" + Q + " + dh, iw" + Q + " + dw, o4)";
   };
-  bp.bTexels = "    int r = (tap * C + 4 * c) * (OC / 4) + o4;\n"
-               "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + OC / 4), b2 = ftexel1(r + 2 * (OC / 4)),"
-               " b3 = ftexel1(r + 3 * (OC / 4));\n";
+  bp.bTexels =
+      "    int r = (tap * C + 4 * c) * (OC / 4) + o4;\n"
+      "    vec4 b0 = ftexel1(r), b1 = ftexel1(r + OC / 4), b2 = ftexel1(r + 2 * (OC / 4)),"
+      " b3 = ftexel1(r + 3 * (OC / 4));\n";
   bp.dotB = true;
   runBlockedProduct(glBackend(a), bp, ops(a), textureOf(a.outputs[0]));
   return true;
@@ -125,13 +128,14 @@ bool conv2dBackpropFilterBlocked(KernelArgs& a, const conv::Geometry& g) {
     while (bp.splits * bp.splits < k4) ++bp.splits;
   gl.checkLoop(a.kernel, (k4 + bp.splits - 1) / bp.splits);
   bp.funcs = convConstants(g) + kIdentity + kXTexel;
-  bp.setup = "  int tap = i0 / C; int c4 = (i0 % C) / 4;\n"
-             "  int dh = (tap / FW) * DH - PT, dw = (tap % FW) * DW - PL;\n";
+  bp.setup =
+      "  int tap = i0 / C; int c4 = (i0 % C) / 4;\n"
+      "  int dh = (tap / FW) * DH - PT, dw = (tap % FW) * DW - PL;\n";
   const bool high = bp.rows > 4;
   for (int pp = 0; pp < 4; ++pp) {
     const std::string P = str(pp), r = "r" + P;
-    bp.step += "    int " + r + " = 4 * p + " + P + "; int ow" + P + " = " + r + " % OW; int oh" + P +
-               " = (" + r + " / OW) % OH; int n" + P + " = " + r + " / (OW * OH);\n";
+    bp.step += "    int " + r + " = 4 * p + " + P + "; int ow" + P + " = " + r + " % OW; int oh" +
+               P + " = (" + r + " / OW) % OH; int n" + P + " = " + r + " / (OW * OH);\n";
     const std::string at = "(n" + P + ", oh" + P + " * SH + dh, ow" + P + " * SW + dw, c4";
     bp.step += "    vec4 l" + P + " = xTexel" + at + ");\n";
     if (high) bp.step += "    vec4 h" + P + " = xTexel" + at + " + 1);\n";

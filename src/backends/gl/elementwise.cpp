@@ -17,8 +17,8 @@ KernelFn unary(std::string floatExpr, std::string intExpr = "") {
   return [floatExpr, intExpr](KernelArgs& a) {
     bool isInt = a.inputs[0].dtype() == DType::int32;
     const char* t = isInt ? "int" : "float";
-    std::string body = std::string(kMathGlsl) + t + " value(int i) { " + t + " x = in0(i); return " +
-                       (isInt ? intExpr : floatExpr) + "; }\n";
+    std::string body = std::string(kMathGlsl) + t + " value(int i) { " + t +
+                       " x = in0(i); return " + (isInt ? intExpr : floatExpr) + "; }\n";
     runAligned(glBackend(a), body, a.inputs, a.outputs[0]);
   };
 }
@@ -59,9 +59,10 @@ bool binaryTexels(KernelArgs& a, const std::string& expr) {
   const std::string ta = texelOf(a.inputs[0], 0, out.shape());
   const std::string tb = texelOf(a.inputs[1], 1, out.shape());
   if (ta.empty() || tb.empty()) return false;
-  std::string s = std::string(kMathGlsl) + "float op_(float a, float b) { return " + expr +
-                  "; }\nvec4 texelValue(int t) {\n  vec4 a = " + ta + ", b = " + tb +
-                  ";\n  return vec4(op_(a.x, b.x), op_(a.y, b.y), op_(a.z, b.z), op_(a.w, b.w));\n}\n";
+  std::string s =
+      std::string(kMathGlsl) + "float op_(float a, float b) { return " + expr +
+      "; }\nvec4 texelValue(int t) {\n  vec4 a = " + ta + ", b = " + tb +
+      ";\n  return vec4(op_(a.x, b.x), op_(a.y, b.y), op_(a.z, b.z), op_(a.w, b.w));\n}\n";
   runTexels(glBackend(a), s, operands(a.inputs), textureOf(a.outputs[0]), out.size() / 4);
   return true;
 }
@@ -72,7 +73,7 @@ KernelFn binary(std::string floatExpr, std::string intExpr) {
     if (!isInt && binaryTexels(a, floatExpr)) return;
     const char* t = isInt ? "int" : "float";
     runAligned(glBackend(a), binaryBody(a, t, t, isInt ? intExpr : floatExpr), a.inputs,
-                   a.outputs[0]);
+               a.outputs[0]);
   };
 }
 
@@ -81,8 +82,7 @@ KernelFn compare(std::string op) {
   return [op](KernelArgs& a) {
     DType d = a.inputs[0].dtype();
     const char* t = d == DType::float32 ? "float" : "int";
-    runAligned(glBackend(a), binaryBody(a, t, "bool", "a " + op + " b"), a.inputs,
-                   a.outputs[0]);
+    runAligned(glBackend(a), binaryBody(a, t, "bool", "a " + op + " b"), a.inputs, a.outputs[0]);
   };
 }
 
@@ -111,10 +111,10 @@ void castKernel(KernelArgs& a) {
       break;
     case DType::int32:
       // NaN -> 0; out-of-range floats saturate; the rest truncate toward zero.
-      expr = from == DType::float32
-                 ? "isnan(x) ? 0 : x >= 2147483648.0 ? 2147483647 : "
-                   "x < -2147483648.0 ? (-2147483647 - 1) : int(x)"
-                 : from == DType::boolean ? "x ? 1 : 0" : "x";
+      expr = from == DType::float32   ? "isnan(x) ? 0 : x >= 2147483648.0 ? 2147483647 : "
+                                        "x < -2147483648.0 ? (-2147483647 - 1) : int(x)"
+             : from == DType::boolean ? "x ? 1 : 0"
+                                      : "x";
       break;
     case DType::boolean:
       expr = from == DType::float32 ? "x != 0.0" : from == DType::int32 ? "x != 0" : "x";
@@ -145,7 +145,8 @@ void registerElementwiseKernels() {
     unary("x > 0.0 ? x : (isnan(x) ? x : " + floatLit(a.attrs.f("alpha")) + " * x)")(a);
   });
   GLINT_REGISTER(reg, "Elu", unary("x > 0.0 ? x : expm1_(x)"));
-  GLINT_REGISTER(reg, "Selu", unary("1.0507009873554805 * (x > 0.0 ? x : 1.6732632423543772 * expm1_(x))"));
+  GLINT_REGISTER(reg, "Selu",
+                 unary("1.0507009873554805 * (x > 0.0 ? x : 1.6732632423543772 * expm1_(x))"));
   GLINT_REGISTER(reg, "Sigmoid", unary("sigmoid_(x)"));
   GLINT_REGISTER(reg, "Tanh", unary("tanh_(x)"));
   GLINT_REGISTER(reg, "Softplus", unary("isnan(x) ? x : max(x, 0.0) + log1p_(exp_(-abs(x)))"));
@@ -153,8 +154,7 @@ void registerElementwiseKernels() {
     if (a.attrs.b("approximate"))
       // 0.5 (1 + tanh z) as sigmoid(2z): no cancellation where tanh z nears -1.
       unary("x * sigmoid_(1.5957691216057308 * (x + 0.044715 * x * x * x))")(a);
-    else
-      unary("0.5 * x * (1.0 + erf_(x * 0.7071067811865476))")(a);
+    else unary("0.5 * x * (1.0 + erf_(x * 0.7071067811865476))")(a);
   });
   GLINT_REGISTER(reg, "Erf", unary("erf_(x)"));
   GLINT_REGISTER(reg, "Sin", unary("sincos_(x).x"));
@@ -174,8 +174,7 @@ void registerElementwiseKernels() {
   GLINT_REGISTER(reg, "Sub", binary("a - b", "int(uint(a) - uint(b))"));
   GLINT_REGISTER(reg, "Mul", binary("a * b", "int(uint(a) * uint(b))"));
   GLINT_REGISTER(reg, "RealDiv", [](KernelArgs& a) {
-    runAligned(glBackend(a), binaryBody(a, "float", "float", "a / b"), a.inputs,
-                   a.outputs[0]);
+    runAligned(glBackend(a), binaryBody(a, "float", "float", "a / b"), a.inputs, a.outputs[0]);
   });
   GLINT_REGISTER(reg, "Pow", binary("pow_(a, b)", "ipow_(a, b)"));
   GLINT_REGISTER(reg, "Atan2", binary("atan2_(a, b)", "int(atan2_(float(a), float(b)))"));
@@ -183,7 +182,7 @@ void registerElementwiseKernels() {
   GLINT_REGISTER(reg, "Maximum", binary("isnan(b) ? b : isnan(a) ? a : max(a, b)", "max(a, b)"));
   GLINT_REGISTER(reg, "Minimum", binary("isnan(b) ? b : isnan(a) ? a : min(a, b)", "min(a, b)"));
   GLINT_REGISTER(reg, "SquaredDifference",
-      binary("(a - b) * (a - b)", "int((uint(a) - uint(b)) * (uint(a) - uint(b)))"));
+                 binary("(a - b) * (a - b)", "int((uint(a) - uint(b)) * (uint(a) - uint(b)))"));
   GLINT_REGISTER(reg, "FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
   GLINT_REGISTER(reg, "Mod", binary("fmod_(a, b)", "imod_(a, b)"));
 
@@ -198,8 +197,7 @@ void registerElementwiseKernels() {
   GLINT_REGISTER(reg, "LogicalOr", logic("a || b"));
   GLINT_REGISTER(reg, "LogicalXor", logic("a != b"));
   GLINT_REGISTER(reg, "LogicalNot", [](KernelArgs& a) {
-    runAligned(glBackend(a), "bool value(int i) { return !in0(i); }\n", a.inputs,
-                   a.outputs[0]);
+    runAligned(glBackend(a), "bool value(int i) { return !in0(i); }\n", a.inputs, a.outputs[0]);
   });
   GLINT_REGISTER(reg, "Select", selectKernel);
   GLINT_REGISTER(reg, "Cast", castKernel);

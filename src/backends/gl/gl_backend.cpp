@@ -1,5 +1,4 @@
 #include "src/backends/gl/gl_backend.h"
-#include "src/backends/gl/shader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +6,7 @@
 #include <limits>
 
 #include "glint/error.h"
+#include "src/backends/gl/shader.h"
 
 namespace glint::gl {
 
@@ -343,8 +343,7 @@ void GlBackend::upload(Texture& t, const void* src, size_t bytes) {
   glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(staged), nullptr, GL_STREAM_DRAW);
   glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes), src);
   glBindTexture(GL_TEXTURE_2D, t.tex);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT,
-                  nullptr);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, e.width, rows, GL_RGBA_INTEGER, GL_UNSIGNED_INT, nullptr);
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
@@ -511,8 +510,7 @@ void GlBackend::drawRows(const Program& program, const std::vector<const Texture
 
 void GlBackend::bindOutputs(std::span<Texture* const> outs) {
   const int n = static_cast<int>(outs.size());
-  check(n <= maxOutputs(), "gl", "a draw into ", n, " outputs; this context allows ",
-        maxOutputs());
+  check(n <= maxOutputs(), "gl", "a draw into ", n, " outputs; this context allows ", maxOutputs());
   if (!outputsFbo_) {
     glGenFramebuffers(1, &outputsFbo_);
     std::fill(std::begin(attached_), std::end(attached_), 0u);
@@ -557,10 +555,8 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
     }
   }
   // gl_FragCoord stays in window coordinates: a band's fragments see their own rows.
-  if (bandRows >= 0)
-    glViewport(0, bandFirst, out.extent.width, bandRows);
-  else
-    glViewport(0, 0, out.extent.width, out.extent.height);
+  if (bandRows >= 0) glViewport(0, bandFirst, out.extent.width, bandRows);
+  else glViewport(0, 0, out.extent.width, out.extent.height);
   if (boundProgram_ != program.id) {
     glUseProgram(program.id);
     boundProgram_ = program.id;
@@ -644,8 +640,8 @@ void main() {
   double expected = 0;
   for (float v : ints) expected += v;
   if (ok && total[0] != static_cast<float>(expected)) {
-    whyNot = "precision self-test failed: a 64-term float32 sum gave " +
-             std::to_string(total[0]) + ", expected " + std::to_string(expected);
+    whyNot = "precision self-test failed: a 64-term float32 sum gave " + std::to_string(total[0]) +
+             ", expected " + std::to_string(expected);
     ok = false;
   }
   for (Texture* t : {in, out, in2, out2}) release(t, 0);

@@ -9,12 +9,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
-#include <tuple>
-#include <unordered_set>
 #include <span>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -27,8 +27,8 @@ namespace glint::gl {
 /// Texel extent of a buffer: texel t sits at (t & (width-1), t >> shift).
 /// It depends only on the byte count, so views of any shape agree.
 struct Extent {
-  int width = 0;   // a power of two
-  int shift = 0;   // log2(width)
+  int width = 0;  // a power of two
+  int shift = 0;  // log2(width)
   int height = 0;
   int64_t texels = 0;
 };
@@ -172,11 +172,11 @@ class GlBackend : public Backend {
   /// a round trip each in the browser).
   struct SnapshotRead {
     GLuint pbo = 0;
-    size_t capacity = 0;     // pbo's size
+    size_t capacity = 0;  // pbo's size
     GLsync fence = nullptr;
-    size_t bytes = 0;        // used
+    size_t bytes = 0;  // used
     uint32_t generation = 0;
-    bool fetched = false;    // host holds the bytes (or ok is false)
+    bool fetched = false;  // host holds the bytes (or ok is false)
     bool ok = false;
     std::vector<uint8_t> host;
   };
@@ -184,13 +184,13 @@ class GlBackend : public Backend {
     std::weak_ptr<TensorImpl> var;
     std::shared_ptr<const std::vector<uint8_t>> snapshot;  // the last value read back whole
     std::weak_ptr<Storage> snapshotOf;                     // the buffer it was read from
-    std::weak_ptr<Storage> dirty;       // the value to read back at the next blocking read
+    std::weak_ptr<Storage> dirty;  // the value to read back at the next blocking read
     bool hasDirty = false;
-    std::weak_ptr<Storage> pendingOf;   // the value being read back
+    std::weak_ptr<Storage> pendingOf;    // the value being read back
     std::shared_ptr<SnapshotRead> read;  // ... by this read: its bytes at offset
     size_t offset = 0;
     size_t readBytes = 0;
-    int64_t values = 0;   // values seen, for the snapshot interval
+    int64_t values = 0;  // values seen, for the snapshot interval
   };
   /// True when the context is gone (forced, or the browser lost it).
   bool contextLost();
@@ -223,7 +223,7 @@ class GlBackend : public Backend {
   ContextInfo info_;
   GLuint vao_ = 0;
   GLuint vertexShader_ = 0;
-  GLuint dummy_ = 0;       // bound where an input has no texture (0 bytes)
+  GLuint dummy_ = 0;  // bound where an input has no texture (0 bytes)
   GLuint unpackPbo_ = 0;
   struct CachedProgram {
     Program program;
@@ -244,8 +244,8 @@ class GlBackend : public Backend {
   std::vector<float> params_;
   int bandFirst_ = 0, bandRows_ = -1;  // drawRows' band for the next draw (-1: all rows)
   GLuint boundFbo_ = 0;
-  GLuint outputsFbo_ = 0;      // multi-output draws' framebuffer
-  GLuint attached_[8] = {};    // the textures attached to it now
+  GLuint outputsFbo_ = 0;    // multi-output draws' framebuffer
+  GLuint attached_[8] = {};  // the textures attached to it now
   GLuint boundProgram_ = 0;
   int64_t glTextures_ = 0;
   int64_t pboBytes_ = 0;
@@ -257,10 +257,10 @@ class GlBackend : public Backend {
   bool forcedLoss_ = false;
   std::thread::id owner_ = std::this_thread::get_id();
   std::mutex orphansMutex_;
-  std::vector<Texture*> orphans_;  // released on other threads, freed on owner_
+  std::vector<Texture*> orphans_;                // released on other threads, freed on owner_
   std::atomic<bool> orphansPending_{false};      // orphans_ is not empty
   std::atomic<bool> releasePoolPending_{false};  // releaseUnused() asked on another thread
-  bool dead_ = false;        // no new context could be made: calls retry, then throw
+  bool dead_ = false;  // no new context could be made: calls retry, then throw
   int failRecoveries_ = 0;
   std::string deadWhy_;
   uint32_t generation_ = 0;  // bumps at each recovery; stale PendingReads are refused

@@ -23,73 +23,73 @@
 
 // X(pointer type, name): the EGL 1.4 entry points used (context.cpp);
 // extensions go through eglGetProcAddress there.
-#define GLINT_EGL_FUNCTIONS(X)                      \
-  X(PFNEGLGETPROCADDRESSPROC, eglGetProcAddress)    \
-  X(PFNEGLBINDAPIPROC, eglBindAPI)                  \
-  X(PFNEGLCHOOSECONFIGPROC, eglChooseConfig)        \
-  X(PFNEGLCREATECONTEXTPROC, eglCreateContext)      \
+#define GLINT_EGL_FUNCTIONS(X)                               \
+  X(PFNEGLGETPROCADDRESSPROC, eglGetProcAddress)             \
+  X(PFNEGLBINDAPIPROC, eglBindAPI)                           \
+  X(PFNEGLCHOOSECONFIGPROC, eglChooseConfig)                 \
+  X(PFNEGLCREATECONTEXTPROC, eglCreateContext)               \
   X(PFNEGLCREATEPBUFFERSURFACEPROC, eglCreatePbufferSurface) \
-  X(PFNEGLDESTROYCONTEXTPROC, eglDestroyContext)    \
-  X(PFNEGLDESTROYSURFACEPROC, eglDestroySurface)    \
-  X(PFNEGLGETDISPLAYPROC, eglGetDisplay)            \
-  X(PFNEGLINITIALIZEPROC, eglInitialize)            \
-  X(PFNEGLMAKECURRENTPROC, eglMakeCurrent)          \
+  X(PFNEGLDESTROYCONTEXTPROC, eglDestroyContext)             \
+  X(PFNEGLDESTROYSURFACEPROC, eglDestroySurface)             \
+  X(PFNEGLGETDISPLAYPROC, eglGetDisplay)                     \
+  X(PFNEGLINITIALIZEPROC, eglInitialize)                     \
+  X(PFNEGLMAKECURRENTPROC, eglMakeCurrent)                   \
   X(PFNEGLQUERYSTRINGPROC, eglQueryString)
 
 // The OpenGL ES 3.0 entry points used by src/backends/gl.
-#define GLINT_GLES_FUNCTIONS(X)                                     \
-  X(PFNGLACTIVETEXTUREPROC, glActiveTexture)                        \
-  X(PFNGLATTACHSHADERPROC, glAttachShader)                          \
-  X(PFNGLBINDBUFFERPROC, glBindBuffer)                              \
-  X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer)                    \
-  X(PFNGLBINDTEXTUREPROC, glBindTexture)                            \
-  X(PFNGLBINDVERTEXARRAYPROC, glBindVertexArray)                    \
-  X(PFNGLBUFFERDATAPROC, glBufferData)                              \
-  X(PFNGLBUFFERSUBDATAPROC, glBufferSubData)                        \
-  X(PFNGLCHECKFRAMEBUFFERSTATUSPROC, glCheckFramebufferStatus)      \
-  X(PFNGLCLIENTWAITSYNCPROC, glClientWaitSync)                      \
-  X(PFNGLCOMPILESHADERPROC, glCompileShader)                        \
-  X(PFNGLCREATEPROGRAMPROC, glCreateProgram)                        \
-  X(PFNGLCREATESHADERPROC, glCreateShader)                          \
-  X(PFNGLDELETEBUFFERSPROC, glDeleteBuffers)                        \
-  X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers)              \
-  X(PFNGLDELETEPROGRAMPROC, glDeleteProgram)                        \
-  X(PFNGLDELETESHADERPROC, glDeleteShader)                          \
-  X(PFNGLDELETESYNCPROC, glDeleteSync)                              \
-  X(PFNGLDELETETEXTURESPROC, glDeleteTextures)                      \
-  X(PFNGLDISABLEPROC, glDisable)                                    \
-  X(PFNGLDRAWARRAYSPROC, glDrawArrays)                              \
-  X(PFNGLDRAWBUFFERSPROC, glDrawBuffers)                            \
-  X(PFNGLFENCESYNCPROC, glFenceSync)                                \
-  X(PFNGLFINISHPROC, glFinish)                                      \
-  X(PFNGLFLUSHPROC, glFlush)                                        \
-  X(PFNGLFRAMEBUFFERTEXTURE2DPROC, glFramebufferTexture2D)          \
-  X(PFNGLGENBUFFERSPROC, glGenBuffers)                              \
-  X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers)                    \
-  X(PFNGLGENTEXTURESPROC, glGenTextures)                            \
-  X(PFNGLGENVERTEXARRAYSPROC, glGenVertexArrays)                    \
-  X(PFNGLGETERRORPROC, glGetError)                                  \
-  X(PFNGLGETINTEGERVPROC, glGetIntegerv)                            \
-  X(PFNGLGETPROGRAMINFOLOGPROC, glGetProgramInfoLog)                \
-  X(PFNGLGETPROGRAMIVPROC, glGetProgramiv)                          \
-  X(PFNGLGETSHADERINFOLOGPROC, glGetShaderInfoLog)                  \
-  X(PFNGLGETSHADERPRECISIONFORMATPROC, glGetShaderPrecisionFormat)  \
-  X(PFNGLGETSHADERIVPROC, glGetShaderiv)                            \
-  X(PFNGLGETSTRINGPROC, glGetString)                                \
-  X(PFNGLGETSTRINGIPROC, glGetStringi)                              \
-  X(PFNGLGETUNIFORMLOCATIONPROC, glGetUniformLocation)              \
-  X(PFNGLLINKPROGRAMPROC, glLinkProgram)                            \
-  X(PFNGLMAPBUFFERRANGEPROC, glMapBufferRange)                      \
-  X(PFNGLPIXELSTOREIPROC, glPixelStorei)                            \
-  X(PFNGLREADPIXELSPROC, glReadPixels)                              \
-  X(PFNGLSHADERSOURCEPROC, glShaderSource)                          \
-  X(PFNGLTEXPARAMETERIPROC, glTexParameteri)                        \
-  X(PFNGLTEXSTORAGE2DPROC, glTexStorage2D)                          \
-  X(PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D)                        \
-  X(PFNGLUNIFORM1FVPROC, glUniform1fv)                              \
-  X(PFNGLUNIFORM1IPROC, glUniform1i)                                \
-  X(PFNGLUNMAPBUFFERPROC, glUnmapBuffer)                            \
-  X(PFNGLUSEPROGRAMPROC, glUseProgram)                              \
+#define GLINT_GLES_FUNCTIONS(X)                                    \
+  X(PFNGLACTIVETEXTUREPROC, glActiveTexture)                       \
+  X(PFNGLATTACHSHADERPROC, glAttachShader)                         \
+  X(PFNGLBINDBUFFERPROC, glBindBuffer)                             \
+  X(PFNGLBINDFRAMEBUFFERPROC, glBindFramebuffer)                   \
+  X(PFNGLBINDTEXTUREPROC, glBindTexture)                           \
+  X(PFNGLBINDVERTEXARRAYPROC, glBindVertexArray)                   \
+  X(PFNGLBUFFERDATAPROC, glBufferData)                             \
+  X(PFNGLBUFFERSUBDATAPROC, glBufferSubData)                       \
+  X(PFNGLCHECKFRAMEBUFFERSTATUSPROC, glCheckFramebufferStatus)     \
+  X(PFNGLCLIENTWAITSYNCPROC, glClientWaitSync)                     \
+  X(PFNGLCOMPILESHADERPROC, glCompileShader)                       \
+  X(PFNGLCREATEPROGRAMPROC, glCreateProgram)                       \
+  X(PFNGLCREATESHADERPROC, glCreateShader)                         \
+  X(PFNGLDELETEBUFFERSPROC, glDeleteBuffers)                       \
+  X(PFNGLDELETEFRAMEBUFFERSPROC, glDeleteFramebuffers)             \
+  X(PFNGLDELETEPROGRAMPROC, glDeleteProgram)                       \
+  X(PFNGLDELETESHADERPROC, glDeleteShader)                         \
+  X(PFNGLDELETESYNCPROC, glDeleteSync)                             \
+  X(PFNGLDELETETEXTURESPROC, glDeleteTextures)                     \
+  X(PFNGLDISABLEPROC, glDisable)                                   \
+  X(PFNGLDRAWARRAYSPROC, glDrawArrays)                             \
+  X(PFNGLDRAWBUFFERSPROC, glDrawBuffers)                           \
+  X(PFNGLFENCESYNCPROC, glFenceSync)                               \
+  X(PFNGLFINISHPROC, glFinish)                                     \
+  X(PFNGLFLUSHPROC, glFlush)                                       \
+  X(PFNGLFRAMEBUFFERTEXTURE2DPROC, glFramebufferTexture2D)         \
+  X(PFNGLGENBUFFERSPROC, glGenBuffers)                             \
+  X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers)                   \
+  X(PFNGLGENTEXTURESPROC, glGenTextures)                           \
+  X(PFNGLGENVERTEXARRAYSPROC, glGenVertexArrays)                   \
+  X(PFNGLGETERRORPROC, glGetError)                                 \
+  X(PFNGLGETINTEGERVPROC, glGetIntegerv)                           \
+  X(PFNGLGETPROGRAMINFOLOGPROC, glGetProgramInfoLog)               \
+  X(PFNGLGETPROGRAMIVPROC, glGetProgramiv)                         \
+  X(PFNGLGETSHADERINFOLOGPROC, glGetShaderInfoLog)                 \
+  X(PFNGLGETSHADERPRECISIONFORMATPROC, glGetShaderPrecisionFormat) \
+  X(PFNGLGETSHADERIVPROC, glGetShaderiv)                           \
+  X(PFNGLGETSTRINGPROC, glGetString)                               \
+  X(PFNGLGETSTRINGIPROC, glGetStringi)                             \
+  X(PFNGLGETUNIFORMLOCATIONPROC, glGetUniformLocation)             \
+  X(PFNGLLINKPROGRAMPROC, glLinkProgram)                           \
+  X(PFNGLMAPBUFFERRANGEPROC, glMapBufferRange)                     \
+  X(PFNGLPIXELSTOREIPROC, glPixelStorei)                           \
+  X(PFNGLREADPIXELSPROC, glReadPixels)                             \
+  X(PFNGLSHADERSOURCEPROC, glShaderSource)                         \
+  X(PFNGLTEXPARAMETERIPROC, glTexParameteri)                       \
+  X(PFNGLTEXSTORAGE2DPROC, glTexStorage2D)                         \
+  X(PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D)                       \
+  X(PFNGLUNIFORM1FVPROC, glUniform1fv)                             \
+  X(PFNGLUNIFORM1IPROC, glUniform1i)                               \
+  X(PFNGLUNMAPBUFFERPROC, glUnmapBuffer)                           \
+  X(PFNGLUSEPROGRAMPROC, glUseProgram)                             \
   X(PFNGLVIEWPORTPROC, glViewport)
 
 namespace glint {

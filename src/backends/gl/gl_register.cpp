@@ -2,9 +2,9 @@
 #include <cstring>
 
 #include "src/backends/builtin.h"
-#include "src/core/engine_state.h"
 #include "src/backends/gl/gl_backend.h"
 #include "src/backends/gl/kernels.h"
+#include "src/core/engine_state.h"
 
 namespace glint {
 

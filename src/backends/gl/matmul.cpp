@@ -41,7 +41,8 @@ struct Problem {
   Texture* out = nullptr;
   bool fused = false;  // bias_ and act_ applied
 };
-void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const std::string& actBias);
+void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr,
+              const std::string& actBias);
 void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, int rows);
 /// Rows per fragment of the row-block path (4 or 8: a transposed A's texels
 /// then hold whole blocks), 0 where it does not apply.
@@ -66,9 +67,9 @@ int64_t round4(int64_t v) { return (v + 3) / 4 * 4; }
 void padInto(GlBackend& gl, const Operand& in, int64_t batch, int64_t r, int64_t c, int64_t rp,
              int64_t cp, Texture& dst) {
   const std::string R = str(r), C = str(c), RP = str(rp), CP = str(cp);
-  std::string s = "float value(int e) {\n  int col = e % " + CP + "; int row = (e / " + CP + ") % " +
-                  RP + "; int b = e / " + str(rp * cp) + ";\n  return row < " + R + " && col < " +
-                  C + " ? in0((b * " + R + " + row) * " + C + " + col) : 0.0;\n}\n";
+  std::string s = "float value(int e) {\n  int col = e % " + CP + "; int row = (e / " + CP +
+                  ") % " + RP + "; int b = e / " + str(rp * cp) + ";\n  return row < " + R +
+                  " && col < " + C + " ? in0((b * " + R + " + row) * " + C + " + col) : 0.0;\n}\n";
   runElementwise(gl, s, {in}, dst, DType::float32, batch * rp * cp);
 }
 
@@ -114,9 +115,9 @@ bool paddedMatMul(GlBackend& gl, const std::string& kernel, const Problem& pr,
   matMulOn(gl, kernel, padded, actBias);
   if (outPad) {
     const std::string N = str(n), NP = str(np);
-    runElementwise(gl,
-                   "float value(int e) { return in0((e / " + N + ") * " + NP + " + e % " + N + "); }\n",
-                   {Operand{padded.out, DType::float32}}, *pr.out, DType::float32, shapeSize(so));
+    runElementwise(
+        gl, "float value(int e) { return in0((e / " + N + ") * " + NP + " + e % " + N + "); }\n",
+        {Operand{padded.out, DType::float32}}, *pr.out, DType::float32, shapeSize(so));
   }
   return true;
 }
@@ -138,15 +139,14 @@ void matMul(KernelArgs& args, bool fused) {
   // each operand copied into that layout where it is not: 2 fetches per 4
   // steps of K and output instead of 8. A few rows (a one-sample predict)
   // do not pay for the copy's draw.
-  const bool narrow = !empty && m >= 8 && n % 4 != 0 && k % 4 == 0 &&
-                      shapeSize(out.shape()) * k < kPadFrom;
+  const bool narrow =
+      !empty && m >= 8 && n % 4 != 0 && k % 4 == 0 && shapeSize(out.shape()) * k < kPadFrom;
   std::unique_ptr<ScratchTextures> aCopy, bCopy;
   auto swapLast = [](Shape& s) { std::swap(s[s.size() - 1], s[s.size() - 2]); };
   // A transposed would cost 4 texel fetches per 4 steps of K instead of one
   // (a dense layer's weight gradient, x^T dy): transposing it first, one
   // fetch per element, is cheaper.
-  if (tA && !empty &&
-      (narrow || (n % 4 == 0 && k % 4 == 0 && !rowBlock(gl, m, n, k, true)))) {
+  if (tA && !empty && (narrow || (n % 4 == 0 && k % 4 == 0 && !rowBlock(gl, m, n, k, true)))) {
     aCopy = std::make_unique<ScratchTextures>(gl, static_cast<size_t>(a.size()) * sizeof(float), 1);
     transposeInto(gl, a, m, k, *aCopy->textures[0]);
     ops[0] = Operand{aCopy->textures[0], DType::float32};
@@ -161,8 +161,9 @@ void matMul(KernelArgs& args, bool fused) {
     tB = true;
   }
   bool bias = fused && args.inputs.size() > 2;
-  std::string actBias = fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
-                              : "float act_(float x) { return x; }\n";
+  std::string actBias = fused
+                            ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+                            : "float act_(float x) { return x; }\n";
   // Guarded: a padded product reads columns past the bias.
   actBias += bias ? "float bias_(int j) { return j < " + str(n) + " ? in2(j) : 0.0; }\n"
                   : "float bias_(int j) { return 0.0; }\n";
@@ -171,7 +172,8 @@ void matMul(KernelArgs& args, bool fused) {
 }
 
 /// The matmul of `pr`; `actBias` defines act_ and bias_.
-void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const std::string& actBias) {
+void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr,
+              const std::string& actBias) {
   const Shape& sa = pr.sa;
   const Shape& sb = pr.sb;
   const Shape& so = pr.so;
@@ -200,8 +202,8 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
     return;
   }
   if (n % 4 != 0) {
-    s += "float value(int e) {\n  int j = e % " + N + "; int rest = e / " + N + "; int i = rest % " +
-         M + "; int bi = rest / " + M + ";\n";
+    s += "float value(int e) {\n  int j = e % " + N + "; int rest = e / " + N +
+         "; int i = rest % " + M + "; int bi = rest / " + M + ";\n";
     if (k % 4 == 0 && !tA && tB) {  // matMul's narrow products: rows of A and B^T in texels
       const std::string K4 = str(k / 4);
       s += "  int ar = (batchA(bi) * " + M + " + i) * " + K4 + "; int br = (batchB(bi) * " + N +
@@ -223,7 +225,8 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
        "; int i = rest % " + M + "; int bi = rest / " + M + ";\n  vec4 acc = vec4(0.0);\n";
   const bool walks = k % 4 == 0 && !tA;  // MatrixTexels walks: no element bases
   if (!walks)
-    s += "  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) + ";\n";
+    s += "  int aBase = batchA(bi) * " + str(m * k) + "; int bBase = batchB(bi) * " + str(k * n) +
+         ";\n";
   if (walks) {
     // A's row and B's columns in 2D texture coordinates (MatrixTexels) where
     // the rows line up: the one-sample predict's product, a few fragments
@@ -249,16 +252,21 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
     }
     s += "  }\n";
   } else if (k % 4 == 0) {  // A transposed (matMul transposes it first where this would run)
-    s += "  for (int p = 0; p < " + K + "; p += 4) {\n"
-         "    vec4 av = vec4(A(aBase, i, p), A(aBase, i, p + 1), A(aBase, i, p + 2), A(aBase, i, p + 3));\n";
+    s += "  for (int p = 0; p < " + K +
+         "; p += 4) {\n"
+         "    vec4 av = vec4(A(aBase, i, p), A(aBase, i, p + 1), A(aBase, i, p + 2), A(aBase, i, p "
+         "+ 3));\n";
     if (tB) {
-      s += "    int r = bBase + j * " + K + " + p;\n"
-           "    acc += vec4(dot(av, tex1(r)), dot(av, tex1(r + " + K + ")), dot(av, tex1(r + " +
-           str(2 * k) + ")), dot(av, tex1(r + " + str(3 * k) + ")));\n";
+      s += "    int r = bBase + j * " + K +
+           " + p;\n"
+           "    acc += vec4(dot(av, tex1(r)), dot(av, tex1(r + " +
+           K + ")), dot(av, tex1(r + " + str(2 * k) + ")), dot(av, tex1(r + " + str(3 * k) +
+           ")));\n";
     } else {
-      s += "    int r = bBase + p * " + N + " + j;\n"
-           "    acc += av.x * tex1(r) + av.y * tex1(r + " + N + ") + av.z * tex1(r + " +
-           str(2 * n) + ") + av.w * tex1(r + " + str(3 * n) + ");\n";
+      s += "    int r = bBase + p * " + N +
+           " + j;\n"
+           "    acc += av.x * tex1(r) + av.y * tex1(r + " +
+           N + ") + av.z * tex1(r + " + str(2 * n) + ") + av.w * tex1(r + " + str(3 * n) + ");\n";
     }
     s += "  }\n";
   } else {
@@ -271,9 +279,9 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr, const
   if (pr.fused)
     s += "  acc += vec4(bias_(j), bias_(j + 1), bias_(j + 2), bias_(j + 3));\n"
          "  acc = vec4(act_(acc.x), act_(acc.y), act_(acc.z), act_(acc.w));\n";
-  s += target.half
-           ? "  o_texel = uvec4(halfBits(acc.x), halfBits(acc.y), halfBits(acc.z), halfBits(acc.w));\n}\n"
-           : "  o_texel = floatBitsToUint(acc);\n}\n";
+  s += target.half ? "  o_texel = uvec4(halfBits(acc.x), halfBits(acc.y), halfBits(acc.z), "
+                     "halfBits(acc.w));\n}\n"
+                   : "  o_texel = floatBitsToUint(acc);\n}\n";
   if (!target.tex) return;
   std::vector<const Texture*> textures;
   for (const Operand& o : ops) textures.push_back(o.texture);
@@ -353,8 +361,8 @@ void blockedMatMul(GlBackend& gl, const Problem& pr, const std::string& funcs, i
     // Rows past M (the last block of a ragged M) read row M - 1.
     MatrixTexels a(0, *ops[0].texture, aPitch);
     for (int q = 0; q < rows; ++q)
-      bp.setup += a.rowSetup("a" + str(q), "batchA(bi) * " + M + " + min(i0 + " + str(q) + ", " +
-                                               str(m - 1) + ")");
+      bp.setup += a.rowSetup(
+          "a" + str(q), "batchA(bi) * " + M + " + min(i0 + " + str(q) + ", " + str(m - 1) + ")");
     bp.step += a.rowStep();
     bp.aRow = [a](int q) { return a.rowTexel("a" + str(q)); };
   }

@@ -23,8 +23,8 @@ void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::
   gl.setParams(params);
   std::vector<Texture*> targets;
   for (Tensor& t : a.outputs) targets.push_back(&textureOf(t));
-  std::string s = "uniform float u_params[" + std::to_string(params.size()) +
-                  "];\nvoid texelValues(int t";
+  std::string s =
+      "uniform float u_params[" + std::to_string(params.size()) + "];\nvoid texelValues(int t";
   for (size_t k = 0; k < outs.size(); ++k) s += ", out vec4 v" + std::to_string(k);
   s += ") {\n";
   for (size_t k = 0; k < a.inputs.size(); ++k)

@@ -31,8 +31,7 @@ struct Timer {
 bool GlBackend::contextLost() { return forcedLoss_ || contextIsLost(); }
 
 void GlBackend::failLost(const char* what) const {
-  throw DeviceLostError(std::string("[gl] ") + what +
-                        " was lost with the GL context (loss #" +
+  throw DeviceLostError(std::string("[gl] ") + what + " was lost with the GL context (loss #" +
                         std::to_string(counters_.contextLosses) +
                         "): only variables and uploaded tensors are restored; compute it again "
                         "from them");
@@ -40,7 +39,8 @@ void GlBackend::failLost(const char* what) const {
 
 void GlBackend::checkThread() const {
   if (std::this_thread::get_id() == owner_) return;
-  fail("gl", "the gl backend's GL context belongs to the thread that created it, and "
+  fail("gl",
+       "the gl backend's GL context belongs to the thread that created it, and "
        "this call came from another thread; for work on several threads use the cpu "
        "backend (setBackend(\"cpu\")), or keep gl work on one thread (docs/CPP.md, Threads)");
 }
@@ -192,7 +192,8 @@ void GlBackend::recover() {
 }
 
 void GlBackend::moveVariablesAway(const std::string& why) {
-  Backend& next = fallBackFrom(*this, "its GL context was lost and could not be re-created: " + why);
+  Backend& next =
+      fallBackFrom(*this, "its GL context was lost and could not be re-created: " + why);
   if (&next == this) return;  // nowhere to go
   for (auto& [key, m] : mirrors_) {
     std::shared_ptr<TensorImpl> var = m.var.lock();
@@ -228,8 +229,8 @@ bool GlBackend::fetch(SnapshotRead& r, bool block) {
   glGetBufferSubData(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), r.host.data());
   r.ok = true;
 #else
-  const void* p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes),
-                                   GL_MAP_READ_BIT);
+  const void* p =
+      glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(r.bytes), GL_MAP_READ_BIT);
   r.ok = p != nullptr;
   if (r.ok) std::memcpy(r.host.data(), p, r.bytes);
   glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
@@ -237,7 +238,8 @@ bool GlBackend::fetch(SnapshotRead& r, bool block) {
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   r.ok = r.ok && !contextLost();  // else each variable keeps its older, whole snapshot
   // The buffer serves the next read (the larger of the two is kept).
-  if (r.capacity >= spareCapacity_) std::swap(r.pbo, sparePbo_), std::swap(r.capacity, spareCapacity_);
+  if (r.capacity >= spareCapacity_)
+    std::swap(r.pbo, sparePbo_), std::swap(r.capacity, spareCapacity_);
   if (r.pbo) glDeleteBuffers(1, &r.pbo);
   pboBytes_ -= static_cast<int64_t>(r.capacity);
   r.pbo = 0;
@@ -255,8 +257,7 @@ void GlBackend::collect(Mirror& m, bool block) {
     std::shared_ptr<std::vector<uint8_t>> bytes;
     if (m.snapshot && m.snapshot.use_count() == 1 && m.snapshot->size() == n)
       bytes = std::const_pointer_cast<std::vector<uint8_t>>(m.snapshot);
-    else
-      bytes = std::make_shared<std::vector<uint8_t>>(n);
+    else bytes = std::make_shared<std::vector<uint8_t>>(n);
     std::memcpy(bytes->data(), r.host.data() + m.offset, n);
     m.snapshot = std::move(bytes);
     m.snapshotOf = m.pendingOf;
@@ -461,8 +462,8 @@ void setRecoveryOptions(const RecoveryOptions& o) {
         o.uploadCopyLimit);
   check(o.snapshotInterval >= 1, "gl.setRecoveryOptions", "snapshotInterval must be >= 1, got ",
         o.snapshotInterval);
-  require("gl.setRecoveryOptions").setRecovery(o.variableSnapshots, o.snapshotInterval,
-                                               o.uploadCopies, o.uploadCopyLimit);
+  require("gl.setRecoveryOptions")
+      .setRecovery(o.variableSnapshots, o.snapshotInterval, o.uploadCopies, o.uploadCopyLimit);
 }
 
 }  // namespace glint::gl

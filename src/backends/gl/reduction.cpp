@@ -49,8 +49,8 @@ std::string foldBody(const Fold& f, const std::string& outType, const std::strin
                      const std::string& setup, const std::string& lo, const std::string& hi,
                      const std::string& fetch) {
   return outType + " value(int o) {\n  " + setup + "\n  " + f.accType + " acc = " + f.init +
-         ";\n  " + loopOver("r", lo, hi) + " {\n    " + inType + " v = " + fetch +
-         ";\n    " + f.step + "\n  }\n  return " + f.result + ";\n}\n";
+         ";\n  " + loopOver("r", lo, hi) + " {\n    " + inType + " v = " + fetch + ";\n    " +
+         f.step + "\n  }\n  return " + f.result + ";\n}\n";
 }
 
 /// `scale` (a GLSL factor, or empty) multiplies each output once its whole
@@ -71,14 +71,16 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
   int64_t window = shapeSize(reduced);
   std::string t = glslType(x.dtype());
   std::string outType = glslType(out.dtype());
-  std::string index = offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
+  std::string index =
+      offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
   GlBackend& gl = glBackend(a);
-  Fold last = f;  // the fold of the final pass
+  Fold last = f;       // the fold of the final pass
   if (!scale.empty())  // an empty window's NaN as itself: NVIDIA's compiler folds 0 * NaN to 0
     last.result = window == 0 ? std::string("NAN") : "(" + f.result + ") * " + scale;
   if (window < kTwoPassWindow) {
-    runElementwise(gl, index + foldBody(last, outType, t, "int base = baseOf(o);", "0",
-                                        std::to_string(window), "in0(base + offOf(r))"),
+    runElementwise(gl,
+                   index + foldBody(last, outType, t, "int base = baseOf(o);", "0",
+                                    std::to_string(window), "in0(base + offOf(r))"),
                    a.inputs, out);
     return;
   }
@@ -91,15 +93,16 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
   size_t bytes = static_cast<size_t>(count) * byteSize(out.dtype());
   Texture* partial = static_cast<Texture*>(gl.allocate(bytes));
   try {
-    runElementwise(gl,
-                   index + foldBody(f, outType, t,
-                                    "int p = o % " + P + "; int base = baseOf(o / " + P + ");",
-                                    "p * " + L, "min(" + R + ", p * " + L + " + " + L + ")",
-                                    "in0(base + offOf(r))"),
-                   operands(a.inputs), *partial, out.dtype(), count);
+    runElementwise(
+        gl,
+        index + foldBody(f, outType, t, "int p = o % " + P + "; int base = baseOf(o / " + P + ");",
+                         "p * " + L, "min(" + R + ", p * " + L + " + " + L + ")",
+                         "in0(base + offOf(r))"),
+        operands(a.inputs), *partial, out.dtype(), count);
     // Pass 2 folds an output's partials, which already hold that fold.
-    runElementwise(gl, foldBody(last, outType, outType, "", "o * " + P, "o * " + P + " + " + P, "in0(r)"),
-                   {Operand{partial, out.dtype()}}, textureOf(out), out.dtype(), out.size());
+    runElementwise(
+        gl, foldBody(last, outType, outType, "", "o * " + P, "o * " + P + " + " + P, "in0(r)"),
+        {Operand{partial, out.dtype()}}, textureOf(out), out.dtype(), out.size());
   } catch (...) {
     gl.release(partial, bytes);
     throw;
@@ -131,10 +134,11 @@ bool sumLeadingTexels(KernelArgs& a, const std::string& scale = "") {
   const std::string times = scale.empty() ? "" : " * " + scale;
   std::string s = "vec4 texelValue(int o) {\n  int c = o % " + K4 + "; int p = o / " + K4 +
                   ";\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n  int end = min(" +
-                  std::to_string(rows) + ", p * " + L + " + " + L + ");\n"
-                  "  for (int r = p * " + L + "; r < end; ++r) {\n    vec4 term = ftexel0(r * " + K4 +
-                  " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc" + (parts == 1 ? times : "") +
-                  ";\n}\n";
+                  std::to_string(rows) + ", p * " + L + " + " + L +
+                  ");\n"
+                  "  for (int r = p * " +
+                  L + "; r < end; ++r) {\n    vec4 term = ftexel0(r * " + K4 + " + c);\n    " +
+                  kKahanAdd4 + "\n  }\n  return acc" + (parts == 1 ? times : "") + ";\n}\n";
   if (parts == 1) {
     runTexels(gl, s, operands(a.inputs), textureOf(out), k4);
     return true;
@@ -142,9 +146,11 @@ bool sumLeadingTexels(KernelArgs& a, const std::string& scale = "") {
   // Partial texel p * K4 + c; the second pass adds each texel's parts.
   ScratchTextures partial(gl, static_cast<size_t>(parts * kept) * sizeof(float), 1);
   runTexels(gl, s, operands(a.inputs), *partial.textures[0], parts * k4);
-  std::string sum = "vec4 texelValue(int c) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
-                    "  for (int p = 0; p < " + P + "; ++p) {\n    vec4 term = ftexel0(p * " + K4 +
-                    " + c);\n    " + kKahanAdd4 + "\n  }\n  return acc" + times + ";\n}\n";
+  std::string sum =
+      "vec4 texelValue(int c) {\n  vec4 acc = vec4(0.0), comp = vec4(0.0);\n"
+      "  for (int p = 0; p < " +
+      P + "; ++p) {\n    vec4 term = ftexel0(p * " + K4 + " + c);\n    " + kKahanAdd4 +
+      "\n  }\n  return acc" + times + ";\n}\n";
   runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), k4);
   return true;
 }
@@ -167,8 +173,8 @@ Fold prodFold(DType d) {
 Fold extremeFold(DType d, bool isMax) {
   std::string cmp = isMax ? ">" : "<";
   if (d == DType::int32)
-    return {"int", isMax ? "-2147483647 - 1" : "2147483647",
-            "if (v " + cmp + " acc) acc = v;", "acc"};
+    return {"int", isMax ? "-2147483647 - 1" : "2147483647", "if (v " + cmp + " acc) acc = v;",
+            "acc"};
   // NaN wins (it propagates), as in the reference.
   return {"float", isMax ? "-INF" : "INF", "if (isnan(v) || v " + cmp + " acc) acc = v;", "acc"};
 }
@@ -204,8 +210,10 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
   std::string t = glslType(x.dtype());
   std::string in = std::to_string(p.inner);
   std::string s = "int value(int o) {\n  " + p.base("o") + "\n  int best = 0;\n  " + t +
-                  " bv = in0(base);\n  " + loopOver("i", "1", std::to_string(p.len)) + " {\n    " + t + " v = in0(base + i * " + in + ");\n    if (" +
-                  argBetter(cmp, x.dtype(), "v", "bv") + ") { bv = v; best = i; }\n  }\n  return best;\n}\n";
+                  " bv = in0(base);\n  " + loopOver("i", "1", std::to_string(p.len)) + " {\n    " +
+                  t + " v = in0(base + i * " + in + ");\n    if (" +
+                  argBetter(cmp, x.dtype(), "v", "bv") +
+                  ") { bv = v; best = i; }\n  }\n  return best;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
 }
 
@@ -217,10 +225,10 @@ void softmaxKernel(KernelArgs& a) {
   // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
   // exp_: the renderer's exp loses ~|x| 5e-8 relative, the tail probabilities' precision.
   std::string s = std::string(kMathGlsl) + "float value(int o) {\n  int row = (o / " +
-                  std::to_string(p.len * p.inner) +
-                  ") * " + in + " + o % " + in + ";\n  " + p.base("row") +
-                  "\n  float m = -INF;\n  " + loopOver("i", "0", len) + " m = max(m, in0(base + i * " + in +
-                  "));\n  vec2 acc = vec2(0.0);\n  " + loopOver("i", "0", len) + " {\n    float y = exp_(in0(base + i * " + in +
+                  std::to_string(p.len * p.inner) + ") * " + in + " + o % " + in + ";\n  " +
+                  p.base("row") + "\n  float m = -INF;\n  " + loopOver("i", "0", len) +
+                  " m = max(m, in0(base + i * " + in + "));\n  vec2 acc = vec2(0.0);\n  " +
+                  loopOver("i", "0", len) + " {\n    float y = exp_(in0(base + i * " + in +
                   ") - m) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; acc.x = t;\n  }\n"
                   "  return exp_(in0(o) - m) / acc.x;\n}\n";
   runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
@@ -232,17 +240,19 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
   glBackend(a).checkLoop(a.kernel, a.inputs[1].shape()[1]);
   std::string C = std::to_string(a.inputs[1].shape()[1]);
   std::string row =
-      "float mx = -INF;\n  for (int j = 0; j < " + C + "; ++j) mx = max(mx, in1(base + j));\n"
+      "float mx = -INF;\n  for (int j = 0; j < " + C +
+      "; ++j) mx = max(mx, in1(base + j));\n"
       // log(sum e^(x - mx)) as log1p of the terms but the max's 1: a confident
       // row's loss is that small sum, which 1 + it would round away.
-      "  float rest = 0.0, labelSum = 0.0;\n  bool seen = false;\n  for (int j = 0; j < " + C +
+      "  float rest = 0.0, labelSum = 0.0;\n  bool seen = false;\n  for (int j = 0; j < " +
+      C +
       "; ++j) {\n    float v = in1(base + j);\n    labelSum += in0(base + j);\n"
       "    if (!seen && v == mx) seen = true; else rest += exp_(v - mx);\n  }\n"
       "  float logTotal = log1p_(rest);\n";
-  std::string loss = std::string(kMathGlsl) + "float value(int r) {\n  int base = r * " + C +
-                     ";\n  " + row +
-                     "  float l = 0.0;\n  for (int j = 0; j < " + C +
-                     "; ++j) l -= in0(base + j) * (in1(base + j) - mx - logTotal);\n  return l;\n}\n";
+  std::string loss =
+      std::string(kMathGlsl) + "float value(int r) {\n  int base = r * " + C + ";\n  " + row +
+      "  float l = 0.0;\n  for (int j = 0; j < " + C +
+      "; ++j) l -= in0(base + j) * (in1(base + j) - mx - logTotal);\n  return l;\n}\n";
   std::string backprop = std::string(kMathGlsl) + "float value(int e) {\n  int base = (e / " + C +
                          ") * " + C + ";\n  " + row +
                          "  return exp_(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
@@ -262,10 +272,16 @@ void registerReductionKernels() {
     if (!sumLeadingTexels(a, scale)) reduce(a, sumFold(DType::float32), scale);
   });
   GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
-  GLINT_REGISTER(reg, "Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
-  GLINT_REGISTER(reg, "Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
-  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) { reduce(a, {"bool", "false", "acc = acc || v;", "acc"}); });
-  GLINT_REGISTER(reg, "All", [](KernelArgs& a) { reduce(a, {"bool", "true", "acc = acc && v;", "acc"}); });
+  GLINT_REGISTER(reg, "Max",
+                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
+  GLINT_REGISTER(reg, "Min",
+                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
+  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) {
+    reduce(a, {"bool", "false", "acc = acc || v;", "acc"});
+  });
+  GLINT_REGISTER(reg, "All", [](KernelArgs& a) {
+    reduce(a, {"bool", "true", "acc = acc && v;", "acc"});
+  });
   GLINT_REGISTER(reg, "ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
   GLINT_REGISTER(reg, "ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
   GLINT_REGISTER(reg, "_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]
@@ -274,10 +290,16 @@ void registerReductionKernels() {
     // ArgMax's rule on both rows at once.
     std::string s = "float value(int r) {\n  int base = r * " + C +
                     ";\n  int ia = 0, ib = 0;\n  float va = in0(base), vb = in1(base);\n"
-                    "  for (int i = 1; i < " + C + "; ++i) {\n"
+                    "  for (int i = 1; i < " +
+                    C +
+                    "; ++i) {\n"
                     "    float x = in0(base + i), y = in1(base + i);\n"
-                    "    if (" + argBetter(">", DType::float32, "x", "va") + ") { va = x; ia = i; }\n"
-                    "    if (" + argBetter(">", DType::float32, "y", "vb") + ") { vb = y; ib = i; }\n  }\n"
+                    "    if (" +
+                    argBetter(">", DType::float32, "x", "va") +
+                    ") { va = x; ia = i; }\n"
+                    "    if (" +
+                    argBetter(">", DType::float32, "y", "vb") +
+                    ") { vb = y; ib = i; }\n  }\n"
                     "  return ia == ib ? 1.0 : 0.0;\n}\n";
     runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
   });

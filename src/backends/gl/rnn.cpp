@@ -19,9 +19,10 @@ std::string activations(const Attrs& attrs) {
   if (r == "hardSigmoid") {
     // TF.js's float32 slope; the ends of the linear part count as inside.
     std::string slope = floatLit(0.2f);
-    s += "float ract(float x) { return clamp(" + slope + " * x + 0.5, 0.0, 1.0); }\n"
-         "float ractD(float x, float y) { float p = " + slope +
-         " * x + 0.5; return p >= 0.0 && p <= 1.0 ? " + slope + " : 0.0; }\n";
+    s += "float ract(float x) { return clamp(" + slope +
+         " * x + 0.5, 0.0, 1.0); }\n"
+         "float ractD(float x, float y) { float p = " +
+         slope + " * x + 0.5; return p >= 0.0 && p <= 1.0 ? " + slope + " : 0.0; }\n";
   } else {
     s += "float ract(float x) { return sigmoid_(x); }\n"
          "float ractD(float x, float y) { return y * (1.0 - y); }\n";
@@ -80,15 +81,19 @@ std::string lstmGates4(KernelArgs& a, const Texture& grid, int64_t units) {
          "ractD(x.z, y.z), ractD(x.w, y.w)); }\n"
          "vec4 actD4(vec4 x, vec4 y) { return vec4(actD(x.x, y.x), actD(x.y, y.y), actD(x.z, y.z), "
          "actD(x.w, y.w)); }\n"
-         "uint bitsOf(vec4 v, int c, bool h) { return h ? halfBits(v[c]) : floatBitsToUint(v[c]); }\n"
+         "uint bitsOf(vec4 v, int c, bool h) { return h ? halfBits(v[c]) : floatBitsToUint(v[c]); "
+         "}\n"
          "uvec4 bits(vec4 v, bool h) { return uvec4(bitsOf(v, 0, h), bitsOf(v, 1, h), "
          "bitsOf(v, 2, h), bitsOf(v, 3, h)); }\n"
-         "void main() {\n" + fragmentTexel(grid) + "  int n = t / " + U4 + "; int b = n * " +
-         std::to_string(units) + " + t % " + U4 + ";\n"
-         "  vec4 z0 = ftexel0(b) + ftexel1(b), z1 = ftexel0(b + " + U4 + ") + ftexel1(b + " + U4 +
-         ");\n  vec4 z2 = ftexel0(b + " + std::to_string(units / 2) + ") + ftexel1(b + " +
-         std::to_string(units / 2) + "), z3 = ftexel0(b + " + std::to_string(3 * units / 4) +
-         ") + ftexel1(b + " + std::to_string(3 * units / 4) + ");\n"
+         "void main() {\n" +
+         fragmentTexel(grid) + "  int n = t / " + U4 + "; int b = n * " + std::to_string(units) +
+         " + t % " + U4 +
+         ";\n"
+         "  vec4 z0 = ftexel0(b) + ftexel1(b), z1 = ftexel0(b + " +
+         U4 + ") + ftexel1(b + " + U4 + ");\n  vec4 z2 = ftexel0(b + " + std::to_string(units / 2) +
+         ") + ftexel1(b + " + std::to_string(units / 2) + "), z3 = ftexel0(b + " +
+         std::to_string(3 * units / 4) + ") + ftexel1(b + " + std::to_string(3 * units / 4) +
+         ");\n"
          "  vec4 a0 = ract4(z0), a1 = ract4(z1), a2 = act4(z2), a3 = ract4(z3);\n";
 }
 
@@ -114,8 +119,11 @@ void lstmCell(KernelArgs& a) {
                   "layout(location = 0) out uvec4 o_h;\nlayout(location = 1) out uvec4 o_c;\n" +
                   lstmGates4(a, h, units) +
                   "  vec4 c = a1 * ftexel2(t) + a0 * a2;\n"
-                  "  o_h = bits(a3 * act4(c), " + halfLit(a.outputs[0]) + ");\n"
-                  "  o_c = bits(c, " + halfLit(a.outputs[1]) + ");\n}\n";
+                  "  o_h = bits(a3 * act4(c), " +
+                  halfLit(a.outputs[0]) +
+                  ");\n"
+                  "  o_c = bits(c, " +
+                  halfLit(a.outputs[1]) + ");\n}\n";
   Texture* outs[] = {&h, &textureOf(a.outputs[1])};
   gl.draw(gl.program(s), texturesOf(a.inputs), outs);
 }
@@ -141,7 +149,8 @@ bool lstmCellGrad4(KernelArgs& a) {
        "  o_1 = floatBitsToUint(dct * cp * ractD4(z1, a1));\n"
        "  o_2 = floatBitsToUint(dct * a0 * actD4(z2, a2));\n"
        "  o_3 = floatBitsToUint(dh * tc * ractD4(z3, a3));\n"
-       "  o_4 = bits(dct * a1, " + halfLit(a.outputs[1]) + ");\n}\n";
+       "  o_4 = bits(dct * a1, " +
+       halfLit(a.outputs[1]) + ");\n}\n";
   targets.push_back(&dcPrev);
   gl.draw(gl.program(s), texturesOf(a.inputs), targets);
 
@@ -166,8 +175,9 @@ void lstmCellGrad(KernelArgs& a) {
                      "  float tc = act(c);\n"
                      "  float dct = in5(s) + dh * a3 * actD(c, tc);\n";
   drawCell(a, unitsOf(a), code,
-           {{4, "g == 0 ? dct * a2 * ractD(z0, a0) : g == 1 ? dct * in2(s) * ractD(z1, a1) : "
-                "g == 2 ? dct * a0 * actD(z2, a2) : dh * tc * ractD(z3, a3)"},
+           {{4,
+             "g == 0 ? dct * a2 * ractD(z0, a0) : g == 1 ? dct * in2(s) * ractD(z1, a1) : "
+             "g == 2 ? dct * a0 * actD(z2, a2) : dh * tc * ractD(z3, a3)"},
             {1, "dct * a1"}});
 }
 

@@ -6,14 +6,18 @@
 namespace glint::gl {
 
 const char* const kKahanAdd4 =
-    "{ vec4 y_ = term - comp; vec4 t_ = acc + y_; comp = mix((t_ - acc) - y_, vec4(0.0), isinf(t_));"
+    "{ vec4 y_ = term - comp; vec4 t_ = acc + y_; comp = mix((t_ - acc) - y_, vec4(0.0), "
+    "isinf(t_));"
     " acc = t_; }";
 
 const char* glslType(DType dtype) {
   switch (dtype) {
-    case DType::float32: return "float";
-    case DType::int32: return "int";
-    case DType::boolean: return "bool";
+    case DType::float32:
+      return "float";
+    case DType::int32:
+      return "int";
+    case DType::boolean:
+      return "bool";
   }
   return "float";
 }
@@ -29,9 +33,12 @@ std::string floatLit(double v) {
 
 const char* zeroOf(DType dtype) {
   switch (dtype) {
-    case DType::float32: return "0.0";
-    case DType::int32: return "0";
-    case DType::boolean: return "false";
+    case DType::float32:
+      return "0.0";
+    case DType::int32:
+      return "0";
+    case DType::boolean:
+      return "false";
   }
   return "0.0";
 }
@@ -65,8 +72,8 @@ std::string prelude(const std::vector<Operand>& inputs) {
     int mask = e.width > 0 ? e.width - 1 : 0;
     s += "uniform usampler2D u_in" + n + ";\n";
     s += "uvec4 texelAt" + n + "(ivec2 xy) { return texelFetch(u_in" + n + ", xy, 0); }\n";
-    s += "uvec4 texel" + n + "(int t) { return texelAt" + n + "(ivec2(t & " +
-         std::to_string(mask) + ", t >> " + std::to_string(e.shift) + ")); }\n";
+    s += "uvec4 texel" + n + "(int t) { return texelAt" + n + "(ivec2(t & " + std::to_string(mask) +
+         ", t >> " + std::to_string(e.shift) + ")); }\n";
     s += "uint word" + n + "(int w) { return texel" + n + "(w >> 2)[w & 3]; }\n";
     const bool half = inputs[k].texture->half;
     switch (inputs[k].dtype) {
@@ -149,12 +156,14 @@ std::string elementMain(const Texture& out, DType dtype, int64_t count) {
                   std::to_string(e.shift) + ") | int(gl_FragCoord.x);\n  uvec4 r = uvec4(0u);\n";
   if (dtype == DType::boolean) {
     s += "  for (int c = 0; c < 16; ++c) {\n    int i = t * 16 + c;\n"
-         "    if (i < " + n + " && value(i)) r[c >> 2] |= 1u << uint((c & 3) << 3);\n  }\n";
+         "    if (i < " +
+         n + " && value(i)) r[c >> 2] |= 1u << uint((c & 3) << 3);\n  }\n";
   } else {
     // A float16 output keeps each value's half bits in the low 16 bits.
     std::string bits = out.half ? "halfBits(value(i))" : "toBits(value(i))";
     s += "  for (int c = 0; c < 4; ++c) {\n    int i = t * 4 + c;\n"
-         "    if (i < " + n + ") r[c] = " + bits + ";\n  }\n";
+         "    if (i < " +
+         n + ") r[c] = " + bits + ";\n  }\n";
   }
   return s + "  o_texel = r;\n}\n";
 }
@@ -198,8 +207,9 @@ void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand
                              : "floatBitsToUint(" + v + ")") +
               ";\n";
   }
-  s += "void main() {\n" + fragmentTexel(*outs[0]) + "  if (t >= " + std::to_string(texels) + ") {" +
-       zeros + " return; }\n  vec4 " + args + ";\n  texelValues(t, " + args + ");\n" + writes + "}\n";
+  s += "void main() {\n" + fragmentTexel(*outs[0]) + "  if (t >= " + std::to_string(texels) +
+       ") {" + zeros + " return; }\n  vec4 " + args + ";\n  texelValues(t, " + args + ");\n" +
+       writes + "}\n";
   std::vector<const Texture*> textures;
   for (const Operand& o : inputs) textures.push_back(o.texture);
   gl.draw(gl.program(s), textures, outs);
@@ -237,8 +247,12 @@ std::string alignedPrelude(const std::vector<Tensor>& inputs, const Tensor& out,
         s += textureOf(in).half ? "#define in" + n + "(i) unpackHalf2x16(" + word + ").x\n"
                                 : "#define in" + n + "(i) uintBitsToFloat(" + word + ")\n";
         break;
-      case DType::int32: s += "#define in" + n + "(i) int(" + word + ")\n"; break;
-      case DType::boolean: s += "#define in" + n + "(i) (" + word + " != 0u)\n"; break;
+      case DType::int32:
+        s += "#define in" + n + "(i) int(" + word + ")\n";
+        break;
+      case DType::boolean:
+        s += "#define in" + n + "(i) (" + word + " != 0u)\n";
+        break;
     }
   }
   return s;

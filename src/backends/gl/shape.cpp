@@ -23,9 +23,12 @@ std::string byCoords(const Tensor& out, const std::string& stmts, const std::str
 /// A typed GLSL literal for a fill value.
 std::string literal(DType dtype, double v) {
   switch (dtype) {
-    case DType::float32: return floatLit(v);
-    case DType::int32: return "int(" + str(static_cast<int64_t>(v)) + ")";
-    case DType::boolean: return v != 0 ? "true" : "false";
+    case DType::float32:
+      return floatLit(v);
+    case DType::int32:
+      return "int(" + str(static_cast<int64_t>(v)) + ")";
+    case DType::boolean:
+      return v != 0 ? "true" : "false";
   }
   return "0";
 }
@@ -62,13 +65,13 @@ void stridedSliceGradKernel(KernelArgs& a) {
     std::string c = "c" + str(d);
     int64_t st = strides[d];
     // Distances measured along the stride's direction stay non-negative.
-    std::string delta = st > 0 ? "(" + c + " - " + str(begin[d]) + ")"
-                               : "(" + str(begin[d]) + " - " + c + ")";
+    std::string delta =
+        st > 0 ? "(" + c + " - " + str(begin[d]) + ")" : "(" + str(begin[d]) + " - " + c + ")";
     std::string as = str(st > 0 ? st : -st);
     stmts += " if (" + delta + " < 0 || " + delta + " % " + as + " != 0) return " +
-             zeroOf(dy.dtype()) + "; q = " + delta + " / " + as + "; if (q >= " +
-             str(dy.shape()[d]) + ") return " + zeroOf(dy.dtype()) + "; off += q * " +
-             str(ds[d]) + ";";
+             zeroOf(dy.dtype()) + "; q = " + delta + " / " + as +
+             "; if (q >= " + str(dy.shape()[d]) + ") return " + zeroOf(dy.dtype()) +
+             "; off += q * " + str(ds[d]) + ";";
   }
   runElementwise(glBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
 }
@@ -80,8 +83,9 @@ void padKernel(KernelArgs& a) {
   std::vector<int64_t> xs = stridesOf(x.shape());
   std::string stmts = "int off = 0; int p;";
   for (int d = 0; d < x.rank(); ++d)
-    stmts += " p = c" + str(d) + " - " + str(paddings[2 * d]) + "; if (p < 0 || p >= " +
-             str(x.shape()[d]) + ") return " + fill + "; off += p * " + str(xs[d]) + ";";
+    stmts += " p = c" + str(d) + " - " + str(paddings[2 * d]) +
+             "; if (p < 0 || p >= " + str(x.shape()[d]) + ") return " + fill + "; off += p * " +
+             str(xs[d]) + ";";
   runElementwise(glBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
 }
 
@@ -120,8 +124,8 @@ void unsortedSegmentSumKernel(KernelArgs& a) {
   bool isFloat = x.dtype() == DType::float32;
   std::string s = std::string(glslType(x.dtype())) + " value(int e) {\n  int seg = e / " +
                   str(inner) + "; int k = e % " + str(inner) + ";\n  " +
-                  (isFloat ? "vec2 acc = vec2(0.0);" : "uint acc = 0u;") +
-                  "\n  " + loopOver("j", "0", str(ids)) + " {\n    if (in1(j) != seg) continue;\n    " +
+                  (isFloat ? "vec2 acc = vec2(0.0);" : "uint acc = 0u;") + "\n  " +
+                  loopOver("j", "0", str(ids)) + " {\n    if (in1(j) != seg) continue;\n    " +
                   (isFloat ? "float y = in0(j * " + str(inner) +
                                  " + k) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; "
                                  "acc.x = t;"
@@ -198,8 +202,8 @@ bool concatTexels(KernelArgs& a, int64_t rows, int64_t outRow, const std::vector
     const size_t last = std::min(a.inputs.size(), first + kConcatPerDraw);
     const bool final = last == a.inputs.size();
     std::vector<Operand> ops;
-    std::string s = "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) + "  int r = t / " + R4 +
-                    "; int c = t % " + R4 + ";\n";
+    std::string s = "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) +
+                    "  int r = t / " + R4 + "; int c = t % " + R4 + ";\n";
     for (size_t k = first; k < last; ++k) {
       const int64_t width4 = a.inputs[k].size() / rows / 4;
       if (width4 == 0) continue;
@@ -290,8 +294,8 @@ bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
     for (int q = 0; q < count; ++q)
       s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
     s += "void main() {\n" + fragmentTexel(textureOf(a.outputs[0])) + "  if (t >= " + str(texels) +
-         ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) + " + int(u_params[0])) * " +
-         str(inner4) + " + t % " + str(inner4) + ";\n";
+         ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) +
+         " + int(u_params[0])) * " + str(inner4) + " + t % " + str(inner4) + ";\n";
     for (int q = 0; q < count; ++q)
       s += "  o_" + str(q) + " = texel0(from + " + str(q * inner4) + ");\n";
     s += "}\n";
@@ -312,8 +316,8 @@ void unpackKernel(KernelArgs& a) {
   if (unpackTexels(a, n, inner)) return;
   std::string t = glslType(x.dtype());
   for (int64_t k = 0; k < n; ++k) {
-    std::string s = t + " value(int e) { return in0(((e / " + str(inner) + ") * " + str(n) +
-                    " + " + str(k) + ") * " + str(inner) + " + e % " + str(inner) + "); }\n";
+    std::string s = t + " value(int e) { return in0(((e / " + str(inner) + ") * " + str(n) + " + " +
+                    str(k) + ") * " + str(inner) + " + e % " + str(inner) + "); }\n";
     runElementwise(glBackend(a), s, a.inputs, a.outputs[static_cast<size_t>(k)]);
   }
 }

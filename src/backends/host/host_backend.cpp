@@ -75,7 +75,8 @@ void HostBackend::read(void* handle, void* dst, size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = hostCopies_.find(handle);
     if (it == hostCopies_.end() || it->second.size() != bytes)
-      throw HostReadPending("[" + name_ + "] read: only asynchronous reads here (setAsyncReadsOnly)");
+      throw HostReadPending("[" + name_ +
+                            "] read: only asynchronous reads here (setAsyncReadsOnly)");
     // From the copy, not the buffer: a copy gone stale would show.
     std::memcpy(dst, it->second.data(), bytes);
     return;

@@ -10,8 +10,8 @@
 // back on releaseUnused(), on a failed system allocation, and at destruction.
 // Threads allocate and release at once (docs/CPP.md, "Threads"): the pool is
 // locked, the counters atomic.
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -64,7 +64,7 @@ class HostBackend : public Backend {
   std::string description_;
   void releaseUnusedLocked();
 
-  std::mutex mutex_;  // guards free_ and poolCap_
+  std::mutex mutex_;                                     // guards free_ and poolCap_
   std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> free buffers
   int64_t poolCap_ = kDefaultPoolCap;
   std::atomic<int64_t> bytesHeld_{0};

@@ -83,11 +83,12 @@ void backpropFilter(KernelArgs& a, bool depthwise) {
 
 void registerConvKernels(const std::string& backend) {
   GLINT_REGISTER(registerKernel, "Conv2D", backend, [](KernelArgs& a) { forward(a, false); });
-  GLINT_REGISTER(registerKernel, "Conv2DBackpropInput",
-      backend, [](KernelArgs& a) { backpropInput(a, false); });
-  GLINT_REGISTER(registerKernel, "Conv2DBackpropFilter",
-      backend, [](KernelArgs& a) { backpropFilter(a, false); });
-  GLINT_REGISTER(registerKernel, "DepthwiseConv2dNative", backend, [](KernelArgs& a) { forward(a, true); });
+  GLINT_REGISTER(registerKernel, "Conv2DBackpropInput", backend,
+                 [](KernelArgs& a) { backpropInput(a, false); });
+  GLINT_REGISTER(registerKernel, "Conv2DBackpropFilter", backend,
+                 [](KernelArgs& a) { backpropFilter(a, false); });
+  GLINT_REGISTER(registerKernel, "DepthwiseConv2dNative", backend,
+                 [](KernelArgs& a) { forward(a, true); });
   GLINT_REGISTER(registerKernel, "DepthwiseConv2dNativeBackpropInput", backend,
                  [](KernelArgs& a) { backpropInput(a, true); });
   GLINT_REGISTER(registerKernel, "DepthwiseConv2dNativeBackpropFilter", backend,

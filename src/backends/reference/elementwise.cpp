@@ -72,10 +72,9 @@ KernelFn binaryNumeric(FF ff, FI fi) {
     if (args.inputs[0].dtype() == DType::int32) {
       broadcastLoop<int32_t, int32_t>(args.inputs[0], args.inputs[1], args.outputs[0], fi);
     } else {
-      broadcastLoop<float, float>(args.inputs[0], args.inputs[1], args.outputs[0],
-                                  [&](float a, float b) {
-                                    return static_cast<float>(ff(double(a), double(b)));
-                                  });
+      broadcastLoop<float, float>(
+          args.inputs[0], args.inputs[1], args.outputs[0],
+          [&](float a, float b) { return static_cast<float>(ff(double(a), double(b))); });
     }
   };
 }
@@ -95,10 +94,9 @@ KernelFn compare(F f) {
 template <class F>
 KernelFn logic(F f) {
   return [f](KernelArgs& args) {
-    broadcastLoop<uint8_t, uint8_t>(args.inputs[0], args.inputs[1], args.outputs[0],
-                                    [&](uint8_t a, uint8_t b) {
-                                      return static_cast<uint8_t>(f(a != 0, b != 0));
-                                    });
+    broadcastLoop<uint8_t, uint8_t>(
+        args.inputs[0], args.inputs[1], args.outputs[0],
+        [&](uint8_t a, uint8_t b) { return static_cast<uint8_t>(f(a != 0, b != 0)); });
   };
 }
 
@@ -174,8 +172,7 @@ void realDivKernel(KernelArgs& args) {
   auto f = [](auto a, auto b) { return static_cast<float>(double(a) / double(b)); };
   if (args.inputs[0].dtype() == DType::int32)
     broadcastLoop<int32_t, float>(args.inputs[0], args.inputs[1], args.outputs[0], f);
-  else
-    broadcastLoop<float, float>(args.inputs[0], args.inputs[1], args.outputs[0], f);
+  else broadcastLoop<float, float>(args.inputs[0], args.inputs[1], args.outputs[0], f);
 }
 
 void selectKernel(KernelArgs& args) {
@@ -247,13 +244,18 @@ void registerElementwiseKernels(const std::string& backend) {
   auto reg = [&](const char* name, KernelFn fn) { registerKernel(name, backend, std::move(fn)); };
 
   // Unary.
-  GLINT_REGISTER(reg, "Neg", unaryNumeric([](double x) { return -x; }, [](int64_t x) { return -x; }));
-  GLINT_REGISTER(reg, "Abs", unaryNumeric([](double x) { return std::abs(x); },
-                          [](int64_t x) { return x < 0 ? -x : x; }));
+  GLINT_REGISTER(reg, "Neg",
+                 unaryNumeric([](double x) { return -x; }, [](int64_t x) { return -x; }));
+  GLINT_REGISTER(
+      reg, "Abs",
+      unaryNumeric([](double x) { return std::abs(x); }, [](int64_t x) { return x < 0 ? -x : x; }));
   GLINT_REGISTER(reg, "Square",
-      unaryNumeric([](double x) { return x * x; }, [](int64_t x) { return x * x; }));
-  GLINT_REGISTER(reg, "Sign", unaryNumeric([](double x) { return nanOr(x, x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0); },
-                           [](int64_t x) { return int64_t{x > 0} - int64_t{x < 0}; }));
+                 unaryNumeric([](double x) { return x * x; }, [](int64_t x) { return x * x; }));
+  GLINT_REGISTER(reg, "Sign",
+                 unaryNumeric([](double x) { return nanOr(x, x > 0   ? 1.0
+                                                             : x < 0 ? -1.0
+                                                                     : 0.0); },
+                              [](int64_t x) { return int64_t{x > 0} - int64_t{x < 0}; }));
   GLINT_REGISTER(reg, "Exp", unaryFloat([](double x) { return std::exp(x); }));
   GLINT_REGISTER(reg, "Log", unaryFloat([](double x) { return std::log(x); }));
   GLINT_REGISTER(reg, "Log1p", unaryFloat([](double x) { return std::log1p(x); }));
@@ -262,12 +264,12 @@ void registerElementwiseKernels(const std::string& backend) {
   GLINT_REGISTER(reg, "Reciprocal", unaryFloat([](double x) { return 1.0 / x; }));
   GLINT_REGISTER(reg, "Relu", unaryFloat([](double x) { return x > 0 ? x : nanOr(x, 0.0); }));
   GLINT_REGISTER(reg, "Relu6",
-      unaryFloat([](double x) { return nanOr(x, std::min(std::max(x, 0.0), 6.0)); }));
+                 unaryFloat([](double x) { return nanOr(x, std::min(std::max(x, 0.0), 6.0)); }));
   GLINT_REGISTER(reg, "LeakyRelu", leakyReluKernel);
   GLINT_REGISTER(reg, "Elu", unaryFloat([](double x) { return x > 0 ? x : std::expm1(x); }));
   GLINT_REGISTER(reg, "Selu", unaryFloat([](double x) {
-        return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
-      }));
+                   return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
+                 }));
   GLINT_REGISTER(reg, "Sigmoid", unaryFloat(sigmoid));
   GLINT_REGISTER(reg, "Tanh", unaryFloat([](double x) { return std::tanh(x); }));
   GLINT_REGISTER(reg, "Softplus", unaryFloat(softplus));
@@ -286,36 +288,44 @@ void registerElementwiseKernels(const std::string& backend) {
   GLINT_REGISTER(reg, "Round", unaryFloat(roundHalfEven));
 
   // Binary. Int32 arithmetic goes through int64 and wraps.
-  GLINT_REGISTER(reg, "Add", binaryNumeric([](double a, double b) { return a + b; },
-                           [](int32_t a, int32_t b) { return wrap(int64_t{a} + b); }));
-  GLINT_REGISTER(reg, "Sub", binaryNumeric([](double a, double b) { return a - b; },
-                           [](int32_t a, int32_t b) { return wrap(int64_t{a} - b); }));
-  GLINT_REGISTER(reg, "Mul", binaryNumeric([](double a, double b) { return a * b; },
-                           [](int32_t a, int32_t b) { return wrap(int64_t{a} * b); }));
+  GLINT_REGISTER(reg, "Add",
+                 binaryNumeric([](double a, double b) { return a + b; },
+                               [](int32_t a, int32_t b) { return wrap(int64_t{a} + b); }));
+  GLINT_REGISTER(reg, "Sub",
+                 binaryNumeric([](double a, double b) { return a - b; },
+                               [](int32_t a, int32_t b) { return wrap(int64_t{a} - b); }));
+  GLINT_REGISTER(reg, "Mul",
+                 binaryNumeric([](double a, double b) { return a * b; },
+                               [](int32_t a, int32_t b) { return wrap(int64_t{a} * b); }));
   GLINT_REGISTER(reg, "RealDiv", realDivKernel);
   // Relu's gradient (dy, x): float only (gradients are).
-  GLINT_REGISTER(reg, "ReluGrad", binaryNumeric([](double dy, double x) { return dy * (x > 0 ? 1.0 : 0.0); },
-                                [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
-  GLINT_REGISTER(reg, "Pow", binaryNumeric([](double a, double b) { return std::pow(a, b); }, intPow));
+  GLINT_REGISTER(reg, "ReluGrad",
+                 binaryNumeric([](double dy, double x) { return dy * (x > 0 ? 1.0 : 0.0); },
+                               [](int32_t dy, int32_t x) { return x > 0 ? dy : 0; }));
+  GLINT_REGISTER(reg, "Pow",
+                 binaryNumeric([](double a, double b) { return std::pow(a, b); }, intPow));
   // int32 operands: the float angle truncated toward zero (TF.js).
-  GLINT_REGISTER(reg, "Atan2", binaryNumeric([](double a, double b) { return std::atan2(a, b); },
-                             [](int32_t a, int32_t b) {
-                               return static_cast<int32_t>(std::atan2(double(a), double(b)));
-                             }));
-  GLINT_REGISTER(reg, "Maximum", binaryNumeric(
-                     [](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::max(a, b)); },
-                     [](int32_t a, int32_t b) { return std::max(a, b); }));
-  GLINT_REGISTER(reg, "Minimum", binaryNumeric(
-                     [](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::min(a, b)); },
-                     [](int32_t a, int32_t b) { return std::min(a, b); }));
+  GLINT_REGISTER(reg, "Atan2",
+                 binaryNumeric([](double a, double b) { return std::atan2(a, b); },
+                               [](int32_t a, int32_t b) {
+                                 return static_cast<int32_t>(std::atan2(double(a), double(b)));
+                               }));
+  GLINT_REGISTER(
+      reg, "Maximum",
+      binaryNumeric([](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::max(a, b)); },
+                    [](int32_t a, int32_t b) { return std::max(a, b); }));
+  GLINT_REGISTER(
+      reg, "Minimum",
+      binaryNumeric([](double a, double b) { return std::isnan(b) ? b : nanOr(a, std::min(a, b)); },
+                    [](int32_t a, int32_t b) { return std::min(a, b); }));
   GLINT_REGISTER(reg, "SquaredDifference",
-      binaryNumeric([](double a, double b) { return (a - b) * (a - b); },
-                    [](int32_t a, int32_t b) {
-                      uint64_t d = static_cast<uint64_t>(int64_t{a} - b);
-                      return static_cast<int32_t>(static_cast<uint32_t>(d * d));
-                    }));
+                 binaryNumeric([](double a, double b) { return (a - b) * (a - b); },
+                               [](int32_t a, int32_t b) {
+                                 uint64_t d = static_cast<uint64_t>(int64_t{a} - b);
+                                 return static_cast<int32_t>(static_cast<uint32_t>(d * d));
+                               }));
   GLINT_REGISTER(reg, "FloorDiv",
-      binaryNumeric([](double a, double b) { return std::floor(a / b); }, intFloorDiv));
+                 binaryNumeric([](double a, double b) { return std::floor(a / b); }, intFloorDiv));
   GLINT_REGISTER(reg, "Mod", binaryNumeric(floatMod, intMod));
 
   // Comparisons and logic.

@@ -16,8 +16,11 @@ namespace {
 enum class Act { linear, relu, relu6, elu, leakyrelu, sigmoid, tanh };
 
 Act parseAct(const std::string& name) {
-  for (auto [n, a] : {std::pair{"relu", Act::relu}, {"relu6", Act::relu6}, {"elu", Act::elu},
-                      {"leakyrelu", Act::leakyrelu}, {"sigmoid", Act::sigmoid},
+  for (auto [n, a] : {std::pair{"relu", Act::relu},
+                      {"relu6", Act::relu6},
+                      {"elu", Act::elu},
+                      {"leakyrelu", Act::leakyrelu},
+                      {"sigmoid", Act::sigmoid},
                       {"tanh", Act::tanh}})
     if (name == n) return a;
   return Act::linear;
@@ -27,13 +30,20 @@ Act parseAct(const std::string& name) {
 double activate(Act act, double x, double alpha) {
   if (std::isnan(x)) return x;
   switch (act) {
-    case Act::linear: return x;
-    case Act::relu: return x > 0 ? x : 0.0;
-    case Act::relu6: return std::min(std::max(x, 0.0), 6.0);
-    case Act::elu: return x > 0 ? x : std::expm1(x);
-    case Act::leakyrelu: return x > 0 ? x : alpha * x;
-    case Act::sigmoid: return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
-    case Act::tanh: return std::tanh(x);
+    case Act::linear:
+      return x;
+    case Act::relu:
+      return x > 0 ? x : 0.0;
+    case Act::relu6:
+      return std::min(std::max(x, 0.0), 6.0);
+    case Act::elu:
+      return x > 0 ? x : std::expm1(x);
+    case Act::leakyrelu:
+      return x > 0 ? x : alpha * x;
+    case Act::sigmoid:
+      return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
+    case Act::tanh:
+      return std::tanh(x);
   }
   return x;
 }

@@ -14,8 +14,7 @@ inline std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) 
   std::vector<int64_t> strides(out.size(), 0);
   std::vector<int64_t> own = stridesOf(in);
   size_t lead = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i)
-    strides[lead + i] = in[i] == 1 ? 0 : own[i];
+  for (size_t i = 0; i < in.size(); ++i) strides[lead + i] = in[i] == 1 ? 0 : own[i];
   return strides;
 }
 
@@ -44,9 +43,15 @@ inline int64_t offsetOf(const std::vector<int64_t>& index, const std::vector<int
 template <class F>
 void dispatchDType(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::float32: f(float{}); return;
-    case DType::int32: f(int32_t{}); return;
-    case DType::boolean: f(uint8_t{}); return;
+    case DType::float32:
+      f(float{});
+      return;
+    case DType::int32:
+      f(int32_t{});
+      return;
+    case DType::boolean:
+      f(uint8_t{});
+      return;
   }
 }
 

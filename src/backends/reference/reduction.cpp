@@ -72,8 +72,8 @@ void argKernel(KernelArgs& args, Better better) {
   int32_t* po = hostData<int32_t>(args.outputs[0]);
   for (int64_t o = 0; o < p.outer; ++o)
     for (int64_t in = 0; in < p.inner; ++in)
-      po[o * p.inner + in] = static_cast<int32_t>(
-          firstBest(px + o * p.len * p.inner + in, p.len, p.inner, better));
+      po[o * p.inner + in] =
+          static_cast<int32_t>(firstBest(px + o * p.len * p.inner + in, p.len, p.inner, better));
 }
 
 template <class T>
@@ -126,7 +126,8 @@ void registerSoftmax(const std::string& backend) {
       for (int64_t in = 0; in < p.inner; ++in) {
         int64_t base = o * p.len * p.inner + in;
         double m = -std::numeric_limits<double>::infinity();
-        for (int64_t i = 0; i < p.len; ++i) m = std::max(m, static_cast<double>(px[base + i * p.inner]));
+        for (int64_t i = 0; i < p.len; ++i)
+          m = std::max(m, static_cast<double>(px[base + i * p.inner]));
         double total = 0;
         for (int64_t i = 0; i < p.len; ++i) total += std::exp(px[base + i * p.inner] - m);
         for (int64_t i = 0; i < p.len; ++i)
@@ -143,8 +144,7 @@ void registerReductionKernels(const std::string& backend) {
   GLINT_REGISTER(registerKernel, "Sum", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; });
-    else
-      fold<int32_t, uint32_t>(a, 0u, [](uint32_t acc, int32_t v) { return acc + uint32_t(v); });
+    else fold<int32_t, uint32_t>(a, 0u, [](uint32_t acc, int32_t v) { return acc + uint32_t(v); });
   });
   // [rows, classes] x 2 -> [rows]: ArgMax's rule on both rows.
   GLINT_REGISTER(registerKernel, "_ArgMaxEqual", backend, [](KernelArgs& a) {
@@ -159,16 +159,17 @@ void registerReductionKernels(const std::string& backend) {
                   ? 1.0f
                   : 0.0f;
   });
-  GLINT_REGISTER(registerKernel, "Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
-    const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
-    fold<float, double>(a, 0.0, [](double acc, float v) { return acc + v; },
-                        [scale](double acc) { return acc * scale; });
-  });
+  GLINT_REGISTER(registerKernel, "Mean", backend,
+                 [](KernelArgs& a) {  // float32 (the op casts int32)
+                   const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
+                   fold<float, double>(
+                       a, 0.0, [](double acc, float v) { return acc + v; },
+                       [scale](double acc) { return acc * scale; });
+                 });
   GLINT_REGISTER(registerKernel, "Prod", backend, [](KernelArgs& a) {
     if (a.inputs[0].dtype() == DType::float32)
       fold<float, double>(a, 1.0, [](double acc, float v) { return acc * v; });
-    else
-      fold<int32_t, uint32_t>(a, 1u, [](uint32_t acc, int32_t v) { return acc * uint32_t(v); });
+    else fold<int32_t, uint32_t>(a, 1u, [](uint32_t acc, int32_t v) { return acc * uint32_t(v); });
   });
   GLINT_REGISTER(registerKernel, "Any", backend, [](KernelArgs& a) {
     fold<uint8_t, uint8_t>(a, 0, [](uint8_t acc, uint8_t v) { return uint8_t(acc || v); });

@@ -20,13 +20,18 @@ namespace {
 class Activation {
  public:
   explicit Activation(const std::string& name)
-      : kind_(name == "sigmoid" ? kSigmoid : name == "hardSigmoid" ? kHardSigmoid : kTanh) {}
+      : kind_(name == "sigmoid"       ? kSigmoid
+              : name == "hardSigmoid" ? kHardSigmoid
+                                      : kTanh) {}
 
   double operator()(double x) const {
     switch (kind_) {
-      case kSigmoid: return 1.0 / (1.0 + std::exp(-x));
-      case kHardSigmoid: return std::clamp(kSlope * x + 0.5, 0.0, 1.0);
-      case kTanh: break;
+      case kSigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
+      case kHardSigmoid:
+        return std::clamp(kSlope * x + 0.5, 0.0, 1.0);
+      case kTanh:
+        break;
     }
     return std::tanh(x);
   }
@@ -35,12 +40,14 @@ class Activation {
   /// the gradient of clipByValue does.
   double derivative(double x, double y) const {
     switch (kind_) {
-      case kSigmoid: return y * (1.0 - y);
+      case kSigmoid:
+        return y * (1.0 - y);
       case kHardSigmoid: {
         double p = kSlope * x + 0.5;
         return p >= 0.0 && p <= 1.0 ? kSlope : 0.0;
       }
-      case kTanh: break;
+      case kTanh:
+        break;
     }
     return 1.0 - y * y;
   }
@@ -205,9 +212,15 @@ struct LstmLoop {
   const float* hs;  // [time, batch, u] outputs, processing order
   bool given;       // input 0 holds the pre-activations z, processing order
   explicit LstmLoop(const KernelArgs& args, const float* hsIn, const float* maskIn)
-      : cell(args), time(args.inputs[0].shape()[0]), u(args.inputs[1].shape()[0]),
-        backwards(args.attrs.b("goBackwards")), xw(in(args, 0)), wr(in(args, 1)), mask(maskIn),
-        hs(hsIn), given(lstmPreActivationsGiven(args.attrs)) {
+      : cell(args),
+        time(args.inputs[0].shape()[0]),
+        u(args.inputs[1].shape()[0]),
+        backwards(args.attrs.b("goBackwards")),
+        xw(in(args, 0)),
+        wr(in(args, 1)),
+        mask(maskIn),
+        hs(hsIn),
+        given(lstmPreActivationsGiven(args.attrs)) {
     cell.batch = args.inputs[0].shape()[1];
     cell.units = u;
   }

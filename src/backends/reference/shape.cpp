@@ -21,9 +21,8 @@ void transposeKernel(KernelArgs& args) {
     const T* px = hostData<T>(x);
     T* po = hostData<T>(args.outputs[0]);
     int64_t o = 0;
-    forEachIndex(args.outputs[0].shape(), [&](const std::vector<int64_t>& i) {
-      po[o++] = px[offsetOf(i, strides)];
-    });
+    forEachIndex(args.outputs[0].shape(),
+                 [&](const std::vector<int64_t>& i) { po[o++] = px[offsetOf(i, strides)]; });
   });
 }
 
@@ -146,8 +145,7 @@ void gatherKernel(KernelArgs& args) {
       for (int64_t j = 0; j < m; ++j) {
         int64_t row = idx[j];
         bool valid = row >= 0 && row < n;
-        for (int64_t k = 0; k < inner; ++k)
-          *po++ = valid ? px[(o * n + row) * inner + k] : T{};
+        for (int64_t k = 0; k < inner; ++k) *po++ = valid ? px[(o * n + row) * inner + k] : T{};
       }
   });
 }

@@ -35,8 +35,8 @@ void runUnary(KernelArgs& a, const std::string& floatExpr, const std::string& in
   bool isInt = a.inputs[0].dtype() == DType::int32;
   const char* t = isInt ? "i32" : "f32";
   const std::string& expr = isInt ? intExpr : floatExpr;
-  std::string body = mathFor(expr) + "fn value(i: i32) -> " + t + " { let x = in0(i); return " +
-                     expr + "; }\n";
+  std::string body =
+      mathFor(expr) + "fn value(i: i32) -> " + t + " { let x = in0(i); return " + expr + "; }\n";
   runElementwise(gpuBackend(a), body, a.inputs, a.outputs[0], params);
 }
 
@@ -80,8 +80,8 @@ std::string binaryBody(KernelArgs& a, const std::string& inType, const std::stri
                        const std::string& expr) {
   std::string s = mathFor(expr);
   s += broadcastIndices({"ia", "ib"}, a.inputs, a.outputs[0].shape());
-  s += "fn value(i: i32) -> " + outType + " { let a = " + inType + "(in0(ia(i))); let b = " +
-       inType + "(in1(ib(i))); return " + expr + "; }\n";
+  s += "fn value(i: i32) -> " + outType + " { let a = " + inType +
+       "(in0(ia(i))); let b = " + inType + "(in1(ib(i))); return " + expr + "; }\n";
   return s;
 }
 
@@ -131,13 +131,14 @@ void castKernel(KernelArgs& a) {
       expr = from == DType::float32
                  ? "select(select(select(i32(x), -2147483647 - 1, x < -2147483648.0), 2147483647, "
                    "x >= 2147483648.0), 0, isnan_(x))"
-                 : from == DType::boolean ? "select(0, 1, x)" : "x";
+             : from == DType::boolean ? "select(0, 1, x)"
+                                      : "x";
       break;
     case DType::boolean:
       // SwiftShader's != is ordered (NaN != 0 false): NaN is true, as in C++.
       expr = from == DType::float32 ? "x != 0.0 || isnan_(x)"
-             : from == DType::int32   ? "x != 0"
-                                      : "x";
+             : from == DType::int32 ? "x != 0"
+                                    : "x";
       break;
   }
   std::string s = std::string("fn value(i: i32) -> ") + wgslType(to) +
@@ -152,7 +153,8 @@ void registerElementwiseKernels() {
   GLINT_REGISTER(reg, "Neg", unary("-x", "-x"));
   GLINT_REGISTER(reg, "Abs", unary("abs(x)", "select(x, -x, x < 0)"));
   GLINT_REGISTER(reg, "Square", unary("x * x", "x * x"));
-  GLINT_REGISTER(reg, "Sign",
+  GLINT_REGISTER(
+      reg, "Sign",
       unary("select(sign(x), x, isnan_(x))", "select(0, 1, x > 0) - select(0, 1, x < 0)"));
   GLINT_REGISTER(reg, "Exp", unary("exp_(x)"));
   GLINT_REGISTER(reg, "Log", unary("log_(x)"));
@@ -168,16 +170,16 @@ void registerElementwiseKernels() {
   });
   GLINT_REGISTER(reg, "Elu", unary("select(expm1_(x), x, x > 0.0)"));
   GLINT_REGISTER(reg, "Selu",
-      unary("1.0507009873554805 * select(1.6732632423543772 * expm1_(x), x, x > 0.0)"));
+                 unary("1.0507009873554805 * select(1.6732632423543772 * expm1_(x), x, x > 0.0)"));
   GLINT_REGISTER(reg, "Sigmoid", unary("sigmoid_(x)"));
   GLINT_REGISTER(reg, "Tanh", unary("tanh_(x)"));
-  GLINT_REGISTER(reg, "Softplus", unary("select(max(x, 0.0) + log1p_(exp_(-abs(x))), x, isnan_(x))"));
+  GLINT_REGISTER(reg, "Softplus",
+                 unary("select(max(x, 0.0) + log1p_(exp_(-abs(x))), x, isnan_(x))"));
   GLINT_REGISTER(reg, "Gelu", [](KernelArgs& a) {
     if (a.attrs.b("approximate"))
       // 0.5 (1 + tanh z) as sigmoid(2z): no cancellation where tanh z nears -1.
       runUnary(a, "x * sigmoid_(1.5957691216057308 * (x + 0.044715 * x * x * x))", "");
-    else
-      runUnary(a, "0.5 * x * (1.0 + erf_(x * 0.7071067811865476))", "");
+    else runUnary(a, "0.5 * x * (1.0 + erf_(x * 0.7071067811865476))", "");
   });
   GLINT_REGISTER(reg, "Erf", unary("erf_(x)"));
   GLINT_REGISTER(reg, "Sin", unary("sincos_(x).x"));
@@ -201,11 +203,12 @@ void registerElementwiseKernels() {
   });
   GLINT_REGISTER(reg, "Pow", binary("pow_(a, b)", "ipow_(a, b)"));
   GLINT_REGISTER(reg, "Atan2", binary("atan2_(a, b)", "i32(atan2_(f32(a), f32(b)))"));
-  GLINT_REGISTER(reg, "ReluGrad", binary("a * select(0.0, 1.0, b > 0.0)", "select(0, a, b > 0)"));  // (dy, x)
+  GLINT_REGISTER(reg, "ReluGrad",
+                 binary("a * select(0.0, 1.0, b > 0.0)", "select(0, a, b > 0)"));  // (dy, x)
   GLINT_REGISTER(reg, "Maximum",
-      binary("select(select(max(a, b), a, isnan_(a)), b, isnan_(b))", "max(a, b)"));
+                 binary("select(select(max(a, b), a, isnan_(a)), b, isnan_(b))", "max(a, b)"));
   GLINT_REGISTER(reg, "Minimum",
-      binary("select(select(min(a, b), a, isnan_(a)), b, isnan_(b))", "min(a, b)"));
+                 binary("select(select(min(a, b), a, isnan_(a)), b, isnan_(b))", "min(a, b)"));
   GLINT_REGISTER(reg, "SquaredDifference", binary("(a - b) * (a - b)", "(a - b) * (a - b)"));
   GLINT_REGISTER(reg, "FloorDiv", binary("floorDiv_(a, b)", "ifloorDiv_(a, b)"));
   GLINT_REGISTER(reg, "Mod", binary("fmod_(a, b)", "imod_(a, b)"));

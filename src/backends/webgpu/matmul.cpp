@@ -25,7 +25,6 @@ constexpr int kSlice = 16, kThreads = 8;
 // spread over (small batches of a dense layer: [32, 784] x [784, 128]).
 constexpr int64_t kFewTiles = 32;
 
-
 /// WGSL `fn mm_act(x: f32) -> f32` for _FusedMatMul's activation (NaN stays NaN).
 std::string activation(const std::string& name, double alpha) {
   std::string expr = "x";
@@ -35,8 +34,8 @@ std::string activation(const std::string& name, double alpha) {
   else if (name == "leakyrelu") expr = "select(" + floatLit(alpha) + " * x, x, x > 0.0)";
   else if (name == "sigmoid") expr = "sigmoid_(x)";
   else if (name == "tanh") expr = "tanh_(x)";
-  return std::string(kMathWgsl) + "fn mm_act(x: f32) -> f32 { if (isnan_(x)) { return x; } return " +
-         expr + "; }\n";
+  return std::string(kMathWgsl) +
+         "fn mm_act(x: f32) -> f32 { if (isnan_(x)) { return x; } return " + expr + "; }\n";
 }
 
 /// Bindings (mA, mB as vec4<u32> arrays when vecA / vecB, mBias when fused
@@ -76,8 +75,8 @@ std::string header(KernelArgs& args, bool fused, bool vecA, bool vecB, const Sha
 /// (row-major A, K % 4 == 0: four p per step) or along i (transposed A,
 /// M % 4 == 0). SwiftShader, [64,784]x[784,128]: 20 -> 10 ms; the transposed
 /// [784,64]^T x [64,128] of a dense layer's weight gradient: 44 -> 10 ms.
-void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, int64_t n,
-                  int64_t k, bool tA, bool tB) {
+void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, int64_t n, int64_t k,
+                  bool tA, bool tB) {
   Tensor& out = args.outputs[0];
   // Rows per invocation: 16 amortise each B load over 16 accumulators; fewer
   // for short matrices (a one-sample predict has 1).
@@ -98,12 +97,17 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
   // B's row p, columns 4 j4 .. 4 j4 + 3 (zeros past n).
   if (vecB) {
     s += "fn loadB(base: i32, p: i32, j4: i32) -> vec4<f32> {\n"
-         "  return bitcast<vec4<f32>>(mB[(base + p * " + N + ") / 4 + j4]);\n}\n";
+         "  return bitcast<vec4<f32>>(mB[(base + p * " +
+         N + ") / 4 + j4]);\n}\n";
   } else {
     std::string at = tB ? "j * " + K + " + p" : "p * " + N + " + j";
     s += "fn bAt(base: i32, p: i32, j: i32) -> f32 {\n"
-         "  if (j >= " + N + ") { return 0.0; }\n"
-         "  return bitcast<f32>(mB[base + " + at + "]);\n}\n"
+         "  if (j >= " +
+         N +
+         ") { return 0.0; }\n"
+         "  return bitcast<f32>(mB[base + " +
+         at +
+         "]);\n}\n"
          "fn loadB(base: i32, p: i32, j4: i32) -> vec4<f32> {\n"
          "  let j = j4 * 4;\n"
          "  return vec4<f32>(bAt(base, p, j), bAt(base, p, j + 1), bAt(base, p, j + 2), "
@@ -117,16 +121,30 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
   s += "@compute @workgroup_size(64) fn main(@builtin(workgroup_id) wid: vec3<u32>,\n"
        "    @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n"
        "  let g = i32(wid.x + wid.y * nwg.x);\n"
-       "  if (g >= " + str(groups) + ") { return; }\n"
+       "  if (g >= " +
+       str(groups) +
+       ") { return; }\n"
        "  let l = i32(lid);\n"
-       "  let j4 = (g % " + str(groupsX) + ") * " + str(wgX) + " + l % " + str(wgX) + ";\n"
-       "  let rest = g / " + str(groupsX) + ";\n"
-       "  let i0 = ((rest % " + str(groupsY) + ") * " + str(wgY) + " + l / " + str(wgX) + ") * " +
-       str(rows) + ";\n"
-       "  let bi = rest / " + str(groupsY) + ";\n"
-       "  if (j4 >= " + str(n4) + " || i0 >= " + M + ") { return; }\n"
-       "  let aBase = batchA(bi) * " + str(m * k) + ";\n"
-       "  let bBase = batchB(bi) * " + str(k * n) + ";\n";
+       "  let j4 = (g % " +
+       str(groupsX) + ") * " + str(wgX) + " + l % " + str(wgX) +
+       ";\n"
+       "  let rest = g / " +
+       str(groupsX) +
+       ";\n"
+       "  let i0 = ((rest % " +
+       str(groupsY) + ") * " + str(wgY) + " + l / " + str(wgX) + ") * " + str(rows) +
+       ";\n"
+       "  let bi = rest / " +
+       str(groupsY) +
+       ";\n"
+       "  if (j4 >= " +
+       str(n4) + " || i0 >= " + M +
+       ") { return; }\n"
+       "  let aBase = batchA(bi) * " +
+       str(m * k) +
+       ";\n"
+       "  let bBase = batchB(bi) * " +
+       str(k * n) + ";\n";
   // Rows past m read row m - 1 (in bounds) and are not stored.
   for (int r = 0; r < rows; ++r)
     s += "  var acc" + str(r) + " = vec4<f32>(0.0);\n  let row" + str(r) + " = min(i0 + " + str(r) +
@@ -137,7 +155,8 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
       s += "    let b" + str(q) + " = loadB(bBase, p + " + str(q) + ", j4);\n";
     for (int r = 0; r < rows; ++r)
       s += "    { let a = bitcast<vec4<f32>>(mA[(aBase + row" + str(r) + " * " + K +
-           " + p) / 4]);\n      acc" + str(r) + " += a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3; }\n";
+           " + p) / 4]);\n      acc" + str(r) +
+           " += a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3; }\n";
   } else {
     s += "  for (var p = 0; p < " + K + "; p++) {\n    let bv = loadB(bBase, p, j4);\n";
     if (vecI) {
@@ -158,11 +177,13 @@ void directMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, i
   s += "  }\n  let outBase = bi * " + str(m * n) + ";\n";
   for (int r = 0; r < rows; ++r) {
     std::string row = "(i0 + " + str(r) + ")";
-    s += "  if (" + row + " < " + M + ") {\n"
+    s += "  if (" + row + " < " + M +
+         ") {\n"
          "    for (var c = 0; c < 4; c++) {\n"
          "      let j = j4 * 4 + c;\n"
-         "      if (j < " + N + ") { mC[outBase + " + row + " * " + N +
-         " + j] = bitcast<u32>(mm_act(acc" + str(r) + "[c] + mm_bias(j))); }\n"
+         "      if (j < " +
+         N + ") { mC[outBase + " + row + " * " + N + " + j] = bitcast<u32>(mm_act(acc" + str(r) +
+         "[c] + mm_bias(j))); }\n"
          "    }\n  }\n";
   }
   s += "}\n";
@@ -205,43 +226,69 @@ void vecTileMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, 
        ") fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
        "    @builtin(local_invocation_index) lid: u32) {\n"
        "  let g = i32(wid.x + wid.y * nwg.x);\n"
-       "  if (g >= " + str(tiles) + ") { return; }\n"
-       "  let tn = g % " + str(tilesN) + "; let rest = g / " + str(tilesN) + ";\n"
-       "  let row0 = (rest % " + str(tilesM) + ") * " + T + "; let col0 = tn * " + T +
-       "; let bi = rest / " + str(tilesM) + ";\n"
-       "  let aBase = batchA(bi) * " + str(m * k) + "; let bBase = batchB(bi) * " + str(k * n) +
+       "  if (g >= " +
+       str(tiles) +
+       ") { return; }\n"
+       "  let tn = g % " +
+       str(tilesN) + "; let rest = g / " + str(tilesN) +
        ";\n"
-       "  let l = i32(lid); let tx = l % " + str(kSide) + "; let ty = l / " + str(kSide) + ";\n";
+       "  let row0 = (rest % " +
+       str(tilesM) + ") * " + T + "; let col0 = tn * " + T + "; let bi = rest / " + str(tilesM) +
+       ";\n"
+       "  let aBase = batchA(bi) * " +
+       str(m * k) + "; let bBase = batchB(bi) * " + str(k * n) +
+       ";\n"
+       "  let l = i32(lid); let tx = l % " +
+       str(kSide) + "; let ty = l / " + str(kSide) + ";\n";
   for (int r = 0; r < per; ++r)
     for (int h = 0; h < groups4; ++h)
       s += "  var c" + str(r) + "_" + str(h) + " = vec4<f32>(0.0);\n";
-  s += "  for (var p0 = 0; p0 < " + K + "; p0 += " + D + ") {\n"
-       "    for (var e = l; e < " + str(tile * kDeep / 4) + "; e += " + str(threads) + ") {\n";
+  s += "  for (var p0 = 0; p0 < " + K + "; p0 += " + D +
+       ") {\n"
+       "    for (var e = l; e < " +
+       str(tile * kDeep / 4) + "; e += " + str(threads) + ") {\n";
   // A's slice: rows along i, depth along p; read as vec4s along memory.
   if (tA) {
-    s += "      { let p = e / " + T4 + "; let i4 = e % " + T4 + ";\n"
+    s += "      { let p = e / " + T4 + "; let i4 = e % " + T4 +
+         ";\n"
          "        var v = vec4<f32>(0.0);\n"
-         "        if (row0 + i4 * 4 < " + M + " && p0 + p < " + K + ") { v = bitcast<vec4<f32>>(mA[(aBase + (p0 + p) * " + M + " + row0) / 4 + i4]); }\n"
-         "        tA_[p * " + T4 + " + i4] = v; }\n";
+         "        if (row0 + i4 * 4 < " +
+         M + " && p0 + p < " + K + ") { v = bitcast<vec4<f32>>(mA[(aBase + (p0 + p) * " + M +
+         " + row0) / 4 + i4]); }\n"
+         "        tA_[p * " +
+         T4 + " + i4] = v; }\n";
   } else {
-    s += "      { let i = e / " + D4 + "; let p4 = e % " + D4 + ";\n"
+    s += "      { let i = e / " + D4 + "; let p4 = e % " + D4 +
+         ";\n"
          "        var v = vec4<f32>(0.0);\n"
-         "        if (row0 + i < " + M + " && p0 + p4 * 4 < " + K + ") { v = bitcast<vec4<f32>>(mA[(aBase + (row0 + i) * " + K + " + p0) / 4 + p4]); }\n"
-         "        for (var q = 0; q < 4; q++) { tA_[(p4 * 4 + q) * " + T4 + " + i / 4][i % 4] = v[q]; } }\n";
+         "        if (row0 + i < " +
+         M + " && p0 + p4 * 4 < " + K + ") { v = bitcast<vec4<f32>>(mA[(aBase + (row0 + i) * " + K +
+         " + p0) / 4 + p4]); }\n"
+         "        for (var q = 0; q < 4; q++) { tA_[(p4 * 4 + q) * " +
+         T4 + " + i / 4][i % 4] = v[q]; } }\n";
   }
   if (tB) {
-    s += "      { let j = e / " + D4 + "; let p4 = e % " + D4 + ";\n"
+    s += "      { let j = e / " + D4 + "; let p4 = e % " + D4 +
+         ";\n"
          "        var v = vec4<f32>(0.0);\n"
-         "        if (col0 + j < " + N + " && p0 + p4 * 4 < " + K + ") { v = bitcast<vec4<f32>>(mB[(bBase + (col0 + j) * " + K + " + p0) / 4 + p4]); }\n"
-         "        for (var q = 0; q < 4; q++) { tB_[(p4 * 4 + q) * " + T4 + " + j / 4][j % 4] = v[q]; } }\n";
+         "        if (col0 + j < " +
+         N + " && p0 + p4 * 4 < " + K + ") { v = bitcast<vec4<f32>>(mB[(bBase + (col0 + j) * " + K +
+         " + p0) / 4 + p4]); }\n"
+         "        for (var q = 0; q < 4; q++) { tB_[(p4 * 4 + q) * " +
+         T4 + " + j / 4][j % 4] = v[q]; } }\n";
   } else {
-    s += "      { let p = e / " + T4 + "; let j4 = e % " + T4 + ";\n"
+    s += "      { let p = e / " + T4 + "; let j4 = e % " + T4 +
+         ";\n"
          "        var v = vec4<f32>(0.0);\n"
-         "        if (col0 + j4 * 4 < " + N + " && p0 + p < " + K + ") { v = bitcast<vec4<f32>>(mB[(bBase + (p0 + p) * " + N + " + col0) / 4 + j4]); }\n"
-         "        tB_[p * " + T4 + " + j4] = v; }\n";
+         "        if (col0 + j4 * 4 < " +
+         N + " && p0 + p < " + K + ") { v = bitcast<vec4<f32>>(mB[(bBase + (p0 + p) * " + N +
+         " + col0) / 4 + j4]); }\n"
+         "        tB_[p * " +
+         T4 + " + j4] = v; }\n";
   }
   s += "    }\n    workgroupBarrier();\n"
-       "    for (var p = 0; p < " + D + "; p++) {\n";
+       "    for (var p = 0; p < " +
+       D + "; p++) {\n";
   for (int g4 = 0; g4 < groups4; ++g4)
     s += "      let a" + str(g4) + " = tA_[p * " + T4 + " + " + str(g4 * kSide) + " + ty];\n";
   for (int h = 0; h < groups4; ++h)
@@ -252,16 +299,22 @@ void vecTileMatMul(KernelArgs& args, bool fused, const Shape& batch, int64_t m, 
         s += "      c" + str(g4 * 4 + r) + "_" + str(h) + " += a" + str(g4) + "[" + str(r) +
              "] * b" + str(h) + ";\n";
   s += "    }\n    workgroupBarrier();\n  }\n"
-       "  let outBase = bi * " + str(m * n) + ";\n";
+       "  let outBase = bi * " +
+       str(m * n) + ";\n";
   for (int g4 = 0; g4 < groups4; ++g4)
     for (int r = 0; r < 4; ++r) {
-      s += "  { let i = row0 + " + str(g4 * 4 * kSide) + " + ty * 4 + " + str(r) + ";\n"
-           "    if (i < " + M + ") {\n";
+      s += "  { let i = row0 + " + str(g4 * 4 * kSide) + " + ty * 4 + " + str(r) +
+           ";\n"
+           "    if (i < " +
+           M + ") {\n";
       for (int h = 0; h < groups4; ++h)
         s += "      for (var c = 0; c < 4; c++) {\n"
-             "        let j = col0 + " + str(h * 4 * kSide) + " + tx * 4 + c;\n"
-             "        if (j < " + N + ") { mC[outBase + i * " + N + " + j] = bitcast<u32>(mm_act(c" +
-             str(g4 * 4 + r) + "_" + str(h) + "[c] + mm_bias(j))); }\n      }\n";
+             "        let j = col0 + " +
+             str(h * 4 * kSide) +
+             " + tx * 4 + c;\n"
+             "        if (j < " +
+             N + ") { mC[outBase + i * " + N + " + j] = bitcast<u32>(mm_act(c" + str(g4 * 4 + r) +
+             "_" + str(h) + "[c] + mm_bias(j))); }\n      }\n";
       s += "    }\n  }\n";
     }
   s += "}\n";
@@ -333,13 +386,23 @@ void matMul(KernelArgs& args, bool fused) {
        "    @builtin(local_invocation_index) lid: u32) {\n"
        // From the workgroup id alone: uniform, so the barriers below are legal.
        "  let gAll = i32(wid.x + wid.y * nwg.x);\n"
-       "  if (gAll >= " + str(tiles * splits) + ") { return; }\n"
-       "  let ks = gAll / " + str(tiles) + "; let g = gAll % " + str(tiles) + ";\n"
-       "  let tn = g % " + str(tilesN) + "; let rest = g / " + str(tilesN) + ";\n"
-       "  let row0 = (rest % " + str(tilesM) + ") * " + T + "; let col0 = tn * " + T +
-       "; let bi = rest / " + str(tilesM) + ";\n"
-       "  let aBase = batchA(bi) * " + str(m * k) + "; let bBase = batchB(bi) * " + str(k * n) + ";\n"
-       "  let l = i32(lid); let tx = l % " + str(kThreads) + "; let ty = l / " + str(kThreads) + ";\n";
+       "  if (gAll >= " +
+       str(tiles * splits) +
+       ") { return; }\n"
+       "  let ks = gAll / " +
+       str(tiles) + "; let g = gAll % " + str(tiles) +
+       ";\n"
+       "  let tn = g % " +
+       str(tilesN) + "; let rest = g / " + str(tilesN) +
+       ";\n"
+       "  let row0 = (rest % " +
+       str(tilesM) + ") * " + T + "; let col0 = tn * " + T + "; let bi = rest / " + str(tilesM) +
+       ";\n"
+       "  let aBase = batchA(bi) * " +
+       str(m * k) + "; let bBase = batchB(bi) * " + str(k * n) +
+       ";\n"
+       "  let l = i32(lid); let tx = l % " +
+       str(kThreads) + "; let ty = l / " + str(kThreads) + ";\n";
   for (int r = 0; r < per; ++r) s += "  var acc" + str(r) + " = " + vec + "(0.0);\n";
   // Slice element e: consecutive invocations take consecutive addresses of
   // the operand as it lies in memory.
@@ -350,30 +413,55 @@ void matMul(KernelArgs& args, bool fused) {
                          : "let p = e / " + T + "; let j = e % " + T + ";";
   std::string addrB = tB ? "gj * " + K + " + gp" : "gp * " + N + " + gj";
   s += "  for (var p0 = ks * " + str(chunk) + "; p0 < min(" + K + ", ks * " + str(chunk) + " + " +
-       str(chunk) + "); p0 += " + S + ") {\n"
-       "    for (var e = l; e < " + str(tile * kSlice) + "; e += " + str(kThreads * kThreads) + ") {\n"
-       "      {\n        " + loadA + "\n        let gi = row0 + i; let gp = p0 + p;\n"
-       "        var v = 0.0;\n        if (gi < " + M + " && gp < " + K + ") { v = in0(aBase + " + addrA + "); }\n"
-       "        mm_a[p * " + R + " + i] = v;\n      }\n"
-       "      {\n        " + loadB + "\n        let gj = col0 + j; let gp = p0 + p;\n"
-       "        var v = 0.0;\n        if (gj < " + N + " && gp < " + K + ") { v = in1(bBase + " + addrB + "); }\n"
-       "        mm_b[p * " + R + " + j] = v;\n      }\n"
+       str(chunk) + "); p0 += " + S +
+       ") {\n"
+       "    for (var e = l; e < " +
+       str(tile * kSlice) + "; e += " + str(kThreads * kThreads) +
+       ") {\n"
+       "      {\n        " +
+       loadA +
+       "\n        let gi = row0 + i; let gp = p0 + p;\n"
+       "        var v = 0.0;\n        if (gi < " +
+       M + " && gp < " + K + ") { v = in0(aBase + " + addrA +
+       "); }\n"
+       "        mm_a[p * " +
+       R +
+       " + i] = v;\n      }\n"
+       "      {\n        " +
+       loadB +
+       "\n        let gj = col0 + j; let gp = p0 + p;\n"
+       "        var v = 0.0;\n        if (gj < " +
+       N + " && gp < " + K + ") { v = in1(bBase + " + addrB +
+       "); }\n"
+       "        mm_b[p * " +
+       R +
+       " + j] = v;\n      }\n"
        "    }\n    workgroupBarrier();\n"
-       "    for (var p = 0; p < " + S + "; p++) {\n"
-       "      let o = p * " + R + ";\n"
-       "      let ob = o + tx * " + P + ";\n      let bv = " + vec + "(mm_b[ob]";
+       "    for (var p = 0; p < " +
+       S +
+       "; p++) {\n"
+       "      let o = p * " +
+       R +
+       ";\n"
+       "      let ob = o + tx * " +
+       P + ";\n      let bv = " + vec + "(mm_b[ob]";
   for (int c = 1; c < per; ++c) s += ", mm_b[ob + " + str(c) + "]";
   s += ");\n";
   for (int r = 0; r < per; ++r)
     s += "      acc" + str(r) + " += mm_a[o + ty * " + P + " + " + str(r) + "] * bv;\n";
   s += "    }\n    workgroupBarrier();\n  }\n"
-       "  let outBase = ks * " + str(total) + " + bi * " + str(m * n) + ";\n";
+       "  let outBase = ks * " +
+       str(total) + " + bi * " + str(m * n) + ";\n";
   // One chunk of several: its raw sum; the second pass adds bias and activation.
   for (int r = 0; r < per; ++r) {
     std::string row = str(r);
-    s += "  {\n    let i = row0 + ty * " + P + " + " + row + ";\n    if (i < " + M + ") {\n"
-         "      for (var c = 0; c < " + P + "; c++) {\n        let j = col0 + tx * " + P + " + c;\n"
-         "        if (j < " + N + ") { b_out0[outBase + i * " + N + " + j] = bitcast<u32>(" +
+    s += "  {\n    let i = row0 + ty * " + P + " + " + row + ";\n    if (i < " + M +
+         ") {\n"
+         "      for (var c = 0; c < " +
+         P + "; c++) {\n        let j = col0 + tx * " + P +
+         " + c;\n"
+         "        if (j < " +
+         N + ") { b_out0[outBase + i * " + N + " + j] = bitcast<u32>(" +
          (splits > 1 ? "acc" + row + "[c]" : "mm_act(acc" + row + "[c] + mm_bias(j))") +
          "); }\n      }\n    }\n  }\n";
   }
@@ -399,10 +487,13 @@ void matMul(KernelArgs& args, bool fused) {
                 : "fn mm_act(x: f32) -> f32 { return x; }\n";
     s2 += bias ? "fn mm_bias(j: i32) -> f32 { return in1(j); }\n"
                : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
-    s2 += mainHeader() + "  if (idx >= " + str(total) + ") { return; }\n  var acc = 0.0;\n"
-          "  for (var c = 0; c < " + str(splits) + "; c++) { acc += in0(c * " + str(total) +
+    s2 += mainHeader() + "  if (idx >= " + str(total) +
+          ") { return; }\n  var acc = 0.0;\n"
+          "  for (var c = 0; c < " +
+          str(splits) + "; c++) { acc += in0(c * " + str(total) +
           " + idx); }\n"
-          "  b_out0[idx] = bitcast<u32>(mm_act(acc + mm_bias(idx % " + N + ")));\n}\n";
+          "  b_out0[idx] = bitcast<u32>(mm_act(acc + mm_bias(idx % " +
+          N + ")));\n}\n";
     runShader(gpu, s2, ins2, {&bufferOf(out)}, total, 64);
   } catch (...) {
     gpu.release(partial, bytes);

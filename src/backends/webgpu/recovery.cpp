@@ -87,15 +87,14 @@ bool WebGpuBackend::readFromHost(const void* handle, void* dst, size_t bytes) {
   return false;
 }
 
-void WebGpuBackend::loseDevice() {
-  glint_wgpu_lose();
-}
+void WebGpuBackend::loseDevice() { glint_wgpu_lose(); }
 
 void WebGpuBackend::restoreIfLost() {
   if (dead_)
-    throw DeviceLostError("[webgpu] the WebGPU device was lost and no new one could be had; "
-                          "the variables moved to the " + Engine::get().active().name() +
-                          " backend");
+    throw DeviceLostError(
+        "[webgpu] the WebGPU device was lost and no new one could be had; "
+        "the variables moved to the " +
+        Engine::get().active().name() + " backend");
   if (glint_wgpu_lost()) recover();
 }
 

@@ -69,25 +69,29 @@ struct Walk {
              str(units) + ") {\n";
     // The unit comes from the workgroup id alone, so every branch on it is
     // uniform and the trees' barriers are legal.
-    return mainHeader(group) + "  let unit = i32(wid.x + wid.y * nwg.x); let lo = i32(lid); let inc = " +
-           str(group) + ";\n  if (unit < " + str(units) + ") {\n";
+    return mainHeader(group) +
+           "  let unit = i32(wid.x + wid.y * nwg.x); let lo = i32(lid); let inc = " + str(group) +
+           ";\n  if (unit < " + str(units) + ") {\n";
   }
   int64_t invocations(int64_t units) const { return shared() ? units * group : units; }
   /// `fn name(v: T, lid: u32) -> T`: v combined over the workgroup by `merge`
   /// (an expression of a and b); the identity for one invocation per unit.
   /// Trees of one type share the workgroup array red_s_<type> (sharedArray).
-  std::string tree(const std::string& name, const std::string& type, const std::string& merge) const {
+  std::string tree(const std::string& name, const std::string& type,
+                   const std::string& merge) const {
     std::string s = "fn " + name + "(v: " + type + ", lid: u32) -> " + type + " {";
     if (!shared()) return s + " return v; }\n";
-    return s + "\n  red_s_" + type + "[lid] = v;\n  workgroupBarrier();\n  for (var h = " +
-           str(group / 2) + "u; h > 0u; h >>= 1u) {\n    if (lid < h) { let a = red_s_" + type +
+    return s + "\n  red_s_" + type +
+           "[lid] = v;\n  workgroupBarrier();\n  for (var h = " + str(group / 2) +
+           "u; h > 0u; h >>= 1u) {\n    if (lid < h) { let a = red_s_" + type +
            "[lid]; let b = red_s_" + type + "[lid + h]; red_s_" + type + "[lid] = " + merge +
            "; }\n    workgroupBarrier();\n  }\n  let r = red_s_" + type +
            "[0];\n  workgroupBarrier();\n  return r;\n}\n";
   }
   std::string sharedArray(const std::string& type) const {
-    return shared() ? "var<workgroup> red_s_" + type + ": array<" + type + ", " + str(group) + ">;\n"
-                    : "";
+    return shared()
+               ? "var<workgroup> red_s_" + type + ": array<" + type + ", " + str(group) + ">;\n"
+               : "";
   }
 };
 
@@ -124,29 +128,45 @@ struct Fold {
 };
 
 Fold sumFold(DType d) {
-  if (d == DType::int32) return {"u32", "0u", "acc + bitcast<u32>(v)", "u32", "acc", "a + b", "bitcast<i32>(s)"};
+  if (d == DType::int32)
+    return {"u32", "0u", "acc + bitcast<u32>(v)", "u32", "acc", "a + b", "bitcast<i32>(s)"};
   return {"vec2<f32>", "vec2<f32>(0.0)", "red_kahan(acc, v)", "f32", "acc.x", "a + b", "s"};
 }
 
 Fold prodFold(DType d) {
-  if (d == DType::int32) return {"u32", "1u", "acc * bitcast<u32>(v)", "u32", "acc", "a * b", "bitcast<i32>(s)"};
+  if (d == DType::int32)
+    return {"u32", "1u", "acc * bitcast<u32>(v)", "u32", "acc", "a * b", "bitcast<i32>(s)"};
   return {"f32", "1.0", "acc * v", "f32", "acc", "a * b", "s"};
 }
 
 Fold extremeFold(DType d, bool isMax) {
   std::string cmp = isMax ? ">" : "<";
   if (d == DType::int32)
-    return {"i32", isMax ? "bitcast<i32>(0x80000000u)" : "2147483647",
-            "select(acc, v, v " + cmp + " acc)", "i32", "acc",
-            "select(a, b, b " + cmp + " a)", "s"};
+    return {"i32",
+            isMax ? "bitcast<i32>(0x80000000u)" : "2147483647",
+            "select(acc, v, v " + cmp + " acc)",
+            "i32",
+            "acc",
+            "select(a, b, b " + cmp + " a)",
+            "s"};
   // NaN wins (it propagates), as in the reference.
-  return {"f32", isMax ? "-inf_()" : "inf_()", "select(acc, v, isnan_(v) || v " + cmp + " acc)",
-          "f32", "acc", "select(a, b, isnan_(b) || b " + cmp + " a)", "s"};
+  return {"f32",
+          isMax ? "-inf_()" : "inf_()",
+          "select(acc, v, isnan_(v) || v " + cmp + " acc)",
+          "f32",
+          "acc",
+          "select(a, b, isnan_(b) || b " + cmp + " a)",
+          "s"};
 }
 
 Fold logicFold(bool any) {
-  return {"u32", any ? "0u" : "1u", any ? "acc | select(0u, 1u, v)" : "acc & select(0u, 1u, v)",
-          "u32", "acc", any ? "a | b" : "a & b", "s != 0u"};
+  return {"u32",
+          any ? "0u" : "1u",
+          any ? "acc | select(0u, 1u, v)" : "acc & select(0u, 1u, v)",
+          "u32",
+          "acc",
+          any ? "a | b" : "a & b",
+          "s != 0u"};
 }
 
 // Windows this long, when there are too few of them to occupy many
@@ -162,8 +182,9 @@ constexpr int64_t kFewUnits = 64;
 std::string foldMain(const Walk& w, int64_t units, int per, int64_t n, bool isBool,
                      const std::string& body) {
   std::string s = w.header(units);
-  s += "    var word = 0u;\n    for (var c = 0; c < " + str(per) + "; c++) {\n      let o = unit * " +
-       str(per) + " + c;\n      if (o < " + str(n) + ") {\n" + body;
+  s += "    var word = 0u;\n    for (var c = 0; c < " + str(per) +
+       "; c++) {\n      let o = unit * " + str(per) + " + c;\n      if (o < " + str(n) + ") {\n" +
+       body;
   s += isBool ? "        if (v) { word |= 1u << (u32(c) << 3u); }\n"
               : "        word = bitcast<u32>(v);\n";
   return s + "      }\n    }\n    if (lo == 0) { b_out0[unit] = word; }\n  }\n}\n";
@@ -192,42 +213,50 @@ void reduce(KernelArgs& a, const Fold& f) {
   int64_t units = (out.size() + per - 1) / per;
   bool contiguous = window > 0 && !win.stride.empty() && win.stride.back() == 1;
   bool software = gpu.softwareKernels();
-  int64_t parts = units < kFewUnits
-                      ? std::min<int64_t>(window / (software ? kSoftwarePartLength : kPartLength), 1024)
-                      : 1;
-  Walk w = window == 0        ? Walk{}
-           : parts > 1        ? Walk{software ? 1 : 256}
-                              : walkFor(gpu, window, units, contiguous);
+  int64_t parts =
+      units < kFewUnits
+          ? std::min<int64_t>(window / (software ? kSoftwarePartLength : kPartLength), 1024)
+          : 1;
+  Walk w = window == 0 ? Walk{}
+           : parts > 1 ? Walk{software ? 1 : 256}
+                       : walkFor(gpu, window, units, contiguous);
 
-  std::string fns =
-      std::string(kRedMath) +
-      "fn fstep(acc: " + f.acc + ", v: " + wgslType(x.dtype()) + ") -> " + f.acc + " { return " + f.step + "; }\n"
-      "fn fdone(acc: " + f.acc + ") -> " + f.part + " { return " + f.done + "; }\n"
-      "fn fmerge(a: " + f.part + ", b: " + f.part + ") -> " + f.part + " { return " + f.merge + "; }\n"
-      "fn fresult(s: " + f.part + ") -> " + wgslType(out.dtype()) + " { return " + f.result + "; }\n";
-  std::string s = prelude(a.inputs) + fns + w.sharedArray(f.part) + w.tree("fall", f.part, "fmerge(a, b)") +
-                  offsetFn("baseOf", keptDims);
+  std::string fns = std::string(kRedMath) + "fn fstep(acc: " + f.acc +
+                    ", v: " + wgslType(x.dtype()) + ") -> " + f.acc + " { return " + f.step +
+                    "; }\n"
+                    "fn fdone(acc: " +
+                    f.acc + ") -> " + f.part + " { return " + f.done +
+                    "; }\n"
+                    "fn fmerge(a: " +
+                    f.part + ", b: " + f.part + ") -> " + f.part + " { return " + f.merge +
+                    "; }\n"
+                    "fn fresult(s: " +
+                    f.part + ") -> " + wgslType(out.dtype()) + " { return " + f.result + "; }\n";
+  std::string s = prelude(a.inputs) + fns + w.sharedArray(f.part) +
+                  w.tree("fall", f.part, "fmerge(a, b)") + offsetFn("baseOf", keptDims);
   std::string loop;
   if (!w.shared() && parts <= 1 && win.size.size() > 1) {
     // Nested loops walk a whole multi-dimensional window without div/mod.
     std::string off = "base";
     for (size_t d = 0; d < win.size.size(); ++d) {
       std::string r = "r" + str(d);
-      loop += std::string(d * 2 + 8, ' ') + "for (var " + r + " = 0; " + r + " < " + str(win.size[d]) +
-              "; " + r + "++) {\n";
+      loop += std::string(d * 2 + 8, ' ') + "for (var " + r + " = 0; " + r + " < " +
+              str(win.size[d]) + "; " + r + "++) {\n";
       off += " + " + r + " * " + str(win.stride[d]);
     }
     loop += std::string(win.size.size() * 2 + 8, ' ') + "acc = fstep(acc, in0(" + off + "));\n";
     for (size_t d = win.size.size(); d-- > 0;) loop += std::string(d * 2 + 8, ' ') + "}\n";
   } else {
     s += offsetFn("offOf", win);
-    loop = "        for (var r = lo + start; r < end; r += inc) { acc = fstep(acc, in0(base + offOf(r))); }\n";
+    loop =
+        "        for (var r = lo + start; r < end; r += inc) { acc = fstep(acc, in0(base + "
+        "offOf(r))); }\n";
   }
   std::string acc = "        var acc: " + f.acc + " = " + f.init + ";\n";
   if (parts <= 1) {
     s += foldMain(w, units, per, out.size(), isBool,
-                  "        let base = baseOf(o); let start = 0; let end = " + str(window) + ";\n" + acc +
-                      loop + "        let v = fresult(fall(fdone(acc), lid));\n");
+                  "        let base = baseOf(o); let start = 0; let end = " + str(window) + ";\n" +
+                      acc + loop + "        let v = fresult(fall(fdone(acc), lid));\n");
     runShader(gpu, s, a.inputs, {&out}, w.invocations(units), w.shared() ? w.group : 64);
     return;
   }
@@ -245,12 +274,13 @@ void reduce(KernelArgs& a, const Fold& f) {
               w.shared() ? w.group : 64);
     // Pass 2: output o merges its partials (read as raw words).
     Walk w2 = walkFor(gpu, parts, units, true);
-    std::string s2 = prelude(std::vector<DType>{DType::int32}) + fns + w2.sharedArray(f.part) +
-                     w2.tree("fall", f.part, "fmerge(a, b)") +
-                     foldMain(w2, units, per, out.size(), isBool,
-                              "        var acc = fdone(" + f.init + ");\n        for (var r = lo; r < " + P +
-                                  "; r += inc) { acc = fmerge(acc, bitcast<" + f.part + ">(word0(o * " + P +
-                                  " + r))); }\n        let v = fresult(fall(acc, lid));\n");
+    std::string s2 =
+        prelude(std::vector<DType>{DType::int32}) + fns + w2.sharedArray(f.part) +
+        w2.tree("fall", f.part, "fmerge(a, b)") +
+        foldMain(w2, units, per, out.size(), isBool,
+                 "        var acc = fdone(" + f.init + ");\n        for (var r = lo; r < " + P +
+                     "; r += inc) { acc = fmerge(acc, bitcast<" + f.part + ">(word0(o * " + P +
+                     " + r))); }\n        let v = fresult(fall(acc, lid));\n");
     runShader(gpu, s2, std::vector<const Buffer*>{partial}, {&bufferOf(out)}, w2.invocations(units),
               w2.shared() ? w2.group : 64);
   } catch (...) {
@@ -284,7 +314,8 @@ struct AxisPlan {
 /// Strictly better only, so ties keep the first and NaN never takes over.
 std::string argBetter(const std::string& cmp, bool isFloat, const std::string& v,
                       const std::string& bv) {
-  return v + " " + cmp + " " + bv + (isFloat ? " && !isnan_(" + v + ") && !isnan_(" + bv + ")" : "");
+  return v + " " + cmp + " " + bv +
+         (isFloat ? " && !isnan_(" + v + ") && !isnan_(" + bv + ")" : "");
 }
 
 void argKernel(KernelArgs& a, const std::string& cmp) {
@@ -301,24 +332,28 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
     // Shares skip NaN (start from none: index -1); the tree keeps the better
     // value, the lower index on ties; a NaN first element wins as in the
     // sequential walk, where nothing beats it.
-    s += "var<workgroup> red_v: array<" + t + ", " + str(w.group) + ">;\n"
-         "var<workgroup> red_i: array<i32, " + str(w.group) + ">;\n";
+    s += "var<workgroup> red_v: array<" + t + ", " + str(w.group) +
+         ">;\n"
+         "var<workgroup> red_i: array<i32, " +
+         str(w.group) + ">;\n";
     s += w.header(p.rows()) + p.base() + "    var bi = -1;\n    var bv: " + t + " = in0(base);\n" +
-         "    for (var i = lo; i < " + str(p.len) + "; i += inc) {\n      let v = in0(" + p.at("i") + ");\n" +
-         (isFloat ? "      if (isnan_(v)) { continue; }\n" : "") +
+         "    for (var i = lo; i < " + str(p.len) + "; i += inc) {\n      let v = in0(" +
+         p.at("i") + ");\n" + (isFloat ? "      if (isnan_(v)) { continue; }\n" : "") +
          "      if (bi < 0 || v " + cmp + " bv) { bv = v; bi = i; }\n    }\n" +
          "    red_v[lid] = bv; red_i[lid] = bi;\n    workgroupBarrier();\n" +
          "    for (var h = " + str(w.group / 2) + "u; h > 0u; h >>= 1u) {\n      if (lid < h) {\n" +
-         "        let ai = red_i[lid]; let bj = red_i[lid + h]; let av = red_v[lid]; let bw = red_v[lid + h];\n" +
-         "        if (bj >= 0 && (ai < 0 || bw " + cmp + " av || (bw == av && bj < ai))) { red_v[lid] = bw; red_i[lid] = bj; }\n" +
+         "        let ai = red_i[lid]; let bj = red_i[lid + h]; let av = red_v[lid]; let bw = "
+         "red_v[lid + h];\n" +
+         "        if (bj >= 0 && (ai < 0 || bw " + cmp +
+         " av || (bw == av && bj < ai))) { red_v[lid] = bw; red_i[lid] = bj; }\n" +
          "      }\n      workgroupBarrier();\n    }\n" +
          "    if (lid == 0u) {\n      var best = max(red_i[0], 0);\n" +
          (isFloat ? "      if (isnan_(in0(base))) { best = 0; }\n" : "") +
          "      b_out0[unit] = bitcast<u32>(best);\n    }\n  }\n}\n";
   } else {
     s += w.header(p.rows()) + p.base() + "    var best = 0;\n    var bv: " + t + " = in0(base);\n" +
-         "    for (var i = 1; i < " + str(p.len) + "; i++) {\n      let v = in0(" + p.at("i") + ");\n" +
-         "      if (" + better + ") { bv = v; best = i; }\n    }\n" +
+         "    for (var i = 1; i < " + str(p.len) + "; i++) {\n      let v = in0(" + p.at("i") +
+         ");\n" + "      if (" + better + ") { bv = v; best = i; }\n    }\n" +
          "    b_out0[unit] = bitcast<u32>(best);\n  }\n}\n";
   }
   runShader(gpuBackend(a), s, a.inputs, {&out}, w.invocations(p.rows()), w.shared() ? w.group : 64);
@@ -340,15 +375,18 @@ void softmaxKernel(KernelArgs& a) {
   std::string L = str(p.len), e = p.at("i");
   std::string s = prelude(a.inputs) + rowTrees(w) + w.header(p.rows()) + p.base() +
                   "    var m = -inf_();\n    for (var i = lo; i < " + L +
-                  "; i += inc) { let v = in0(" + e + "); if (v > m) { m = v; } }\n"
+                  "; i += inc) { let v = in0(" + e +
+                  "); if (v > m) { m = v; } }\n"
                   "    m = red_max(m, lid);\n    var acc = vec2<f32>(0.0);\n"
                   // The exps wait in the output for their total: the last
                   // walk rereads what this same invocation wrote.
-                  "    for (var i = lo; i < " + L + "; i += inc) {\n      let v = exp_(in0(" + e +
-                  ") - m);\n      b_out0[" + e + "] = bitcast<u32>(v);\n      acc = red_kahan(acc, v);\n    }\n"
+                  "    for (var i = lo; i < " +
+                  L + "; i += inc) {\n      let v = exp_(in0(" + e + ") - m);\n      b_out0[" + e +
+                  "] = bitcast<u32>(v);\n      acc = red_kahan(acc, v);\n    }\n"
                   "    let total = red_sum(acc.x, lid);\n"
-                  "    for (var i = lo; i < " + L + "; i += inc) { b_out0[" + e + "] = bitcast<u32>(bitcast<f32>(b_out0[" +
-                  e + "]) / total); }\n  }\n}\n";
+                  "    for (var i = lo; i < " +
+                  L + "; i += inc) { b_out0[" + e + "] = bitcast<u32>(bitcast<f32>(b_out0[" + e +
+                  "]) / total); }\n  }\n}\n";
   runShader(gpuBackend(a), s, a.inputs, {&out}, w.invocations(p.rows()), w.shared() ? w.group : 64);
 }
 
@@ -368,23 +406,27 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
   Walk w = walkFor(gpuBackend(a), classes, rows, true);
   std::string C = str(classes);
   std::string loop = "    for (var j = lo; j < " + C + "; j += inc) ";
-  std::string s = prelude(a.inputs, 2) + rowTrees(w) + w.header(rows) +
-                  "    let base = unit * " + C + ";\n    var mx = -inf_();\n" + loop +
-                  "{ let v = in1(base + j); if (v > mx) { mx = v; } }\n"
-                  "    mx = red_max(mx, lid);\n    var labelSum = 0.0; var rest = 0.0; var ties = 0.0;\n" +
-                  loop + "{\n      let d = in1(base + j) - mx; let ev = exp_(d);\n"
-                  // Kept in the backprop output until the total is known.
-                  "      b_out1[base + j] = bitcast<u32>(ev);\n      labelSum += in0(base + j);\n"
-                  "      if (d == 0.0) { ties += 1.0; } else { rest += ev; }\n    }\n"
-                  "    labelSum = red_sum(labelSum, lid);\n    rest = red_sum(rest, lid);\n"
-                  "    ties = red_sum(ties, lid);\n    let total = rest + ties;\n"
-                  // log(total) as log1p of the terms but one max's 1: a confident
-                  // row's loss is that small sum, which 1 + it would round away.
-                  "    let logTotal = log1p_(rest + (ties - 1.0));\n    var l = 0.0;\n" + loop +
-                  "{\n      let e = base + j; let logp = in1(e) - mx - logTotal;\n"
-                  "      l -= in0(e) * logp;\n"
-                  "      b_out1[e] = bitcast<u32>(bitcast<f32>(b_out1[e]) / total * labelSum - in0(e));\n    }\n"
-                  "    l = red_sum(l, lid);\n    if (lo == 0) { b_out0[unit] = bitcast<u32>(l); }\n  }\n}\n";
+  std::string s =
+      prelude(a.inputs, 2) + rowTrees(w) + w.header(rows) + "    let base = unit * " + C +
+      ";\n    var mx = -inf_();\n" + loop +
+      "{ let v = in1(base + j); if (v > mx) { mx = v; } }\n"
+      "    mx = red_max(mx, lid);\n    var labelSum = 0.0; var rest = 0.0; var ties = 0.0;\n" +
+      loop +
+      "{\n      let d = in1(base + j) - mx; let ev = exp_(d);\n"
+      // Kept in the backprop output until the total is known.
+      "      b_out1[base + j] = bitcast<u32>(ev);\n      labelSum += in0(base + j);\n"
+      "      if (d == 0.0) { ties += 1.0; } else { rest += ev; }\n    }\n"
+      "    labelSum = red_sum(labelSum, lid);\n    rest = red_sum(rest, lid);\n"
+      "    ties = red_sum(ties, lid);\n    let total = rest + ties;\n"
+      // log(total) as log1p of the terms but one max's 1: a confident
+      // row's loss is that small sum, which 1 + it would round away.
+      "    let logTotal = log1p_(rest + (ties - 1.0));\n    var l = 0.0;\n" +
+      loop +
+      "{\n      let e = base + j; let logp = in1(e) - mx - logTotal;\n"
+      "      l -= in0(e) * logp;\n"
+      "      b_out1[e] = bitcast<u32>(bitcast<f32>(b_out1[e]) / total * labelSum - in0(e));\n    "
+      "}\n"
+      "    l = red_sum(l, lid);\n    if (lo == 0) { b_out0[unit] = bitcast<u32>(l); }\n  }\n}\n";
   runShader(gpuBackend(a), s, a.inputs, {&a.outputs[0], &a.outputs[1]}, w.invocations(rows),
             w.shared() ? w.group : 64);
 }
@@ -402,8 +444,10 @@ void registerReductionKernels() {
     reduce(a, f);
   });
   GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
-  GLINT_REGISTER(reg, "Max", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
-  GLINT_REGISTER(reg, "Min", [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
+  GLINT_REGISTER(reg, "Max",
+                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
+  GLINT_REGISTER(reg, "Min",
+                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
   GLINT_REGISTER(reg, "Any", [](KernelArgs& a) { reduce(a, logicFold(true)); });
   GLINT_REGISTER(reg, "All", [](KernelArgs& a) { reduce(a, logicFold(false)); });
   GLINT_REGISTER(reg, "ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
@@ -413,10 +457,16 @@ void registerReductionKernels() {
     // ArgMax's rule on both rows at once.
     std::string s = "fn value(r: i32) -> f32 {\n  let base = r * " + C +
                     ";\n  var ia = 0; var ib = 0;\n  var va = in0(base); var vb = in1(base);\n"
-                    "  for (var i = 1; i < " + C + "; i++) {\n"
+                    "  for (var i = 1; i < " +
+                    C +
+                    "; i++) {\n"
                     "    let x = in0(base + i); let y = in1(base + i);\n"
-                    "    if (" + argBetter(">", true, "x", "va") + ") { va = x; ia = i; }\n"
-                    "    if (" + argBetter(">", true, "y", "vb") + ") { vb = y; ib = i; }\n  }\n"
+                    "    if (" +
+                    argBetter(">", true, "x", "va") +
+                    ") { va = x; ia = i; }\n"
+                    "    if (" +
+                    argBetter(">", true, "y", "vb") +
+                    ") { vb = y; ib = i; }\n  }\n"
                     "  return select(0.0, 1.0, ia == ib);\n}\n";
     runElementwise(gpuBackend(a), s, a.inputs, a.outputs[0]);
   });

@@ -15,16 +15,16 @@ namespace glint::webgpu {
 
 namespace {
 
-
 /// WGSL `ract`/`act` and their derivatives `ractD`/`actD` (given x and y = f(x)).
 std::string activations(const Attrs& attrs) {
   std::string s = kMathWgsl;  // exp_, tanh_, sigmoid_ with IEEE special values
   if (attrs.s("recurrentActivation") == "hardSigmoid") {
     // TF.js's float32 slope; the ends of the linear part count as inside.
     std::string slope = floatLit(0.2f);
-    s += "fn ract(x: f32) -> f32 { return clamp(" + slope + " * x + 0.5, 0.0, 1.0); }\n"
-         "fn ractD(x: f32, y: f32) -> f32 { let p = " + slope +
-         " * x + 0.5; return select(0.0, " + slope + ", p >= 0.0 && p <= 1.0); }\n";
+    s += "fn ract(x: f32) -> f32 { return clamp(" + slope +
+         " * x + 0.5, 0.0, 1.0); }\n"
+         "fn ractD(x: f32, y: f32) -> f32 { let p = " +
+         slope + " * x + 0.5; return select(0.0, " + slope + ", p >= 0.0 && p <= 1.0); }\n";
   } else {
     s += "fn ract(x: f32) -> f32 { return sigmoid_(x); }\n"
          "fn ractD(x: f32, y: f32) -> f32 { return y * (1.0 - y); }\n";
@@ -38,21 +38,24 @@ std::string activations(const Attrs& attrs) {
 /// One dispatch over the units (n, j) of a [batch, units] cell: `code` defines
 /// locals from n, j, s = n * U + j; output k has layout [batch, G * U] with
 /// G = outs[k].size(), gate g of unit (n, j) being outs[k][g].
-void runCell(KernelArgs& a, const std::string& code, const std::vector<std::vector<std::string>>& outs) {
+void runCell(KernelArgs& a, const std::string& code,
+             const std::vector<std::vector<std::string>>& outs) {
   const int64_t units = a.inputs.back().shape()[1];
   const int64_t cells = a.outputs.back().size();  // batch * units
   if (cells == 0) return;
   std::string s = prelude(a.inputs, static_cast<int>(outs.size())) + activations(a.attrs) +
                   "const U: i32 = " + std::to_string(units) + ";\n" + mainHeader() +
-                  "  if (idx >= " + std::to_string(cells) + ") { return; }\n"
-                  "  let s = idx;\n  let n = s / U;\n  let j = s - n * U;\n" + code;
+                  "  if (idx >= " + std::to_string(cells) +
+                  ") { return; }\n"
+                  "  let s = idx;\n  let n = s / U;\n  let j = s - n * U;\n" +
+                  code;
   std::vector<Tensor*> outputs;
   for (size_t k = 0; k < outs.size(); ++k) {
     const std::string out = "b_out" + std::to_string(k);
     const std::string row = std::to_string(outs[k].size()) + " * U";
     for (size_t g = 0; g < outs[k].size(); ++g)
-      s += "  " + out + "[n * " + row + " + " + std::to_string(g) + " * U + j] = bitcast<u32>(f32(" +
-           outs[k][g] + "));\n";
+      s += "  " + out + "[n * " + row + " + " + std::to_string(g) +
+           " * U + j] = bitcast<u32>(f32(" + outs[k][g] + "));\n";
     outputs.push_back(&a.outputs[k]);
   }
   runShader(gpuBackend(a), s + "}\n", a.inputs, outputs, cells);
@@ -139,8 +142,7 @@ constexpr int64_t kWorkgroupBytes = 16384;
 struct SeqShape {
   int64_t time, batch, units, group, per;
   explicit SeqShape(const KernelArgs& a)
-      : time(a.inputs[0].shape()[0]), batch(a.inputs[0].shape()[1]),
-        units(a.inputs[1].shape()[0]) {
+      : time(a.inputs[0].shape()[0]), batch(a.inputs[0].shape()[1]), units(a.inputs[1].shape()[0]) {
     group = std::min<int64_t>(256, (units + 31) / 32 * 32);
     per = (units + group - 1) / group;
   }
@@ -186,29 +188,31 @@ void lstmSequence(KernelArgs& a) {
   const SeqShape q(a);
   if (q.units * 4 > kWorkgroupBytes) return lstmSequenceStepwise(a);
   const bool masked = a.inputs.size() > 2, keepZ = a.outputs.size() > 2;
-  std::string s = prelude(a.inputs, keepZ ? 3 : 2) + activations(a.attrs) +
-                  q.constants(a.attrs.b("goBackwards")) +
-                  "var<workgroup> hw: array<f32, U>;\n" + q.header() +
-                  "  var cs: array<f32, PER>;\n  var hn: array<f32, PER>;\n"
-                  "  for (var q = 0; q < PER; q++) { cs[q] = 0.0; }\n"
-                  "  for (var s = 0; s < T; s++) {\n"
-                  "    for (var q = 0; q < PER; q++) {\n"
-                  "      let j = l + q * WG;\n      if (j < U) {\n" +
-                  kSeqGates +
-                  "        let c = a1 * cs[q] + a0 * a2;\n        cs[q] = c;\n"
-                  "        let h = a3 * act(c);\n"
-                  "        let o = (s * B + n) * U + j;\n"
-                  "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n" +
-                  (keepZ ? "        let zo = (s * B + n) * 4 * U + j;\n"
-                           "        b_out2[zo] = bitcast<u32>(z0);\n        b_out2[zo + U] = bitcast<u32>(z1);\n"
-                           "        b_out2[zo + 2 * U] = bitcast<u32>(z2);\n"
-                           "        b_out2[zo + 3 * U] = bitcast<u32>(z3);\n"
-                         : "") +
-                  "        hn[q] = h" + (masked ? " * in2(n * U + j)" : "") + ";\n"
-                  "      }\n    }\n"
-                  "    workgroupBarrier();\n"
-                  "    for (var q = 0; q < PER; q++) { let j = l + q * WG; if (j < U) { hw[j] = hn[q]; } }\n"
-                  "    workgroupBarrier();\n  }\n}\n";
+  std::string s =
+      prelude(a.inputs, keepZ ? 3 : 2) + activations(a.attrs) +
+      q.constants(a.attrs.b("goBackwards")) + "var<workgroup> hw: array<f32, U>;\n" + q.header() +
+      "  var cs: array<f32, PER>;\n  var hn: array<f32, PER>;\n"
+      "  for (var q = 0; q < PER; q++) { cs[q] = 0.0; }\n"
+      "  for (var s = 0; s < T; s++) {\n"
+      "    for (var q = 0; q < PER; q++) {\n"
+      "      let j = l + q * WG;\n      if (j < U) {\n" +
+      kSeqGates +
+      "        let c = a1 * cs[q] + a0 * a2;\n        cs[q] = c;\n"
+      "        let h = a3 * act(c);\n"
+      "        let o = (s * B + n) * U + j;\n"
+      "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n" +
+      (keepZ
+           ? "        let zo = (s * B + n) * 4 * U + j;\n"
+             "        b_out2[zo] = bitcast<u32>(z0);\n        b_out2[zo + U] = bitcast<u32>(z1);\n"
+             "        b_out2[zo + 2 * U] = bitcast<u32>(z2);\n"
+             "        b_out2[zo + 3 * U] = bitcast<u32>(z3);\n"
+           : "") +
+      "        hn[q] = h" + (masked ? " * in2(n * U + j)" : "") +
+      ";\n"
+      "      }\n    }\n"
+      "    workgroupBarrier();\n"
+      "    for (var q = 0; q < PER; q++) { let j = l + q * WG; if (j < U) { hw[j] = hn[q]; } }\n"
+      "    workgroupBarrier();\n  }\n}\n";
   std::vector<Tensor*> outputs{&a.outputs[0], &a.outputs[1]};
   if (keepZ) outputs.push_back(&a.outputs[2]);
   runShader(gpuBackend(a), s, a.inputs, outputs, q.batch * q.group, static_cast<int>(q.group));
@@ -229,47 +233,51 @@ void lstmSequenceGrad(KernelArgs& a) {
   }
   const std::string wrT = "in" + std::to_string(inputs.size() - 1);
   const bool given = lstmPreActivationsGiven(a.attrs);
-  std::string s = prelude(inputs, 1) + activations(a.attrs) +
-                  q.constants(a.attrs.b("goBackwards")) +
-                  "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +
-                  q.header() +
-                  // What flows back into step s from step s + 1 through h_s and c_s.
-                  "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"
-                  "  for (var q = 0; q < PER; q++) { dhr[q] = 0.0; dcr[q] = 0.0; }\n"
-                  "  for (var s = T - 1; s >= 0; s--) {\n"
-                  "    for (var q = 0; q < PER; q++) {\n"
-                  "      let j = l + q * WG;\n"
-                  "      if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" + mask +
-                  "; } else { hw[j] = 0.0; } }\n"
-                  "    }\n    workgroupBarrier();\n"
-                  "    for (var q = 0; q < PER; q++) {\n"
-                  "      let j = l + q * WG;\n      if (j < U) {\n" +
-                  (given ? kSeqGatesGiven : kSeqGates) +
-                  "        let e = (s * B + n) * U + j;\n"
-                  "        let c = in3(e);\n        var cPrev = 0.0;\n"
-                  "        if (s > 0) { cPrev = in3(e - B * U); }\n"
-                  "        let dh = in4(e) + dhr[q];\n        let tc = act(c);\n"
-                  "        let dct = in5(e) + dcr[q] + dh * a3 * actD(c, tc);\n"
-                  "        let d0 = dct * a2 * ractD(z0, a0);\n"
-                  "        let d1 = dct * cPrev * ractD(z1, a1);\n"
-                  "        let d2 = dct * a0 * actD(z2, a2);\n"
-                  "        let d3 = dh * tc * ractD(z3, a3);\n"
-                  "        dcr[q] = dct * a1;\n"
-                  "        let zo = (s * B + n) * 4 * U + j;\n"
-                  "        b_out0[zo] = bitcast<u32>(d0);\n        b_out0[zo + U] = bitcast<u32>(d1);\n"
-                  "        b_out0[zo + 2 * U] = bitcast<u32>(d2);\n"
-                  "        b_out0[zo + 3 * U] = bitcast<u32>(d3);\n"
-                  "        dzw[j] = d0;\n        dzw[U + j] = d1;\n"
-                  "        dzw[2 * U + j] = d2;\n        dzw[3 * U + j] = d3;\n"
-                  "      }\n    }\n    workgroupBarrier();\n"
-                  // dz reached h_{s-1} through its matMul (W_r transposed) and the mask.
-                  "    if (s > 0) {\n"
-                  "      for (var q = 0; q < PER; q++) {\n"
-                  "        let j = l + q * WG;\n        if (j < U) {\n"
-                  "          var d = 0.0;\n"
-                  "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * " + wrT + "(m * U + j); }\n"
-                  "          dhr[q] = d" + mask + ";\n"
-                  "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
+  std::string s =
+      prelude(inputs, 1) + activations(a.attrs) + q.constants(a.attrs.b("goBackwards")) +
+      "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" + q.header() +
+      // What flows back into step s from step s + 1 through h_s and c_s.
+      "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"
+      "  for (var q = 0; q < PER; q++) { dhr[q] = 0.0; dcr[q] = 0.0; }\n"
+      "  for (var s = T - 1; s >= 0; s--) {\n"
+      "    for (var q = 0; q < PER; q++) {\n"
+      "      let j = l + q * WG;\n"
+      "      if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" +
+      mask +
+      "; } else { hw[j] = 0.0; } }\n"
+      "    }\n    workgroupBarrier();\n"
+      "    for (var q = 0; q < PER; q++) {\n"
+      "      let j = l + q * WG;\n      if (j < U) {\n" +
+      (given ? kSeqGatesGiven : kSeqGates) +
+      "        let e = (s * B + n) * U + j;\n"
+      "        let c = in3(e);\n        var cPrev = 0.0;\n"
+      "        if (s > 0) { cPrev = in3(e - B * U); }\n"
+      "        let dh = in4(e) + dhr[q];\n        let tc = act(c);\n"
+      "        let dct = in5(e) + dcr[q] + dh * a3 * actD(c, tc);\n"
+      "        let d0 = dct * a2 * ractD(z0, a0);\n"
+      "        let d1 = dct * cPrev * ractD(z1, a1);\n"
+      "        let d2 = dct * a0 * actD(z2, a2);\n"
+      "        let d3 = dh * tc * ractD(z3, a3);\n"
+      "        dcr[q] = dct * a1;\n"
+      "        let zo = (s * B + n) * 4 * U + j;\n"
+      "        b_out0[zo] = bitcast<u32>(d0);\n        b_out0[zo + U] = bitcast<u32>(d1);\n"
+      "        b_out0[zo + 2 * U] = bitcast<u32>(d2);\n"
+      "        b_out0[zo + 3 * U] = bitcast<u32>(d3);\n"
+      "        dzw[j] = d0;\n        dzw[U + j] = d1;\n"
+      "        dzw[2 * U + j] = d2;\n        dzw[3 * U + j] = d3;\n"
+      "      }\n    }\n    workgroupBarrier();\n"
+      // dz reached h_{s-1} through its matMul (W_r transposed) and the mask.
+      "    if (s > 0) {\n"
+      "      for (var q = 0; q < PER; q++) {\n"
+      "        let j = l + q * WG;\n        if (j < U) {\n"
+      "          var d = 0.0;\n"
+      "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * " +
+      wrT +
+      "(m * U + j); }\n"
+      "          dhr[q] = d" +
+      mask +
+      ";\n"
+      "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
   runShader(gpuBackend(a), s, inputs, {&a.outputs[0]}, q.batch * q.group,
             static_cast<int>(q.group));
 }

@@ -23,9 +23,12 @@ std::string byCoords(const Tensor& out, const std::string& stmts, const std::str
 /// A typed WGSL literal for a fill value.
 std::string literal(DType dtype, double v) {
   switch (dtype) {
-    case DType::float32: return floatLit(v);
-    case DType::int32: return "i32(" + str(static_cast<int64_t>(v)) + ")";
-    case DType::boolean: return v != 0 ? "true" : "false";
+    case DType::float32:
+      return floatLit(v);
+    case DType::int32:
+      return "i32(" + str(static_cast<int64_t>(v)) + ")";
+    case DType::boolean:
+      return v != 0 ? "true" : "false";
   }
   return "0";
 }
@@ -51,8 +54,8 @@ std::string stridedCopy(DType dtype, int64_t base, const std::vector<Axis>& axes
       merged.push_back(ax);
     }
   }
-  std::string s = "fn value(i: i32) -> " + std::string(wgslType(dtype)) + " {\n  var r = i; var off = " +
-                  str(base) + ";";
+  std::string s = "fn value(i: i32) -> " + std::string(wgslType(dtype)) +
+                  " {\n  var r = i; var off = " + str(base) + ";";
   int64_t inner = 1;
   for (const Axis& ax : merged) inner *= ax.size;
   for (size_t d = 0; d < merged.size(); ++d) {
@@ -105,12 +108,12 @@ void stridedSliceGradKernel(KernelArgs& a) {
     std::string c = "c" + str(d);
     int64_t st = strides[d];
     // Distances measured along the stride's direction stay non-negative.
-    std::string delta = st > 0 ? "(" + c + " - " + str(begin[d]) + ")"
-                               : "(" + str(begin[d]) + " - " + c + ")";
+    std::string delta =
+        st > 0 ? "(" + c + " - " + str(begin[d]) + ")" : "(" + str(begin[d]) + " - " + c + ")";
     std::string as = str(st > 0 ? st : -st);
     std::string q = "q" + str(d);
-    stmts += "\n  let " + q + " = " + delta + " / " + as + ";" + " if (" + delta + " < 0 || " +
-             q + " * " + as + " != " + delta + " || " + q + " >= " + str(dy.shape()[d]) +
+    stmts += "\n  let " + q + " = " + delta + " / " + as + ";" + " if (" + delta + " < 0 || " + q +
+             " * " + as + " != " + delta + " || " + q + " >= " + str(dy.shape()[d]) +
              ") { return " + zero + "; } off += " + q + " * " + str(ds[d]) + ";";
   }
   runElementwise(gpuBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
@@ -125,8 +128,8 @@ void padKernel(KernelArgs& a) {
   for (int d = 0; d < x.rank(); ++d) {
     std::string p = "p" + str(d);
     stmts += "\n  let " + p + " = c" + str(d) + " - " + str(paddings[2 * d]) + "; if (" + p +
-             " < 0 || " + p + " >= " + str(x.shape()[d]) + ") { return " + fill + "; } off += " +
-             p + " * " + str(xs[d]) + ";";
+             " < 0 || " + p + " >= " + str(x.shape()[d]) + ") { return " + fill +
+             "; } off += " + p + " * " + str(xs[d]) + ";";
   }
   runElementwise(gpuBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
 }
@@ -147,9 +150,9 @@ void gatherKernel(KernelArgs& a) {
   int axis = static_cast<int>(a.attrs.i("axis"));
   int64_t m = a.inputs[1].size(), n = x.shape()[axis], inner = 1;
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
-  std::string s = "fn value(e: i32) -> " + std::string(wgslType(x.dtype())) +
-                  " {\n  let q = e / " + str(inner) + "; let k = e - q * " + str(inner) +
-                  "; let o = q / " + str(m) + "; let j = q - o * " + str(m) +
+  std::string s = "fn value(e: i32) -> " + std::string(wgslType(x.dtype())) + " {\n  let q = e / " +
+                  str(inner) + "; let k = e - q * " + str(inner) + "; let o = q / " + str(m) +
+                  "; let j = q - o * " + str(m) +
                   ";\n  let row = in1(j);\n  if (row < 0 || row >= " + str(n) + ") { return " +
                   zeroOf(x.dtype()) + "; }\n  return in0((o * " + str(n) + " + row) * " +
                   str(inner) + " + k);\n}\n";
@@ -222,7 +225,8 @@ void concatKernel(KernelArgs& a) {
       for (size_t k = first; k < last; ++k) {
         const Part& p = parts[k];
         std::string slot = str(static_cast<int64_t>(k - first));
-        std::string read = "word" + slot + "(r * " + str(p.width) + " + c - " + str(p.start - c0) + ")";
+        std::string read =
+            "word" + slot + "(r * " + str(p.width) + " + c - " + str(p.start - c0) + ")";
         if (k + 1 == last) {
           pick += (k == first ? "v = " : " else { v = ") + read + (k == first ? ";" : "; }");
         } else {
@@ -233,8 +237,8 @@ void concatKernel(KernelArgs& a) {
       }
       std::string src = prelude(inputs) + mainHeader() + "  if (idx >= " + str(rows * cols) +
                         ") { return; }\n  let r = idx / " + str(cols) + "; let c = idx - r * " +
-                        str(cols) + ";\n  var v = 0u;\n  " + pick + "\n  b_out0[r * " + str(outRow) +
-                        " + " + str(c0) + " + c] = v;\n}\n";
+                        str(cols) + ";\n  var v = 0u;\n  " + pick + "\n  b_out0[r * " +
+                        str(outRow) + " + " + str(c0) + " + c] = v;\n}\n";
       runShader(gpu, src, inputs, {&out}, rows * cols);
     }
     return;
@@ -284,7 +288,8 @@ void unpackKernel(KernelArgs& a) {
   int64_t size = a.outputs[0].size();
   if (size == 0) return;
   bool isBool = x.dtype() == DType::boolean;
-  std::string base = "let o = e / " + str(inner) + "; let b = e + o * " + str((n - 1) * inner) + ";";
+  std::string base =
+      "let o = e / " + str(inner) + "; let b = e + o * " + str((n - 1) * inner) + ";";
   auto perDispatch = static_cast<int64_t>(gpu.maxBuffers() - 1);
   for (int64_t first = 0; first < n; first += perDispatch) {
     int64_t last = std::min(n, first + perDispatch);

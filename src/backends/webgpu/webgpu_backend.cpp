@@ -1,16 +1,15 @@
 #include "src/backends/webgpu/webgpu_backend.h"
-#include "src/backends/webgpu/self_test_verdict.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "glint/error.h"
+#include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_api.h"
+#include "src/backends/webgpu/wgsl.h"
 #include "src/core/engine_state.h"
 #include "src/core/running_kernel.h"
-#include "src/backends/webgpu/wgsl.h"
 
 namespace glint::webgpu {
 
@@ -25,9 +24,7 @@ size_t capacityFor(size_t bytes) {
   return (b + step - 1) / step * step;
 }
 
-WebGpuBackend* instance() {
-  return dynamic_cast<WebGpuBackend*>(Engine::get().backend("webgpu"));
-}
+WebGpuBackend* instance() { return dynamic_cast<WebGpuBackend*>(Engine::get().backend("webgpu")); }
 
 std::unique_ptr<WebGpuBackend> WebGpuBackend::create(std::string& whyNot) {
   std::unique_ptr<WebGpuBackend> b(new WebGpuBackend());
@@ -41,9 +38,10 @@ WebGpuBackend::~WebGpuBackend() {
 
 bool WebGpuBackend::init(std::string& whyNot) {
   if (!glint_wgpu_init()) {
-    whyNot = "no WebGPU device was handed to the engine (in a page: navigator.gpu is missing or "
-             "disabled; in node: setBackend('webgpu') or glint.ready({webgpu: true}) acquires "
-             "one, with the npm package webgpu)";
+    whyNot =
+        "no WebGPU device was handed to the engine (in a page: navigator.gpu is missing or "
+        "disabled; in node: setBackend('webgpu') or glint.ready({webgpu: true}) acquires "
+        "one, with the npm package webgpu)";
     return false;
   }
   int need = glint_wgpu_info(nullptr, 0);
@@ -61,8 +59,8 @@ bool WebGpuBackend::init(std::string& whyNot) {
     info_.maxWorkgroupsPerDimension = j.value("maxComputeWorkgroupsPerDimension", 65535);
     info_.maxInvocationsPerWorkgroup = j.value("maxComputeInvocationsPerWorkgroup", 256);
     info_.maxBindingBytes = j.value("maxStorageBufferBindingSize", int64_t{128} << 20);
-    std::string all = info_.vendor + " " + info_.architecture + " " + info_.device + " " +
-                      info_.description;
+    std::string all =
+        info_.vendor + " " + info_.architecture + " " + info_.device + " " + info_.description;
     std::transform(all.begin(), all.end(), all.begin(), ::tolower);
     info_.software = j.value("fallback", false) || all.find("swiftshader") != std::string::npos ||
                      all.find("llvmpipe") != std::string::npos ||
@@ -94,8 +92,9 @@ bool WebGpuBackend::selfTest(std::string& whyNot) {
     return acceptSelfTest(classifySelfTest(sent, got, jsSum), whyNot);
   }
   if (!syncReads_) {
-    whyNot = "the WebGPU device came without its precision self-test, and it cannot be run "
-             "here (no blocking reads): acquire the device through glint.ready()";
+    whyNot =
+        "the WebGPU device came without its precision self-test, and it cannot be run "
+        "here (no blocking reads): acquire the device through glint.ready()";
     return false;
   }
   const std::vector<uint32_t> bits = {0x00000000u, 0x80000000u, 0x3f800000u, 0x00000001u,
@@ -117,7 +116,8 @@ bool WebGpuBackend::selfTest(std::string& whyNot) {
   write(r, ramp.data(), 4000);
   std::string sumSrc = prelude(std::vector<DType>{DType::float32}) +
                        "fn value(i: i32) -> f32 { var s = 0.0; for (var k = 0; k < 1000; k++) { "
-                       "s += in0(k); } return s; }\n" + elementMain(DType::float32, 1);
+                       "s += in0(k); } return s; }\n" +
+                       elementMain(DType::float32, 1);
   runShader(*this, sumSrc, {r}, {sum}, 1);
   std::vector<uint32_t> back(bits.size());
   read(copy, back.data(), bytes);
@@ -211,9 +211,10 @@ void WebGpuBackend::read(void* handle, void* dst, size_t bytes) {
   if (!b->id) throw DeviceLostError("[webgpu] read: the buffer was lost with its device");
   if (!syncReads_) {
     if (readFromHost(handle, dst, bytes)) return;
-    throw HostReadPending("[webgpu] read: a synchronous read (dataSync, arraySync, print, or an op that "
-                "needs values on the host) is not possible here: WebGPU outside a page has no "
-                "blocking read. Use await tensor.data() or await tensor.array()");
+    throw HostReadPending(
+        "[webgpu] read: a synchronous read (dataSync, arraySync, print, or an op that "
+        "needs values on the host) is not possible here: WebGPU outside a page has no "
+        "blocking read. Use await tensor.data() or await tensor.array()");
   }
   // Every training step reads its loss: the moment to start the snapshots of
   // the variables it changed (their copies queue behind the step's work).
@@ -306,16 +307,19 @@ void WebGpuBackend::dispatch(const Pipeline& p, const std::vector<const Buffer*>
                              const std::vector<float>& params) {
   if (grid.x <= 0 || grid.y <= 0 || grid.z <= 0) return;
   if (params.size() > 64) throw Error("[webgpu] a dispatch takes at most 64 parameters");
-  if (inputs.size() + outputs.size() > 16) throw Error("[webgpu] a dispatch binds at most 16 buffers");
+  if (inputs.size() + outputs.size() > 16)
+    throw Error("[webgpu] a dispatch binds at most 16 buffers");
   restoreIfLost();
   int32_t ids[16];
   int n = 0;
   for (const Buffer* b : inputs) {
-    if (b->bytes && !b->id) throw DeviceLostError("[webgpu] a kernel input was lost with the device");
+    if (b->bytes && !b->id)
+      throw DeviceLostError("[webgpu] a kernel input was lost with the device");
     ids[n++] = b->id;
   }
   for (const Buffer* b : outputs) {
-    if (b->bytes && !b->id) throw DeviceLostError("[webgpu] a kernel output was lost with the device");
+    if (b->bytes && !b->id)
+      throw DeviceLostError("[webgpu] a kernel output was lost with the device");
     ids[n++] = b->id;
   }
   if (timing_) glint_wgpu_timing_label(runningKernel());

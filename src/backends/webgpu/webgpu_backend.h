@@ -158,7 +158,7 @@ class WebGpuBackend : public Backend {
     std::list<std::string>::iterator use;
   };
   std::unordered_map<std::string, CachedPipeline> pipelines_;
-  std::list<std::string> pipelineUse_;  // sources, most recently used first
+  std::list<std::string> pipelineUse_;   // sources, most recently used first
   std::multimap<size_t, Buffer*> pool_;  // released buffers by capacity
   std::unordered_set<Buffer*> live_;
   int64_t liveBytes_ = 0;

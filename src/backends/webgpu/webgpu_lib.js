@@ -82,9 +82,9 @@ mergeInto(LibraryManager.library, {
       g = GW.groups[key] = GW.device.createBindGroup({layout: layout.bgl, entries: entries});
       ++GW.numGroups;
       ++GW.counts.bindGroupsMade;
-      for (var k = 0; k < ids.length; ++k) {
-        if (!ids[k]) continue;
-        (GW.groupsOf[ids[k]] = GW.groupsOf[ids[k]] || []).push(key);
+      for (var j = 0; j < ids.length; ++j) {
+        if (!ids[j]) continue;
+        (GW.groupsOf[ids[j]] = GW.groupsOf[ids[j]] || []).push(key);
       }
       return g;
     },

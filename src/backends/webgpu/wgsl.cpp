@@ -8,9 +8,12 @@ namespace glint::webgpu {
 
 const char* wgslType(DType dtype) {
   switch (dtype) {
-    case DType::float32: return "f32";
-    case DType::int32: return "i32";
-    case DType::boolean: return "bool";
+    case DType::float32:
+      return "f32";
+    case DType::int32:
+      return "i32";
+    case DType::boolean:
+      return "bool";
   }
   return "f32";
 }
@@ -28,9 +31,12 @@ std::string floatLit(double v) {
 
 const char* zeroOf(DType dtype) {
   switch (dtype) {
-    case DType::float32: return "0.0";
-    case DType::int32: return "0";
-    case DType::boolean: return "false";
+    case DType::float32:
+      return "0.0";
+    case DType::int32:
+      return "0";
+    case DType::boolean:
+      return "false";
   }
   return "0.0";
 }
@@ -119,19 +125,24 @@ std::string coords(const Shape& shape, const std::string& flat, const std::strin
 std::string mainHeader(int groupSize) {
   std::string g = std::to_string(groupSize);
   return "@compute @workgroup_size(" + g +
-         ") fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+         ") fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: "
+         "vec3<u32>,\n"
          "    @builtin(local_invocation_index) lid: u32) {\n"
-         "  let idx = i32((wid.x + wid.y * nwg.x) * " + g + "u + lid);\n";
+         "  let idx = i32((wid.x + wid.y * nwg.x) * " +
+         g + "u + lid);\n";
 }
 
 std::string elementMain(DType dtype, int64_t n) {
   std::string N = std::to_string(n);
   std::string s = mainHeader(64);
   if (dtype == DType::boolean) {
-    s += "  if (idx >= " + std::to_string(wordsOf(dtype, n)) + ") { return; }\n"
+    s += "  if (idx >= " + std::to_string(wordsOf(dtype, n)) +
+         ") { return; }\n"
          "  var r = 0u;\n"
          "  for (var c = 0; c < 4; c++) {\n    let i = idx * 4 + c;\n"
-         "    if (i < " + N + ") { if (value(i)) { r |= 1u << (u32(c) << 3u); } }\n  }\n"
+         "    if (i < " +
+         N +
+         ") { if (value(i)) { r |= 1u << (u32(c) << 3u); } }\n  }\n"
          "  b_out0[idx] = r;\n";
   } else {
     s += "  if (idx >= " + N + ") { return; }\n  b_out0[idx] = bitcast<u32>(value(idx));\n";
@@ -139,12 +150,12 @@ std::string elementMain(DType dtype, int64_t n) {
   return s + "}\n";
 }
 
-void runShader(WebGpuBackend& gpu, const std::string& source, const std::vector<const Buffer*>& inputs,
-               const std::vector<Buffer*>& outputs, int64_t invocations, int groupSize,
-               const std::vector<float>& params) {
+void runShader(WebGpuBackend& gpu, const std::string& source,
+               const std::vector<const Buffer*>& inputs, const std::vector<Buffer*>& outputs,
+               int64_t invocations, int groupSize, const std::vector<float>& params) {
   if (invocations <= 0) return;
-  const Pipeline& p = gpu.pipeline(source, static_cast<int>(inputs.size()),
-                                   static_cast<int>(outputs.size()));
+  const Pipeline& p =
+      gpu.pipeline(source, static_cast<int>(inputs.size()), static_cast<int>(outputs.size()));
   gpu.dispatch(p, inputs, outputs, gpu.grid1D(invocations, groupSize), params);
 }
 

@@ -61,9 +61,9 @@ void runShader(WebGpuBackend& gpu, const std::string& source, const std::vector<
                const std::vector<Tensor*>& outputs, int64_t invocations, int groupSize = 64,
                const std::vector<float>& params = {});
 /// The same with raw buffers (scratch buffers of multi-pass kernels).
-void runShader(WebGpuBackend& gpu, const std::string& source, const std::vector<const Buffer*>& inputs,
-               const std::vector<Buffer*>& outputs, int64_t invocations, int groupSize = 64,
-               const std::vector<float>& params = {});
+void runShader(WebGpuBackend& gpu, const std::string& source,
+               const std::vector<const Buffer*>& inputs, const std::vector<Buffer*>& outputs,
+               int64_t invocations, int groupSize = 64, const std::vector<float>& params = {});
 
 /// Math helpers (exp/log/sin/cos with IEEE special values, expm1, log1p, erf,
 /// tanh, sigmoid, pow, floor division and modulo for f32 and i32).

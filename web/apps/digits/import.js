@@ -80,7 +80,7 @@ function fromCsv(text) {
  * ImportError with a plain message naming the problem.
  */
 export function parseSamples(text, name = 'the file') {
-  if (/\u0000/.test(text.slice(0, 4096))) {
+  if (text.slice(0, 4096).includes('\u0000')) {
     throw new ImportError(`${name} is not a text file: import a Samples JSON or Samples CSV export`);
   }
   const start = text.trimStart();

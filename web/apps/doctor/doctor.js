@@ -18,7 +18,6 @@ function speedSeconds(backend, backends) {
   return SPEED_BUDGET * weight(backend) / backends.reduce((sum, b) => sum + weight(b), 0);
 }
 const $ = (id) => document.getElementById(id);
-const scriptStart = performance.now();
 
 const report = {
   tool: 'glint doctor (browser)',

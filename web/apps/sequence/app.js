@@ -1,7 +1,6 @@
 // Glint sequence: a CSV column in, an LSTM trained in a worker, the next value
 // as a distribution and sampled forecasts out. window.seqApp exposes the
 // state and the numbers (for the browser test and the curious).
-import {parseCsv, detectHeader, toTable} from './csv.js';
 import * as prep from './prep.js';
 import {plural} from './prep.js';
 import {Engine} from './engine.js';

@@ -208,7 +208,7 @@ export function ensureShape(x, shape) {
 /** Pooling with dilations: spaceToBatchND around a max or average pool, as atrous convolutions do. */
 export function pool(input, windowShape, poolingType, pad, dilations = [1, 1], strides = [1, 1],
                      dimRoundingMode) {
-  let x = need('pool', 'input', input);
+  const x = need('pool', 'input', input);
   if (poolingType !== 'max' && poolingType !== 'avg') {
     throw new GlintError(`[pool] poolingType must be 'max' or 'avg': got ${JSON.stringify(poolingType)}`);
   }

@@ -36,7 +36,7 @@ function checkSplits(splits, numValues) {
  * gathered rows' splits. outputRaggedRank is taken and, as by TF.js, not
  * needed: the output's ragged rank follows from indices and the splits.
  */
-// eslint-disable-next-line no-unused-vars
+ 
 export function raggedGather(paramsNestedSplits, paramsDenseValues, indices, outputRaggedRank) {
   if (!Array.isArray(paramsNestedSplits) || !paramsNestedSplits.length) {
     fail('paramsNestedSplits must be a non-empty list of row-splits tensors');

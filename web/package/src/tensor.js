@@ -152,7 +152,7 @@ export class Tensor {
    * the work recorded before; it lives until tensorRef is disposed. Other
    * backends have no GPU buffer to give: an error, as TF.js's cpu backend.
    */
-  dataToGPU(options) {  // eslint-disable-line no-unused-vars
+  dataToGPU(options) {   
     this._assertLive();
     const M = core.module();
     const id = core.callInt(() => M._glint_tensor_to_gpu(this.id));

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The project's style checks (make lint; make test runs them as test-style):
+#   C++  — clang-format (Debian's 14, .clang-format) on every tracked .cpp/.h:
+#          a file it would change fails, with the first lines of the diff;
+#   JS   — ESLint (eslint.config.mjs) on every JavaScript file.
+# --fix: apply clang-format and ESLint's fixes instead (make format).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fix=0
+[ "${1:-}" = "--fix" ] && fix=1
+mapfile -t cpp < <(git ls-files '*.cpp' '*.h' '*.cc' '*.hpp')
+
+if [ $fix -eq 1 ]; then
+  clang-format -i "${cpp[@]}"
+  npx --no-install eslint --fix .
+  exit 0
+fi
+
+bad=()
+for f in "${cpp[@]}"; do
+  if ! clang-format --dry-run -Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
+done
+if [ ${#bad[@]} -gt 0 ]; then
+  echo "check_style: ${#bad[@]} C++ file(s) not in .clang-format's style (make format fixes them):"
+  for f in "${bad[@]}"; do
+    echo "  $f"
+    clang-format "$f" | diff "$f" - | head -8 | sed 's/^/    /'
+  done
+  exit 1
+fi
+echo "check_style: ${#cpp[@]} C++ files formatted"
+npx --no-install eslint --max-warnings 0 .
+echo "check_style: ESLint clean"

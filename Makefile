@@ -47,8 +47,9 @@ check: bootstrap build/release/build.ninja
 	cmake --build --preset release -j $(JOBS) --target glint_tests
 	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 
-## lint: the style checks — clang-format on the C++ (.clang-format) and
-## ESLint on the JavaScript (eslint.config.mjs); format: apply them.
+## lint: the style checks — clang-format on the C++ (.clang-format), ESLint
+## on the JavaScript (eslint.config.mjs), the include graph against the
+## declared layers (scripts/check_layers.mjs); format: apply the first two.
 lint: bootstrap
 	scripts/check_style.sh
 format: bootstrap

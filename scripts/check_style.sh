@@ -2,7 +2,8 @@
 # The project's style checks (make lint; make test runs them as test-style):
 #   C++  — clang-format (Debian's 14, .clang-format) on every tracked .cpp/.h:
 #          a file it would change fails, with the first lines of the diff;
-#   JS   — ESLint (eslint.config.mjs) on every JavaScript file.
+#   JS   — ESLint (eslint.config.mjs) on every JavaScript file;
+#   the include graph against the declared layers (scripts/check_layers.mjs).
 # --fix: apply clang-format and ESLint's fixes instead (make format).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +33,4 @@ fi
 echo "check_style: ${#cpp[@]} C++ files formatted"
 npx --no-install eslint --max-warnings 0 .
 echo "check_style: ESLint clean"
+node scripts/check_layers.mjs

@@ -1,7 +1,7 @@
 // conv2d, depthwiseConv2d, conv2dTranspose and their gradients (NHWC).
 #include "glint/backend.h"
 #include "glint/ops.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 

@@ -4,7 +4,7 @@
 // padding differs from its 2-D one where a stride exceeds the window (see
 // sameOverhang).
 #include "glint/ops.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 #include "src/ops/op_util.h"
 
 namespace glint {

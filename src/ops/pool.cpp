@@ -2,7 +2,7 @@
 #include "glint/backend.h"
 #include "glint/ops.h"
 #include "src/core/kernel_selection.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 #include "src/ops/op_util.h"
 
 namespace glint {

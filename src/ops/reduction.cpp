@@ -6,9 +6,9 @@
 #include "glint/autograd.h"
 #include "glint/backend.h"
 #include "glint/ops.h"
-#include "src/backends/mean_scale.h"
 #include "src/core/engine_state.h"
 #include "src/core/kernel_selection.h"
+#include "src/geometry/mean_scale.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
 

@@ -12,7 +12,7 @@
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/thread_pool.h"
 #include "src/core/kernel_selection.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 
 namespace glint::cpu {
 

@@ -8,7 +8,7 @@
 // the GEMM; conv.cpp picks the widest set whose vector width divides outC.
 #include <cstdint>
 
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 
 namespace glint::cpu::conv_direct {
 

@@ -12,8 +12,8 @@
 #include "glint/backend.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/vecmath_util.h"
-#include "src/backends/mean_scale.h"
 #include "src/core/kernel_selection.h"
+#include "src/geometry/mean_scale.h"
 
 namespace glint::cpu {
 

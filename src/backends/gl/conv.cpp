@@ -13,7 +13,7 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
 #include "src/core/kernel_selection.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 
 namespace glint::gl {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "glint/backend.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 
 namespace glint::gl {
 

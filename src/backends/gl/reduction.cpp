@@ -8,8 +8,8 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
-#include "src/backends/mean_scale.h"
 #include "src/core/kernel_selection.h"
+#include "src/geometry/mean_scale.h"
 
 namespace glint::gl {
 

@@ -5,7 +5,7 @@
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
 #include "src/core/kernel_selection.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 
 namespace glint::reference {
 

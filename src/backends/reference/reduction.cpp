@@ -3,10 +3,10 @@
 #include <functional>
 #include <limits>
 
-#include "src/backends/mean_scale.h"
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
 #include "src/core/kernel_selection.h"
+#include "src/geometry/mean_scale.h"
 
 namespace glint::reference {
 

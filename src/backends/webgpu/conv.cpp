@@ -20,7 +20,7 @@
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
-#include "src/ops/conv_util.h"
+#include "src/geometry/conv_geometry.h"
 
 namespace glint::webgpu {
 

@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "src/backends/mean_scale.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
+#include "src/geometry/mean_scale.h"
 
 namespace glint::webgpu {
 

@@ -1,5 +1,6 @@
 #pragma once
-// Window geometry shared by the convolution/pooling ops and their kernels.
+// Window geometry shared by the convolution/pooling ops and their kernels:
+// src/geometry sits below both ops and backends (scripts/check_layers.mjs).
 // Ops compute explicit pads once (TF.js arithmetic); kernels only read them.
 #include <algorithm>
 #include <cstdint>

@@ -1,3 +1,6 @@
+// The composition root: registers the gradients (src/ops) and every backend
+// compiled into this build. The one file of src/ that sits above both ops and
+// backends (scripts/check_layers.mjs); the engine calls it once, on first use.
 #include "src/backends/builtin.h"
 
 #include "src/core/engine_state.h"

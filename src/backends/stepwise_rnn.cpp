@@ -6,7 +6,7 @@
 #include "glint/error.h"
 #include "glint/ops.h"
 #include "glint/rnn_ops.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 
 namespace glint {
 

@@ -17,6 +17,7 @@
 #include "glint/backend.h"
 #include "glint/engine.h"
 #include "glint/profile.h"
+#include "src/core/backend_services.h"
 #include "src/core/random.h"
 
 namespace glint {
@@ -144,13 +145,7 @@ class Engine {
 /// call has an id at or above it (customGrad tells f's own results so).
 int64_t tensorIdWatermark();
 
-/// Pauses tape recording on this thread for its lifetime (backprop, customGrad internals).
-struct RecordingPause {
-  RecordingPause() { ++threadState().recordingPaused; }
-  ~RecordingPause() { --threadState().recordingPaused; }
-};
-
-/// Registers gradients and the backends this build has (src/backends/builtin.cpp).
+/// Registers gradients and the backends this build has (src/builtin.cpp).
 void registerBuiltins();
 
 /// Reads t's whole buffer into dst (t's storage bytes). A backend that can

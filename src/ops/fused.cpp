@@ -7,7 +7,7 @@
 #include "glint/backend.h"
 #include "glint/fused_ops.h"
 #include "glint/ops.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 #include "src/core/kernel_selection.h"
 #include "src/core/name_table.h"
 #include "src/ops/gradients.h"
@@ -188,10 +188,10 @@ void registerFusedGradients() {
                    if (ctx.needs(0)) dLabels = mul(neg(d), logSoftmax(ctx.inputs[1], -1));
                    if (ctx.needs(1))
                      dLogits =
-                         mul(d, Engine::get().recording() ? sub(mul(softmax(ctx.inputs[1], -1),
-                                                                    sum(ctx.inputs[0], {-1}, true)),
-                                                                ctx.inputs[0])
-                                                          : ctx.outputs[1]);
+                         mul(d, recordingGradients() ? sub(mul(softmax(ctx.inputs[1], -1),
+                                                               sum(ctx.inputs[0], {-1}, true)),
+                                                           ctx.inputs[0])
+                                                     : ctx.outputs[1]);
                    return std::vector<Tensor>{dLabels, dLogits};
                  });
 }

@@ -6,7 +6,7 @@
 #include "glint/autograd.h"
 #include "glint/backend.h"
 #include "glint/ops.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 #include "src/ops/gradients.h"
@@ -209,7 +209,7 @@ void registerReductionGradients() {
         // Where a tape around records this (grad of grad), the product of the
         // others is built from x by ops alone: the zero masks below are right in
         // value but constant, so their derivative would be lost.
-        if (Engine::get().recording())
+        if (recordingGradients())
           return std::vector<Tensor>{mul(productOfOthers(x, axes), reshape(dys[0], kept))};
         Tensor zero = scalar(0.0f);
         Tensor isZero = equal(x, zero);

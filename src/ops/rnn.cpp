@@ -9,7 +9,7 @@
 #include "glint/engine.h"
 #include "glint/ops.h"
 #include "glint/rnn_ops.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 #include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
@@ -119,7 +119,7 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
   // order): LSTMSequenceGrad then reads them in place of xw (attr
   // preActivations) and computes no step's h * W_r again (22% of the
   // standard lstm's training multiply-adds, by count).
-  if (Engine::get().recording()) outputs.push_back({xw.shape(), DType::float32});
+  if (recordingGradients()) outputs.push_back({xw.shape(), DType::float32});
   std::vector<Tensor> hc = runKernel("LSTMSequence", inputs, outputs, attrs);
   LstmSequence r;
   if (returnSequences) r.outputs = transpose(hc[0], {1, 0, 2});

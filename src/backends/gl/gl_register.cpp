@@ -1,10 +1,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "glint/engine.h"
 #include "src/backends/builtin.h"
 #include "src/backends/gl/gl_backend.h"
 #include "src/backends/gl/kernels.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 
 namespace glint {
 
@@ -34,18 +35,16 @@ void registerGlBackend() {
   // Float16 activations: every gl kernel's float32 outputs are drawn into
   // half textures, but the optimizer updates', which are variables and their
   // state (kept in float32: small updates vanish in float16).
-  for (auto& [kernel, byBackend] : Engine::get().kernels) {
-    auto it = byBackend.find("gl");
-    if (it == byBackend.end() || kernel.rfind("Apply", 0) == 0) continue;
-    KernelFn run = it->second;
-    it->second = [run](KernelArgs& args) {
+  wrapKernels("gl", [](const std::string& kernel, KernelFn run) -> KernelFn {
+    if (kernel.rfind("Apply", 0) == 0) return run;
+    return [run](KernelArgs& args) {
       if (float16Activations())
         for (Tensor& out : args.outputs)
           if (out.dtype() == DType::float32)
             static_cast<gl::GlBackend&>(args.backend).toHalf(gl::textureOf(out));
       run(args);
     };
-  }
+  });
 }
 
 }  // namespace glint

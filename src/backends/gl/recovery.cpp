@@ -12,7 +12,7 @@
 #include "glint/error.h"
 #include "glint/gl.h"
 #include "src/backends/gl/gl_backend.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 
 namespace glint::gl {
 
@@ -144,8 +144,7 @@ void GlBackend::recover() {
     deadWhy_ = why;
     if (!retry) moveVariablesAway(why);
     throw DeviceLostError("[gl] the GL context was lost and could not be re-created (" + why +
-                          "); variables moved to the " + Engine::get().active().name() +
-                          " backend");
+                          "); variables moved to the " + activeBackend().name() + " backend");
   }
   for (Texture* t : old) {
     if (!t->lost) continue;
@@ -423,16 +422,10 @@ void GlBackend::startSnapshotRead(const std::vector<Mirror*>& mirrors) {
 // ---- public API (glint/gl.h) -------------------------------------------------
 
 namespace {
-GlBackend* instance() {
-  Engine& e = Engine::get();
-  return dynamic_cast<GlBackend*>(e.backend("gl"));
-}
+GlBackend* instance() { return dynamic_cast<GlBackend*>(backendNamed("gl")); }
 GlBackend& require(const char* op) {
   GlBackend* b = instance();
-  if (!b) {
-    BackendEntry* entry = Engine::get().entry("gl");
-    fail(op, "the gl backend is not available: ", entry ? entry->whyNot : "not registered");
-  }
+  if (!b) fail(op, "the gl backend is not available: ", whyBackendUnavailable("gl"));
   return *b;
 }
 }  // namespace

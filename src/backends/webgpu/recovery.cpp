@@ -12,7 +12,7 @@
 #include "glint/error.h"
 #include "src/backends/webgpu/webgpu_api.h"
 #include "src/backends/webgpu/webgpu_backend.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 
 namespace glint::webgpu {
 
@@ -94,7 +94,7 @@ void WebGpuBackend::restoreIfLost() {
     throw DeviceLostError(
         "[webgpu] the WebGPU device was lost and no new one could be had; "
         "the variables moved to the " +
-        Engine::get().active().name() + " backend");
+        activeBackend().name() + " backend");
   if (glint_wgpu_lost()) recover();
 }
 

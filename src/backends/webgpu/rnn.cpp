@@ -8,7 +8,7 @@
 #include "src/backends/stepwise_rnn.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {

@@ -8,7 +8,7 @@
 #include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_api.h"
 #include "src/backends/webgpu/wgsl.h"
-#include "src/core/engine_state.h"
+#include "src/core/backend_services.h"
 #include "src/core/running_kernel.h"
 
 namespace glint::webgpu {
@@ -24,7 +24,7 @@ size_t capacityFor(size_t bytes) {
   return (b + step - 1) / step * step;
 }
 
-WebGpuBackend* instance() { return dynamic_cast<WebGpuBackend*>(Engine::get().backend("webgpu")); }
+WebGpuBackend* instance() { return dynamic_cast<WebGpuBackend*>(backendNamed("webgpu")); }
 
 std::unique_ptr<WebGpuBackend> WebGpuBackend::create(std::string& whyNot) {
   std::unique_ptr<WebGpuBackend> b(new WebGpuBackend());

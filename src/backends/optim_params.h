@@ -1,35 +1,35 @@
 #pragma once
-// The scalars of the fused optimizer kernels, in the order the GPU backends'
-// shaders read them from their parameter array (gl's u_params uniform,
-// webgpu's u_params buffer): per-step values that must not become new programs.
-#include <vector>
-
+// The scalars of the fused optimizer kernels, named for the GPU backends'
+// shaders (param_block.h): per-step values that must not become new programs.
+// gl/optim.cpp and webgpu/optim.cpp read them as $lr, $beta1, ...
 #include "glint/attrs.h"
+#include "src/backends/param_block.h"
 
 namespace glint {
 
-/// ApplyGradientDescent: lr.
-inline std::vector<float> gradientDescentParams(const Attrs& a) {
-  return {static_cast<float>(a.f("lr"))};
+/// ApplyGradientDescent.
+inline ParamBlock gradientDescentParams(const Attrs& a) {
+  return ParamBlock().add("lr", a.f("lr"));
 }
 
-/// ApplyMomentum: lr, momentum.
-inline std::vector<float> momentumParams(const Attrs& a) {
-  return {static_cast<float>(a.f("lr")), static_cast<float>(a.f("momentum"))};
+/// ApplyMomentum.
+inline ParamBlock momentumParams(const Attrs& a) {
+  return ParamBlock().add("lr", a.f("lr")).add("momentum", a.f("momentum"));
 }
 
-/// ApplyAdam: lr, beta1, 1 - beta1, beta2, 1 - beta2, c1, c2, epsilon, lr * weightDecay.
-inline std::vector<float> adamParams(const Attrs& a) {
-  auto f = [&](const char* key) { return static_cast<float>(a.f(key)); };
-  return {f("lr"),
-          f("beta1"),
-          static_cast<float>(1 - a.f("beta1")),
-          f("beta2"),
-          static_cast<float>(1 - a.f("beta2")),
-          f("biasCorrection1"),
-          f("biasCorrection2"),
-          f("epsilon"),
-          static_cast<float>(a.f("lr") * a.f("weightDecay"))};
+/// ApplyAdam: the moments' factors and their complements, the bias
+/// corrections, epsilon, and the decoupled weight decay times lr.
+inline ParamBlock adamParams(const Attrs& a) {
+  return ParamBlock()
+      .add("lr", a.f("lr"))
+      .add("beta1", a.f("beta1"))
+      .add("oneMinusBeta1", 1 - a.f("beta1"))
+      .add("beta2", a.f("beta2"))
+      .add("oneMinusBeta2", 1 - a.f("beta2"))
+      .add("biasCorrection1", a.f("biasCorrection1"))
+      .add("biasCorrection2", a.f("biasCorrection2"))
+      .add("epsilon", a.f("epsilon"))
+      .add("decay", a.f("lr") * a.f("weightDecay"));
 }
 
 }  // namespace glint

@@ -18,9 +18,9 @@ namespace {
 /// vector arithmetic (the same operations per lane as one element at a
 /// time; mlp training on SwiftShader ~10% faster than the element loop).
 void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::string>& outs,
-                 const std::vector<float>& params) {
+                 const ParamBlock& params) {
   GlBackend& gl = glBackend(a);
-  gl.setParams(params);
+  gl.setParams(params.values());
   std::vector<Texture*> targets;
   for (Tensor& t : a.outputs) targets.push_back(&textureOf(t));
   std::string s =
@@ -29,7 +29,7 @@ void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::
   s += ") {\n";
   for (size_t k = 0; k < a.inputs.size(); ++k)
     s += "  vec4 x" + std::to_string(k) + " = ftexel" + std::to_string(k) + "(t);\n";
-  s += code;
+  s += params.expand(code);
   for (size_t k = 0; k < outs.size(); ++k) s += "  v" + std::to_string(k) + " = " + outs[k] + ";\n";
   s += "}\n";
   const int64_t texels = (a.outputs[0].size() + 3) / 4;
@@ -38,24 +38,23 @@ void drawOutputs(KernelArgs& a, const std::string& code, const std::vector<std::
 }
 
 void gradientDescent(KernelArgs& a) {
-  drawOutputs(a, "  vec4 w = x0 - u_params[0] * x1;\n", {"w"}, gradientDescentParams(a.attrs));
+  drawOutputs(a, "  vec4 w = x0 - $lr * x1;\n", {"w"}, gradientDescentParams(a.attrs));
 }
 
 void momentum(KernelArgs& a) {
-  std::string code = "  vec4 g = x2;\n  vec4 next = u_params[1] * x1 + g;\n  vec4 step = " +
-                     std::string(a.attrs.b("useNesterov") ? "g + u_params[1] * next" : "next") +
-                     ";\n  vec4 w = x0 - u_params[0] * step;\n";
+  std::string code = "  vec4 g = x2;\n  vec4 next = $momentum * x1 + g;\n  vec4 step = " +
+                     std::string(a.attrs.b("useNesterov") ? "g + $momentum * next" : "next") +
+                     ";\n  vec4 w = x0 - $lr * step;\n";
   drawOutputs(a, code, {"w", "next"}, momentumParams(a.attrs));
 }
 
 void adam(KernelArgs& a) {
-  // u_params: adamParams (src/backends/optim_params.h).
   std::string code =
       "  vec4 w = x0, g = x3;\n"
-      "  vec4 m = u_params[1] * x1 + u_params[2] * g;\n"
-      "  vec4 v = u_params[3] * x2 + u_params[4] * (g * g);\n"
-      "  vec4 update = (m / u_params[5]) / (sqrt(v / u_params[6]) + u_params[7]);\n"
-      "  vec4 wNew = w - u_params[8] * w - u_params[0] * update;\n";
+      "  vec4 m = $beta1 * x1 + $oneMinusBeta1 * g;\n"
+      "  vec4 v = $beta2 * x2 + $oneMinusBeta2 * (g * g);\n"
+      "  vec4 update = (m / $biasCorrection1) / (sqrt(v / $biasCorrection2) + $epsilon);\n"
+      "  vec4 wNew = w - $decay * w - $lr * update;\n";
   drawOutputs(a, code, {"wNew", "m", "v"}, adamParams(a.attrs));
 }
 

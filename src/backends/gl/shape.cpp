@@ -4,6 +4,7 @@
 
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/param_block.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gl {
@@ -167,15 +168,17 @@ bool concatPieces(KernelArgs& a, int64_t rows) {
     const int64_t texels = x.size() / 4;
     if (texels == 0) continue;
     std::vector<Operand> in{Operand{&textureOf(x), x.dtype()}};
-    std::string s = prelude(in) +
-                    "uniform float u_params[2];\nout uvec4 o_texel;\nvoid main() {\n" +
-                    fragmentTexel(target) +
-                    "  int from = t - int(u_params[0]);\n"
-                    "  if (from < 0 || from >= int(u_params[1])) discard;\n"
+    ParamBlock p;
+    p.add("start", static_cast<double>(start)).add("texels", static_cast<double>(texels));
+    std::string s = prelude(in) + "uniform float u_params[" + std::to_string(p.size()) +
+                    "];\nout uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) +
+                    p.expand(
+                        "  int from = t - int($start);\n"
+                        "  if (from < 0 || from >= int($texels)) discard;\n") +
                     "  o_texel = texel0(from);\n}\n";
     const int first = static_cast<int>(start >> target.extent.shift);
     const int last = static_cast<int>((start + texels - 1) >> target.extent.shift);
-    gl.setParams({static_cast<float>(start), static_cast<float>(texels)});
+    gl.setParams(p.values());
     gl.drawRows(gl.program(s), {in[0].texture}, target, first, last - first + 1);
     start += texels;
   }
@@ -290,19 +293,21 @@ bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
   for (int64_t k0 = 0; k0 < n; k0 += group) {
     const int count = static_cast<int>(std::min<int64_t>(group, n - k0));
     std::vector<Operand> ops = operands(a.inputs);
-    std::string s = prelude(ops) + "uniform float u_params[1];\n";
+    ParamBlock p;
+    p.add("first", static_cast<double>(k0));
+    std::string s = prelude(ops) + "uniform float u_params[" + str(p.size()) + "];\n";
     for (int q = 0; q < count; ++q)
       s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
     s += "void main() {\n" + fragmentTexel(textureOf(a.outputs[0])) + "  if (t >= " + str(texels) +
-         ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) +
-         " + int(u_params[0])) * " + str(inner4) + " + t % " + str(inner4) + ";\n";
+         ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) + " + int(" +
+         p.expand("$first") + ")) * " + str(inner4) + " + t % " + str(inner4) + ";\n";
     for (int q = 0; q < count; ++q)
       s += "  o_" + str(q) + " = texel0(from + " + str(q * inner4) + ");\n";
     s += "}\n";
     std::vector<Texture*> targets;
     for (int q = 0; q < count; ++q)
       targets.push_back(&textureOf(a.outputs[static_cast<size_t>(k0 + q)]));
-    gl.setParams({static_cast<float>(k0)});
+    gl.setParams(p.values());
     gl.draw(gl.program(s), {&textureOf(x)}, targets);
   }
   return true;

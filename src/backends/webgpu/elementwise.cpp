@@ -5,6 +5,7 @@
 // through u_params so that they do not compile new pipelines.
 #include <cctype>
 
+#include "src/backends/param_block.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
@@ -165,8 +166,9 @@ void registerElementwiseKernels() {
   GLINT_REGISTER(reg, "Relu", unary("select(0.0, x, x > 0.0 || isnan_(x))"));
   GLINT_REGISTER(reg, "Relu6", unary("select(clamp(x, 0.0, 6.0), x, isnan_(x))"));
   GLINT_REGISTER(reg, "LeakyRelu", [](KernelArgs& a) {
-    runUnary(a, "select(u_params[0] * x, x, x > 0.0 || isnan_(x))", "",
-             {static_cast<float>(a.attrs.f("alpha"))});
+    ParamBlock p;
+    p.add("alpha", a.attrs.f("alpha"));
+    runUnary(a, p.expand("select($alpha * x, x, x > 0.0 || isnan_(x))"), "", p.values());
   });
   GLINT_REGISTER(reg, "Elu", unary("select(expm1_(x), x, x > 0.0)"));
   GLINT_REGISTER(reg, "Selu",
@@ -230,9 +232,9 @@ void registerElementwiseKernels() {
   GLINT_REGISTER(reg, "Select", selectKernel);
   GLINT_REGISTER(reg, "Cast", castKernel);
   GLINT_REGISTER(reg, "ClipByValue", [](KernelArgs& a) {
-    std::vector<float> bounds = {static_cast<float>(a.attrs.f("min")),
-                                 static_cast<float>(a.attrs.f("max"))};
-    runUnary(a, "select(min(max(x, u_params[0]), u_params[1]), x, isnan_(x))", "", bounds);
+    ParamBlock p;
+    p.add("min", a.attrs.f("min")).add("max", a.attrs.f("max"));
+    runUnary(a, p.expand("select(min(max(x, $min), $max), x, isnan_(x))"), "", p.values());
   });
 }
 

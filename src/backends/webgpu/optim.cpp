@@ -13,46 +13,46 @@ namespace glint::webgpu {
 namespace {
 
 /// Dispatches an update whose `code` sets the f32 locals named in `outs`
-/// (output k <- outs[k]) from element i of the inputs. u_params: `params`,
-/// then the element count as count / 4096 and count % 4096 (a float holds
-/// integers exactly only below 2^24).
+/// (output k <- outs[k]) from element i of the inputs. Besides the kernel's
+/// `params`, the element count as count / 4096 and count % 4096 (a float
+/// holds integers exactly only below 2^24).
 void runUpdate(KernelArgs& a, const std::string& code, const std::vector<std::string>& outs,
-               std::vector<float> params) {
+               ParamBlock params) {
   const int64_t n = a.outputs[0].size();
   if (n == 0) return;
-  const std::string c = std::to_string(params.size());
-  params.push_back(static_cast<float>(n >> 12));
-  params.push_back(static_cast<float>(n & 4095));
+  params.add("countHigh", static_cast<double>(n >> 12))
+      .add("countLow", static_cast<double>(n & 4095));
   std::string s = prelude(a.inputs, static_cast<int>(outs.size())) + mainHeader() +
-                  "  let count = i32(u_params[" + c + "]) * 4096 + i32(u_params[" + c +
-                  " + 1]);\n  if (idx >= count) { return; }\n  let i = idx;\n" + code;
+                  params.expand(
+                      "  let count = i32($countHigh) * 4096 + i32($countLow);\n"
+                      "  if (idx >= count) { return; }\n  let i = idx;\n" +
+                      code);
   std::vector<Tensor*> outputs;
   for (size_t k = 0; k < outs.size(); ++k) {
     s += "  b_out" + std::to_string(k) + "[i] = bitcast<u32>(" + outs[k] + ");\n";
     outputs.push_back(&a.outputs[k]);
   }
-  runShader(gpuBackend(a), s + "}\n", a.inputs, outputs, n, 64, params);
+  runShader(gpuBackend(a), s + "}\n", a.inputs, outputs, n, 64, params.values());
 }
 
 void gradientDescent(KernelArgs& a) {
-  runUpdate(a, "  let w = in0(i) - u_params[0] * in1(i);\n", {"w"}, gradientDescentParams(a.attrs));
+  runUpdate(a, "  let w = in0(i) - $lr * in1(i);\n", {"w"}, gradientDescentParams(a.attrs));
 }
 
 void momentum(KernelArgs& a) {
-  std::string code = "  let g = in2(i);\n  let next = u_params[1] * in1(i) + g;\n  let step = " +
-                     std::string(a.attrs.b("useNesterov") ? "g + u_params[1] * next" : "next") +
-                     ";\n  let w = in0(i) - u_params[0] * step;\n";
+  std::string code = "  let g = in2(i);\n  let next = $momentum * in1(i) + g;\n  let step = " +
+                     std::string(a.attrs.b("useNesterov") ? "g + $momentum * next" : "next") +
+                     ";\n  let w = in0(i) - $lr * step;\n";
   runUpdate(a, code, {"w", "next"}, momentumParams(a.attrs));
 }
 
 void adam(KernelArgs& a) {
-  // u_params: adamParams (src/backends/optim_params.h).
   std::string code =
       "  let w = in0(i);\n  let g = in3(i);\n"
-      "  let m = u_params[1] * in1(i) + u_params[2] * g;\n"
-      "  let v = u_params[3] * in2(i) + u_params[4] * (g * g);\n"
-      "  let update = (m / u_params[5]) / (sqrt(v / u_params[6]) + u_params[7]);\n"
-      "  let wNew = w - u_params[8] * w - u_params[0] * update;\n";
+      "  let m = $beta1 * in1(i) + $oneMinusBeta1 * g;\n"
+      "  let v = $beta2 * in2(i) + $oneMinusBeta2 * (g * g);\n"
+      "  let update = (m / $biasCorrection1) / (sqrt(v / $biasCorrection2) + $epsilon);\n"
+      "  let wNew = w - $decay * w - $lr * update;\n";
   runUpdate(a, code, {"wNew", "m", "v"}, adamParams(a.attrs));
 }
 

@@ -297,6 +297,7 @@ test-web: web-st
 	cmake --build --preset wasm -j $(JOBS) --target glint_optable_async  # the op table on webgpu in node
 	cmake --build --preset wasm -j $(JOBS) --target glint_kernel_fuzz_async  # the kernel fuzzer on webgpu in node
 	node --test tests/web/
+	$(NODE) scripts/gen_types.mjs --check  # index.d.ts: every tensor method and namespace member typed
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts
 

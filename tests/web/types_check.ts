@@ -124,5 +124,25 @@ async function main() {
   const hash = glint.util.fingerPrint64(new Uint8Array([1, 2, 3]));
   console.log(hash.toString(16), glint.util.hexToLong('ff').add(hash).unsigned);
 
+  // Strict declarations (scripts/gen_types.mjs): chained ops keep their op's
+  // parameter types, namespaces list their members, and a name glint-ml lacks
+  // is a compile error rather than `any`.
+  const x = glint.tensor([[-1, 2], [3, -4]]);
+  const chained: glint.Tensor = x.leakyRelu(0.1).clipByValue(-1, 1).cumsum(0).logSumExp(1, true);
+  const parts: glint.Tensor[] = x.split(2, 1);
+  const viaOps: glint.Tensor = glint.ops.add(x, 1);
+  const loss: glint.Tensor = glint.losses.categoricalCrossentropy(x, x);
+  const metric: glint.Tensor = glint.metrics.binaryAccuracy(x, x);
+  const embed = glint.layers.embedding({inputDim: 10, outputDim: 4});
+  const bits: bigint = glint.util.hexToLong('ff').shiftLeft(4).toBigInt();
+  // @ts-expect-error: tensors have no such method
+  x.noSuchMethod();
+  // @ts-expect-error: leakyRelu's alpha is a number
+  x.leakyRelu('0.1');
+  // @ts-expect-error: glint.losses has no such loss
+  glint.losses.noSuchLoss(x, x);
+  // @ts-expect-error: glint.layers has no such factory
+  glint.layers.noSuchLayer({});
+  console.log(chained, parts, viaOps, loss, metric, embed, bits);
 }
 main();

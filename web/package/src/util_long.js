@@ -56,15 +56,15 @@ export class Long {
     const a = this.toBigInt(), b = Long.fromValue(o, this.unsigned).toBigInt();
     return a === b ? 0 : a < b ? -1 : 1;
   }
-  op(f, o) { return Long.fromBigInt(f(this.toBigInt(), Long.fromValue(o, this.unsigned).toBigInt()), this.unsigned); }
-  add(o) { return this.op((a, b) => a + b, o); }
-  subtract(o) { return this.op((a, b) => a - b, o); }
-  multiply(o) { return this.op((a, b) => a * b, o); }
-  divide(o) { return this.op((a, b) => a / b, o); }
-  modulo(o) { return this.op((a, b) => a % b, o); }
-  and(o) { return this.op((a, b) => a & b, o); }
-  or(o) { return this.op((a, b) => a | b, o); }
-  xor(o) { return this.op((a, b) => a ^ b, o); }
+  _op(f, o) { return Long.fromBigInt(f(this.toBigInt(), Long.fromValue(o, this.unsigned).toBigInt()), this.unsigned); }
+  add(o) { return this._op((a, b) => a + b, o); }
+  subtract(o) { return this._op((a, b) => a - b, o); }
+  multiply(o) { return this._op((a, b) => a * b, o); }
+  divide(o) { return this._op((a, b) => a / b, o); }
+  modulo(o) { return this._op((a, b) => a % b, o); }
+  and(o) { return this._op((a, b) => a & b, o); }
+  or(o) { return this._op((a, b) => a | b, o); }
+  xor(o) { return this._op((a, b) => a ^ b, o); }
   not() { return Long.fromBigInt(~this.toBigInt(), this.unsigned); }
   negate() { return Long.fromBigInt(-this.toBigInt(), this.unsigned); }
   shiftLeft(n) { return Long.fromBigInt(this.toBigInt() << BigInt(Number(n) & 63), this.unsigned); }

@@ -3,7 +3,8 @@
 #   C++  — clang-format (Debian's 14, .clang-format) on every tracked .cpp/.h:
 #          a file it would change fails, with the first lines of the diff;
 #   JS   — ESLint (eslint.config.mjs) on every JavaScript file;
-#   the include graph against the declared layers (scripts/check_layers.mjs).
+#   the include graph against the declared layers (scripts/check_layers.mjs);
+#   commit subjects under 72 characters, for commits since the rule came in.
 # --fix: apply clang-format and ESLint's fixes instead (make format).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,3 +35,19 @@ echo "check_style: ${#cpp[@]} C++ files formatted"
 npx --no-install eslint --max-warnings 0 .
 echo "check_style: ESLint clean"
 node scripts/check_layers.mjs
+
+# af19e3f brought these checks in; older subjects stay as they were.
+if git rev-parse -q --verify af19e3f^{commit} >/dev/null; then
+  long=$(git log --format='%h %s' af19e3f^..HEAD |
+         node -e 'let s = ""; process.stdin.on("data", (d) => s += d).on("end", () => {
+           for (const l of s.split("\n").filter(Boolean)) {
+             const subject = l.slice(l.indexOf(" ") + 1);
+             if ([...subject].length > 72) console.log(`  ${l} (${[...subject].length})`);
+           }})')
+  if [ -n "$long" ]; then
+    echo "check_style: commit subjects over 72 characters (figures belong in the body):"
+    echo "$long"
+    exit 1
+  fi
+  echo "check_style: commit subjects under 72 characters"
+fi

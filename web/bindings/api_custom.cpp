@@ -20,11 +20,19 @@ namespace {
 // JSON argument. Returns the count of result handles written to out (their
 // ownership passes to C++) and, when the method answered JSON, *jsonOut
 // (malloc'd); -1 when it threw.
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(int32_t, glint_js_invoke,
       (int32_t objId, const char* method, const int32_t* ids, int32_t n, const char* json,
        int32_t* out, int32_t maxOut, char** jsonOut),
       { return Module['__glintInvoke'](objId, method, ids, n, json, out, maxOut, jsonOut); });
+// clang-format on
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(void, glint_js_release, (int32_t objId), { Module['__glintRelease'](objId); });
+// clang-format on
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(char*, glint_js_invoke_error, (), {
   var s = Module['__glintTakeError']();
   var n = lengthBytesUTF8(s) + 1;
@@ -32,6 +40,7 @@ EM_JS(char*, glint_js_invoke_error, (), {
   stringToUTF8(s, p, n);
   return p;
 });
+// clang-format on
 
 /// A registered JS object; unregistered (so JS can drop what it saved) when
 /// the last C++ holder goes, e.g. the tape that kept a gradient function.

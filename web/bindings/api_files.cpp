@@ -17,8 +17,14 @@ namespace {
 // Reads `path` (already passed io::checkShardPath) through the reader JS
 // registered for this call: malloc'd bytes (freed here), or null with the
 // error message pending (__glintTakeError).
-EM_JS(uint8_t*, glint_js_read_shard, (const char* path, double maxBytes, int32_t* length),
-      { return Module['__glintReadShard'](UTF8ToString(path), maxBytes, length); });
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
+EM_JS(uint8_t*, glint_js_read_shard, (const char* path, double maxBytes, int32_t* length), {
+  return Module['__glintReadShard'](UTF8ToString(path), maxBytes, length);
+});
+// clang-format on
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(char*, glint_js_take_read_error, (), {
   var s = Module['__glintTakeError']();
   var n = lengthBytesUTF8(s) + 1;
@@ -26,6 +32,7 @@ EM_JS(char*, glint_js_take_read_error, (), {
   stringToUTF8(s, p, n);
   return p;
 });
+// clang-format on
 
 std::vector<uint8_t> readShardFromJs(const std::string& path, int64_t maxBytes) {
   int32_t length = 0;

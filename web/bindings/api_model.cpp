@@ -14,8 +14,14 @@ namespace {
 
 // Calls the JS function registered as fnId with tensor handles; returns the
 // handle of its result (ownership passes to C++), or -1 when it threw.
-EM_JS(int32_t, glint_js_call, (int32_t fnId, const int32_t* args, int32_t n),
-      { return Module['__glintCall'](fnId, args, n); });
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
+EM_JS(int32_t, glint_js_call, (int32_t fnId, const int32_t* args, int32_t n), {
+  return Module['__glintCall'](fnId, args, n);
+});
+// clang-format on
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(char*, glint_js_take_error, (), {
   var s = Module['__glintTakeError']();
   var n = lengthBytesUTF8(s) + 1;
@@ -23,6 +29,7 @@ EM_JS(char*, glint_js_take_error, (), {
   stringToUTF8(s, p, n);
   return p;
 });
+// clang-format on
 
 /// A C++ function of tensors that runs the JS function fnId.
 Tensor callJs(const char* op, int32_t fnId, const std::vector<Tensor>& inputs) {

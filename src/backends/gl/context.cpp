@@ -44,26 +44,25 @@ std::string glString(GLenum name) {
 
 // A WebGL2 context on an OffscreenCanvas (workers, pages) or a page canvas,
 // handed to Emscripten's GL layer. Node has neither: 0 means "no WebGL here".
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(int, glint_create_webgl2, (), {
   var canvas = null;
-  if (typeof OffscreenCanvas != = 'undefined') canvas = new OffscreenCanvas(1, 1);
-  else if (typeof document != = 'undefined') canvas = document.createElement('canvas');
+  if (typeof OffscreenCanvas !== 'undefined') canvas = new OffscreenCanvas(1, 1);
+  else if (typeof document !== 'undefined') canvas = document.createElement('canvas');
   if (!canvas) return 0;
-  var attrs = {
-    alpha : true,
-    antialias : false,
-    depth : false,
-    stencil : false,
-    premultipliedAlpha : false,
-    preserveDrawingBuffer : false
-  };
+  var attrs = {alpha: true, antialias: false, depth: false, stencil: false,
+               premultipliedAlpha: false, preserveDrawingBuffer: false};
   var ctx = canvas.getContext('webgl2', attrs);
   if (!ctx) return -1;
-  return GL.registerContext(ctx,
-                            {majorVersion : 2, minorVersion : 0, enableExtensionsByDefault : true});
+  return GL.registerContext(ctx, {majorVersion: 2, minorVersion: 0,
+                                  enableExtensionsByDefault: true});
 });
+// clang-format on
 
 // The real renderer behind the browser's "WebKit WebGL" (SwiftShader, ANGLE...).
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(char*, glint_unmasked_renderer, (), {
   var gl = GL.currentContext ? GL.currentContext.GLctx : null;
   var s = '';
@@ -76,33 +75,40 @@ EM_JS(char*, glint_unmasked_renderer, (), {
   stringToUTF8(s, p, n);
   return p;
 });
+// clang-format on
 
 int gHandle = 0;
 
 // preventDefault lets the browser restore the context; Glint makes a new one
 // at once instead (a synchronous training step cannot wait for the event).
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(void, glint_watch_context_loss, (), {
   var gl = GL.currentContext ? GL.currentContext.GLctx : null;
   if (!gl || !gl.canvas || !gl.canvas.addEventListener) return;
-  gl.canvas.addEventListener(
-      'webglcontextlost',
-      function(e) {
-        e.preventDefault();
-        Module['glintContextLosses'] = (Module['glintContextLosses'] || 0) + 1;
-      },
-      false);
+  gl.canvas.addEventListener('webglcontextlost', function(e) {
+    e.preventDefault();
+    Module['glintContextLosses'] = (Module['glintContextLosses'] || 0) + 1;
+  }, false);
 });
+// clang-format on
 
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(int, glint_context_is_lost, (), {
   var gl = GL.currentContext ? GL.currentContext.GLctx : null;
   return gl && gl.isContextLost() ? 1 : 0;
 });
+// clang-format on
 
+// JavaScript inside: clang-format would split its !== and ===.
+// clang-format off
 EM_JS(void, glint_lose_context, (), {
   var gl = GL.currentContext ? GL.currentContext.GLctx : null;
   var ext = gl ? gl.getExtension('WEBGL_lose_context') : null;
   if (ext) ext.loseContext();
 });
+// clang-format on
 
 bool createPlatformContext(std::string& whyNot) {
   int handle = glint_create_webgl2();

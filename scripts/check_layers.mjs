@@ -8,7 +8,8 @@
 // The layers, bottom to top (docs/ARCHITECTURE.md explains each):
 //   core, geometry        the engine; shape arithmetic shared by ops and kernels
 //   ops                   op front-ends and gradients
-//   backends/*            kernels; `backends` is their shared headers
+//   backends/*            kernels; `backends` is their shared headers, backends/gpu
+//                         the IR gl and webgpu print their shaders from
 //   data, io              file formats
 //   layers, losses, metrics, optim
 //   model, graph
@@ -30,8 +31,11 @@ const MAY_USE = {
   'backends/reference': backendBase,
   // cpu reuses a few of the oracle's kernels (Cast); never the other way.
   'backends/cpu': [...backendBase, 'backends/reference'],
-  'backends/gl': backendBase,
-  'backends/webgpu': backendBase,
+  // The GPU kernel layer both GPU backends print their shaders from: it
+  // knows no GL or WebGPU.
+  'backends/gpu': ['core'],
+  'backends/gl': [...backendBase, 'backends/gpu'],
+  'backends/webgpu': [...backendBase, 'backends/gpu'],
   'data': ['core'],
   'io': ['core'],
   'layers': ['core', 'geometry', 'ops', 'io'],

@@ -115,7 +115,7 @@ const Register unary({
       call.rtol = 2e-6 * 16;  // the precision tests' 16 float32 steps
       if (std::string(op.name) == "sin" || std::string(op.name) == "cos") {
         // Intended: past |x| = 1e5 the GPU backends use the renderer's sin
-        // and cos (math_glsl.h): bounded, not exact.
+        // and cos (src/backends/gpu/math.cpp): bounded, not exact.
         std::vector<float> x = call.inputs[0].values;
         call.alsoRight = [x](size_t i, float got) {
           return std::abs(x[i]) > 1e5f && got >= -1.0f && got <= 1.0f;

@@ -9,8 +9,8 @@
 
 #include "src/backends/gl/blocked_product.h"
 #include "src/backends/gl/kernels.h"
-#include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/elementwise.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gl {
@@ -20,15 +20,8 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 /// GLSL `float act_(float x)` for _FusedMatMul's activation (NaN stays NaN).
-std::string activation(const std::string& name, double alpha) {
-  std::string expr = "x";
-  if (name == "relu") expr = "x > 0.0 ? x : 0.0";
-  else if (name == "relu6") expr = "clamp(x, 0.0, 6.0)";
-  else if (name == "elu") expr = "x > 0.0 ? x : expm1_(x)";
-  else if (name == "leakyrelu") expr = "x > 0.0 ? x : " + floatLit(alpha) + " * x";
-  else if (name == "sigmoid") expr = "sigmoid_(x)";
-  else if (name == "tanh") expr = "tanh_(x)";
-  return std::string(kMathGlsl) + "float act_(float x) { return isnan(x) ? x : " + expr + "; }\n";
+const std::string& activation(const std::string& name, double alpha) {
+  return gpu::activationSource(gpu::glsl(), name, alpha, "act_");
 }
 
 /// One product as the shaders see it: A [..., m, k] ([..., k, m] when tA),

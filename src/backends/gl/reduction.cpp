@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "src/backends/gl/kernels.h"
-#include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/math.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 
@@ -224,9 +224,10 @@ void softmaxKernel(KernelArgs& a) {
   std::string in = std::to_string(p.inner), len = std::to_string(p.len);
   // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
   // exp_: the renderer's exp loses ~|x| 5e-8 relative, the tail probabilities' precision.
-  std::string s = std::string(kMathGlsl) + "float value(int o) {\n  int row = (o / " +
-                  std::to_string(p.len * p.inner) + ") * " + in + " + o % " + in + ";\n  " +
-                  p.base("row") + "\n  float m = -INF;\n  " + loopOver("i", "0", len) +
+  std::string s = std::string(gpu::mathLibrary(gpu::glsl())) +
+                  "float value(int o) {\n  int row = (o / " + std::to_string(p.len * p.inner) +
+                  ") * " + in + " + o % " + in + ";\n  " + p.base("row") +
+                  "\n  float m = -INF;\n  " + loopOver("i", "0", len) +
                   " m = max(m, in0(base + i * " + in + "));\n  vec2 acc = vec2(0.0);\n  " +
                   loopOver("i", "0", len) + " {\n    float y = exp_(in0(base + i * " + in +
                   ") - m) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; acc.x = t;\n  }\n"
@@ -250,12 +251,12 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
       "    if (!seen && v == mx) seen = true; else rest += exp_(v - mx);\n  }\n"
       "  float logTotal = log1p_(rest);\n";
   std::string loss =
-      std::string(kMathGlsl) + "float value(int r) {\n  int base = r * " + C + ";\n  " + row +
-      "  float l = 0.0;\n  for (int j = 0; j < " + C +
+      std::string(gpu::mathLibrary(gpu::glsl())) + "float value(int r) {\n  int base = r * " + C +
+      ";\n  " + row + "  float l = 0.0;\n  for (int j = 0; j < " + C +
       "; ++j) l -= in0(base + j) * (in1(base + j) - mx - logTotal);\n  return l;\n}\n";
-  std::string backprop = std::string(kMathGlsl) + "float value(int e) {\n  int base = (e / " + C +
-                         ") * " + C + ";\n  " + row +
-                         "  return exp_(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
+  std::string backprop = std::string(gpu::mathLibrary(gpu::glsl())) +
+                         "float value(int e) {\n  int base = (e / " + C + ") * " + C + ";\n  " +
+                         row + "  return exp_(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
   runElementwise(glBackend(a), loss, a.inputs, a.outputs[0]);
   runElementwise(glBackend(a), backprop, a.inputs, a.outputs[1]);
 }

@@ -3,8 +3,8 @@
 // output element recomputes the gates of its (batch, unit) pair, and each
 // output of a multi-output kernel is one draw of the same code.
 #include "src/backends/gl/kernels.h"
-#include "src/backends/gl/math_glsl.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/math.h"
 #include "src/backends/stepwise_rnn.h"
 #include "src/core/kernel_selection.h"
 
@@ -14,7 +14,7 @@ namespace {
 
 /// GLSL `ract`/`act` and their derivatives `ractD`/`actD` (given x and y = f(x)).
 std::string activations(const Attrs& attrs) {
-  std::string s = kMathGlsl;
+  std::string s = gpu::mathLibrary(gpu::glsl());
   const std::string r = attrs.s("recurrentActivation");
   if (r == "hardSigmoid") {
     // TF.js's float32 slope; the ends of the linear part count as inside.

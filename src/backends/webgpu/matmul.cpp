@@ -9,6 +9,7 @@
 // 8 (or 4) reads of workgroup memory. On a software adapter: directMatMul
 // below, without workgroup memory. Bias and activation are applied to the
 // registers. Few tiles over a long K split K: chunks summed in a second pass.
+#include "src/backends/gpu/elementwise.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
@@ -26,16 +27,8 @@ constexpr int kSlice = 16, kThreads = 8;
 constexpr int64_t kFewTiles = 32;
 
 /// WGSL `fn mm_act(x: f32) -> f32` for _FusedMatMul's activation (NaN stays NaN).
-std::string activation(const std::string& name, double alpha) {
-  std::string expr = "x";
-  if (name == "relu") expr = "select(0.0, x, x > 0.0)";
-  else if (name == "relu6") expr = "clamp(x, 0.0, 6.0)";
-  else if (name == "elu") expr = "select(expm1_(x), x, x > 0.0)";
-  else if (name == "leakyrelu") expr = "select(" + floatLit(alpha) + " * x, x, x > 0.0)";
-  else if (name == "sigmoid") expr = "sigmoid_(x)";
-  else if (name == "tanh") expr = "tanh_(x)";
-  return std::string(kMathWgsl) +
-         "fn mm_act(x: f32) -> f32 { if (isnan_(x)) { return x; } return " + expr + "; }\n";
+const std::string& activation(const std::string& name, double alpha) {
+  return gpu::activationSource(gpu::wgsl(), name, alpha, "mm_act");
 }
 
 /// Bindings (mA, mB as vec4<u32> arrays when vecA / vecB, mBias when fused

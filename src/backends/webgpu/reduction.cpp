@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/backends/gpu/math.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
@@ -108,8 +109,9 @@ Walk walkFor(const WebGpuBackend& gpu, int64_t window, int64_t units, bool conti
   return w;
 }
 
-// exp_/log_ with IEEE special values come from kMathWgsl.
-const std::string kRedMath = std::string(kMathWgsl) + R"(
+// exp_/log_ with IEEE special values come from the shared math library.
+const std::string& redMath() {
+  static const std::string s = gpu::mathLibrary(gpu::wgsl()) + R"(
 // Kahan: c carries the low-order bits lost by each addition; none once the
 // sum is infinite (inf - inf would turn it into NaN).
 fn red_kahan(acc: vec2<f32>, v: f32) -> vec2<f32> {
@@ -118,6 +120,8 @@ fn red_kahan(acc: vec2<f32>, v: f32) -> vec2<f32> {
   return vec2<f32>(s, select((s - acc.x) - y, 0.0, isinf_(s)));
 }
 )";
+  return s;
+}
 
 /// A fold in WGSL: acc (type `acc`) starts at `init`, takes each element
 /// through fstep(acc, v); an invocation's share leaves as fdone(acc) (type
@@ -221,8 +225,8 @@ void reduce(KernelArgs& a, const Fold& f) {
            : parts > 1 ? Walk{software ? 1 : 256}
                        : walkFor(gpu, window, units, contiguous);
 
-  std::string fns = std::string(kRedMath) + "fn fstep(acc: " + f.acc +
-                    ", v: " + wgslType(x.dtype()) + ") -> " + f.acc + " { return " + f.step +
+  std::string fns = redMath() + "fn fstep(acc: " + f.acc + ", v: " + wgslType(x.dtype()) + ") -> " +
+                    f.acc + " { return " + f.step +
                     "; }\n"
                     "fn fdone(acc: " +
                     f.acc + ") -> " + f.part + " { return " + f.done +
@@ -362,7 +366,7 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
 /// The trees softmax and its cross-entropy need (max skips NaN as the
 /// reference's std::max does).
 std::string rowTrees(const Walk& w) {
-  return kRedMath + w.sharedArray("f32") + w.tree("red_max", "f32", "select(a, b, b > a)") +
+  return redMath() + w.sharedArray("f32") + w.tree("red_max", "f32", "select(a, b, b > a)") +
          w.tree("red_sum", "f32", "a + b");
 }
 

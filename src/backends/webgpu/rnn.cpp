@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "glint/ops.h"
+#include "src/backends/gpu/math.h"
 #include "src/backends/stepwise_rnn.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
@@ -17,7 +18,7 @@ namespace {
 
 /// WGSL `ract`/`act` and their derivatives `ractD`/`actD` (given x and y = f(x)).
 std::string activations(const Attrs& attrs) {
-  std::string s = kMathWgsl;  // exp_, tanh_, sigmoid_ with IEEE special values
+  std::string s = gpu::mathLibrary(gpu::wgsl());  // exp_, tanh_, sigmoid_ with IEEE special values
   if (attrs.s("recurrentActivation") == "hardSigmoid") {
     // TF.js's float32 slope; the ends of the linear part count as inside.
     std::string slope = floatLit(0.2f);

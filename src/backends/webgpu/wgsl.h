@@ -65,8 +65,4 @@ void runShader(WebGpuBackend& gpu, const std::string& source,
                const std::vector<const Buffer*>& inputs, const std::vector<Buffer*>& outputs,
                int64_t invocations, int groupSize = 64, const std::vector<float>& params = {});
 
-/// Math helpers (exp/log/sin/cos with IEEE special values, expm1, log1p, erf,
-/// tanh, sigmoid, pow, floor division and modulo for f32 and i32).
-extern const char* const kMathWgsl;
-
 }  // namespace glint::webgpu

@@ -1,0 +1,50 @@
+#pragma once
+// Printing the IR (ir.h) as source: the C-like part both languages share
+// (operators with minimal parentheses, statements, blocks) is here; what
+// they spell differently is a Dialect's. glsl() and wgsl() are the two.
+#include <string>
+#include <vector>
+
+#include "src/backends/gpu/ir.h"
+
+namespace glint::gpu {
+
+class Dialect {
+ public:
+  virtual ~Dialect() = default;
+  virtual std::string type(Type t) const = 0;
+  /// A finite, normal (or zero) float, already printed as shortest decimals.
+  virtual std::string specialFloat(float v) const = 0;  // inf, NaN, subnormal
+  /// A parameter: its value (`literal`) printed into the program, or a
+  /// uniform's element.
+  virtual std::string param(const std::string& literal, size_t index) const = 0;
+  virtual std::string declare(const Stmt& s, const std::string& init) const = 0;
+  virtual std::string fnHeader(const Fn& f) const = 0;
+  virtual std::string builtinName(const std::string& name) const = 0;
+  virtual std::string bitcast(Type to, Type from, const std::string& v) const = 0;
+  /// True: the text is a function call (`select(f, t, c)`), else `c ? t : f`.
+  virtual bool selectIsCall() const = 0;
+  /// GLSL leaves signed overflow undefined: i32 + - * and negation go through u32.
+  virtual bool intArithmeticViaUint() const = 0;
+  /// True where a compiler may compile float != as ordered (NaN != x false:
+  /// SwiftShader's WGSL): NaN is then tested explicitly.
+  virtual bool floatNotEqualIsOrdered() const = 0;
+};
+
+const Dialect& glsl();
+const Dialect& wgsl();
+
+/// The parameters a printed program reads, numbered by first use (one
+/// number per name).
+struct ParamList {
+  std::vector<std::string> names;
+  std::vector<float> values;
+  size_t indexOf(const std::string& name, double value);
+};
+
+/// Definitions of `fns` and every function they call (callees first).
+std::string print(const Dialect& d, const std::vector<const Fn*>& fns, ParamList* params = nullptr);
+/// One expression.
+std::string printExpr(const Dialect& d, const E& e, ParamList* params = nullptr);
+
+}  // namespace glint::gpu

@@ -1,0 +1,417 @@
+// The GPU kernel IR (src/backends/gpu): the printers' spellings, and the math
+// library's numerics judged apart from any GPU compiler — an interpreter here
+// runs each IR function in float32/int32 arithmetic and compares it with
+// double-precision libm (the op tables then check what the GPUs make of it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "src/backends/gpu/elementwise.h"
+#include "src/backends/gpu/math.h"
+#include "src/backends/gpu/printer.h"
+
+namespace glint::gpu {
+namespace {
+
+// ---- An interpreter of the IR, float32 and wrapping int32 as the GPUs have them.
+
+struct V {
+  Type t = Type::f32;
+  float f = 0, y = 0;  // y: a vec2's second lane
+  uint32_t u = 0;      // i32 and u32 bits
+  bool b = false;
+  int32_t i() const { return static_cast<int32_t>(u); }
+};
+
+V fv(float f) { return V{Type::f32, f}; }
+V iv(int32_t i) { return V{Type::i32, 0, 0, static_cast<uint32_t>(i)}; }
+V uv(uint32_t u) { return V{Type::u32, 0, 0, u}; }
+V bv(bool b) { return V{Type::boolean, 0, 0, 0, b}; }
+
+float bitsToFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint32_t floatToBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+using Env = std::map<std::string, V>;
+V callFn(const Fn& f, const std::vector<V>& args);
+
+V eval(const E& e, Env& env) {
+  const Node& n = e.node();
+  auto a = [&](size_t k) { return eval(n.args[k], env); };
+  switch (n.op) {
+    case Op::literal:
+      if (n.type == Type::f32) return fv(bitsToFloat(static_cast<uint32_t>(n.bits)));
+      if (n.type == Type::boolean) return bv(n.bits != 0);
+      return V{n.type, 0, 0, static_cast<uint32_t>(n.bits)};
+    case Op::ref:
+      return env.at(n.name);
+    case Op::param:
+      return fv(static_cast<float>(n.value));
+    case Op::neg: {
+      V x = a(0);
+      return x.t == Type::f32 ? fv(-x.f) : V{x.t, 0, 0, 0u - x.u};
+    }
+    case Op::lnot:
+      return bv(!a(0).b);
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::div: {
+      V x = a(0), y = a(1);
+      if (x.t == Type::f32) {
+        float r = n.op == Op::add   ? x.f + y.f
+                  : n.op == Op::sub ? x.f - y.f
+                  : n.op == Op::mul ? x.f * y.f
+                                    : x.f / y.f;
+        return fv(r);
+      }
+      uint32_t r = n.op == Op::add   ? x.u + y.u
+                   : n.op == Op::sub ? x.u - y.u
+                   : n.op == Op::mul ? x.u * y.u
+                                     : x.u / y.u;
+      return V{x.t, 0, 0, r};
+    }
+    case Op::band:
+      return V{n.type, 0, 0, a(0).u & a(1).u};
+    case Op::bor:
+      return V{n.type, 0, 0, a(0).u | a(1).u};
+    case Op::bxor:
+      return V{n.type, 0, 0, a(0).u ^ a(1).u};
+    case Op::shl:
+      return V{n.type, 0, 0, a(0).u << a(1).u};
+    case Op::shr: {
+      V x = a(0);
+      uint32_t s = a(1).u;
+      return V{n.type, 0, 0, x.t == Type::i32 ? static_cast<uint32_t>(x.i() >> s) : x.u >> s};
+    }
+    case Op::eq:
+    case Op::ne:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge: {
+      V x = a(0), y = a(1);
+      double p, q;
+      if (x.t == Type::f32) p = x.f, q = y.f;
+      else if (x.t == Type::i32) p = x.i(), q = y.i();
+      else if (x.t == Type::u32) p = x.u, q = y.u;
+      else p = x.b, q = y.b;
+      switch (n.op) {
+        case Op::eq:
+          return bv(p == q);
+        case Op::ne:
+          return bv(p != q);
+        case Op::lt:
+          return bv(p < q);
+        case Op::le:
+          return bv(p <= q);
+        case Op::gt:
+          return bv(p > q);
+        default:
+          return bv(p >= q);
+      }
+    }
+    case Op::land:
+      return bv(a(0).b && a(1).b);
+    case Op::lor:
+      return bv(a(0).b || a(1).b);
+    case Op::select:
+      return a(0).b ? a(1) : a(2);
+    case Op::cast: {
+      V x = a(0);
+      double v = x.b;
+      if (x.t == Type::f32) v = x.f;
+      if (x.t == Type::i32) v = x.i();
+      if (x.t == Type::u32) v = x.u;
+      if (n.type == Type::f32) return fv(static_cast<float>(v));
+      if (x.t != Type::f32) return V{n.type, 0, 0, x.t == Type::boolean ? uint32_t(x.b) : x.u};
+      v = std::trunc(v);  // float to int: in range wherever the library casts
+      return n.type == Type::i32
+                 ? iv(static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0)))
+                 : uv(static_cast<uint32_t>(std::clamp(v, 0.0, 4294967295.0)));
+    }
+    case Op::bitcast: {
+      V x = a(0);
+      if (n.type == Type::f32) return fv(bitsToFloat(x.u));
+      return V{n.type, 0, 0, x.t == Type::f32 ? floatToBits(x.f) : x.u};
+    }
+    case Op::builtin: {
+      V x = a(0);
+      const std::string& b = n.name;
+      if (b == "isnan") return bv(std::isnan(x.f));
+      if (b == "isinf") return bv(std::isinf(x.f));
+      if (x.t == Type::i32) {
+        if (b == "abs") return iv(x.i() < 0 ? -x.i() : x.i());
+        if (b == "min") return iv(std::min(x.i(), a(1).i()));
+        if (b == "max") return iv(std::max(x.i(), a(1).i()));
+        if (b == "clamp") return iv(std::min(std::max(x.i(), a(1).i()), a(2).i()));
+      }
+      if (b == "abs") return fv(std::fabs(x.f));
+      if (b == "min") return fv(std::fmin(x.f, a(1).f));
+      if (b == "max") return fv(std::fmax(x.f, a(1).f));
+      if (b == "clamp") return fv(std::fmin(std::fmax(x.f, a(1).f), a(2).f));
+      if (b == "floor") return fv(std::floor(x.f));
+      if (b == "ceil") return fv(std::ceil(x.f));
+      if (b == "fract") return fv(x.f - std::floor(x.f));
+      if (b == "sqrt") return fv(std::sqrt(x.f));
+      if (b == "sign") return fv(x.f > 0 ? 1.0f : x.f < 0 ? -1.0f : 0.0f);
+      if (b == "exp2") return fv(std::exp2(x.f));
+      if (b == "log2") return fv(std::log2(x.f));
+      if (b == "sin") return fv(std::sin(x.f));
+      if (b == "cos") return fv(std::cos(x.f));
+      if (b == "roundEven") return fv(std::nearbyint(x.f));
+      ADD_FAILURE() << "no builtin " << b;
+      return x;
+    }
+    case Op::call: {
+      std::vector<V> args;
+      for (size_t k = 0; k < n.args.size(); ++k) args.push_back(a(k));
+      return callFn(*n.fn, args);
+    }
+    case Op::external:
+      ADD_FAILURE() << "external " << n.name;
+      return fv(0);
+    case Op::vec2:
+      return V{Type::vec2f, a(0).f, a(1).f};
+    case Op::member: {
+      V x = a(0);
+      return fv(n.bits ? x.y : x.f);
+    }
+  }
+  return fv(0);
+}
+
+std::optional<V> run(const std::vector<Stmt>& block, Env& env) {
+  for (const Stmt& s : block) {
+    switch (s.kind) {
+      case Stmt::let:
+      case Stmt::var:
+        env[s.name] = s.value.valid() ? eval(s.value, env) : V{s.type};
+        break;
+      case Stmt::assign:
+        env[s.name] = eval(s.value, env);
+        break;
+      case Stmt::ret:
+        return eval(s.value, env);
+      case Stmt::ifElse:
+        if (auto r = run(eval(s.value, env).b ? s.body : s.orElse, env)) return r;
+        break;
+      case Stmt::loop:
+        run(s.init, env);
+        for (int guard = 0; eval(s.value, env).b; ++guard) {
+          if (guard > 100000) {
+            ADD_FAILURE() << "runaway loop";
+            return std::nullopt;
+          }
+          if (auto r = run(s.body, env)) return r;
+          run(s.step, env);
+        }
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+V callFn(const Fn& f, const std::vector<V>& args) {
+  Env env;
+  for (size_t k = 0; k < args.size(); ++k) env[f.params[k].first] = args[k];
+  std::optional<V> r = run(f.body, env);
+  if (!r) ADD_FAILURE() << f.name << " fell off its end";
+  return r.value_or(fv(0));
+}
+
+float run1(E (*fn)(E), float x) {
+  Env env;
+  return eval(fn(E(x)), env).f;
+}
+float run2(E (*fn)(E, E), float a, float b) {
+  Env env;
+  return eval(fn(E(a), E(b)), env).f;
+}
+
+// ---- Checking numerics against double precision.
+
+std::vector<float> probes() {
+  std::vector<float> v = {0.0f,   -0.0f,  1.0f,   -1.0f,   0.5f,     -0.5f,    0.29f,
+                          -0.29f, 0.625f, 1e-30f, -1e-30f, 1e-7f,    2.0f,     3.0f,
+                          88.0f,  88.7f,  89.0f,  -87.0f,  -103.9f,  -104.5f,  1e5f,
+                          1e10f,  1e30f,  -1e30f, 3.4e38f, 1.2e-38f, 0.99999f, 1.00001f};
+  for (float e = -12; e <= 12; e += 0.37f) {
+    v.push_back(std::pow(10.0f, e / 3));
+    v.push_back(-std::pow(10.0f, e / 3));
+  }
+  for (float x = -12; x <= 12; x += 0.173f) v.push_back(x);
+  v.push_back(std::numeric_limits<float>::infinity());
+  v.push_back(-std::numeric_limits<float>::infinity());
+  v.push_back(std::numeric_limits<float>::quiet_NaN());
+  return v;
+}
+
+/// |got - want| within `ulps` float32 ulps of want, or `abs` absolutely;
+/// NaN and infinities exactly where want has them.
+void expectClose(const char* what, double in, float got, double want, double ulps, double abs = 0) {
+  float w = static_cast<float>(want);
+  if (std::isnan(w) || std::isnan(got)) {
+    EXPECT_EQ(std::isnan(w), std::isnan(got))
+        << what << "(" << in << ") = " << got << ", not " << want;
+    return;
+  }
+  if (std::isinf(w) || std::isinf(got)) {
+    EXPECT_EQ(w, got) << what << "(" << in << ")";
+    return;
+  }
+  double ulp = std::max(std::ldexp(1.0, std::ilogb(std::max(std::fabs(want), 1.17549435e-38)) - 23),
+                        1.4e-45);
+  EXPECT_LE(std::fabs(got - want), ulps * ulp + abs)
+      << what << "(" << in << ") = " << got << ", want " << want << " ("
+      << std::fabs(got - want) / ulp << " ulp)";
+}
+
+TEST(GpuMath, TranscendentalsWithinUlpsOfDouble) {
+  for (float x : probes()) {
+    double d = x;
+    expectClose("exp_", d, run1(exp_, x), std::exp(d), 2);
+    expectClose("log_", d, run1(log_, x), std::log(d), 2);
+    expectClose("expm1_", d, run1(expm1_, x), std::expm1(d), 3);
+    expectClose("log1p_", d, run1(log1p_, x), std::log1p(d), 3);
+    expectClose("tanh_", d, run1(tanh_, x), std::tanh(d), 3);
+    expectClose("sigmoid_", d, run1(sigmoid_, x), 1 / (1 + std::exp(-d)), 3);
+    expectClose("erf_", d, run1(erf_, x), std::erf(d), 4, 2e-7);
+    expectClose("atan_", d, run1(atan_, x), std::atan(d), 3);
+    expectClose("asinh_", d, run1(asinh_, x), std::asinh(d), 4);
+    expectClose("asin_", d, run1(asin_, x), std::asin(d), 4);
+    expectClose("acos_", d, run1(acos_, x), std::acos(d), 4, 1e-7);
+    expectClose("acosh_", d, run1(acosh_, x), std::acosh(d), 4, 1e-7);
+    expectClose("atanh_", d, run1(atanh_, x), std::atanh(d), 4);
+    if (std::fabs(x) <= 1e4f || !std::isfinite(x)) {
+      Env env;
+      V sc = eval(sincos_(E(x)), env);
+      // Near a zero of sin or cos the result is as good as x's own rounding.
+      expectClose("sin", d, sc.f, std::sin(d), 3, 1.5e-7);
+      expectClose("cos", d, sc.y, std::cos(d), 3, 1.5e-7);
+    }
+  }
+}
+
+TEST(GpuMath, BinaryFunctionsMatchDouble) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> xs = {0.0f,  -0.0f,   1.0f,  -1.0f,  2.0f,  -2.0f,  0.5f,  3.0f, -3.0f,
+                           1e-6f, 0.9999f, 7.25f, -7.25f, 1e30f, 1e-30f, 0.44f, inf,  -inf};
+  for (float a : xs)
+    for (float b : xs) {
+      double da = a, db = b;
+      expectClose("pow_", da, run2(pow_, a, b), std::pow(da, db), 4);
+      expectClose("atan2_", da, run2(atan2_, a, b), std::atan2(da, db), 3);
+      if (b != 0) {
+        // Exact below 2^24; beyond, the float32 nearest the quotient.
+        expectClose("floorDiv_", da, run2(floorDiv_, a, b), std::floor(da / db), 1);
+        double m = std::fmod(da, db);
+        if (m != 0 && (m < 0) != (db < 0)) m += db;
+        if (!std::isinf(a)) expectClose("fmod_", da, run2(fmod_, a, b), m, 1);
+      }
+    }
+}
+
+TEST(GpuMath, IntDivisionRoundsAsTheReference) {
+  auto runI = [](E (*fn)(E, E), int a, int b) {
+    Env env;
+    return eval(fn(E(a), E(b)), env).i();
+  };
+  for (int a : {7, -7, 0, 1, -1, 13, -13, 2147483647, -2147483647 - 1})
+    for (int b : {2, -2, 3, -3, 1, -1, 5, 0}) {
+      int64_t fd = b == 0 ? 0 : static_cast<int64_t>(std::floor(double(a) / b));
+      if (b != 0 && fd <= 2147483647) EXPECT_EQ(runI(ifloorDiv_, a, b), fd) << a << " // " << b;
+      int64_t m = b == 0 || b == -1 ? 0 : int64_t(a) - fd * b;
+      EXPECT_EQ(runI(imod_, a, b), m) << a << " % " << b;
+    }
+  EXPECT_EQ(runI(ipow_, 3, 4), 81);
+  EXPECT_EQ(runI(ipow_, -2, 3), -8);
+  EXPECT_EQ(runI(ipow_, -1, -3), -1);
+  EXPECT_EQ(runI(ipow_, 2, -1), 0);
+  EXPECT_EQ(runI(ipow_, 2, 31), -2147483647 - 1);  // wraps like the reference
+}
+
+// ---- The printers.
+
+TEST(GpuPrinter, MinimalParenthesesAndEachLanguagesSpelling) {
+  E x = ref("x", Type::f32), y = ref("y", Type::f32);
+  EXPECT_EQ(printExpr(glsl(), x * (y + 1.0) - x / (x * y)), "x * (y + 1.0) - x / (x * y)");
+  EXPECT_EQ(printExpr(glsl(), x - (y - x)), "x - (y - x)");
+  EXPECT_EQ(printExpr(glsl(), -(x + y) * -x), "-(x + y) * -x");
+  EXPECT_EQ(printExpr(glsl(), select(x > 0.0 || isnan(x), x, 0.25 * x)),
+            "x > 0.0 || isnan(x) ? x : 0.25 * x");
+  EXPECT_EQ(printExpr(wgsl(), select(x > 0.0 || isnan(x), x, 0.25 * x)),
+            "select(0.25 * x, x, x > 0.0 || isnan_(x))");
+  // WGSL does not mix && and ||, nor & and ==: both print the parentheses.
+  E b = ref("b", Type::boolean);
+  EXPECT_EQ(printExpr(wgsl(), (b && x < y) || b), "(b && x < y) || b");
+  E i = ref("i", Type::i32);
+  EXPECT_EQ(printExpr(wgsl(), (i & 3) == 0), "(i & 3) == 0");
+  // GLSL's signed overflow is undefined: i32 arithmetic wraps through uint.
+  EXPECT_EQ(printExpr(glsl(), i * i + 1), "int(uint(i) * uint(i) + 1u)");
+  EXPECT_EQ(printExpr(wgsl(), i * i + 1), "i * i + 1");
+  EXPECT_EQ(printExpr(glsl(), -i), "int(0u - uint(i))");
+  // Round-trip decimals; non-finite values as each language can have them.
+  EXPECT_EQ(printExpr(glsl(), E(0.1f) + E(1e30f)), "0.1 + 1e+30");
+  EXPECT_EQ(printExpr(glsl(), E(std::numeric_limits<float>::infinity())), "INF");
+  EXPECT_EQ(printExpr(wgsl(), E(-std::numeric_limits<float>::infinity())), "-inf_()");
+  EXPECT_EQ(printExpr(wgsl(), E(std::numeric_limits<float>::quiet_NaN())), "nan_()");
+  EXPECT_EQ(printExpr(wgsl(), bitcast(Type::u32, x) >> 31), "bitcast<u32>(x) >> 31u");
+  EXPECT_EQ(printExpr(glsl(), bitcast(Type::u32, x) >> 31), "floatBitsToUint(x) >> 31u");
+  // Parameters: a uniform's element in WGSL, the value in GLSL.
+  ParamList p;
+  EXPECT_EQ(printExpr(wgsl(), param("alpha", 0.2) * x, &p), "u_params[0] * x");
+  EXPECT_EQ(p.values, std::vector<float>{0.2f});
+  EXPECT_EQ(printExpr(glsl(), param("alpha", 0.2) * x), "0.2 * x");
+}
+
+TEST(GpuPrinter, FunctionsComeWithTheirCalleesFirst) {
+  Fn f("value", Type::f32, {{"i", Type::i32}});
+  f.ret(tanh_(external("in0", Type::f32, {f.arg(0)})));
+  for (const Dialect* d : {&glsl(), &wgsl()}) {
+    std::string s = print(*d, {&f});
+    size_t expAt = s.find("exp_("), tanhAt = s.find("tanh_("), valueAt = s.find("value(");
+    ASSERT_NE(expAt, std::string::npos) << s;
+    EXPECT_LT(expAt, tanhAt);
+    EXPECT_LT(tanhAt, valueAt);
+    EXPECT_EQ(s.find("erf_"), std::string::npos) << "only what value() calls";
+  }
+}
+
+TEST(GpuElementwise, EveryKernelPrintsInBothLanguages) {
+  int n = 0;
+  elementwiseKernels([&](const char* name, ElementwiseKernel k) {
+    ++n;
+    Attrs attrs;
+    attrs.set("alpha", 0.2).set("min", -1.0).set("max", 1.0).set("approximate", false);
+    std::vector<DType> in(k.arity, DType::float32);
+    DType out = DType::float32;
+    std::string s(name);
+    if (s.rfind("Logical", 0) == 0) std::fill(in.begin(), in.end(), DType::boolean);
+    if (s == "Select") in[0] = DType::boolean;
+    if (s.find("Equal") != std::string::npos || s == "Less" || s == "Greater" ||
+        s.rfind("Logical", 0) == 0)
+      out = DType::boolean;
+    std::vector<std::string> idx(k.arity, "");
+    for (const Dialect* d : {&glsl(), &wgsl()}) {
+      std::string text = valueSource(*d, k, in, out, attrs, idx);
+      EXPECT_NE(text.find("value("), std::string::npos) << name;
+    }
+  });
+  EXPECT_GE(n, 56);  // as many as gl and webgpu each had written out before
+}
+
+}  // namespace
+}  // namespace glint::gpu

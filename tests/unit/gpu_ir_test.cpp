@@ -13,6 +13,7 @@
 
 #include "src/backends/gpu/elementwise.h"
 #include "src/backends/gpu/math.h"
+#include "src/backends/gpu/optim.h"
 #include "src/backends/gpu/printer.h"
 
 namespace glint::gpu {
@@ -341,6 +342,39 @@ TEST(GpuMath, IntDivisionRoundsAsTheReference) {
   EXPECT_EQ(runI(ipow_, -1, -3), -1);
   EXPECT_EQ(runI(ipow_, 2, -1), 0);
   EXPECT_EQ(runI(ipow_, 2, 31), -2147483647 - 1);  // wraps like the reference
+}
+
+TEST(GpuOptim, AdamUpdateMatchesItsFormulaInDouble) {
+  Attrs a;
+  a.set("lr", 0.01).set("beta1", 0.9).set("beta2", 0.999).set("epsilon", 1e-7);
+  a.set("biasCorrection1", 0.1).set("biasCorrection2", 0.001).set("weightDecay", 0.5);
+  OptimizerUpdate adam = nullptr;
+  optimizerKernels([&](const char* name, OptimizerUpdate u) {
+    if (std::string(name) == "ApplyAdam") adam = u;
+  });
+  ASSERT_NE(adam, nullptr);
+  const double w = 0.7, m = 0.2, v = 0.05, g = -0.3;
+  Fn body("update", Type::f32, {});
+  std::vector<E> outs = adam(body, {E(w), E(m), E(v), E(g)}, a);
+  body.ret(outs[0]);
+  Env env;
+  auto result = run(body.body, env);
+  ASSERT_TRUE(result);
+  double m1 = 0.9 * m + 0.1 * g, v1 = 0.999 * v + 0.001 * g * g;
+  double w1 = w - 0.01 * 0.5 * w - 0.01 * (m1 / 0.1) / (std::sqrt(v1 / 0.001) + 1e-7);
+  EXPECT_NEAR(result->f, w1, 1e-6);
+  EXPECT_NEAR(env.at(localName(outs[1])).f, m1, 1e-7);
+  EXPECT_NEAR(env.at(localName(outs[2])).f, v1, 1e-7);
+  // Per-step scalars are uniforms in both languages: one program per kernel.
+  std::vector<float> p1, p2;
+  std::string s1 = printBodyCached(glsl(), body, &p1);
+  a.set("biasCorrection1", 0.2).set("lr", 0.02);
+  Fn body2("update", Type::f32, {});
+  outs = adam(body2, {E(w), E(m), E(v), E(g)}, a);
+  body2.ret(outs[0]);
+  EXPECT_EQ(printBodyCached(glsl(), body2, &p2), s1);
+  EXPECT_NE(p1, p2);
+  EXPECT_NE(s1.find("u_params["), std::string::npos) << s1;
 }
 
 // ---- The printers.

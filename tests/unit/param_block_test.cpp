@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include "src/backends/optim_params.h"
 #include "tests/unit/op_harness.h"
 
 namespace glint {
@@ -23,23 +22,6 @@ TEST(ParamBlock, UnknownNameFailsNamingIt) {
   p.add("lr", 0.1).add("momentum", 0.9);
   testing::expectError([&] { p.expand("x * $beta1"); }, {"ParamBlock", "$beta1", "lr, momentum"});
   testing::expectError([&] { ParamBlock().expand("$lr"); }, {"$lr", "none"});
-}
-
-TEST(ParamBlock, AdamParamsHoldTheUpdatesScalars) {
-  Attrs a;
-  a.set("lr", 0.01).set("beta1", 0.9).set("beta2", 0.999).set("epsilon", 1e-7);
-  a.set("biasCorrection1", 0.1).set("biasCorrection2", 0.001).set("weightDecay", 0.5);
-  ParamBlock p = adamParams(a);
-  const std::vector<float>& v = p.values();
-  auto at = [&](const char* name) {
-    std::string ref = p.expand(std::string("$") + name);  // "u_params[i]"
-    return v.at(std::stoul(ref.substr(9, ref.size() - 10)));
-  };
-  EXPECT_FLOAT_EQ(at("lr"), 0.01f);
-  EXPECT_FLOAT_EQ(at("oneMinusBeta1"), 0.1f);
-  EXPECT_FLOAT_EQ(at("oneMinusBeta2"), static_cast<float>(1 - 0.999));
-  EXPECT_FLOAT_EQ(at("epsilon"), 1e-7f);
-  EXPECT_FLOAT_EQ(at("decay"), 0.005f);
 }
 
 }  // namespace

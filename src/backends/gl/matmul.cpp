@@ -20,7 +20,7 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 /// GLSL `float act_(float x)` for _FusedMatMul's activation (NaN stays NaN).
-const std::string& activation(const std::string& name, double alpha) {
+std::string activation(const std::string& name, double alpha) {
   return gpu::activationSource(gpu::glsl(), name, alpha, "act_");
 }
 

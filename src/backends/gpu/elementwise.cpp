@@ -1,8 +1,6 @@
 #include "src/backends/gpu/elementwise.h"
 
 #include <limits>
-#include <map>
-#include <mutex>
 
 #include "glint/error.h"
 #include "src/backends/gpu/math.h"
@@ -180,23 +178,11 @@ void addAll(const std::function<void(const char*, ElementwiseKernel)>& add0) {
   GLINT_REGISTER(add, "Select", 3, [](A a) { return select(a.in[0], a.in[1], a.in[2]); });
 }
 
-std::string dtypeKey(DType d) { return dtypeName(d); }
-
 /// The kernel's expression, or an error naming what it lacks.
 E expression(const ElementwiseKernel& k, const ElementwiseArgs& args) {
   E e = k.rule(args);
   if (!e.valid()) fail(k.name, "the GPU kernel takes float32 inputs, not ", dtypeName(args.dtype));
   return e;
-}
-
-struct Cache {
-  std::mutex mu;
-  std::map<std::string, std::pair<std::string, std::vector<float>>> entries;
-};
-
-Cache& cache() {
-  static Cache c;
-  return c;
 }
 
 }  // namespace
@@ -217,37 +203,23 @@ void elementwiseKernels(const std::function<void(const char*, ElementwiseKernel)
   addAll(add);
 }
 
-const std::string& valueSource(const Dialect& d, const ElementwiseKernel& k,
-                               const std::vector<DType>& inputs, DType out, const Attrs& attrs,
-                               const std::vector<std::string>& indexNames,
-                               std::vector<float>* params) {
-  std::string key = std::string(&d == &glsl() ? "glsl " : "wgsl ") + k.name + " " + dtypeKey(out) +
-                    " " + attrs.toString();
-  for (size_t i = 0; i < inputs.size(); ++i)
-    key += " " + dtypeKey(inputs[i]) + ":" + (i < indexNames.size() ? indexNames[i] : "");
-  Cache& c = cache();
-  std::lock_guard<std::mutex> lock(c.mu);
-  auto it = c.entries.find(key);
-  if (it == c.entries.end()) {
-    static const char* const kNames[][3] = {{"x"}, {"a", "b"}, {"c", "a", "b"}};
-    if (static_cast<int>(inputs.size()) != k.arity)
-      fail(k.name, "takes ", k.arity, " inputs, got ", inputs.size());
-    Fn value("value", irType(out), {{"i", Type::i32}});
-    E i = value.arg(0);
-    ElementwiseArgs args{{}, inputs[k.arity == 3 ? 1 : 0], out, attrs};
-    for (size_t n = 0; n < inputs.size(); ++n) {
-      const std::string& idx = n < indexNames.size() ? indexNames[n] : std::string();
-      E at = idx.empty() ? i : external(idx, Type::i32, {i});
-      args.in.push_back(value.let(kNames[k.arity - 1][n],
-                                  external("in" + std::to_string(n), irType(inputs[n]), {at})));
-    }
-    value.ret(expression(k, args));
-    ParamList p;
-    std::string text = print(d, {&value}, &p);
-    it = c.entries.emplace(key, std::make_pair(std::move(text), std::move(p.values))).first;
+std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
+                        const std::vector<DType>& inputs, DType out, const Attrs& attrs,
+                        const std::vector<std::string>& indexNames, std::vector<float>* params) {
+  static const char* const kNames[][3] = {{"x"}, {"a", "b"}, {"c", "a", "b"}};
+  if (static_cast<int>(inputs.size()) != k.arity)
+    fail(k.name, "takes ", k.arity, " inputs, got ", inputs.size());
+  Fn value("value", irType(out), {{"i", Type::i32}});
+  E i = value.arg(0);
+  ElementwiseArgs args{{}, inputs[k.arity == 3 ? 1 : 0], out, attrs};
+  for (size_t n = 0; n < inputs.size(); ++n) {
+    const std::string& idx = n < indexNames.size() ? indexNames[n] : std::string();
+    E at = idx.empty() ? i : external(idx, Type::i32, {i});
+    args.in.push_back(value.let(kNames[k.arity - 1][n],
+                                external("in" + std::to_string(n), irType(inputs[n]), {at})));
   }
-  if (params) *params = it->second.second;
-  return it->second.first;
+  value.ret(expression(k, args));
+  return printCached(d, value, params);
 }
 
 E fusedActivation(const std::string& name, E x, double alpha) {
@@ -262,43 +234,23 @@ E fusedActivation(const std::string& name, E x, double alpha) {
   return y.node().op == Op::ref ? y : select(isnan(x), x, y);
 }
 
-const std::string& activationSource(const Dialect& d, const std::string& name, double alpha,
-                                    const std::string& fnName) {
-  std::string key = std::string(&d == &glsl() ? "glsl act " : "wgsl act ") + name + " " +
-                    std::to_string(alpha) + " " + fnName;
-  Cache& c = cache();
-  std::lock_guard<std::mutex> lock(c.mu);
-  auto it = c.entries.find(key);
-  if (it == c.entries.end()) {
-    Fn f(fnName, Type::f32, {{"x", Type::f32}});
-    f.ret(fusedActivation(name, f.arg(0), alpha));
-    it = c.entries.emplace(key, std::make_pair(print(d, {&f}), std::vector<float>())).first;
-  }
-  return it->second.first;
+std::string activationSource(const Dialect& d, const std::string& name, double alpha,
+                             const std::string& fnName) {
+  Fn f(fnName, Type::f32, {{"x", Type::f32}});
+  f.ret(fusedActivation(name, f.arg(0), alpha));
+  return printCached(d, f);
 }
 
-const std::string& floatFunctionSource(const Dialect& d, const ElementwiseKernel& k,
-                                       const Attrs& attrs, const std::string& name,
-                                       std::vector<float>* params) {
-  std::string key = std::string(&d == &glsl() ? "glsl fn " : "wgsl fn ") + k.name + " " + name +
-                    " " + attrs.toString();
-  Cache& c = cache();
-  std::lock_guard<std::mutex> lock(c.mu);
-  auto it = c.entries.find(key);
-  if (it == c.entries.end()) {
-    std::vector<std::pair<std::string, Type>> ps;
-    for (int n = 0; n < k.arity; ++n)
-      ps.push_back({std::string(1, static_cast<char>('a' + n)), Type::f32});
-    Fn f(name, Type::f32, ps);
-    ElementwiseArgs args{{}, DType::float32, DType::float32, attrs};
-    for (int n = 0; n < k.arity; ++n) args.in.push_back(f.arg(n));
-    f.ret(expression(k, args));
-    ParamList p;
-    std::string text = print(d, {&f}, &p);
-    it = c.entries.emplace(key, std::make_pair(std::move(text), std::move(p.values))).first;
-  }
-  if (params) *params = it->second.second;
-  return it->second.first;
+std::string floatFunctionSource(const Dialect& d, const ElementwiseKernel& k, const Attrs& attrs,
+                                const std::string& name, std::vector<float>* params) {
+  std::vector<std::pair<std::string, Type>> ps;
+  for (int n = 0; n < k.arity; ++n)
+    ps.push_back({std::string(1, static_cast<char>('a' + n)), Type::f32});
+  Fn f(name, Type::f32, ps);
+  ElementwiseArgs args{{}, DType::float32, DType::float32, attrs};
+  for (int n = 0; n < k.arity; ++n) args.in.push_back(f.arg(n));
+  f.ret(expression(k, args));
+  return printCached(d, f, params);
 }
 
 }  // namespace glint::gpu

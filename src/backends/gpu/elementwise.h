@@ -40,26 +40,24 @@ Type irType(DType d);
 
 /// The printed definition of `T value(int i)` (and the math functions it
 /// calls): input k read as `in<k>(<indexNames[k]>(i))` (`in<k>(i)` for an
-/// empty name), the kernel's expression returned. Printed once per kernel,
-/// dtypes, attributes and index names, then served from a cache;
-/// `params` receives the parameters' values (webgpu's u_params).
-const std::string& valueSource(const Dialect& d, const ElementwiseKernel& k,
-                               const std::vector<DType>& inputs, DType out, const Attrs& attrs,
-                               const std::vector<std::string>& indexNames,
-                               std::vector<float>* params = nullptr);
+/// empty name), the kernel's expression returned. Printed once per program
+/// (printCached); `params` receives the parameters' values (webgpu's u_params).
+std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
+                        const std::vector<DType>& inputs, DType out, const Attrs& attrs,
+                        const std::vector<std::string>& indexNames,
+                        std::vector<float>* params = nullptr);
 
 /// The kernel's expression as `T <name>(T a, T b)` of float32 operands (gl's
 /// whole-texel path applies it to each of a texel's 4 values).
-const std::string& floatFunctionSource(const Dialect& d, const ElementwiseKernel& k,
-                                       const Attrs& attrs, const std::string& name,
-                                       std::vector<float>* params = nullptr);
+std::string floatFunctionSource(const Dialect& d, const ElementwiseKernel& k, const Attrs& attrs,
+                                const std::string& name, std::vector<float>* params = nullptr);
 
 /// A fused activation of _FusedMatMul and the convolutions ("linear", "relu",
 /// "relu6", "elu", "leakyrelu" with `alpha`, "sigmoid", "tanh") of x; NaN
 /// stays NaN.
 E fusedActivation(const std::string& name, E x, double alpha);
 /// `T <fnName>(T x)` applying it, printed with the math it calls (cached).
-const std::string& activationSource(const Dialect& d, const std::string& name, double alpha,
-                                    const std::string& fnName);
+std::string activationSource(const Dialect& d, const std::string& name, double alpha,
+                             const std::string& fnName);
 
 }  // namespace glint::gpu

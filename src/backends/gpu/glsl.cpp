@@ -23,6 +23,8 @@ class Glsl final : public Dialect {
         return "bool";
       case Type::vec2f:
         return "vec2";
+      case Type::vec4f:
+        return "vec4";
     }
     return "float";
   }
@@ -37,7 +39,7 @@ class Glsl final : public Dialect {
     return buf;
   }
   // One program per value: the element-wise draws take no uniforms.
-  std::string param(const std::string& literal, size_t) const override { return literal; }
+  bool paramsAsUniforms() const override { return false; }
   std::string declare(const Stmt& s, const std::string& init) const override {
     return type(s.type) + " " + s.name + (init.empty() ? "" : " = " + init) + ";";
   }

@@ -44,6 +44,8 @@ const char* typeName(Type t) {
       return "bool";
     case Type::vec2f:
       return "vec2f";
+    case Type::vec4f:
+      return "vec4f";
   }
   return "?";
 }
@@ -71,6 +73,12 @@ E retype(const E& e, Type to) {
 /// Both operands of one type: a literal takes the other side's type.
 void unify(const char* what, E& a, E& b) {
   if (a.type() == b.type()) return;
+  // A scalar with a vec4 (both languages broadcast it).
+  if (a.type() == Type::vec4f || b.type() == Type::vec4f) {
+    E& s = a.type() == Type::vec4f ? b : a;
+    s = retype(s, Type::f32);
+    if (s.type() == Type::f32) return;
+  }
   if (b.node().op == Op::literal) b = retype(b, a.type());
   else if (a.node().op == Op::literal) a = retype(a, b.type());
   if (a.type() != b.type())
@@ -79,7 +87,7 @@ void unify(const char* what, E& a, E& b) {
 
 E binary(Op op, E a, E b, const char* what) {
   unify(what, a, b);
-  Node n{op, a.type()};
+  Node n{op, a.type() == Type::vec4f ? a.type() : b.type()};
   n.args = {std::move(a), std::move(b)};
   return make(std::move(n));
 }
@@ -297,6 +305,8 @@ void Fn::assign(const E& local, E value) {
 
 void Fn::ret(E value) { push(Stmt{Stmt::ret, "", result, retype(value, result)}); }
 
+void Fn::retVoid() { push(Stmt{Stmt::ret, "", result, E()}); }
+
 void Fn::ifReturn(E cond, E value) {
   ifElse(std::move(cond), [&] { ret(std::move(value)); });
 }
@@ -344,6 +354,77 @@ std::vector<const Fn*> withCallees(const std::vector<const Fn*>& roots) {
   };
   for (const Fn* r : roots) visit(r);
   return order;
+}
+
+namespace {
+
+struct Hasher {
+  bool withValues;
+  Fingerprint fp{1469598103934665603ull, {}, {}};
+
+  void mix(uint64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      fp.hash ^= (v >> (8 * b)) & 0xff;
+      fp.hash *= 1099511628211ull;
+    }
+  }
+  void mix(const std::string& s) {
+    mix(s.size());
+    for (char c : s) mix(static_cast<uint64_t>(static_cast<unsigned char>(c)));
+  }
+
+  // The printer's order: statements in turn, a node's arguments left to right.
+  void expr(const E& e) {
+    if (!e.valid()) return mix(0xfeed);
+    const Node& n = e.node();
+    mix(static_cast<uint64_t>(n.op) << 8 | static_cast<uint64_t>(n.type));
+    mix(n.bits);
+    mix(n.name);
+    if (n.fn) mix(n.fn->name);
+    if (n.op == Op::param) {
+      size_t k = 0;
+      while (k < fp.paramNames.size() && fp.paramNames[k] != n.name) ++k;
+      if (k == fp.paramNames.size()) {
+        fp.paramNames.push_back(n.name);
+        fp.paramValues.push_back(static_cast<float>(n.value));
+      }
+      if (withValues) {
+        float v = static_cast<float>(n.value);
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        mix(bits);
+      }
+    }
+    mix(n.args.size());
+    for (const E& a : n.args) expr(a);
+  }
+
+  void block(const std::vector<Stmt>& stmts) {
+    mix(stmts.size());
+    for (const Stmt& s : stmts) {
+      mix(static_cast<uint64_t>(s.kind) << 8 | static_cast<uint64_t>(s.type));
+      mix(s.name);
+      block(s.init);
+      expr(s.value);
+      block(s.step);
+      block(s.body);
+      block(s.orElse);
+    }
+  }
+};
+
+}  // namespace
+
+Fingerprint fingerprint(const Fn& f, bool withValues) {
+  Hasher h{withValues};
+  h.mix(f.name);
+  h.mix(static_cast<uint64_t>(f.result));
+  for (const auto& [name, type] : f.params) {
+    h.mix(name);
+    h.mix(static_cast<uint64_t>(type));
+  }
+  h.block(f.body);
+  return std::move(h.fp);
 }
 
 }  // namespace glint::gpu

@@ -21,7 +21,8 @@
 
 namespace glint::gpu {
 
-enum class Type { f32, i32, u32, boolean, vec2f };
+// vec4f: gl's texel-at-a-time kernels; f32 operands broadcast against it.
+enum class Type { f32, i32, u32, boolean, vec2f, vec4f };
 
 struct Fn;
 struct Node;
@@ -173,6 +174,8 @@ struct Fn {
   E var(const std::string& name, Type type);
   void assign(const E& local, E value);
   void ret(E value);
+  /// `return;` (a kernel's main(), printed with printBody).
+  void retVoid();
   void ifReturn(E cond, E value);
   void ifElse(E cond, const std::function<void()>& then, const std::function<void()>& orElse = {});
   /// for (var <name> = <from>; <cond>; <name> = <step(name)>) { body }
@@ -190,5 +193,17 @@ struct Fn {
 /// Every function `roots` call, directly or not, callees before callers, then
 /// the roots themselves: the order GLSL needs.
 std::vector<const Fn*> withCallees(const std::vector<const Fn*>& roots);
+
+/// What identifies a kernel's printed source without printing it: a hash of
+/// `f`'s signature and body (not of the functions it calls, which are fixed)
+/// and its parameters in the order the printer numbers them. Parameter
+/// values enter the hash only `withValues` (where they print as literals),
+/// so a new learning rate finds the program already printed.
+struct Fingerprint {
+  uint64_t hash = 0;
+  std::vector<std::string> paramNames;
+  std::vector<float> paramValues;
+};
+Fingerprint fingerprint(const Fn& f, bool withValues);
 
 }  // namespace glint::gpu

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
 
 #include "glint/error.h"
 
@@ -63,6 +66,8 @@ class Printer {
   Printer(const Dialect& d, ParamList* params) : d_(d), params_(params) {}
 
   Text expr(const E& e) { return expr(e, false); }
+
+  void body(const Fn& f, int indent, std::string& out) { block(f.body, 0, out, indent); }
 
   void fn(const Fn& f, std::string& out) {
     out += d_.fnHeader(f) + " {\n";
@@ -158,7 +163,9 @@ class Printer {
       case Op::param: {
         ParamList& p = params_ ? *params_ : own_;
         size_t index = p.indexOf(n.name, n.value);
-        return {d_.param(literal(E(static_cast<float>(n.value)).node()).s, index), kPrimary};
+        if (d_.paramsAsUniforms() || p.uniforms)
+          return {"u_params[" + std::to_string(index) + "]", kPrimary};
+        return literal(E(static_cast<float>(n.value)).node());
       }
       case Op::neg:
       case Op::lnot: {
@@ -237,8 +244,8 @@ class Printer {
     fail("gpu printer", "an unknown node");
   }
 
-  void block(const std::vector<Stmt>& stmts, int depth, std::string& out) {
-    std::string pad(2 * depth, ' ');
+  void block(const std::vector<Stmt>& stmts, int depth, std::string& out, int indent = 0) {
+    std::string pad(indent + 2 * depth, ' ');
     for (const Stmt& s : stmts) {
       switch (s.kind) {
         case Stmt::let:
@@ -249,22 +256,22 @@ class Printer {
           out += pad + s.name + " = " + expr(s.value).s + ";\n";
           break;
         case Stmt::ret:
-          out += pad + "return " + expr(s.value).s + ";\n";
+          out += pad + (s.value.valid() ? "return " + expr(s.value).s + ";\n" : "return;\n");
           break;
         case Stmt::ifElse: {
           out += pad + "if (" + expr(s.value).s + ") {\n";
-          block(s.body, depth + 1, out);
+          block(s.body, depth + 1, out, indent);
           const std::vector<Stmt>* rest = &s.orElse;
           // else-if chains print flat.
           while (rest->size() == 1 && (*rest)[0].kind == Stmt::ifElse) {
             const Stmt& inner = (*rest)[0];
             out += pad + "} else if (" + expr(inner.value).s + ") {\n";
-            block(inner.body, depth + 1, out);
+            block(inner.body, depth + 1, out, indent);
             rest = &inner.orElse;
           }
           if (!rest->empty()) {
             out += pad + "} else {\n";
-            block(*rest, depth + 1, out);
+            block(*rest, depth + 1, out, indent);
           }
           out += pad + "}\n";
           break;
@@ -275,7 +282,7 @@ class Printer {
           const Stmt& st = s.step[0];
           out += pad + "for (" + init + "; " + expr(s.value).s + "; " + st.name + " = " +
                  expr(st.value).s + ") {\n";
-          block(s.body, depth + 1, out);
+          block(s.body, depth + 1, out, indent);
           out += pad + "}\n";
           break;
         }
@@ -290,6 +297,46 @@ std::string print(const Dialect& d, const std::vector<const Fn*>& fns, ParamList
   Printer p(d, params);
   std::string out;
   for (const Fn* f : withCallees(fns)) p.fn(*f, out);
+  return out;
+}
+
+namespace {
+
+/// Printed sources by dialect, fingerprint and form; bounded (emptied past
+/// 4,096 entries: a sweep of gl literal values must not grow it for ever).
+std::string cached(const Dialect& d, const Fn& f, bool uniforms, int form,
+                   std::vector<float>* params,
+                   const std::function<std::string(ParamList&)>& doPrint) {
+  static std::mutex mu;
+  static std::unordered_map<uint64_t, std::string> entries;
+  Fingerprint fp = fingerprint(f, !(uniforms || d.paramsAsUniforms()));
+  uint64_t key = fp.hash * 31 + (&d == &glsl() ? 1 : 2) + 4 * static_cast<uint64_t>(form);
+  if (params) *params = fp.paramValues;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = entries.find(key);
+  if (it != entries.end()) return it->second;
+  ParamList p;
+  p.uniforms = uniforms;
+  std::string text = doPrint(p);
+  if (p.names != fp.paramNames) fail("gpu printer", f.name, ": parameters numbered apart");
+  if (entries.size() >= 4096) entries.clear();
+  return entries.emplace(key, std::move(text)).first->second;
+}
+
+}  // namespace
+
+std::string printCached(const Dialect& d, const Fn& f, std::vector<float>* params) {
+  return cached(d, f, false, 0, params, [&](ParamList& p) { return print(d, {&f}, &p); });
+}
+
+std::string printBodyCached(const Dialect& d, const Fn& f, std::vector<float>* params, int indent) {
+  return cached(d, f, true, 1 + indent, params,
+                [&](ParamList& p) { return printBody(d, f, &p, indent); });
+}
+
+std::string printBody(const Dialect& d, const Fn& f, ParamList* params, int indent) {
+  std::string out;
+  Printer(d, params).body(f, indent, out);
   return out;
 }
 

@@ -15,9 +15,9 @@ class Dialect {
   virtual std::string type(Type t) const = 0;
   /// A finite, normal (or zero) float, already printed as shortest decimals.
   virtual std::string specialFloat(float v) const = 0;  // inf, NaN, subnormal
-  /// A parameter: its value (`literal`) printed into the program, or a
-  /// uniform's element.
-  virtual std::string param(const std::string& literal, size_t index) const = 0;
+  /// True: parameters print as `u_params[i]` (a uniform or storage array);
+  /// false: as their values (a program per value).
+  virtual bool paramsAsUniforms() const = 0;
   virtual std::string declare(const Stmt& s, const std::string& init) const = 0;
   virtual std::string fnHeader(const Fn& f) const = 0;
   virtual std::string builtinName(const std::string& name) const = 0;
@@ -39,12 +39,27 @@ const Dialect& wgsl();
 struct ParamList {
   std::vector<std::string> names;
   std::vector<float> values;
+  /// `u_params[i]` whatever the dialect's default (gl's optimizer draws,
+  /// which take uniforms).
+  bool uniforms = false;
   size_t indexOf(const std::string& name, double value);
 };
 
 /// Definitions of `fns` and every function they call (callees first).
 std::string print(const Dialect& d, const std::vector<const Fn*>& fns, ParamList* params = nullptr);
+/// The definitions of `f` and its callees, printed on first use for this
+/// dialect and `fp` (fingerprint(f, values as the dialect prints them)), then
+/// from a cache; the parameters' values of this call in `params`.
+std::string printCached(const Dialect& d, const Fn& f, std::vector<float>* params = nullptr);
+/// printBody(d, f, params with uniforms) the same way.
+std::string printBodyCached(const Dialect& d, const Fn& f, std::vector<float>* params,
+                            int indent = 2);
+
 /// One expression.
 std::string printExpr(const Dialect& d, const E& e, ParamList* params = nullptr);
+/// The statements of `f`'s body alone, indented by `indent` spaces (a
+/// kernel's main() that the backend frames; the functions they call are
+/// printed apart, with print()).
+std::string printBody(const Dialect& d, const Fn& f, ParamList* params = nullptr, int indent = 2);
 
 }  // namespace glint::gpu

@@ -25,6 +25,8 @@ class Wgsl final : public Dialect {
         return "bool";
       case Type::vec2f:
         return "vec2<f32>";
+      case Type::vec4f:
+        return "vec4<f32>";
     }
     return "f32";
   }
@@ -39,9 +41,7 @@ class Wgsl final : public Dialect {
     return buf;
   }
   // A storage buffer of the dispatch's scalars: new values, same pipeline.
-  std::string param(const std::string&, size_t index) const override {
-    return "u_params[" + std::to_string(index) + "]";
-  }
+  bool paramsAsUniforms() const override { return true; }
   std::string declare(const Stmt& s, const std::string& init) const override {
     if (s.kind == Stmt::let) return "let " + s.name + " = " + init + ";";
     return "var " + s.name + ": " + type(s.type) + (init.empty() ? "" : " = " + init) + ";";

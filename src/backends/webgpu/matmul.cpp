@@ -27,7 +27,7 @@ constexpr int kSlice = 16, kThreads = 8;
 constexpr int64_t kFewTiles = 32;
 
 /// WGSL `fn mm_act(x: f32) -> f32` for _FusedMatMul's activation (NaN stays NaN).
-const std::string& activation(const std::string& name, double alpha) {
+std::string activation(const std::string& name, double alpha) {
   return gpu::activationSource(gpu::wgsl(), name, alpha, "mm_act");
 }
 

@@ -84,6 +84,8 @@ V eval(const E& e, Env& env) {
                                      : x.u / y.u;
       return V{x.t, 0, 0, r};
     }
+    case Op::mod:
+      return iv(a(0).i() % a(1).i());
     case Op::band:
       return V{n.type, 0, 0, a(0).u & a(1).u};
     case Op::bor:

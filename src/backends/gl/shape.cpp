@@ -1,9 +1,13 @@
-// Shape and indexing kernels: each output element finds the one input element
-// it copies (or a fill value) from its coordinates.
+// Shape and indexing kernels: the shared ones (src/backends/gpu/shape.cpp),
+// and gl's own Concat and Unpack (whole texels, multiple render targets).
+#include "src/backends/gpu/shape.h"
+
 #include <algorithm>
 
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/elementwise.h"
+#include "src/backends/gpu/printer.h"
 #include "src/backends/param_block.h"
 #include "src/core/kernel_selection.h"
 
@@ -15,132 +19,11 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); }
 
-/// value(i) that declares c0.. (output coordinates) and returns `expr`.
-std::string byCoords(const Tensor& out, const std::string& stmts, const std::string& expr) {
-  return std::string(glslType(out.dtype())) + " value(int i) {\n  " +
-         coords(out.shape(), "i", "c") + "  " + stmts + "\n  return " + expr + ";\n}\n";
-}
-
-/// A typed GLSL literal for a fill value.
-std::string literal(DType dtype, double v) {
-  switch (dtype) {
-    case DType::float32:
-      return floatLit(v);
-    case DType::int32:
-      return "int(" + str(static_cast<int64_t>(v)) + ")";
-    case DType::boolean:
-      return v != 0 ? "true" : "false";
-  }
-  return "0";
-}
-
-void transposeKernel(KernelArgs& a) {
-  const auto& perm = a.attrs.ints("perm");
-  std::vector<int64_t> xs = stridesOf(a.inputs[0].shape());
-  std::string off = "0";
-  for (size_t d = 0; d < perm.size(); ++d) off += " + c" + str(d) + " * " + str(xs[perm[d]]);
-  runElementwise(glBackend(a), byCoords(a.outputs[0], "", "in0(" + off + ")"), a.inputs,
-                 a.outputs[0]);
-}
-
-void stridedSliceKernel(KernelArgs& a) {
-  const auto& begin = a.attrs.ints("begin");
-  const auto& strides = a.attrs.ints("strides");
-  std::vector<int64_t> xs = stridesOf(a.inputs[0].shape());
-  std::string off = "0";
-  for (size_t d = 0; d < begin.size(); ++d)
-    off += " + (" + str(begin[d]) + " + c" + str(d) + " * " + str(strides[d]) + ") * " + str(xs[d]);
-  runElementwise(glBackend(a), byCoords(a.outputs[0], "", "in0(" + off + ")"), a.inputs,
-                 a.outputs[0]);
-}
-
-/// Zeros of the input shape, dy where the slice read: coordinate c came from
-/// dy index (c - begin) / stride when that divides exactly and is in range.
-void stridedSliceGradKernel(KernelArgs& a) {
-  const Tensor& dy = a.inputs[0];
-  const auto& begin = a.attrs.ints("begin");
-  const auto& strides = a.attrs.ints("strides");
-  std::vector<int64_t> ds = stridesOf(dy.shape());
-  std::string stmts = "int off = 0; int q;";
-  for (size_t d = 0; d < begin.size(); ++d) {
-    std::string c = "c" + str(d);
-    int64_t st = strides[d];
-    // Distances measured along the stride's direction stay non-negative.
-    std::string delta =
-        st > 0 ? "(" + c + " - " + str(begin[d]) + ")" : "(" + str(begin[d]) + " - " + c + ")";
-    std::string as = str(st > 0 ? st : -st);
-    stmts += " if (" + delta + " < 0 || " + delta + " % " + as + " != 0) return " +
-             zeroOf(dy.dtype()) + "; q = " + delta + " / " + as +
-             "; if (q >= " + str(dy.shape()[d]) + ") return " + zeroOf(dy.dtype()) +
-             "; off += q * " + str(ds[d]) + ";";
-  }
-  runElementwise(glBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
-}
-
-void padKernel(KernelArgs& a) {
-  const Tensor& x = a.inputs[0];
-  const auto& paddings = a.attrs.ints("paddings");
-  std::string fill = literal(x.dtype(), a.attrs.f("constantValue"));
-  std::vector<int64_t> xs = stridesOf(x.shape());
-  std::string stmts = "int off = 0; int p;";
-  for (int d = 0; d < x.rank(); ++d)
-    stmts += " p = c" + str(d) + " - " + str(paddings[2 * d]) +
-             "; if (p < 0 || p >= " + str(x.shape()[d]) + ") return " + fill + "; off += p * " +
-             str(xs[d]) + ";";
-  runElementwise(glBackend(a), byCoords(a.outputs[0], stmts, "in0(off)"), a.inputs, a.outputs[0]);
-}
-
-void tileKernel(KernelArgs& a) {
-  const Shape& xShape = a.inputs[0].shape();
-  std::vector<int64_t> xs = stridesOf(xShape);
-  std::string off = "0";
-  for (size_t d = 0; d < xShape.size(); ++d)
-    off += " + (c" + str(d) + " % " + str(xShape[d]) + ") * " + str(xs[d]);
-  runElementwise(glBackend(a), byCoords(a.outputs[0], "", "in0(" + off + ")"), a.inputs,
-                 a.outputs[0]);
-}
-
-/// x as [outer, n, inner], out as [outer, m, inner]; out-of-range indices give 0.
-void gatherKernel(KernelArgs& a) {
-  const Tensor& x = a.inputs[0];
-  int axis = static_cast<int>(a.attrs.i("axis"));
-  int64_t m = a.inputs[1].size(), n = x.shape()[axis], inner = 1;
-  for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
-  std::string t = glslType(x.dtype());
-  std::string s = t + " value(int e) {\n  int k = e % " + str(inner) + "; int j = (e / " +
-                  str(inner) + ") % " + str(m) + "; int o = e / " + str(m * inner) +
-                  ";\n  int row = in1(j);\n  if (row < 0 || row >= " + str(n) + ") return " +
-                  zeroOf(x.dtype()) + ";\n  return in0((o * " + str(n) + " + row) * " + str(inner) +
-                  " + k);\n}\n";
-  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
-}
-
-/// out[s, k] sums the rows j of x whose id is s (Kahan-compensated for floats).
-void unsortedSegmentSumKernel(KernelArgs& a) {
-  const Tensor& x = a.inputs[0];
-  int64_t segments = a.attrs.i("numSegments");
-  int64_t inner = segments == 0 ? 0 : a.outputs[0].size() / segments;
-  int64_t ids = a.inputs[1].size();
-  glBackend(a).checkLoop(a.kernel, ids);
-  bool isFloat = x.dtype() == DType::float32;
-  std::string s = std::string(glslType(x.dtype())) + " value(int e) {\n  int seg = e / " +
-                  str(inner) + "; int k = e % " + str(inner) + ";\n  " +
-                  (isFloat ? "vec2 acc = vec2(0.0);" : "uint acc = 0u;") + "\n  " +
-                  loopOver("j", "0", str(ids)) + " {\n    if (in1(j) != seg) continue;\n    " +
-                  (isFloat ? "float y = in0(j * " + str(inner) +
-                                 " + k) - acc.y; float t = acc.x + y; acc.y = (t - acc.x) - y; "
-                                 "acc.x = t;"
-                           : "acc += uint(in0(j * " + str(inner) + " + k));") +
-                  "\n  }\n  return " + (isFloat ? "acc.x" : "int(acc)") + ";\n}\n";
-  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
-}
-
-void oneHotKernel(KernelArgs& a) {
-  int64_t depth = a.attrs.i("depth");
-  std::string s = "float value(int e) { return in0(e / " + str(depth) + ") == e % " + str(depth) +
-                  " ? " + floatLit(a.attrs.f("onValue")) + " : " + floatLit(a.attrs.f("offValue")) +
-                  "; }\n";
-  runElementwise(glBackend(a), s, a.inputs, a.outputs[0]);
+/// A kernel of the shared table (src/backends/gpu/shape.cpp), printed as GLSL.
+void runShared(KernelArgs& a, gpu::ShapeKernel kernel) {
+  gpu::Fn value = gpu::shapeValue(kernel, a.inputs, a.outputs[0], a.attrs);
+  glBackend(a).checkLoop(a.kernel, gpu::longestRange(value));
+  runElementwise(glBackend(a), gpu::printCached(gpu::glsl(), value), a.inputs, a.outputs[0]);
 }
 
 // Inputs per draw: the texture units GLES 3.0 guarantees (16), one kept for
@@ -330,15 +213,10 @@ void unpackKernel(KernelArgs& a) {
 }  // namespace
 
 void registerShapeKernels() {
-  GLINT_REGISTER(reg, "Transpose", transposeKernel);
+  gpu::shapeKernels([](const char* name, gpu::ShapeKernel k) {
+    reg(name, [k](KernelArgs& a) { runShared(a, k); });
+  });
   GLINT_REGISTER(reg, "Concat", concatKernel);
-  GLINT_REGISTER(reg, "StridedSlice", stridedSliceKernel);
-  GLINT_REGISTER(reg, "StridedSliceGrad", stridedSliceGradKernel);
-  GLINT_REGISTER(reg, "PadV2", padKernel);
-  GLINT_REGISTER(reg, "Tile", tileKernel);
-  GLINT_REGISTER(reg, "GatherV2", gatherKernel);
-  GLINT_REGISTER(reg, "UnsortedSegmentSum", unsortedSegmentSumKernel);
-  GLINT_REGISTER(reg, "OneHot", oneHotKernel);
   GLINT_REGISTER(reg, "Unpack", unpackKernel);
 }
 

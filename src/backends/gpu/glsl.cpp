@@ -60,6 +60,9 @@ class Glsl final : public Dialect {
   bool selectIsCall() const override { return false; }
   bool intArithmeticViaUint() const override { return true; }
   bool floatNotEqualIsOrdered() const override { return false; }
+  // llvmpipe silently stops any single loop after 65535 iterations.
+  int64_t loopChunk() const override { return 32768; }
+  std::string increment(const std::string& v) const override { return "++" + v; }
 };
 
 }  // namespace

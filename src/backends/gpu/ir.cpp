@@ -244,6 +244,20 @@ E operator/(E a, E b) {
   if (q.type() == Type::i32) fail("gpu IR", "i32 division: use idivTrunc_");
   return q;
 }
+E idiv(E a, E b) {
+  unify("idiv", a, b);
+  if (a.type() != Type::i32) fail("gpu IR", "idiv of ", typeName(a.type()));
+  Node n{Op::div, Type::i32};
+  n.args = {std::move(a), std::move(b)};
+  return make(std::move(n));
+}
+E imod(E a, E b) {
+  Node n{Op::mod, Type::i32};
+  unify("imod", a, b);
+  if (a.type() != Type::i32) fail("gpu IR", "imod of ", typeName(a.type()));
+  n.args = {std::move(a), std::move(b)};
+  return make(std::move(n));
+}
 E operator&(E a, E b) { return binary(Op::band, std::move(a), std::move(b), "&"); }
 E operator|(E a, E b) { return binary(Op::bor, std::move(a), std::move(b), "|"); }
 E operator^(E a, E b) { return binary(Op::bxor, std::move(a), std::move(b), "^"); }
@@ -278,7 +292,9 @@ E isinf(E x) { return builtin("isinf", {std::move(x)}, Type::boolean); }
 Fn::Fn(std::string name_, Type result_, std::vector<std::pair<std::string, Type>> params_)
     : name(std::move(name_)), result(result_), params(std::move(params_)) {}
 
-void Fn::push(Stmt s) { (block_ ? block_ : &body)->push_back(std::move(s)); }
+std::vector<Stmt>* Fn::block() { return block_ ? block_ : &body; }
+
+void Fn::push(Stmt s) { block()->push_back(std::move(s)); }
 
 E Fn::let(const std::string& name, E value) {
   Type t = value.type();
@@ -336,6 +352,12 @@ void Fn::loop(const std::string& v, E from, const std::function<E(E)>& cond,
   body_(i);
   block_ = outer;
   push(std::move(s));
+}
+
+void Fn::forRange(const std::string& v, E lo, E hi, const std::function<void(E)>& body_) {
+  loop(
+      v, std::move(lo), [&](E i) { return i < hi; }, [](E i) { return i + 1; }, body_);
+  block()->back().range = true;
 }
 
 std::vector<const Fn*> Fn::callees() const {
@@ -404,6 +426,7 @@ struct Hasher {
     for (const Stmt& s : stmts) {
       mix(static_cast<uint64_t>(s.kind) << 8 | static_cast<uint64_t>(s.type));
       mix(s.name);
+      mix(s.range);
       block(s.init);
       expr(s.value);
       block(s.step);
@@ -414,6 +437,27 @@ struct Hasher {
 };
 
 }  // namespace
+
+namespace {
+
+int64_t longest(const std::vector<Stmt>& block) {
+  int64_t most = 0;
+  for (const Stmt& s : block) {
+    if (s.range) {
+      const Node& lo = s.init[0].value.node();
+      const Node& hi = s.value.node().args[1].node();
+      if (lo.op == Op::literal && hi.op == Op::literal)
+        most =
+            std::max<int64_t>(most, static_cast<int32_t>(hi.bits) - static_cast<int32_t>(lo.bits));
+    }
+    most = std::max({most, longest(s.body), longest(s.orElse)});
+  }
+  return most;
+}
+
+}  // namespace
+
+int64_t longestRange(const Fn& f) { return longest(f.body); }
 
 Fingerprint fingerprint(const Fn& f, bool withValues) {
   Hasher h{withValues};

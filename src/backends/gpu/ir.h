@@ -63,6 +63,7 @@ enum class Op {
   sub,
   mul,
   div,
+  mod,  // i32 index arithmetic only (idiv/imod: operands known non-negative)
   band,
   bor,
   bxor,
@@ -130,6 +131,10 @@ E operator>(E a, E b);
 E operator>=(E a, E b);
 E operator&&(E a, E b);
 E operator||(E a, E b);
+/// Quotient and remainder of non-negative i32 index arithmetic (both languages
+/// define / and % there; GLSL leaves negative operands undefined).
+E idiv(E a, E b);
+E imod(E a, E b);
 
 E abs(E x);
 E min(E a, E b);
@@ -155,6 +160,7 @@ struct Stmt {
   E value;  // init, assigned value, returned value, condition
   std::vector<Stmt> body, orElse;
   std::vector<Stmt> init, step;  // loop: var declarations, then the update
+  bool range = false;            // a loop over [lo, hi) by 1 (forRange)
 };
 
 /// A function: name, typed arguments, a body of statements. Built with the
@@ -182,10 +188,15 @@ struct Fn {
   void loop(const std::string& name, E from, const std::function<E(E)>& cond,
             const std::function<E(E)>& step, const std::function<void(E)>& body);
 
+  /// for (var <name> = lo; <name> < hi; <name>++) { body }: GLSL prints it in
+  /// chunks (llvmpipe stops any single loop after 65535 iterations).
+  void forRange(const std::string& name, E lo, E hi, const std::function<void(E)>& body);
+
   /// Functions this one calls, directly.
   std::vector<const Fn*> callees() const;
 
  private:
+  std::vector<Stmt>* block();
   std::vector<Stmt>* block_ = nullptr;  // the open block of ifElse/loop; null: body
   void push(Stmt s);
 };
@@ -193,6 +204,10 @@ struct Fn {
 /// Every function `roots` call, directly or not, callees before callers, then
 /// the roots themselves: the order GLSL needs.
 std::vector<const Fn*> withCallees(const std::vector<const Fn*>& roots);
+
+/// The most iterations of any forRange in `f` with literal bounds (gl checks
+/// them against llvmpipe's per-loop limit); 0 without one.
+int64_t longestRange(const Fn& f);
 
 /// What identifies a kernel's printed source without printing it: a hash of
 /// `f`'s signature and body (not of the functions it calls, which are fixed)

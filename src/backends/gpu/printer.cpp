@@ -182,6 +182,8 @@ class Printer {
         return binary(n, "*", kMul, asUint);
       case Op::div:
         return binary(n, "/", kMul, asUint);
+      case Op::mod:
+        return binary(n, "%", kMul, false);
       case Op::band:
         return binary(n, "&", kBitAnd, false);
       case Op::bor:
@@ -244,6 +246,36 @@ class Printer {
     fail("gpu printer", "an unknown node");
   }
 
+  /// for (v = lo; v < hi; ++v), or, past the dialect's loop limit, an outer
+  /// loop over chunks of it.
+  void rangeLoop(const Stmt& s, const std::string& pad, int depth, std::string& out, int indent) {
+    const std::string& v = s.name;
+    std::string lo = expr(s.init[0].value).s;
+    std::string hi = expr(s.value.node().args[1]).s;
+    int64_t chunk = d_.loopChunk();
+    Stmt decl = s.init[0];
+    if (chunk > 0) {
+      Stmt outer = decl;
+      outer.name = v + "_chunk";
+      std::string o = d_.declare(outer, lo);
+      o.pop_back();
+      out += pad + "for (" + o + "; " + outer.name + " < " + hi + "; " + outer.name +
+             " += " + std::to_string(chunk) + ") {\n";
+      std::string inner = d_.declare(decl, outer.name);
+      inner.pop_back();
+      out += pad + "  for (" + inner + "; " + v + " < min(" + hi + ", " + outer.name + " + " +
+             std::to_string(chunk) + "); " + d_.increment(v) + ") {\n";
+      block(s.body, depth + 2, out, indent);
+      out += pad + "  }\n" + pad + "}\n";
+      return;
+    }
+    std::string init = d_.declare(decl, lo);
+    init.pop_back();
+    out += pad + "for (" + init + "; " + v + " < " + hi + "; " + d_.increment(v) + ") {\n";
+    block(s.body, depth + 1, out, indent);
+    out += pad + "}\n";
+  }
+
   void block(const std::vector<Stmt>& stmts, int depth, std::string& out, int indent = 0) {
     std::string pad(indent + 2 * depth, ' ');
     for (const Stmt& s : stmts) {
@@ -277,6 +309,10 @@ class Printer {
           break;
         }
         case Stmt::loop: {
+          if (s.range) {
+            rangeLoop(s, pad, depth, out, indent);
+            break;
+          }
           std::string init = d_.declare(s.init[0], expr(s.init[0].value).s);
           init.pop_back();  // its ';'
           const Stmt& st = s.step[0];

@@ -29,6 +29,11 @@ class Dialect {
   /// True where a compiler may compile float != as ordered (NaN != x false:
   /// SwiftShader's WGSL): NaN is then tested explicitly.
   virtual bool floatNotEqualIsOrdered() const = 0;
+  /// Most iterations one loop statement may run (0: no limit): a longer
+  /// forRange prints as chunks.
+  virtual int64_t loopChunk() const = 0;
+  /// `v` incremented, as a loop's update.
+  virtual std::string increment(const std::string& v) const = 0;
 };
 
 const Dialect& glsl();

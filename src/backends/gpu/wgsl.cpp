@@ -65,6 +65,8 @@ class Wgsl final : public Dialect {
   bool intArithmeticViaUint() const override { return false; }
   // SwiftShader compiles WGSL's float != as ordered.
   bool floatNotEqualIsOrdered() const override { return true; }
+  int64_t loopChunk() const override { return 0; }
+  std::string increment(const std::string& v) const override { return v + "++"; }
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "src/backends/gpu/elementwise.h"
+#include "src/backends/gpu/index.h"
 #include "src/backends/gpu/math.h"
 #include "src/backends/gpu/optim.h"
 #include "src/backends/gpu/printer.h"
@@ -377,6 +378,39 @@ TEST(GpuOptim, AdamUpdateMatchesItsFormulaInDouble) {
   EXPECT_EQ(printBodyCached(glsl(), body2, &p2), s1);
   EXPECT_NE(p1, p2);
   EXPECT_NE(s1.find("u_params["), std::string::npos) << s1;
+}
+
+// NumPy broadcasting's source index, computed from coordinates.
+int64_t broadcastSource(const Shape& in, const Shape& out, int64_t i) {
+  std::vector<int64_t> os = stridesOf(out), is = stridesOf(in);
+  size_t lead = out.size() - in.size();
+  int64_t r = 0;
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t c = i / os[d];
+    i -= c * os[d];
+    if (d >= lead && in[d - lead] != 1) r += c * is[d - lead];
+  }
+  return r;
+}
+
+TEST(GpuIndex, BroadcastMapsMatchNumPyRules) {
+  const Shape out = {2, 3, 1, 4, 5};
+  const std::vector<Shape> ins = {{2, 3, 1, 4, 5}, {4, 5}, {3, 1, 1},      {1},
+                                  {2, 1, 1, 4, 1}, {5},    {1, 3, 1, 4, 1}};
+  for (const Shape& in : ins) {
+    Fn f = broadcastIndex("ia", in, out);
+    for (int64_t i = 0; i < shapeSize(out); ++i)
+      ASSERT_EQ(callFn(f, {iv(static_cast<int32_t>(i))}).i(), broadcastSource(in, out, i))
+          << "element " << i << " of an input of rank " << in.size();
+  }
+  // Merged over the dims that broadcast alike, all inputs at once.
+  const std::vector<Shape> three = {ins[1], ins[2], ins[4]};
+  std::vector<Fn> maps = broadcastIndices({"ia", "ib", "ic"}, three, out);
+  for (size_t k = 0; k < maps.size(); ++k) {
+    const Shape& in = three[k];
+    for (int64_t i = 0; i < shapeSize(out); ++i)
+      ASSERT_EQ(callFn(maps[k], {iv(static_cast<int32_t>(i))}).i(), broadcastSource(in, out, i));
+  }
 }
 
 // ---- The printers.

@@ -1,11 +1,12 @@
 // Element-wise kernels: the shared table (src/backends/gpu/elementwise.cpp)
 // printed as GLSL, one value per output element, inputs broadcast through
-// generated index maps. Float binary ops whose operands line up in whole
+// index maps (src/backends/gpu/index.cpp). Float binary ops whose operands line up in whole
 // texels take a texel per fragment instead.
 #include "src/backends/gpu/elementwise.h"
 
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/printer.h"
 
 namespace glint::gl {
 
@@ -46,16 +47,8 @@ bool binaryTexels(KernelArgs& a, const gpu::ElementwiseKernel& k) {
 void run(const gpu::ElementwiseKernel& k, KernelArgs& a) {
   const Tensor& out = a.outputs[0];
   if (k.arity == 2 && out.dtype() == DType::float32 && binaryTexels(a, k)) return;
-  static const std::vector<std::string> kIndex[] = {{""}, {"ia", "ib"}, {"ic", "ia", "ib"}};
-  const std::vector<std::string>& names = kIndex[k.arity - 1];
-  std::string s;
-  std::vector<DType> dtypes;
-  for (size_t n = 0; n < a.inputs.size(); ++n) {
-    dtypes.push_back(a.inputs[n].dtype());
-    if (!names[n].empty()) s += broadcastIndex(names[n], a.inputs[n].shape(), out.shape());
-  }
-  s += gpu::valueSource(gpu::glsl(), k, dtypes, out.dtype(), a.attrs, names);
-  runAligned(glBackend(a), s, a.inputs, a.outputs[0]);
+  runAligned(glBackend(a), gpu::elementwiseSource(gpu::glsl(), k, a.inputs, out, a.attrs), a.inputs,
+             a.outputs[0]);
 }
 
 }  // namespace

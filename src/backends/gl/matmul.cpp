@@ -11,6 +11,8 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
 #include "src/backends/gpu/elementwise.h"
+#include "src/backends/gpu/index.h"
+#include "src/backends/gpu/printer.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gl {
@@ -181,8 +183,10 @@ void matMulOn(GlBackend& gl, const std::string& kernel, const Problem& pr,
   gl.checkLoop(kernel, n % 4 == 0 && k % 4 == 0 ? k / 4 : k);
 
   std::string s = actBias;
-  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
-  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  s += gpu::printCached(gpu::glsl(),
+                        gpu::broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch));
+  s += gpu::printCached(gpu::glsl(),
+                        gpu::broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch));
   s += "float A(int base, int i, int p) { return in0(base + " +
        (tA ? "p * " + M + " + i" : "i * " + K + " + p") + "); }\n";
   s += "float B(int base, int p, int j) { return in1(base + " +

@@ -4,7 +4,7 @@
 // output of a multi-output kernel is one draw of the same code.
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
-#include "src/backends/gpu/math.h"
+#include "src/backends/gpu/cells.h"
 #include "src/backends/stepwise_rnn.h"
 #include "src/core/kernel_selection.h"
 
@@ -12,25 +12,9 @@ namespace glint::gl {
 
 namespace {
 
-/// GLSL `ract`/`act` and their derivatives `ractD`/`actD` (given x and y = f(x)).
-std::string activations(const Attrs& attrs) {
-  std::string s = gpu::mathLibrary(gpu::glsl());
-  const std::string r = attrs.s("recurrentActivation");
-  if (r == "hardSigmoid") {
-    // TF.js's float32 slope; the ends of the linear part count as inside.
-    std::string slope = floatLit(0.2f);
-    s += "float ract(float x) { return clamp(" + slope +
-         " * x + 0.5, 0.0, 1.0); }\n"
-         "float ractD(float x, float y) { float p = " +
-         slope + " * x + 0.5; return p >= 0.0 && p <= 1.0 ? " + slope + " : 0.0; }\n";
-  } else {
-    s += "float ract(float x) { return sigmoid_(x); }\n"
-         "float ractD(float x, float y) { return y * (1.0 - y); }\n";
-  }
-  // tanh is the only fused activation (see src/ops/rnn.cpp).
-  s += "float act(float x) { return tanh_(x); }\n"
-       "float actD(float x, float y) { return 1.0 - y * y; }\n";
-  return s;
+/// `ract`/`act` and their derivatives `ractD`/`actD` (src/backends/gpu/cells.cpp).
+const std::string& activations(const Attrs& attrs) {
+  return gpu::cellActivations(gpu::glsl(), attrs.s("recurrentActivation"));
 }
 
 /// One output: its [batch, gates * units] layout and the GLSL expression of

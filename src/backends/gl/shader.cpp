@@ -101,44 +101,6 @@ std::string prelude(const std::vector<Operand>& inputs) {
   return s;
 }
 
-std::string broadcastIndex(const std::string& name, const Shape& in, const Shape& out) {
-  std::string s = "int " + name + "(int i) {";
-  if (shapeSize(in) <= 1) return s + " return 0; }\n";
-  if (in == out) return s + " return i; }\n";
-  std::vector<int64_t> outStrides = stridesOf(out);
-  std::vector<int64_t> inStrides = stridesOf(in);
-  size_t lead = out.size() - in.size();
-  s += " int r = 0; int q;";
-  for (size_t d = 0; d < out.size(); ++d) {
-    int64_t stride = d >= lead && in[d - lead] != 1 ? inStrides[d - lead] : 0;
-    std::string os = std::to_string(outStrides[d]);
-    if (d + 1 == out.size()) {
-      if (stride) s += " r += i * " + std::to_string(stride) + ";";
-    } else {
-      s += " q = i / " + os + "; i -= q * " + os + ";";
-      if (stride) s += " r += q * " + std::to_string(stride) + ";";
-    }
-  }
-  return s + " return r; }\n";
-}
-
-std::string coords(const Shape& shape, const std::string& flat, const std::string& prefix) {
-  std::string s;
-  std::vector<int64_t> strides = stridesOf(shape);
-  std::string rest = prefix + "_rest";
-  s += "int " + rest + " = " + flat + ";";
-  for (size_t d = 0; d < shape.size(); ++d) {
-    std::string c = prefix + std::to_string(d);
-    if (d + 1 == shape.size()) {
-      s += " int " + c + " = " + rest + ";";
-    } else {
-      std::string st = std::to_string(strides[d]);
-      s += " int " + c + " = " + rest + " / " + st + "; " + rest + " -= " + c + " * " + st + ";";
-    }
-  }
-  return s + "\n";
-}
-
 std::string loopOver(const std::string& v, const std::string& lo, const std::string& hi) {
   std::string o = v + "_chunk";
   return "for (int " + o + " = " + lo + "; " + o + " < " + hi + "; " + o + " += 32768) for (int " +

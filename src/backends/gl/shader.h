@@ -30,12 +30,6 @@ std::vector<Operand> operands(const std::vector<Tensor>& tensors);
 /// (texelAt<k>(ivec2) / ftexelAt<k>(ivec2) by texture coordinates).
 std::string prelude(const std::vector<Operand>& inputs);
 std::string prelude(const std::vector<Tensor>& inputs);
-/// `int name(int i)`: the flat index in `in` of output element i, `in`
-/// broadcast (NumPy rules) to `out`.
-std::string broadcastIndex(const std::string& name, const Shape& in, const Shape& out);
-/// Statements declaring `int <prefix>0..` = the coordinates of flat index
-/// `flat` in `shape` (nothing for a scalar).
-std::string coords(const Shape& shape, const std::string& flat, const std::string& prefix);
 /// `for` header(s) running int `v` over [lo, hi). llvmpipe silently stops any
 /// single loop after 65535 iterations, so long ranges become two nested loops.
 std::string loopOver(const std::string& v, const std::string& lo, const std::string& hi);

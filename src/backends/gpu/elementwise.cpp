@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "glint/error.h"
+#include "src/backends/gpu/index.h"
 #include "src/backends/gpu/math.h"
 #include "src/core/kernel_selection.h"
 
@@ -220,6 +221,23 @@ std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
   }
   value.ret(expression(k, args));
   return printCached(d, value, params);
+}
+
+std::string elementwiseSource(const Dialect& d, const ElementwiseKernel& k,
+                              const std::vector<Tensor>& inputs, const Tensor& out,
+                              const Attrs& attrs, std::vector<float>* params) {
+  static const std::vector<std::string> kIndex[] = {{""}, {"ia", "ib"}, {"ic", "ia", "ib"}};
+  const std::vector<std::string>& names = kIndex[k.arity - 1];
+  std::string s;
+  std::vector<DType> dtypes;
+  std::vector<Shape> shapes;
+  for (const Tensor& in : inputs) {
+    dtypes.push_back(in.dtype());
+    shapes.push_back(in.shape());
+  }
+  if (k.arity > 1)
+    for (const Fn& map : broadcastIndices(names, shapes, out.shape())) s += printCached(d, map);
+  return s + valueSource(d, k, dtypes, out.dtype(), attrs, names, params);
 }
 
 E fusedActivation(const std::string& name, E x, double alpha) {

@@ -9,6 +9,7 @@
 
 #include "glint/attrs.h"
 #include "glint/dtype.h"
+#include "glint/tensor.h"
 #include "src/backends/gpu/ir.h"
 #include "src/backends/gpu/printer.h"
 
@@ -46,6 +47,13 @@ std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
                         const std::vector<DType>& inputs, DType out, const Attrs& attrs,
                         const std::vector<std::string>& indexNames,
                         std::vector<float>* params = nullptr);
+
+/// The index maps of the inputs broadcast to the output (ia, ib; Select's
+/// ic, ia, ib; none for one input) and value(), for a call with these
+/// tensors: what a backend's element program needs besides its bindings.
+std::string elementwiseSource(const Dialect& d, const ElementwiseKernel& k,
+                              const std::vector<Tensor>& inputs, const Tensor& out,
+                              const Attrs& attrs, std::vector<float>* params = nullptr);
 
 /// The kernel's expression as `T <name>(T a, T b)` of float32 operands (gl's
 /// whole-texel path applies it to each of a texel's 4 values).

@@ -10,6 +10,8 @@
 // below, without workgroup memory. Bias and activation are applied to the
 // registers. Few tiles over a long K split K: chunks summed in a second pass.
 #include "src/backends/gpu/elementwise.h"
+#include "src/backends/gpu/index.h"
+#include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
@@ -55,8 +57,10 @@ std::string header(KernelArgs& args, bool fused, bool vecA, bool vecB, const Sha
              : "fn mm_act(x: f32) -> f32 { return x; }\n";
   s += bias ? "fn mm_bias(j: i32) -> f32 { return bitcast<f32>(mBias[j]); }\n"
             : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
-  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
-  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  s += gpu::printCached(gpu::wgsl(),
+                        gpu::broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch));
+  s += gpu::printCached(gpu::wgsl(),
+                        gpu::broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch));
   return s;
 }
 
@@ -370,8 +374,10 @@ void matMul(KernelArgs& args, bool fused) {
              : "fn mm_act(x: f32) -> f32 { return x; }\n";
   s += bias ? "fn mm_bias(j: i32) -> f32 { return in2(j); }\n"
             : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
-  s += broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch);
-  s += broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch);
+  s += gpu::printCached(gpu::wgsl(),
+                        gpu::broadcastIndex("batchA", Shape(sa.begin(), sa.end() - 2), batch));
+  s += gpu::printCached(gpu::wgsl(),
+                        gpu::broadcastIndex("batchB", Shape(sb.begin(), sb.end() - 2), batch));
   s += "var<workgroup> mm_a: array<f32, " + str((tile + 1) * kSlice) + ">;  // [p][i]\n";
   s += "var<workgroup> mm_b: array<f32, " + str((tile + 1) * kSlice) + ">;  // [p][j]\n";
   s += "@compute @workgroup_size(" + str(kThreads * kThreads) +

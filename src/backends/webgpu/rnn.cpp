@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "glint/ops.h"
-#include "src/backends/gpu/math.h"
+#include "src/backends/gpu/cells.h"
 #include "src/backends/stepwise_rnn.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
@@ -16,24 +16,9 @@ namespace glint::webgpu {
 
 namespace {
 
-/// WGSL `ract`/`act` and their derivatives `ractD`/`actD` (given x and y = f(x)).
-std::string activations(const Attrs& attrs) {
-  std::string s = gpu::mathLibrary(gpu::wgsl());  // exp_, tanh_, sigmoid_ with IEEE special values
-  if (attrs.s("recurrentActivation") == "hardSigmoid") {
-    // TF.js's float32 slope; the ends of the linear part count as inside.
-    std::string slope = floatLit(0.2f);
-    s += "fn ract(x: f32) -> f32 { return clamp(" + slope +
-         " * x + 0.5, 0.0, 1.0); }\n"
-         "fn ractD(x: f32, y: f32) -> f32 { let p = " +
-         slope + " * x + 0.5; return select(0.0, " + slope + ", p >= 0.0 && p <= 1.0); }\n";
-  } else {
-    s += "fn ract(x: f32) -> f32 { return sigmoid_(x); }\n"
-         "fn ractD(x: f32, y: f32) -> f32 { return y * (1.0 - y); }\n";
-  }
-  // tanh is the only fused activation (see src/ops/rnn.cpp).
-  s += "fn act(x: f32) -> f32 { return tanh_(x); }\n"
-       "fn actD(x: f32, y: f32) -> f32 { return 1.0 - y * y; }\n";
-  return s;
+/// `ract`/`act` and their derivatives `ractD`/`actD` (src/backends/gpu/cells.cpp).
+const std::string& activations(const Attrs& attrs) {
+  return gpu::cellActivations(gpu::wgsl(), attrs.s("recurrentActivation"));
 }
 
 /// One dispatch over the units (n, j) of a [batch, units] cell: `code` defines

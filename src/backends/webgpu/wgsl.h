@@ -37,12 +37,6 @@ extern const char* const kSpecialValues;
 /// a kernel writes whole words, b_out<k>[w] = bitcast<u32>(v).
 std::string prelude(const std::vector<DType>& inputs, int numOutputs = 1);
 std::string prelude(const std::vector<Tensor>& inputs, int numOutputs = 1);
-/// `fn name(i: i32) -> i32`: the flat index in `in` of output element i, `in`
-/// broadcast (NumPy rules) to `out`.
-std::string broadcastIndex(const std::string& name, const Shape& in, const Shape& out);
-/// Statements declaring `let <prefix>0..` = the coordinates of flat index
-/// `flat` (an i32 expression) in `shape` (nothing for a scalar).
-std::string coords(const Shape& shape, const std::string& flat, const std::string& prefix);
 /// The entry point's header: `@compute @workgroup_size(groupSize) fn main(...)`
 /// with `let idx: i32` = this invocation's number under a grid1D(.., groupSize)
 /// dispatch, and `lid: u32` its index in the workgroup. Open brace included.

@@ -8,6 +8,7 @@
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
 #include "src/backends/gpu/math.h"
+#include "src/backends/gpu/printer.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 
@@ -269,7 +270,9 @@ void registerReductionKernels() {
     if (!sumLeadingTexels(a)) reduce(a, sumFold(a.inputs[0].dtype()));
   });
   GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
-    const std::string scale = floatLit(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
+    const std::string scale = gpu::printExpr(
+        gpu::glsl(),
+        gpu::E(static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")))));
     if (!sumLeadingTexels(a, scale)) reduce(a, sumFold(DType::float32), scale);
   });
   GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });

@@ -22,27 +22,6 @@ const char* glslType(DType dtype) {
   return "float";
 }
 
-std::string floatLit(double v) {
-  float f = static_cast<float>(v);
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "uintBitsToFloat(0x%08xu)", bits);
-  return buf;
-}
-
-const char* zeroOf(DType dtype) {
-  switch (dtype) {
-    case DType::float32:
-      return "0.0";
-    case DType::int32:
-      return "0";
-    case DType::boolean:
-      return "false";
-  }
-  return "0.0";
-}
-
 std::vector<Operand> operands(const std::vector<Tensor>& tensors) {
   std::vector<Operand> out;
   out.reserve(tensors.size());

@@ -18,8 +18,6 @@ namespace glint::gl {
 
 /// "float", "int" or "bool".
 const char* glslType(DType dtype);
-/// An exact float32 constant (bit pattern), valid for inf and NaN too.
-std::string floatLit(double v);
 /// A shader input: a texture read as elements of `dtype`.
 struct Operand {
   const Texture* texture;
@@ -36,8 +34,6 @@ std::string loopOver(const std::string& v, const std::string& lo, const std::str
 /// main(): fills this fragment's texel of `out` (n elements of dtype) from value(i).
 std::string elementMain(const Texture& out, DType dtype, int64_t n);
 std::string elementMain(const Tensor& out);
-/// The zero of a dtype as a GLSL literal ("0.0", "0", "false").
-const char* zeroOf(DType dtype);
 /// GLSL statement declaring `int t`: the texel of `out` this fragment writes.
 std::string fragmentTexel(const Texture& out);
 /// GLSL statements of a gather draw's main(): `o_texel` = texel `src` of input

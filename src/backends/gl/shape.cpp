@@ -150,7 +150,7 @@ void concatKernel(KernelArgs& a) {
       s += "  return in" + str(static_cast<int64_t>(ops.size())) + "(e);\n}\n";
       ops.push_back(Operand{previous, out.dtype()});
     } else {
-      s += "  return " + std::string(zeroOf(out.dtype())) + ";\n}\n";
+      s += "  return " + gpu::printExpr(gpu::glsl(), gpu::zero(out.dtype())) + ";\n}\n";
     }
     Texture* target = final ? &textureOf(out) : static_cast<Texture*>(gl.allocate(bytes));
     runElementwise(gl, s, ops, *target, out.dtype(), out.size());

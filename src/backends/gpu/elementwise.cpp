@@ -200,6 +200,18 @@ Type irType(DType d) {
   return Type::f32;
 }
 
+E zero(DType d) {
+  switch (d) {
+    case DType::float32:
+      return E(0.0);
+    case DType::int32:
+      return E(0);
+    case DType::boolean:
+      return E(false);
+  }
+  return E(0.0);
+}
+
 void elementwiseKernels(const std::function<void(const char*, ElementwiseKernel)>& add) {
   addAll(add);
 }

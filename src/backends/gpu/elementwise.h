@@ -38,6 +38,8 @@ struct ElementwiseKernel {
 void elementwiseKernels(const std::function<void(const char*, ElementwiseKernel)>& add);
 
 Type irType(DType d);
+/// The zero of a dtype (0.0, 0, false).
+E zero(DType d);
 
 /// The printed definition of `T value(int i)` (and the math functions it
 /// calls): input k read as `in<k>(<indexNames[k]>(i))` (`in<k>(i)` for an

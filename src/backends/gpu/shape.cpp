@@ -13,8 +13,8 @@ E input(int k, DType d, E at) {
   return external("in" + std::to_string(k), irType(d), {std::move(at)});
 }
 
-/// The zero, or `v`, of a dtype.
-E fill(DType d, double v = 0) {
+/// `v` as a value of dtype d.
+E fill(DType d, double v) {
   switch (d) {
     case DType::float32:
       return E(v);
@@ -117,9 +117,9 @@ void stridedSliceGrad(Fn& f, const ShapeArgs& a) {
     E delta =
         f.let("delta" + std::to_string(d), st > 0 ? c[d] - num(begin[d]) : num(begin[d]) - c[d]);
     E as = num(st > 0 ? st : -st);
-    f.ifReturn(delta < 0 || imod(delta, as) != 0, fill(a.dtypes[0]));
+    f.ifReturn(delta < 0 || imod(delta, as) != 0, zero(a.dtypes[0]));
     E q = f.let("q" + std::to_string(d), idiv(delta, as));
-    f.ifReturn(q >= num(dy[d]), fill(a.dtypes[0]));
+    f.ifReturn(q >= num(dy[d]), zero(a.dtypes[0]));
     f.assign(off, off + q * num(ds[d]));
   }
   f.ret(input(0, a.dtypes[0], off));
@@ -162,7 +162,7 @@ void gather(Fn& f, const ShapeArgs& a) {
   E o = f.let("o", idiv(q, num(m)));
   E j = f.let("j", q - o * num(m));
   E row = f.let("row", input(1, a.dtypes[1], j));
-  f.ifReturn(row < 0 || row >= num(n), fill(a.dtypes[0]));
+  f.ifReturn(row < 0 || row >= num(n), zero(a.dtypes[0]));
   f.ret(input(0, a.dtypes[0], (o * num(n) + row) * num(inner) + k));
 }
 
@@ -176,7 +176,7 @@ void unsortedSegmentSum(Fn& f, const ShapeArgs& a) {
   E e = f.arg(0);
   E seg = f.let("seg", idiv(e, num(inner)));
   E k = f.let("k", e - seg * num(inner));
-  E acc = f.var("acc", fill(a.dtypes[0]));
+  E acc = f.var("acc", zero(a.dtypes[0]));
   E comp = isFloat ? f.var("comp", 0.0) : E();
   f.forRange("j", 0, num(shapeSize(a.in[1])), [&](E j) {
     f.ifElse(input(1, a.dtypes[1], j) == seg, [&] {

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "src/backends/gpu/math.h"
+#include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/kernel_selection.h"
@@ -444,7 +445,9 @@ void registerReductionKernels() {
     Fold f = sumFold(DType::float32);
     const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
     // An empty window's NaN as itself: a GPU compiler may fold 0 * NaN to 0.
-    f.result = std::isnan(scale) ? "nan_()" : "s * " + floatLit(static_cast<float>(scale));
+    f.result = std::isnan(scale)
+                   ? "nan_()"
+                   : "s * " + gpu::printExpr(gpu::wgsl(), gpu::E(static_cast<float>(scale)));
     reduce(a, f);
   });
   GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });

@@ -18,29 +18,6 @@ const char* wgslType(DType dtype) {
   return "f32";
 }
 
-std::string floatLit(double v) {
-  if (std::isnan(v)) return "nan_()";
-  float f = static_cast<float>(v);
-  if (std::isinf(f)) return f > 0 ? "inf_()" : "(-inf_())";
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "bitcast<f32>(0x%08xu)", bits);
-  return buf;
-}
-
-const char* zeroOf(DType dtype) {
-  switch (dtype) {
-    case DType::float32:
-      return "0.0";
-    case DType::int32:
-      return "0";
-    case DType::boolean:
-      return "false";
-  }
-  return "0.0";
-}
-
 int64_t wordsOf(DType dtype, int64_t n) { return dtype == DType::boolean ? (n + 3) / 4 : n; }
 
 const char* const kSpecialValues =

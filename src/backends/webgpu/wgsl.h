@@ -13,8 +13,8 @@
 // elementMain() gives each invocation one output word (1 value, or 4 bools).
 //
 // WGSL refuses constant expressions that overflow to inf or NaN, so INF and NaN
-// come from functions (inf_(), nan_()) and floatLit() of a non-finite value
-// uses them. isnan_/isinf_ test bits (WGSL has neither, and a compiler may
+// come from functions (inf_(), nan_()), which the WGSL printer
+// (src/backends/gpu/wgsl.cpp) uses for non-finite literals. isnan_/isinf_ test bits (WGSL has neither, and a compiler may
 // assume finite floats).
 #include <string>
 #include <vector>
@@ -26,10 +26,6 @@ namespace glint::webgpu {
 
 /// "f32", "i32" or "bool".
 const char* wgslType(DType dtype);
-/// An exact f32 expression for v (bit pattern), inf and NaN included.
-std::string floatLit(double v);
-/// The zero of a dtype ("0.0", "0", "false").
-const char* zeroOf(DType dtype);
 /// inf_(), nan_(), isnan_(x), isinf_(x) (part of every prelude).
 extern const char* const kSpecialValues;
 /// Bindings for inputs of these dtypes and `numOutputs` outputs, the helpers

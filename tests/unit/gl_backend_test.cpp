@@ -610,6 +610,26 @@ TEST(GlFloat16, TrainsWithLossScalingVariablesStayFloat32MemoryFlat) {
   EXPECT_NEAR(accHalf, accFull, 0.05) << "as float32 does";
 }
 
+// GLINT_DUMP_SHADERS=1 prints each program gl compiles: here a LeakyRelu
+// with an alpha no other test uses, so its program is new.
+TEST(GlBackend, DumpShadersPrintsEachNewProgram) {
+#ifdef __EMSCRIPTEN__
+  GTEST_SKIP() << "stderr capture and setenv: native only";
+#else
+  REQUIRE_GL();
+  OnGl gl;
+  Tensor x = tensor({-1.0f, 2.0f}, {2});
+  setenv("GLINT_DUMP_SHADERS", "1", 1);
+  ::testing::internal::CaptureStderr();
+  std::vector<float> y = leakyRelu(x, 0.3125f).data<float>();
+  std::string dumped = ::testing::internal::GetCapturedStderr();
+  unsetenv("GLINT_DUMP_SHADERS");
+  EXPECT_EQ(y, (std::vector<float>{-0.3125f, 2.0f}));
+  EXPECT_NE(dumped.find("gl program"), std::string::npos) << dumped;
+  EXPECT_NE(dumped.find("0.3125 * x"), std::string::npos) << dumped;
+#endif
+}
+
 }  // namespace
 }  // namespace glint::testing
 #endif

@@ -7,6 +7,7 @@
 
 #include "glint/error.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/printer.h"
 
 namespace glint::gl {
 
@@ -462,6 +463,7 @@ Program GlBackend::program(const std::string& source) {
     programs_.erase(victim);
     programUse_.pop_back();
   }
+  gpu::dumpShader("gl", source);
   GLuint fs = compile(GL_FRAGMENT_SHADER, source);
   GLuint p = glCreateProgram();
   glAttachShader(p, vertexShader_);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -360,6 +361,12 @@ std::string cached(const Dialect& d, const Fn& f, bool uniforms, int form,
 }
 
 }  // namespace
+
+void dumpShader(const char* backend, const std::string& source) {
+  const char* on = std::getenv("GLINT_DUMP_SHADERS");
+  if (!on || std::string(on) != "1") return;
+  std::fprintf(stderr, "// ---- %s program (GLINT_DUMP_SHADERS)\n%s\n", backend, source.c_str());
+}
 
 std::string printCached(const Dialect& d, const Fn& f, std::vector<float>* params) {
   return cached(d, f, false, 0, params, [&](ParamList& p) { return print(d, {&f}, &p); });

@@ -60,6 +60,12 @@ std::string printCached(const Dialect& d, const Fn& f, std::vector<float>* param
 std::string printBodyCached(const Dialect& d, const Fn& f, std::vector<float>* params,
                             int indent = 2);
 
+/// Writes `source` to stderr, headed by the backend's name, when the
+/// environment has GLINT_DUMP_SHADERS=1; the backends call it for each
+/// program they compile (natively: gl; webgpu reads the Emscripten
+/// environment, which node does not fill from its own).
+void dumpShader(const char* backend, const std::string& source);
+
 /// One expression.
 std::string printExpr(const Dialect& d, const E& e, ParamList* params = nullptr);
 /// The statements of `f`'s body alone, indented by `indent` spaces (a

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glint/error.h"
+#include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/self_test_verdict.h"
 #include "src/backends/webgpu/webgpu_api.h"
 #include "src/backends/webgpu/wgsl.h"
@@ -289,6 +290,7 @@ Pipeline WebGpuBackend::pipeline(const std::string& source, int numInputs, int n
     pipelines_.erase(victim);
     pipelineUse_.pop_back();
   }
+  gpu::dumpShader("webgpu", source);
   Pipeline p{glint_wgpu_pipeline(source.c_str(), numInputs, numOutputs), numInputs, numOutputs};
   pipelineUse_.push_front(source);
   pipelines_.emplace(source, CachedPipeline{p, pipelineUse_.begin()});

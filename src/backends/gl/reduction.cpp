@@ -225,7 +225,7 @@ void softmaxKernel(KernelArgs& a) {
   std::string in = std::to_string(p.inner), len = std::to_string(p.len);
   // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
   // exp_: the renderer's exp loses ~|x| 5e-8 relative, the tail probabilities' precision.
-  std::string s = std::string(gpu::mathLibrary(gpu::glsl())) +
+  std::string s = gpu::mathFunctions(gpu::glsl(), {"exp_", "log1p_"}) +
                   "float value(int o) {\n  int row = (o / " + std::to_string(p.len * p.inner) +
                   ") * " + in + " + o % " + in + ";\n  " + p.base("row") +
                   "\n  float m = -INF;\n  " + loopOver("i", "0", len) +
@@ -252,10 +252,11 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
       "    if (!seen && v == mx) seen = true; else rest += exp_(v - mx);\n  }\n"
       "  float logTotal = log1p_(rest);\n";
   std::string loss =
-      std::string(gpu::mathLibrary(gpu::glsl())) + "float value(int r) {\n  int base = r * " + C +
-      ";\n  " + row + "  float l = 0.0;\n  for (int j = 0; j < " + C +
+      gpu::mathFunctions(gpu::glsl(), {"exp_", "log1p_"}) +
+      "float value(int r) {\n  int base = r * " + C + ";\n  " + row +
+      "  float l = 0.0;\n  for (int j = 0; j < " + C +
       "; ++j) l -= in0(base + j) * (in1(base + j) - mx - logTotal);\n  return l;\n}\n";
-  std::string backprop = std::string(gpu::mathLibrary(gpu::glsl())) +
+  std::string backprop = gpu::mathFunctions(gpu::glsl(), {"exp_", "log1p_"}) +
                          "float value(int e) {\n  int base = (e / " + C + ") * " + C + ";\n  " +
                          row + "  return exp_(in1(e) - mx - logTotal) * labelSum - in0(e);\n}\n";
   runElementwise(glBackend(a), loss, a.inputs, a.outputs[0]);

@@ -1,7 +1,8 @@
 #include "src/backends/gpu/math.h"
 
 #include <limits>
-#include <mutex>
+
+#include "glint/error.h"
 
 namespace glint::gpu {
 
@@ -584,17 +585,37 @@ E ifloorDiv_(E a, E b) { return call(ifloorDivFn(), {std::move(a), std::move(b)}
 E imod_(E a, E b) { return call(imodFn(), {std::move(a), std::move(b)}); }
 E ipow_(E a, E b) { return call(ipowFn(), {std::move(a), std::move(b)}); }
 
-const std::string& mathLibrary(const Dialect& d) {
-  static std::mutex mu;
-  static std::string glslText, wgslText;
-  std::lock_guard<std::mutex> lock(mu);
-  std::string& text = &d == &glsl() ? glslText : wgslText;
-  if (text.empty())
-    text = print(d, {&expFn(),       &logFn(),   &sincosFn(), &expm1Fn(), &log1pFn(),    &tanhFn(),
-                     &sigmoidFn(),   &erfFn(),   &atanFn(),   &atan2Fn(), &asinFn(),     &acosFn(),
-                     &asinhFn(),     &acoshFn(), &atanhFn(),  &powFn(),   &floorDivFn(), &fmodFn(),
-                     &ifloorDivFn(), &imodFn(),  &ipowFn()});
-  return text;
+std::string mathFunctions(const Dialect& d, std::initializer_list<const char*> names) {
+  static const std::pair<const char*, const Fn& (*)()> kAll[] = {{"exp_", expFn},
+                                                                 {"log_", logFn},
+                                                                 {"sincos_", sincosFn},
+                                                                 {"expm1_", expm1Fn},
+                                                                 {"log1p_", log1pFn},
+                                                                 {"tanh_", tanhFn},
+                                                                 {"sigmoid_", sigmoidFn},
+                                                                 {"erf_", erfFn},
+                                                                 {"atan_", atanFn},
+                                                                 {"atan2_", atan2Fn},
+                                                                 {"asin_", asinFn},
+                                                                 {"acos_", acosFn},
+                                                                 {"asinh_", asinhFn},
+                                                                 {"acosh_", acoshFn},
+                                                                 {"atanh_", atanhFn},
+                                                                 {"pow_", powFn},
+                                                                 {"floorDiv_", floorDivFn},
+                                                                 {"fmod_", fmodFn},
+                                                                 {"ifloorDiv_", ifloorDivFn},
+                                                                 {"imod_", imodFn},
+                                                                 {"ipow_", ipowFn}};
+  std::vector<const Fn*> fns;
+  for (const char* name : names) {
+    const Fn* found = nullptr;
+    for (const auto& [n, get] : kAll)
+      if (std::string(n) == name) found = &get();
+    if (!found) fail("gpu math", "no function ", name);
+    fns.push_back(found);
+  }
+  return print(d, fns);
 }
 
 }  // namespace glint::gpu

@@ -6,6 +6,7 @@
 // SwiftShader's exp(88.7) off by 3e-6, llvmpipe's log near 1 by 1e-7
 // absolute; tanh and pow overflowing). Each call below is a call of the
 // function of that name (exp_, ...), printed with its callees where used.
+#include <initializer_list>
 #include <string>
 
 #include "src/backends/gpu/ir.h"
@@ -36,8 +37,8 @@ E ifloorDiv_(E a, E b);
 E imod_(E a, E b);
 E ipow_(E a, E b);
 
-/// Every function above, printed (for kernels still written as source text,
-/// which call them by name).
-const std::string& mathLibrary(const Dialect& d);
+/// The functions `names` ("exp_", "log1p_", ...) and what they call, printed
+/// (for kernels still written as source text, which call them by name).
+std::string mathFunctions(const Dialect& d, std::initializer_list<const char*> names);
 
 }  // namespace glint::gpu

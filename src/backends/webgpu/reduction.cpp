@@ -110,9 +110,9 @@ Walk walkFor(const WebGpuBackend& gpu, int64_t window, int64_t units, bool conti
   return w;
 }
 
-// exp_/log_ with IEEE special values come from the shared math library.
+// exp_ and log1p_ (log_ with it) come from the shared math library.
 const std::string& redMath() {
-  static const std::string s = gpu::mathLibrary(gpu::wgsl()) + R"(
+  static const std::string s = gpu::mathFunctions(gpu::wgsl(), {"exp_", "log1p_"}) + R"(
 // Kahan: c carries the low-order bits lost by each addition; none once the
 // sum is infinite (inf - inf would turn it into NaN).
 fn red_kahan(acc: vec2<f32>, v: f32) -> vec2<f32> {

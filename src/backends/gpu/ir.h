@@ -54,7 +54,7 @@ class E {
 enum class Op {
   // Leaves.
   literal,  // f32 / i32 / u32 / bool bits in `bits`
-  ref,      // a named value (argument, let, var) or a prelude function's result
+  ref,      // a named value: an argument, a let or var, or a local the backend's code declares
   param,    // a scalar f32 the dialect prints as a uniform or a literal
   // Operators.
   neg,

@@ -234,9 +234,31 @@ E operator!(E a) {
   return make(std::move(n));
 }
 
-E operator+(E a, E b) { return binary(Op::add, std::move(a), std::move(b), "+"); }
-E operator-(E a, E b) { return binary(Op::sub, std::move(a), std::move(b), "-"); }
-E operator*(E a, E b) { return binary(Op::mul, std::move(a), std::move(b), "*"); }
+namespace {
+
+/// An i32 literal of value v? (Index arithmetic folds x + 0 and x * 1; float
+/// arithmetic does not: -0 + 0 is +0.)
+bool isInt(const E& e, int32_t v) {
+  const Node& n = e.node();
+  return n.op == Op::literal && n.type == Type::i32 && static_cast<int32_t>(n.bits) == v;
+}
+
+}  // namespace
+
+E operator+(E a, E b) {
+  if (isInt(b, 0) && a.type() == Type::i32) return a;
+  if (isInt(a, 0) && b.type() == Type::i32) return b;
+  return binary(Op::add, std::move(a), std::move(b), "+");
+}
+E operator-(E a, E b) {
+  if (isInt(b, 0) && a.type() == Type::i32) return a;
+  return binary(Op::sub, std::move(a), std::move(b), "-");
+}
+E operator*(E a, E b) {
+  if (isInt(b, 1) && a.type() == Type::i32) return a;
+  if (isInt(a, 1) && b.type() == Type::i32) return b;
+  return binary(Op::mul, std::move(a), std::move(b), "*");
+}
 E operator/(E a, E b) {
   E q = binary(Op::div, std::move(a), std::move(b), "/");
   // GLSL leaves the sign of a negative int quotient undefined: the math

@@ -255,7 +255,9 @@ class Printer {
     std::string hi = expr(s.value.node().args[1]).s;
     int64_t chunk = d_.loopChunk();
     Stmt decl = s.init[0];
-    if (chunk > 0) {
+    const Node& end = s.value.node().args[1].node();
+    bool short_ = end.op == Op::literal && static_cast<int32_t>(end.bits) <= chunk;
+    if (chunk > 0 && !short_) {
       Stmt outer = decl;
       outer.name = v + "_chunk";
       std::string o = d_.declare(outer, lo);

@@ -35,8 +35,14 @@ demo: build
 	node scripts/digits_data.mjs web/apps/digits/data
 
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
-test: test-style test-native test-cli test-interop test-models test-headers test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm test-wasm-mt test-web test-programs test-browser test-browser-web test-bundlers test-apps fuzz-short
-	@echo "make test: all suites passed"
+## Each suite after what it needs built (so the table scripts/run_suites.sh prints
+## separates building from testing).
+TEST_SUITES := bootstrap test-style build test-native test-cli test-interop test-models test-headers \
+  test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm test-wasm-mt web-st \
+  test-web test-programs test-browser web test-browser-web test-bundlers web-apps test-doctor \
+  test-digits test-sequence test-a11y fuzz-short
+test:
+	+@MAKE="$(MAKE)" scripts/run_suites.sh $(TEST_SUITES)
 
 ## check: the fast loop for contributors (under 3 minutes on 2 cores after a
 ## change): the style checks, an incremental native build of the unit tests,

@@ -37,9 +37,9 @@ demo: build
 ## test: every test, natively (Release and ASan+UBSan) and in WebAssembly (node, headless Chromium).
 ## Each suite after what it needs built (so the table scripts/run_suites.sh prints
 ## separates building from testing).
-TEST_SUITES := bootstrap test-style build test-native test-cli test-interop test-models test-headers \
-  test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm test-wasm-mt web-st \
-  test-web test-programs test-browser web test-browser-web test-bundlers web-apps test-doctor \
+TEST_SUITES := bootstrap test-style build test-native test-cli web-st test-interop test-models \
+  test-headers test-install test-tsan test-asan test-kernel-fuzz test-kernels-tfjs test-wasm \
+  test-wasm-mt test-web test-programs test-browser web test-browser-web test-bundlers web-apps test-doctor \
   test-digits test-sequence test-a11y fuzz-short
 test:
 	+@MAKE="$(MAKE)" scripts/run_suites.sh $(TEST_SUITES)
@@ -91,9 +91,11 @@ test-cli: build
 	./build/release/glint kernels >/dev/null
 	./build/release/glint kernels --json | $(NODE) scripts/check_kernel_table.mjs
 
-## test-interop: TF.js 4.22 (node, cpu backend) and Glint load each other's saved models.
-test-interop: build
+## test-interop: TF.js 4.22 (node, cpu backend) and Glint load each other's saved models;
+## glint-ml's fit and fitDataset (node) end with the weights native fit reaches.
+test-interop: build web-st
 	rm -rf build/interop
+	$(NODE) tests/interop/glint_fit.mjs build/interop/fit
 	$(NODE) tests/interop/tfjs_save.mjs build/interop/tfjs
 	$(NODE) tests/interop/tfjs_layers.mjs build/interop/layers
 	$(NODE) tests/interop/graph_models.mjs build/interop/graph

@@ -11,6 +11,7 @@
 #include "glint/dtype.h"
 #include "glint/engine.h"
 #include "glint/error.h"
+#include "glint/fit_run.h"
 #include "glint/fused_ops.h"
 #include "glint/initializers.h"
 #include "glint/io.h"

@@ -30,6 +30,9 @@ class Model;
 namespace data {
 class Dataset;
 }
+namespace detail {
+struct FitRunState;  // FitRun's (glint/fit_run.h)
+}
 
 /// Values reported to callbacks: "loss", "acc", "val_loss", ... (Keras names).
 using Logs = std::map<std::string, double>;
@@ -246,6 +249,7 @@ class Model : public Layer {
   /// and trainOnBatch run alone, predict and evaluate one at a time.
   struct CallGuard;
   friend class ModelCall;
+  friend struct detail::FitRunState;
   static std::shared_ptr<CallGuard> newCallGuard();
   std::shared_ptr<CallGuard> callGuard_ = newCallGuard();
   std::vector<SymbolicTensorPtr> inputs_, outputs_;

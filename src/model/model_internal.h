@@ -66,18 +66,6 @@ struct Model::Training {
     std::vector<Tensor> xs, ys;
     Tensor sampleWeights;
   };
-  /// The epoch loop shared by fit and fitDataset.
-  struct Loop {
-    int epochs = 1, initialEpoch = 0, verbose = 0;
-    std::vector<CallbackPtr> callbacks;
-    std::optional<int64_t> stepsPerEpoch;
-    std::function<void(int epoch)> startEpoch;
-    /// Fills the next batch of this epoch; false when the epoch's data is done.
-    std::function<bool(Batch&)> next;
-    /// Validation logs (unprefixed), or empty when there is no validation.
-    std::function<Logs()> validate;
-  };
-
   /// Turns the outputs that came as logits into probabilities (when there
   /// are metrics to see them).
   void toProbabilities(std::vector<Tensor>& outputs) const;
@@ -95,9 +83,25 @@ struct Model::Training {
   static PendingLogs startStep(Model& m, const Batch& batch);
   /// Loss and metrics for one batch in inference mode (batch means), on the device.
   static Tensor testBatch(Model& m, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);
-  static History run(Model& m, const Loop& loop);
-  /// Loss and metrics over batches (means weighted by batch size).
-  static Logs evaluateBatches(Model& m, const std::function<bool(Batch&)>& next);
+  /// Loss and metrics summed over batches on the device (means weighted by
+  /// batch size), read once at the end.
+  class EvalSums {
+   public:
+    explicit EvalSums(Model& m);
+    ~EvalSums();
+    EvalSums(const EvalSums&) = delete;
+    EvalSums& operator=(const EvalSums&) = delete;
+    void add(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);
+    int64_t seen() const { return seen_; }
+    /// The means (NaN with no batch) and the batches' device checks.
+    PendingLogs finish();
+
+   private:
+    Model& m_;
+    Tensor sums_;
+    int64_t seen_ = 0;
+    std::vector<DeviceCheck> checks_;
+  };
   static PendingLogs startEvaluateBatches(Model& m, const std::function<bool(Batch&)>& next);
   /// Batches of batchSize rows, in order, from already checked data.
   static Logs evaluateAll(Model& m, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
@@ -109,6 +113,9 @@ struct Model::Training {
 };
 
 namespace model_internal {
+
+/// Rows [start, start + size) of each tensor (the tensor itself when that is all of it).
+std::vector<Tensor> rows(const std::vector<Tensor>& ts, int64_t start, int64_t size);
 
 /// A node's index among its layer's calls that belong to the model (what
 /// configs and summaries call "node index").

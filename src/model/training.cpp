@@ -28,22 +28,6 @@ std::string namesOf(const std::vector<SymbolicTensorPtr>& ts) {
   return s;
 }
 
-/// Rows [start, start + size) of each tensor (the tensor itself when that is all of it).
-std::vector<Tensor> rows(const std::vector<Tensor>& ts, int64_t start, int64_t size) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : ts) {
-    if (start == 0 && size == t.dim(0)) {
-      out.push_back(t);
-      continue;
-    }
-    std::vector<int64_t> begin(t.rank(), 0), extent(t.rank(), -1);
-    begin[0] = start;
-    extent[0] = size;
-    out.push_back(slice(t, begin, extent));
-  }
-  return out;
-}
-
 /// The layer producing model output `y` when fit may ask it for logits: a
 /// softmax Dense or Activation with this one call in any graph (so no other
 /// call, nested models included, sees logits), whose output feeds no other
@@ -345,40 +329,61 @@ Tensor Model::Training::testBatch(Model& m, const std::vector<Tensor>& xs,
   });
 }
 
-Logs Model::Training::evaluateBatches(Model& m, const std::function<bool(Batch&)>& next) {
-  return read(m, startEvaluateBatches(m, next));
-}
-
-// Batch means weighted by batch size, summed on the device: one read at the end.
-Model::PendingLogs Model::Training::startEvaluateBatches(Model& m,
-                                                         const std::function<bool(Batch&)>& next) {
-  Training& t = *m.training_;
-  std::vector<DeviceCheck> checks = takeDeviceChecks();
-  dispose([&] {
+Model::Training::EvalSums::EvalSums(Model& m) : m_(m) {
+  dispose([] {  // checks left by calls outside this evaluation are not its own
     std::vector<Tensor> stale;
-    for (DeviceCheck& c : checks) stale.push_back(c.failures);
+    for (DeviceCheck& c : takeDeviceChecks()) stale.push_back(c.failures);
     return stale;
   }());
-  Tensor sums;
-  int64_t seen = 0;
-  Batch b;
-  while (next(b)) {
-    int64_t size = b.xs[0].dim(0);
-    Tensor next = tidy([&] {
-      Tensor v = mul(testBatch(m, b.xs, b.ys), scalar(static_cast<float>(size)));
-      return sums.defined() ? add(sums, v) : v;
-    });
-    if (sums.defined()) sums.dispose();
-    sums = next;
-    seen += size;
-    b = Batch{};
-  }
-  Tensor means = seen > 0 ? div(sums, scalar(static_cast<float>(seen)))
-                          : fill({static_cast<int64_t>(t.names.size())}, std::nanf(""));
-  if (sums.defined()) sums.dispose();
-  PendingLogs p = withChecks(means);
+}
+
+Model::Training::EvalSums::~EvalSums() {
+  if (sums_.defined()) sums_.dispose();
+  for (DeviceCheck& c : checks_) c.failures.dispose();
+}
+
+// Batch means weighted by batch size, summed on the device: one read at the
+// end. Each batch's device checks are taken at once, so that other calls
+// between batches (a driver's yields) neither see nor drop them.
+void Model::Training::EvalSums::add(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys) {
+  const int64_t size = xs[0].dim(0);
+  Tensor next = tidy([&] {
+    Tensor v = mul(testBatch(m_, xs, ys), scalar(static_cast<float>(size)));
+    return sums_.defined() ? glint::add(sums_, v) : v;
+  });
+  if (sums_.defined()) sums_.dispose();
+  sums_ = next;
+  seen_ += size;
+  for (DeviceCheck& c : takeDeviceChecks()) checks_.push_back(std::move(c));
+}
+
+Model::PendingLogs Model::Training::EvalSums::finish() {
+  const Training& t = *m_.training_;
+  Tensor means = seen_ > 0 ? div(sums_, scalar(static_cast<float>(seen_)))
+                           : fill({static_cast<int64_t>(t.names.size())}, std::nanf(""));
+  if (sums_.defined()) sums_.dispose();
+  sums_ = Tensor();
+  PendingLogs p;
+  p.checks = std::move(checks_);
+  checks_.clear();
+  std::vector<Tensor> parts{means};
+  for (const DeviceCheck& c : p.checks) parts.push_back(c.failures);
+  p.values = p.checks.empty() ? means : gatherScalars(parts);
+  keep(p.values);
+  for (const DeviceCheck& c : p.checks) c.failures.dispose();
   if (p.values.impl() != means.impl()) means.dispose();
   return p;
+}
+
+Model::PendingLogs Model::Training::startEvaluateBatches(Model& m,
+                                                         const std::function<bool(Batch&)>& next) {
+  EvalSums sums(m);
+  Batch b;
+  while (next(b)) {
+    sums.add(b.xs, b.ys);
+    b = Batch{};
+  }
+  return sums.finish();
 }
 
 Logs Model::Training::evaluateAll(Model& m, const std::vector<Tensor>& xs,
@@ -393,8 +398,8 @@ Model::PendingLogs Model::Training::startEvaluateAll(Model& m, const std::vector
   return startEvaluateBatches(m, [&](Batch& b) {
     if (start >= n) return false;
     int64_t size = std::min<int64_t>(batchSize, n - start);
-    b.xs = rows(xs, start, size);
-    b.ys = rows(ys, start, size);
+    b.xs = model_internal::rows(xs, start, size);
+    b.ys = model_internal::rows(ys, start, size);
     start += size;
     return true;
   });
@@ -468,7 +473,8 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& xs, int batchSize)
   std::vector<std::vector<Tensor>> parts(outputs_.size());
   for (int64_t start = 0; start < n; start += batchSize) {
     int64_t size = std::min<int64_t>(batchSize, n - start);
-    std::vector<Tensor> outs = tidy([&] { return call(rows(xs, start, size), CallArgs{false}); });
+    std::vector<Tensor> outs =
+        tidy([&] { return call(model_internal::rows(xs, start, size), CallArgs{false}); });
     for (size_t i = 0; i < outs.size(); ++i) parts[i].push_back(outs[i]);
   }
   std::vector<Tensor> out;
@@ -483,116 +489,22 @@ Tensor Model::predict(const Tensor& x, int batchSize) {
   return out[0];
 }
 
-// ---- the epoch loop ------------------------------------------------------------------
+namespace model_internal {
 
-History Model::Training::run(Model& m, const Loop& loop) {
-  std::vector<CallbackPtr> callbacks;
-  if (loop.verbose > 0)
-    callbacks.push_back(
-        model_internal::progressLogger(loop.verbose, loop.epochs, loop.stepsPerEpoch));
-  for (const auto& c : loop.callbacks) {
-    check(c != nullptr, m.className() + ".fit", "a callback is null");
-    callbacks.push_back(c);
+std::vector<Tensor> rows(const std::vector<Tensor>& ts, int64_t start, int64_t size) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) {
+    if (start == 0 && size == t.dim(0)) {
+      out.push_back(t);
+      continue;
+    }
+    std::vector<int64_t> begin(t.rank(), 0), extent(t.rank(), -1);
+    begin[0] = start;
+    extent[0] = size;
+    out.push_back(slice(t, begin, extent));
   }
-  for (const auto& c : callbacks) c->model = &m;
-
-  m.stopTraining = false;
-  // The divergence guard. Each step's loss is already read back (one sync per
-  // step, for the logs), so checking it costs nothing. Variables swap buffers
-  // on assign, so views of the weights keep a step's values without a copy:
-  // `lastFinite` holds the weights at which the loss was last finite, `before`
-  // those the current step starts from (one more set of weights alive).
-  std::vector<Tensor> lastFinite, before;
-  auto views = [&m] {
-    std::vector<Tensor> out;
-    for (const Tensor& w : m.getWeights()) out.push_back(reshape(w, w.shape()));
-    return out;
-  };
-  struct Release {
-    std::vector<Tensor>& a;
-    std::vector<Tensor>& b;
-    ~Release() {
-      dispose(a);
-      dispose(b);
-    }
-  } release{lastFinite, before};
-  History history;
-  Logs last;
-  for (const auto& c : callbacks) c->onTrainBegin(Logs{});
-  for (int epoch = loop.initialEpoch; epoch < loop.epochs && !m.stopTraining; ++epoch) {
-    for (const auto& c : callbacks) c->onEpochBegin(epoch, Logs{});
-    if (loop.startEpoch) loop.startEpoch(epoch);
-    std::map<std::string, double> sums;
-    int64_t seen = 0;
-    int batch = 0;
-    bool cut = false;
-    Batch b;
-    int lostSteps = 0;
-    while (loop.next(b)) {
-      const int64_t size = b.xs[0].dim(0);
-      Logs logs{{"batch", batch}, {"size", static_cast<double>(size)}};
-      for (const auto& c : callbacks) c->onBatchBegin(batch, logs);
-      Logs out;
-      try {
-        dispose(before);
-        before = views();
-        out = step(m, b);
-        lostSteps = 0;
-      } catch (const DeviceLostError&) {
-        // The GPU context died mid-step: the variables came back from their
-        // host snapshots, this batch's tensors did not. Skip it; give up if
-        // the next one fails too (its data itself was lost).
-        b = Batch{};
-        if (++lostSteps > 1) throw;
-        continue;
-      }
-      b = Batch{};
-      if (auto loss = out.find("loss"); loss != out.end() && !std::isfinite(loss->second)) {
-        // Diverged: put back the last weights whose loss was finite (the
-        // starting weights when the first step already diverged), so a
-        // caller that saves the model after catching this saves no NaN.
-        m.setWeights(lastFinite.empty() ? before : lastFinite);
-        // Counted from 1, as the progress log counts them.
-        fail(m.className() + ".fit", "training diverged at epoch ", epoch + 1, "/", loop.epochs,
-             " batch ", batch + 1, ": loss is ",
-             std::isnan(loss->second) ? "nan"
-             : loss->second > 0       ? "inf"
-                                      : "-inf",
-             lastFinite.empty() ? "; the weights are those from before training"
-                                : "; the weights are those of the last finite step",
-             " (lower the learning rate, or scale the inputs)");
-      }
-      dispose(lastFinite);
-      lastFinite = std::move(before);
-      before.clear();
-      for (const auto& [k, v] : out) {
-        logs[k] = v;
-        sums[k] += v * static_cast<double>(size);
-      }
-      seen += size;
-      for (const auto& c : callbacks) c->onBatchEnd(batch, logs);
-      ++batch;
-      if (m.stopTraining) {
-        cut = true;
-        break;
-      }
-    }
-    if (batch == 0) {
-      if (m.stopTraining) break;  // fitDataset: the data ran out
-      fail(m.className() + ".fit", "epoch ", epoch, " has no training data");
-    }
-    Logs epochLogs;
-    for (const auto& [k, v] : sums) epochLogs[k] = v / static_cast<double>(seen);
-    if (loop.validate && !cut)
-      for (const auto& [k, v] : loop.validate()) epochLogs["val_" + k] = v;
-    history.epoch.push_back(epoch);
-    for (const auto& [k, v] : epochLogs)
-      history.history.try_emplace(k).first->second.push_back(v);  // its operator[] only reads
-    for (const auto& c : callbacks) c->onEpochEnd(epoch, epochLogs);
-    last = epochLogs;
-  }
-  for (const auto& c : callbacks) c->onTrainEnd(last);
-  return history;
+  return out;
 }
 
+}  // namespace model_internal
 }  // namespace glint

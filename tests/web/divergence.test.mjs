@@ -39,7 +39,7 @@ test('fit: a non-finite loss stops training with the last finite weights', async
   }
   assert.ok(error, 'fit went on past a non-finite loss');
   assert.equal(error.name, 'GlintError');
-  assert.match(error.message, /\[fit\] training diverged at epoch \d+ batch \d+: loss is (nan|inf)/);
+  assert.match(error.message, /\[Sequential.fit\] training diverged at epoch \d+\/50 batch \d+: loss is (nan|inf)/);
   assert.ok(losses.length > 0 && losses.every(Number.isFinite), 'a non-finite loss reached the callbacks');
   const now = finiteWeights(model);
   assert.ok(now.every(Number.isFinite), 'non-finite weights were left in the model');
@@ -57,7 +57,7 @@ test('fitDataset: the same guard', async () => {
   const xRows = await x.array(), yRows = await y.array();
   const ds = glint.data.zip({xs: glint.data.array(xRows), ys: glint.data.array(yRows)}).batch(32);
   await assert.rejects(model.fitDataset(ds, {epochs: 50}),
-                       (e) => e.name === 'GlintError' && /\[fitDataset\] training diverged/.test(e.message));
+                       (e) => e.name === 'GlintError' && /\[Sequential.fitDataset\] training diverged/.test(e.message));
   const now = finiteWeights(model);
   assert.ok(now.every(Number.isFinite));
   assert.notDeepEqual(now, [], 'no weights');

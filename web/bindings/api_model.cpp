@@ -77,17 +77,6 @@ std::vector<Variable> variablesFrom(const int32_t* ids, int32_t n, const char* o
   return out;
 }
 
-std::string logsJson(const Logs& logs) {
-  // JSON has no NaN or infinity (the dump would write null, which JS reads
-  // as an object): those go as the strings logsFrom (model.js) turns back.
-  Json j = Json::object();
-  for (const auto& [k, v] : logs) {
-    if (std::isfinite(v)) j[k] = v;
-    else j[k] = std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
-  }
-  return j.dump();
-}
-
 int32_t putVariables(const std::vector<Variable>& vars, int32_t* out, int32_t maxOut) {
   std::vector<Tensor> ts(vars.begin(), vars.end());
   return putTensors(ts, out, maxOut);
@@ -101,6 +90,20 @@ io::Quantize quantizeFrom(const std::string& q) {
 }
 
 }  // namespace
+
+std::string jsonNumber(double v) {
+  if (std::isfinite(v)) return Json(v).dump();
+  return std::isnan(v) ? "\"NaN\"" : v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+}
+
+std::string logsJson(const Logs& logs) {
+  // JSON has no NaN or infinity (a dump would write null, which JS reads as
+  // an object): those go as the strings logsFrom (model.js) turns back.
+  std::string j = "{";
+  for (const auto& [k, v] : logs)
+    j += (j.size() > 1 ? "," : "") + Json(k).dump() + ":" + jsonNumber(v);
+  return j + "}";
+}
 
 /// Artifacts from a model.json object (weightsManifest paths ignored) and the
 /// weight bytes, validated as a loaded model.json would be: the same size and

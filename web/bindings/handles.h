@@ -32,6 +32,10 @@ class HandleTable {
            " (disposed, or from another module instance)");
     return it->second;
   }
+  T* find(int32_t id) {
+    auto it = items_.find(id);
+    return it == items_.end() ? nullptr : &it->second;
+  }
   bool erase(int32_t id) { return items_.erase(id) > 0; }
   size_t size() const { return items_.size(); }
 
@@ -74,6 +78,10 @@ R guarded(R onError, F&& fn) {
   }
   return onError;
 }
+/// A number as JSON; non-finite ones as the strings "NaN", "Infinity", "-Infinity".
+std::string jsonNumber(double v);
+/// Logs as a JSON object of jsonNumber values.
+std::string logsJson(const Logs& logs);
 /// Keeps a string alive until the next call that returns one; for JS to copy.
 const char* returnString(std::string s);
 /// Same for bytes: the pointer stays valid until the next returnBytes.

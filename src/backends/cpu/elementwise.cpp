@@ -168,6 +168,45 @@ KernelFn compare(F f) {
   };
 }
 
+// Six comparisons from three loops: Greater(a, b) is Less(b, a),
+// GreaterEqual(a, b) is LessEqual(b, a) and NotEqual is Equal flipped, exactly
+// (NaN included). Each loop is instantiated for every dtype and broadcast
+// form, which made the six a large share of the WebAssembly module.
+struct EqualTo {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct LessThan {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct LessOrEqual {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+
+KernelFn swappedOperands(KernelFn k) {
+  return [k](KernelArgs& args) {
+    const std::vector<Tensor> swapped{args.inputs[1], args.inputs[0]};
+    KernelArgs flipped{args.kernel, args.backend, swapped, args.outputs, args.attrs};
+    k(flipped);
+  };
+}
+
+KernelFn negated(KernelFn k) {
+  return [k](KernelArgs& args) {
+    k(args);
+    uint8_t* o = hostData<uint8_t>(args.outputs[0]);
+    for (int64_t i = 0, n = args.outputs[0].size(); i < n; ++i) o[i] ^= 1;
+  };
+}
+
 template <class F>
 KernelFn logic(F f) {
   return [f](KernelArgs& args) {
@@ -418,12 +457,12 @@ void registerElementwiseKernels(const std::string& backend) {
       binaryNumeric([](float a, float b) { return static_cast<float>(floatMod(a, b)); }, intMod));
 
   // Comparisons and logic.
-  GLINT_REGISTER(reg, "Equal", compare([](auto a, auto b) { return a == b; }));
-  GLINT_REGISTER(reg, "NotEqual", compare([](auto a, auto b) { return a != b; }));
-  GLINT_REGISTER(reg, "Less", compare([](auto a, auto b) { return a < b; }));
-  GLINT_REGISTER(reg, "LessEqual", compare([](auto a, auto b) { return a <= b; }));
-  GLINT_REGISTER(reg, "Greater", compare([](auto a, auto b) { return a > b; }));
-  GLINT_REGISTER(reg, "GreaterEqual", compare([](auto a, auto b) { return a >= b; }));
+  GLINT_REGISTER(reg, "Equal", compare(EqualTo{}));
+  GLINT_REGISTER(reg, "NotEqual", negated(compare(EqualTo{})));
+  GLINT_REGISTER(reg, "Less", compare(LessThan{}));
+  GLINT_REGISTER(reg, "LessEqual", compare(LessOrEqual{}));
+  GLINT_REGISTER(reg, "Greater", swappedOperands(compare(LessThan{})));
+  GLINT_REGISTER(reg, "GreaterEqual", swappedOperands(compare(LessOrEqual{})));
   GLINT_REGISTER(reg, "LogicalAnd", logic([](bool a, bool b) { return a && b; }));
   GLINT_REGISTER(reg, "LogicalOr", logic([](bool a, bool b) { return a || b; }));
   GLINT_REGISTER(reg, "LogicalXor", logic([](bool a, bool b) { return a != b; }));

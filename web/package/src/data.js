@@ -1,9 +1,8 @@
 // glint.data: datasets as async iterables of elements, TF.js's chainable
 // subset (array, generator, batch, shuffle, map, take, skip, repeat).
 import {GlintError} from './core.js';
-import {Tensor, tensor, dispose} from './tensor.js';
+import {Tensor, tensor} from './tensor.js';
 import {ops} from './ops.js';
-import {DivergenceGuard} from './divergence.js';
 
 export class Dataset {
   constructor(makeIterator) {
@@ -147,77 +146,3 @@ export const data = {
     }
   }),
 };
-
-/** model.fitDataset(dataset, {epochs, batchesPerEpoch, callbacks, validationData}). */
-export async function fitDataset(model, dataset, options = {}) {
-  const {epochs = 1, batchesPerEpoch, callbacks, validationData, verbose = 0} = options;
-  const history = {epoch: [], history: {}};
-  const cbs = (callbacks ? (Array.isArray(callbacks) ? callbacks : [callbacks]) : []);
-  // Callbacks see the model, as fit's do (earlyStopping sets model.stopTraining).
-  for (const c of cbs) {
-    if (c && typeof c.setModel === 'function') c.setModel(model);
-    else if (c && typeof c === 'object') c.model = model;
-  }
-  const fire = async (name, ...a) => {
-    for (const c of cbs) if (typeof c[name] === 'function') await c[name](...a);
-  };
-  const xy = (e) => Array.isArray(e) ? {xs: e[0], ys: e[1]} : e;
-  const guard = new DivergenceGuard(model, 'fitDataset');
-  try {
-    await fire('onTrainBegin', {});
-    for (let epoch = 0; epoch < epochs && !model.stopTraining; ++epoch) {
-      await fire('onEpochBegin', epoch, {});
-      const sums = {};
-      let seen = 0, b = 0;
-      for await (const element of dataset) {
-        const {xs, ys} = xy(element);
-        const size = (Array.isArray(xs) ? xs[0] : xs).shape[0];
-        let logs;
-        try {
-          guard.beforeStep();
-          logs = await model.trainOnBatchLogs(xs, ys);
-        } finally {
-          dispose(element);
-        }
-        guard.afterStep(logs, epoch + 1, b + 1);
-        for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
-        seen += size;
-        await fire('onBatchEnd', b, {batch: b, size, ...logs});
-        await new Promise((r) => setTimeout(r, 0));
-        if (++b === batchesPerEpoch || model.stopTraining) break;
-      }
-      const logs = {};
-      for (const [k, v] of Object.entries(sums)) logs[k] = v / Math.max(1, seen);
-      if (validationData) {
-        const v = Array.isArray(validationData) ?
-            await model.evaluateLogsAsync(validationData[0], validationData[1]) :
-            await evaluateDataset(model, validationData);
-        for (const [k, value] of Object.entries(v)) logs['val_' + k] = value;
-      }
-      history.epoch.push(epoch);
-      for (const [k, v] of Object.entries(logs)) (history.history[k] ??= []).push(v);
-      if (verbose) console.log(`Epoch ${epoch + 1}/${epochs}`, logs);
-      await fire('onEpochEnd', epoch, logs);
-    }
-    await fire('onTrainEnd', {});
-  } finally {
-    guard.release();
-  }
-  return history;
-}
-
-async function evaluateDataset(model, dataset) {
-  const sums = {};
-  let seen = 0;
-  for await (const e of dataset) {
-    const {xs, ys} = Array.isArray(e) ? {xs: e[0], ys: e[1]} : e;
-    const size = (Array.isArray(xs) ? xs[0] : xs).shape[0];
-    const logs = await model.evaluateLogsAsync(xs, ys, {batchSize: size});
-    dispose(e);
-    for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
-    seen += size;
-  }
-  const out = {};
-  for (const [k, v] of Object.entries(sums)) out[k] = v / Math.max(1, seen);
-  return out;
-}

@@ -3,16 +3,17 @@
 // page stays responsive while it trains.
 import * as core from './core.js';
 import {GlintError} from './core.js';
-import {Tensor, scalar, tensor, dispose, nextTick, waitForQuiet} from './tensor.js';
+import {Tensor, scalar, dispose} from './tensor.js';
 import {ops} from './ops.js';
 import {Layer, SymbolicTensor, layerFromHandle} from './layers.js';
 import {Optimizer} from './train.js';
 import {getSaveHandler, artifactsInfo} from './io.js';
 import {checkJsonDepth, checkWeightData} from './artifact_limits.js';
-import {webgpuRecovered, webgpuSettleVariables, webgpuSnapshot} from './webgpu.js';
-import {DivergenceGuard} from './divergence.js';
-import {fitDataset} from './data.js';
+import {webgpuSettleVariables} from './webgpu.js';
+import {fitDataset, fitTensors, nextFrame} from './fit.js';
 import {backendChosenAutomatically, calibrateBackend, calibrationCandidates} from './calibrate.js';
+
+export {nextFrame};
 
 function asList(x) {
   return Array.isArray(x) ? x : [x];
@@ -34,51 +35,9 @@ function logsFrom(text) {
     Number(v) : v));
 }
 
-// A seeded generator for shuffling (mulberry32), or Math.random.
-function random(seed) {
-  if (seed === undefined || seed === null) return Math.random;
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function now() {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
-}
-
 /** Rows [begin, begin + size) of t (its first axis). */
 function sliceRows(t, begin, size) {
   return ops.slice(t, [begin, ...Array(t.rank - 1).fill(0)], [size, ...Array(t.rank - 1).fill(-1)]);
-}
-
-/** Resolves at the next animation frame (a task in node), as tf.nextFrame. */
-export function nextFrame() {
-  if (typeof requestAnimationFrame === 'function') {
-    return new Promise((r) => requestAnimationFrame(() => r()));
-  }
-  return nextTick();
-}
-
-class CallbackList {
-  constructor(callbacks, model) {
-    this.list = (callbacks ? asList(callbacks) : []).map((c) => {
-      if (c && typeof c === 'object') {
-        if ('setModel' in c && typeof c.setModel === 'function') c.setModel(model);
-        else c.model = model;
-      }
-      return c;
-    });
-  }
-  async fire(name, ...args) {
-    for (const c of this.list) {
-      if (c && typeof c[name] === 'function') await c[name](...args);
-    }
-  }
 }
 
 export class LayersModel extends Layer {
@@ -288,33 +247,6 @@ export class LayersModel extends Layer {
     return this._logsAsync(() => this._evaluateStart(x, y, batchSize));
   }
 
-  /**
-   * evaluateLogsAsync in slices of batchSize rows, yielding between them: fit's
-   * validation pass under yieldEvery 'batch' or 'auto' answers the page (or a
-   * worker's requests) within a batch, not after the whole held-out set. The
-   * engine's logs are batch means weighted by size, so the slices' weighted
-   * means are the same logs.
-   */
-  async _evaluateYielding(xs, ys, batchSize, yieldNow) {
-    const n = xs[0].shape[0];
-    if (n <= batchSize) return this.evaluateLogsAsync(xs, ys, {batchSize});
-    const sums = {};
-    for (let begin = 0; begin < n; begin += batchSize) {
-      const size = Math.min(batchSize, n - begin);
-      const bx = xs.map((t) => sliceRows(t, begin, size)), by = ys.map((t) => sliceRows(t, begin, size));
-      try {
-        const logs = await this.evaluateLogsAsync(bx, by, {batchSize});
-        for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
-      } finally {
-        dispose([bx, by]);
-      }
-      await yieldNow('batch');
-    }
-    const logs = {};
-    for (const [k, v] of Object.entries(sums)) logs[k] = v / n;
-    return logs;
-  }
-
   /** Scalars: the loss, or [loss, ...metrics], as TF.js returns them. */
   evaluate(x, y, options = {}) {
     let values;
@@ -351,15 +283,14 @@ export class LayersModel extends Layer {
 
   async fit(x, y, options = {}) {
     const {
-      batchSize = 32, epochs = 1, shuffle = true, validationSplit = 0, validationData,
-      callbacks, initialEpoch = 0, verbose = 0, yieldEvery = 'auto', frameBudgetMs = 12, seed,
-      classWeight, calibrate = true,
+      batchSize = 32, epochs = 1, validationSplit = 0, validationData, initialEpoch = 0,
+      calibrate = true,
     } = options;
     if (!(batchSize >= 1) || !Number.isInteger(batchSize)) {
       throw new GlintError(`[fit] batchSize must be a positive integer: got ${batchSize}`);
     }
     if (this.isTraining) throw new GlintError('[fit] the model is already training');
-    let xs = asList(x), ys = asList(y);
+    const xs = asList(x), ys = asList(y);
     checkTensors('fit', 'x', xs);
     checkTensors('fit', 'y', ys);
     const n = xs[0].shape[0];
@@ -369,44 +300,12 @@ export class LayersModel extends Layer {
             `${n} vs ${t.shape[0]} (shape [${t.shape}])`);
       }
     }
-    const owned = [];
-    let valX = null, valY = null, trainN = n;
-    if (validationData) {
-      valX = asList(validationData[0]);
-      valY = asList(validationData[1]);
-    } else if (validationSplit > 0) {
-      if (!(validationSplit < 1)) throw new GlintError('[fit] validationSplit must be in [0, 1)');
-      trainN = Math.floor(n * (1 - validationSplit));
-      const cut = (t, begin, size) => {
-        const s = sliceRows(t, begin, size);
-        owned.push(s);
-        return s;
-      };
-      valX = xs.map((t) => cut(t, trainN, n - trainN));
-      valY = ys.map((t) => cut(t, trainN, n - trainN));
-      xs = xs.map((t) => cut(t, 0, trainN));
-      ys = ys.map((t) => cut(t, 0, trainN));
-    }
-    // classWeight ({class: weight}): per-sample loss weights from the training
-    // targets (the engine's rule: class ids, or the argMax of one-hot rows).
-    let weights = null;
-    if (classWeight !== undefined && classWeight !== null) {
-      if (ys.length !== 1) {
-        throw new GlintError(`[fit] classWeight needs a model with one output; this one has ${ys.length}`);
-      }
-      const entries = Object.entries(classWeight);
-      for (const [c, w] of entries) {
-        if (!Number.isInteger(Number(c)) || typeof w !== 'number' || !Number.isFinite(w)) {
-          throw new GlintError(`[fit] classWeight maps class ids to finite numbers: got ${c}: ${w}`);
-        }
-      }
-      weights = new Tensor(core.callInt(() => core.module()._glint_class_sample_weights(
-          ys[0].id, core.ints(entries.map(([c]) => Number(c))),
-          core.bytes(Float32Array.from(entries.map(([, w]) => w))), entries.length)));
-      owned.push(weights);
+    if (!(validationSplit >= 0 && validationSplit < 1)) {
+      throw new GlintError('[fit] validationSplit must be in [0, 1)');
     }
     // While the backend is the engine's guess, the first fit measures: one
     // training step on each fast backend, the fastest kept (calibrate.js).
+    const trainN = validationData ? n : Math.floor(n * (1 - validationSplit));
     if (calibrate && epochs > initialEpoch && trainN > 0 && backendChosenAutomatically() &&
         calibrationCandidates().length > 1) {
       const size = Math.min(batchSize, trainN);
@@ -418,101 +317,8 @@ export class LayersModel extends Layer {
         dispose([bx, by]);
       }
     }
-    const rng = random(seed);
-    const cbs = new CallbackList(callbacks, this);
-    const history = {epoch: [], history: {}, params: {epochs, batchSize, samples: trainN}};
-    const stepsPerEpoch = Math.ceil(trainN / batchSize);
-    let lostInARow = 0, deviceLosses = 0;
-    const guard = new DivergenceGuard(this, 'fit');
-    this.isTraining = true;
     this.stopTraining = false;
-    let lastYield = now();
-    const maybeYield = async (where) => {
-      if (yieldEvery === 'never') return;
-      if (yieldEvery === 'batch' || (yieldEvery === 'epoch' && where === 'epoch')) {
-        await nextTick();
-        await waitForQuiet();
-        lastYield = now();
-      } else if (yieldEvery === 'auto' && now() - lastYield >= frameBudgetMs) {
-        await nextFrame();
-        await waitForQuiet();
-        lastYield = now();
-      }
-    };
-    try {
-      await cbs.fire('onTrainBegin', {});
-      for (let epoch = initialEpoch; epoch < epochs && !this._stopTraining; ++epoch) {
-        await cbs.fire('onEpochBegin', epoch, {});
-        const order = Int32Array.from({length: trainN}, (_, i) => i);
-        if (shuffle) {
-          for (let i = trainN - 1; i > 0; --i) {
-            const j = Math.floor(rng() * (i + 1));
-            const t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-          }
-        }
-        const sums = {};
-        let seen = 0;
-        for (let b = 0; b < stepsPerEpoch && !this._stopTraining; ++b) {
-          const begin = b * batchSize, size = Math.min(batchSize, trainN - begin);
-          await cbs.fire('onBatchBegin', b, {batch: b, size});
-          const batchTensors = [];
-          let logs;
-          try {
-            const idx = tensor(order.subarray(begin, begin + size), [size], 'int32');
-            batchTensors.push(idx);
-            const bx = xs.map((t) => ops.gather(t, idx));
-            batchTensors.push(bx);
-            const by = ys.map((t) => ops.gather(t, idx));
-            batchTensors.push(by);
-            const bw = weights ? ops.gather(weights, idx) : undefined;
-            if (bw) batchTensors.push(bw);
-            guard.beforeStep();
-            logs = await this.trainOnBatchLogs(bx, by, bw);
-            lostInARow = 0;
-          } catch (e) {
-            // A lost GPU context: the engine restored the weights; this batch
-            // is skipped and training goes on (twice in a row is an error).
-            if (!e.deviceLost || ++lostInARow > 1) throw e;
-            deviceLosses++;
-            await webgpuRecovered(core.module());  // a lost WebGPU device: its replacement
-            continue;
-          } finally {
-            dispose(batchTensors);
-          }
-          guard.afterStep(logs, epoch + 1, b + 1);
-          for (const [k, v] of Object.entries(logs)) sums[k] = (sums[k] ?? 0) + v * size;
-          seen += size;
-          await webgpuSnapshot(core.module());
-          await cbs.fire('onBatchEnd', b, {batch: b, size, ...logs});
-          await maybeYield('batch');
-        }
-        const epochLogs = {};
-        for (const [k, v] of Object.entries(sums)) epochLogs[k] = v / Math.max(1, seen);
-        if (valX) {
-          const v = yieldEvery === 'batch' || yieldEvery === 'auto' ?
-              await this._evaluateYielding(valX, valY, batchSize, maybeYield) :
-              await this.evaluateLogsAsync(valX, valY, {batchSize});
-          for (const [k, value] of Object.entries(v)) epochLogs['val_' + k] = value;
-        }
-        history.epoch.push(epoch);
-        for (const [k, v] of Object.entries(epochLogs)) (history.history[k] ??= []).push(v);
-        if (verbose) {
-          console.log(`Epoch ${epoch + 1}/${epochs} ` + Object.entries(epochLogs)
-              .map(([k, v]) => `${k}=${v.toFixed(4)}`).join(' '));
-        }
-        await cbs.fire('onEpochEnd', epoch, epochLogs);
-        await maybeYield('epoch');
-      }
-      await cbs.fire('onTrainEnd', {});
-    } finally {
-      this.isTraining = false;
-      guard.release();
-      dispose(owned);
-    }
-    history.deviceLosses = deviceLosses;
-    return history;
+    return fitTensors(this, xs, ys, options);
   }
 
   /** Saves through a handler or URL (indexeddb://, localstorage://, downloads://, http(s)://, file://). */

@@ -63,10 +63,38 @@ struct EarlyStoppingOptions {
   double minDelta = 0;
   int patience = 0;
   std::string mode = "auto";  // "min", "max", or from the monitor's name
+  /// Improvement is counted from here (the first epoch must beat it).
   std::optional<double> baseline{};
+  /// At the stop, the weights of the best epoch go back into the model.
   bool restoreBestWeights = false;
+  /// A monitor missing from an epoch's logs: an error, or (TF.js) a warning
+  /// on stderr and nothing watched that epoch.
+  bool warnIfMissing = false;
 };
-CallbackPtr earlyStopping(EarlyStoppingOptions options = {});
+
+/// TF.js's EarlyStopping (glint-ml's tf.callbacks.earlyStopping is this
+/// one): stops once `monitor` has not improved by more than minDelta for
+/// `patience` epochs.
+class EarlyStopping : public Callback {
+ public:
+  explicit EarlyStopping(EarlyStoppingOptions options);
+  void onTrainBegin(const Logs&) override;
+  void onEpochEnd(int epoch, const Logs& logs) override;
+  /// The epoch training stopped after (0 when it did not stop), the epochs
+  /// waited without improvement, and the best value seen.
+  int stoppedEpoch() const { return stoppedEpoch_; }
+  int wait() const { return wait_; }
+  double best() const { return best_; }
+
+ private:
+  bool improves(double value, double reference) const;
+  EarlyStoppingOptions o_;
+  bool maximize_ = false;
+  int wait_ = 0, stoppedEpoch_ = 0;
+  double best_ = 0;
+  std::vector<Tensor> bestWeights_;
+};
+std::shared_ptr<EarlyStopping> earlyStopping(EarlyStoppingOptions options = {});
 
 /// Per-epoch values by log name. Reading one by name (`h.history["val_accuracy"]`)
 /// accepts Keras's names and TF.js's ("accuracy" and "acc", "val_accuracy"

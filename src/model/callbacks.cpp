@@ -1,4 +1,4 @@
-// Callbacks: lambdas, EarlyStopping (Keras semantics), and the progress
+// Callbacks: lambdas, EarlyStopping (TF.js semantics), and the progress
 // logger fit uses for verbose 1 / 2.
 #include <chrono>
 #include <cmath>
@@ -39,71 +39,6 @@ class LambdaCallback : public Callback {
 
  private:
   LambdaCallbackFns fns_;
-};
-
-/// Keras EarlyStopping: stop once `monitor` has not improved by more than
-/// minDelta for `patience` epochs; optionally restore the best epoch's weights.
-class EarlyStopping : public Callback {
- public:
-  explicit EarlyStopping(EarlyStoppingOptions o) : o_(std::move(o)) {
-    const char* op = "earlyStopping";
-    check(!o_.monitor.empty(), op, "monitor is empty");
-    check(o_.patience >= 0, op, "patience must be >= 0, got ", o_.patience);
-    check(std::isfinite(o_.minDelta), op, "minDelta must be finite, got ", o_.minDelta);
-    check(o_.mode == "auto" || o_.mode == "min" || o_.mode == "max", op,
-          "mode must be auto, min or max, got '", o_.mode, "'");
-    if (o_.mode == "auto")
-      maximize_ = o_.monitor.find("acc") != std::string::npos ||
-                  o_.monitor.find("auc") != std::string::npos;
-    else maximize_ = o_.mode == "max";
-  }
-
-  void onTrainBegin(const Logs&) override {
-    wait_ = 0;
-    best_ = maximize_ ? -std::numeric_limits<double>::infinity()
-                      : std::numeric_limits<double>::infinity();
-    bestWeights_.clear();
-  }
-
-  void onEpochEnd(int epoch, const Logs& logs) override {
-    auto it = logs.find(o_.monitor);
-    if (it == logs.end()) {
-      std::string have;
-      for (const auto& [k, v] : logs) have += (have.empty() ? "" : ", ") + k;
-      fail("earlyStopping", "monitor '", o_.monitor, "' is not in the epoch logs (", have, ")",
-           o_.monitor.rfind("val_", 0) == 0 ? "; give validation data" : "");
-    }
-    const double current = it->second;
-    ++wait_;
-    if (improves(current, best_)) {
-      best_ = current;
-      if (o_.restoreBestWeights) snapshot();
-      // The count restarts only when the baseline is beaten too.
-      if (!o_.baseline || improves(current, *o_.baseline)) wait_ = 0;
-      return;
-    }
-    if (wait_ >= o_.patience && epoch > 0) {
-      model->stopTraining = true;
-      if (o_.restoreBestWeights && !bestWeights_.empty()) model->setWeights(bestWeights_);
-    }
-  }
-
- private:
-  bool improves(double value, double reference) const {
-    double delta = std::abs(o_.minDelta);
-    return maximize_ ? value - delta > reference : value + delta < reference;
-  }
-  void snapshot() {
-    bestWeights_.clear();
-    // Variables swap buffers on assign, so a view keeps this epoch's values.
-    for (const Tensor& w : model->getWeights()) bestWeights_.push_back(reshape(w, w.shape()));
-  }
-
-  EarlyStoppingOptions o_;
-  bool maximize_ = false;
-  int wait_ = 0;
-  double best_ = 0;
-  std::vector<Tensor> bestWeights_;
 };
 
 std::string number(double v) {
@@ -211,7 +146,64 @@ CallbackPtr lambdaCallback(LambdaCallbackFns fns) {
   return std::make_shared<LambdaCallback>(std::move(fns));
 }
 
-CallbackPtr earlyStopping(EarlyStoppingOptions options) {
+EarlyStopping::EarlyStopping(EarlyStoppingOptions o) : o_(std::move(o)) {
+  const char* op = "earlyStopping";
+  check(!o_.monitor.empty(), op, "monitor is empty");
+  check(o_.patience >= 0, op, "patience must be >= 0, got ", o_.patience);
+  check(std::isfinite(o_.minDelta), op, "minDelta must be finite, got ", o_.minDelta);
+  o_.minDelta = std::abs(o_.minDelta);  // as TF.js and Keras take it
+  check(o_.mode == "auto" || o_.mode == "min" || o_.mode == "max", op,
+        "mode must be auto, min or max, got '", o_.mode, "'");
+  // 'auto': accuracies (and AUC) grow, everything else (losses) shrinks.
+  if (o_.mode == "auto")
+    maximize_ =
+        o_.monitor.find("acc") != std::string::npos || o_.monitor.find("auc") != std::string::npos;
+  else maximize_ = o_.mode == "max";
+}
+
+void EarlyStopping::onTrainBegin(const Logs&) {
+  wait_ = 0;
+  stoppedEpoch_ = 0;
+  best_ = o_.baseline ? *o_.baseline
+          : maximize_ ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::infinity();
+  bestWeights_.clear();
+}
+
+void EarlyStopping::onEpochEnd(int epoch, const Logs& logs) {
+  auto it = logs.find(o_.monitor);
+  if (it == logs.end()) {
+    std::string have;
+    for (const auto& [k, v] : logs) have += (have.empty() ? "" : ", ") + k;
+    std::string why = "monitor '" + o_.monitor + "' is not in the epoch logs (" + have + ")" +
+                      (o_.monitor.rfind("val_", 0) == 0 ? "; give validation data" : "");
+    if (!o_.warnIfMissing) fail("earlyStopping", why);
+    std::fprintf(stderr, "[earlyStopping] %s: nothing to watch\n", why.c_str());
+    return;
+  }
+  const double current = it->second;
+  if (improves(current, best_)) {
+    best_ = current;
+    wait_ = 0;
+    if (o_.restoreBestWeights) {
+      bestWeights_.clear();
+      // Variables swap buffers on assign, so a view keeps this epoch's values.
+      for (const Tensor& w : model->getWeights()) bestWeights_.push_back(reshape(w, w.shape()));
+    }
+    return;
+  }
+  if (++wait_ >= o_.patience) {
+    stoppedEpoch_ = epoch;
+    model->stopTraining = true;
+    if (o_.restoreBestWeights && !bestWeights_.empty()) model->setWeights(bestWeights_);
+  }
+}
+
+bool EarlyStopping::improves(double value, double reference) const {
+  return maximize_ ? value - o_.minDelta > reference : value + o_.minDelta < reference;
+}
+
+std::shared_ptr<EarlyStopping> earlyStopping(EarlyStoppingOptions options) {
   return std::make_shared<EarlyStopping>(std::move(options));
 }
 

@@ -74,10 +74,12 @@ struct FitRunState {
     kStep,
     kAwaitRead,
     kAfterRead,
+    kBatchDone,
     kEpochFinish,
     kValidateNext,
     kAwaitValidationRead,
     kEpochEnd,
+    kNextEpoch,
     kTrainEnd,
     kDone,
     kFailed,
@@ -304,11 +306,15 @@ struct FitRunState {
           logs["batch"] = batch;
           logs["size"] = static_cast<double>(size);
           fire([&](Callback& c) { c.onBatchEnd(batch, logs); });
+          phase = Phase::kBatchDone;  // batch() stays this batch's until next()
+          return emit(Event::kBatchEnd);
+        }
+
+        case Phase::kBatchDone:
           ++batch;
           ++stepInEpoch;
           phase = Phase::kNextBatch;
-          return emit(Event::kBatchEnd);
-        }
+          continue;
 
         case Phase::kEpochFinish:
           if (batch == 0) {
@@ -366,9 +372,13 @@ struct FitRunState {
           logs = epochLogs;
           fire([&](Callback& c) { c.onEpochEnd(epoch, epochLogs); });
           last = epochLogs;
+          phase = Phase::kNextEpoch;  // epoch() stays this epoch's until next()
+          return emit(Event::kEpochEnd);
+
+        case Phase::kNextEpoch:
           ++epoch;
           phase = Phase::kEpochStart;
-          return emit(Event::kEpochEnd);
+          continue;
 
         case Phase::kTrainEnd:
           logs = last;

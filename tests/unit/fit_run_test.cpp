@@ -64,7 +64,18 @@ TEST(FitRun, DrivenByHandTrainsExactlyAsFit) {
   FitRun run(*b, {x}, {y}, options);
   EXPECT_EQ(run.samples(), 30);
   EXPECT_EQ(run.stepsPerEpoch(), 4);
-  std::string events = drive(run);
+  std::string events;
+  std::vector<int> epochs, batches;  // epoch() and batch() at each begin and end
+  for (Event e = run.next();; e = run.next()) {
+    events += "TEBNVRbSedx"[static_cast<int>(e)];
+    if (e == Event::kDone) break;
+    if (e == Event::kRead) run.provide(run.values().toFloats());
+    if (e == Event::kEpochBegin || e == Event::kEpochEnd) epochs.push_back(run.epoch());
+    if (e == Event::kBatchBegin || e == Event::kBatchEnd) batches.push_back(run.batch());
+  }
+  EXPECT_EQ(epochs, (std::vector<int>{0, 0, 1, 1, 2, 2}));
+  EXPECT_EQ(std::vector<int>(batches.begin(), batches.begin() + 8),
+            (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
   // Each epoch: begin, 4 x (batch begin, read, batch end), the validation
   // slice, its read, end.
   EXPECT_EQ(events,

@@ -317,10 +317,24 @@ TEST(Training, EarlyStoppingStopsAndRestoresTheBestWeights) {
     EXPECT_NE(m->getWeights()[0].toFloats(), kernels[1]);
     EXPECT_EQ(m->getWeights()[0].toFloats(), kernels[0]);
   }
+  {
+    // TF.js's baseline: improvement counts from it, so a loss that cannot
+    // beat -1 waits from the first epoch.
+    auto m = linearModel();
+    m->compile({.optimizer = sgdOpt(0.1f), .loss = {"mse"}});
+    auto stop = earlyStopping({.monitor = "loss", .patience = 2, .baseline = -1.0});
+    History h = m->fit(x, y, {.epochs = 10, .shuffle = false, .callbacks = {stop}});
+    EXPECT_EQ(h.epoch, (std::vector<int>{0, 1}));
+    EXPECT_EQ(stop->stoppedEpoch(), 1);
+    EXPECT_EQ(stop->best(), -1.0);
+  }
   auto m = linearModel();
   m->compile({.optimizer = "sgd", .loss = {"mse"}});
   expectError([&] { m->fit(x, y, {.callbacks = {earlyStopping()}}); },
               {"earlyStopping", "'val_loss'", "give validation data"});
+  // As TF.js: a warning, and training goes on.
+  History all = m->fit(x, y, {.epochs = 3, .callbacks = {earlyStopping({.warnIfMissing = true})}});
+  EXPECT_EQ(all.epoch.size(), 3u);
   expectError([&] { earlyStopping({.mode = "upward"}); }, {"mode must be auto, min or max"});
 }
 

@@ -25,6 +25,20 @@ HandleTable<Run>& runs() {
 
 Run& runFrom(int32_t id) { return runs().get(id, "fit run"); }
 
+HandleTable<std::shared_ptr<EarlyStopping>>& earlyStoppings() {
+  static HandleTable<std::shared_ptr<EarlyStopping>> table;
+  return table;
+}
+
+/// The engine callbacks named in options.callbacks (earlyStopping handles).
+std::vector<CallbackPtr> callbacksFrom(const Json& o) {
+  std::vector<CallbackPtr> out;
+  if (o.contains("callbacks"))
+    for (const Json& id : o["callbacks"])
+      out.push_back(earlyStoppings().get(id.get<int32_t>(), "earlyStopping callback"));
+  return out;
+}
+
 /// Drops the handle JS was given for the values (the run disposes them).
 void dropValuesHandle(Run& r) {
   if (r.valuesHandle) tensorHandles().erase(r.valuesHandle);
@@ -45,9 +59,39 @@ using namespace glint::web;
 
 extern "C" {
 
+/// tf.callbacks.earlyStopping: {monitor, minDelta, patience, mode,
+/// baseline, restoreBestWeights}; warns (as TF.js) when the monitor is missing.
+EMSCRIPTEN_KEEPALIVE int32_t glint_early_stopping(const char* optionsJson) {
+  return guarded(-1, [&] {
+    Json o = Json::parse(optionsJson);
+    EarlyStoppingOptions options;
+    options.monitor = o.value("monitor", std::string("val_loss"));
+    options.minDelta = o.value("minDelta", 0.0);
+    options.patience = o.value("patience", 0);
+    options.mode = o.value("mode", std::string("auto"));
+    if (o.contains("baseline") && !o["baseline"].is_null())
+      options.baseline = o["baseline"].get<double>();
+    options.restoreBestWeights = o.value("restoreBestWeights", false);
+    options.warnIfMissing = true;
+    return earlyStoppings().put(earlyStopping(options));
+  });
+}
+
+/// {wait, best, stoppedEpoch} (best as jsonNumber writes it).
+EMSCRIPTEN_KEEPALIVE const char* glint_early_stopping_state(int32_t id) {
+  return guarded<const char*>(nullptr, [&] {
+    const EarlyStopping& e = *earlyStoppings().get(id, "earlyStopping callback");
+    return returnString("{\"wait\":" + std::to_string(e.wait()) +
+                        ",\"best\":" + jsonNumber(e.best()) +
+                        ",\"stoppedEpoch\":" + std::to_string(e.stoppedEpoch()) + "}");
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE void glint_early_stopping_dispose(int32_t id) { earlyStoppings().erase(id); }
+
 /// A run of fit over tensors. options: {epochs, batchSize, shuffle,
 /// validationSplit, validationX: [ids], validationY: [ids], classWeight:
-/// {class: weight}, initialEpoch, seed, sliceValidation}.
+/// {class: weight}, initialEpoch, seed, sliceValidation, callbacks: [ids]}.
 EMSCRIPTEN_KEEPALIVE int32_t glint_fit_run_tensors(int32_t modelId, const int32_t* xs, int32_t nx,
                                                    const int32_t* ys, int32_t ny,
                                                    const char* optionsJson) {
@@ -60,6 +104,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_fit_run_tensors(int32_t modelId, const int32_
     options.validationSplit = o.value("validationSplit", 0.0f);
     options.initialEpoch = o.value("initialEpoch", 0);
     options.calibrate = false;  // JS calibrates, awaiting the steps it times
+    options.callbacks = callbacksFrom(o);
     if (o.contains("validationX")) {
       options.validationX = tensorsFromJson(o["validationX"]);
       options.validationY = tensorsFromJson(o["validationY"]);
@@ -80,7 +125,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_fit_run_tensors(int32_t modelId, const int32_
   });
 }
 
-/// A run of fitDataset: options {epochs, batchesPerEpoch, initialEpoch};
+/// A run of fitDataset: options {epochs, batchesPerEpoch, initialEpoch, callbacks};
 /// validate: whether validation batches will be fed.
 EMSCRIPTEN_KEEPALIVE int32_t glint_fit_run_dataset(int32_t modelId, const char* optionsJson,
                                                    int32_t validate) {
@@ -89,6 +134,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_fit_run_dataset(int32_t modelId, const char* 
     FitDatasetOptions options;
     options.epochs = o.value("epochs", 1);
     options.initialEpoch = o.value("initialEpoch", 0);
+    options.callbacks = callbacksFrom(o);
     if (o.contains("batchesPerEpoch") && !o["batchesPerEpoch"].is_null())
       options.batchesPerEpoch = o["batchesPerEpoch"].get<int64_t>();
     std::shared_ptr<Model> model = modelFrom(modelId);

@@ -1,7 +1,7 @@
 // Training callbacks as TF.js users pass them to fit/fitDataset: the Callback base
 // (setModel + empty hooks), CustomCallback over an object of hooks, and
-// tf.callbacks.earlyStopping, which sets model.stopTraining when the monitored
-// value stops improving.
+// tf.callbacks.earlyStopping (the engine's EarlyStopping, run inside fit's loop).
+import * as core from './core.js';
 import {GlintError} from './core.js';
 
 const HOOKS = ['onTrainBegin', 'onTrainEnd', 'onEpochBegin', 'onEpochEnd', 'onBatchBegin',
@@ -39,57 +39,57 @@ export class CustomCallback extends Callback {
   }
 }
 
+/**
+ * tf.callbacks.earlyStopping: runs inside the engine's fit loop (the C++
+ * EarlyStopping that native fit has too), so its hooks are not JS. After a
+ * fit, wait, best and stoppedEpoch are the engine's.
+ */
 export class EarlyStopping extends Callback {
   /**
-   * {monitor = 'val_loss', minDelta = 0, patience = 0, verbose = 0, mode = 'auto', baseline}:
-   * stops after `patience` epochs in which `monitor` did not improve by more than minDelta.
+   * {monitor = 'val_loss', minDelta = 0, patience = 0, verbose = 0, mode = 'auto', baseline,
+   * restoreBestWeights = false}: stops after `patience` epochs in which `monitor` did not
+   * improve by more than minDelta; restoreBestWeights (beyond TF.js) then puts the best
+   * epoch's weights back.
    */
   constructor(args = {}) {
     super();
     const {monitor = 'val_loss', minDelta = 0, patience = 0, verbose = 0, mode = 'auto',
-      baseline, restoreBestWeights} = args;
-    if (restoreBestWeights) {
-      throw new GlintError('[earlyStopping] restoreBestWeights is not supported (nor in TF.js)');
-    }
+      baseline, restoreBestWeights = false} = args;
     if (!['auto', 'min', 'max'].includes(mode)) {
       throw new GlintError(`[earlyStopping] mode must be 'auto', 'min' or 'max': got '${mode}'`);
     }
-    if (!(patience >= 0) || !(minDelta >= 0)) {
-      throw new GlintError(`[earlyStopping] patience and minDelta must be >= 0: got ` +
+    if (!(patience >= 0) || !Number.isFinite(minDelta)) {
+      throw new GlintError(`[earlyStopping] patience must be >= 0 and minDelta finite: got ` +
           `${patience}, ${minDelta}`);
     }
     this.monitor = monitor;
     this.patience = patience;
     this.verbose = verbose;
     this.baseline = baseline;
-    // 'auto': accuracies grow, everything else (losses) shrinks, as in Keras.
-    this.maximize = mode === 'max' || (mode === 'auto' && /acc/.test(monitor));
-    this.minDelta = this.maximize ? minDelta : -minDelta;
-  }
-  improved(current, best) {
-    return this.maximize ? current > best : current < best;
-  }
-  async onTrainBegin() {
+    this.mode = mode;
+    this.minDelta = Math.abs(minDelta);
+    this.restoreBestWeights = Boolean(restoreBestWeights);
     this.wait = 0;
     this.stoppedEpoch = 0;
-    this.best = this.baseline ?? (this.maximize ? -Infinity : Infinity);
+    this.best = undefined;
   }
-  async onEpochEnd(epoch, logs = {}) {
-    const current = logs[this.monitor];
-    if (current === undefined) {
-      console.warn(`[earlyStopping] '${this.monitor}' is not in the epoch's logs ` +
-          `(${Object.keys(logs).join(', ')}): nothing to watch`);
-      return;
-    }
-    if (this.improved(current - this.minDelta, this.best)) {
-      this.best = current;
-      this.wait = 0;
-      return;
-    }
-    if (++this.wait >= this.patience) {
-      this.stoppedEpoch = epoch;
-      if (this.verbose) console.log(`Epoch ${epoch + 1}: early stopping`);
-      this.model.stopTraining = true;
+
+  /** The engine's callback for one run (fit.js): a handle, freed by _finish. */
+  _start() {
+    return core.callInt(() => core.module()._glint_early_stopping(core.json({
+      monitor: this.monitor, minDelta: this.minDelta, patience: this.patience, mode: this.mode,
+      baseline: this.baseline ?? null, restoreBestWeights: this.restoreBestWeights})));
+  }
+
+  _finish(id) {
+    const M = core.module();
+    try {
+      const state = JSON.parse(core.callString(() => M._glint_early_stopping_state(id)),
+          (k, v) => (v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? Number(v) : v));
+      Object.assign(this, state);
+      if (this.verbose && this.stoppedEpoch > 0) console.log(`Epoch ${this.stoppedEpoch + 1}: early stopping`);
+    } finally {
+      M._glint_early_stopping_dispose(id);
     }
   }
 }

@@ -8,6 +8,7 @@ import * as core from './core.js';
 import {GlintError} from './core.js';
 import {Tensor, dispose, nextTick, waitForQuiet} from './tensor.js';
 import {webgpuRecovered, webgpuSnapshot} from './webgpu.js';
+import {EarlyStopping} from './callbacks.js';
 
 // FitRun::Event, in its order.
 const EVENTS = ['trainBegin', 'epochBegin', 'batchBegin', 'needBatch', 'validationBatch', 'read',
@@ -151,6 +152,24 @@ export async function drive(model, id, {callbacks, yieldNow, verbose = 0, epochs
   }
 }
 
+/**
+ * Callbacks that run in the engine (earlyStopping) get a handle each for the
+ * run; make(engineIds) creates the run. The rest stay JS.
+ */
+function withEngineCallbacks(callbacks, make) {
+  const list = callbacks ? (Array.isArray(callbacks) ? callbacks : [callbacks]) : [];
+  const engine = list.filter((c) => c instanceof EarlyStopping);
+  const handles = [];
+  try {
+    for (const c of engine) handles.push(c._start());
+    return {id: make(handles), js: list.filter((c) => !(c instanceof EarlyStopping)),
+      finish: () => engine.forEach((c, i) => c._finish(handles[i]))};
+  } catch (e) {
+    for (const h of handles) core.module()._glint_early_stopping_dispose(h);
+    throw e;
+  }
+}
+
 function ids(list) {
   return core.ints(list.map((t) => t.id));
 }
@@ -180,11 +199,17 @@ export async function fitTensors(model, xs, ys, options) {
   }
   model.stopTraining = false;
   const M = core.module();
-  const id = core.callInt(() => M._glint_fit_run_tensors(model.id, ids(xs), xs.length, ids(ys),
-      ys.length, core.json(engineOptions)));
-  const state = parseLogs(core.callString(() => M._glint_fit_run_state(id)));
-  const h = await drive(model, id, {callbacks, verbose, epochs,
-    yieldNow: yielder(yieldEvery, frameBudgetMs)});
+  const run = withEngineCallbacks(callbacks, (handles) => core.callInt(() =>
+    M._glint_fit_run_tensors(model.id, ids(xs), xs.length, ids(ys), ys.length,
+        core.json({...engineOptions, callbacks: handles}))));
+  const state = parseLogs(core.callString(() => M._glint_fit_run_state(run.id)));
+  let h;
+  try {
+    h = await drive(model, run.id, {callbacks: run.js, verbose, epochs,
+      yieldNow: yielder(yieldEvery, frameBudgetMs)});
+  } finally {
+    run.finish();
+  }
   return {epoch: h.epoch, history: h.history,
     params: {epochs, batchSize, samples: state.samples}, deviceLosses: h.deviceLosses};
 }
@@ -202,8 +227,10 @@ export async function fitDataset(model, dataset, options = {}) {
   if (model.isTraining) throw new GlintError('[fitDataset] the model is already training');
   model.stopTraining = false;
   const M = core.module();
-  const id = core.callInt(() => M._glint_fit_run_dataset(model.id, core.json({
-    epochs, initialEpoch, batchesPerEpoch: batchesPerEpoch ?? null}), validationData ? 1 : 0));
+  const run = withEngineCallbacks(callbacks, (handles) => core.callInt(() =>
+    M._glint_fit_run_dataset(model.id, core.json({epochs, initialEpoch,
+      batchesPerEpoch: batchesPerEpoch ?? null, callbacks: handles}), validationData ? 1 : 0)));
+  const id = run.id;
   let train = null, validation = null, validationFed = false;
   // A training batch is trained on after the next event: its tensors go
   // when the next batch is asked for, or at the end.
@@ -245,7 +272,7 @@ export async function fitDataset(model, dataset, options = {}) {
   };
   let h;
   try {
-    h = await drive(model, id, {callbacks, verbose, epochs, feed,
+    h = await drive(model, id, {callbacks: run.js, verbose, epochs, feed,
     yieldNow: yielder(yieldEvery, frameBudgetMs),
     epochBegin: async () => {
       // With batchesPerEpoch, epochs go on through one pass over the data (TF.js).
@@ -255,6 +282,7 @@ export async function fitDataset(model, dataset, options = {}) {
     }});
   } finally {
     release();
+    run.finish();
   }
   return {epoch: h.epoch, history: h.history, deviceLosses: h.deviceLosses};
 }

@@ -1246,11 +1246,18 @@ export class CustomCallback extends Callback {
 export interface EarlyStoppingArgs {
   monitor?: string; minDelta?: number; patience?: number; verbose?: number;
   mode?: 'auto' | 'min' | 'max'; baseline?: number;
+  /** Beyond TF.js: at the stop, the best epoch's weights go back into the model. */
+  restoreBestWeights?: boolean;
 }
-/** Sets model.stopTraining once `monitor` has not improved for `patience` epochs. */
+/**
+ * Stops fit once `monitor` has not improved for `patience` epochs (run inside the
+ * engine's fit loop; after a fit, wait, best and stoppedEpoch are its state).
+ */
 export class EarlyStopping extends Callback {
   constructor(args?: EarlyStoppingArgs);
   stoppedEpoch: number;
+  wait: number;
+  best: number | undefined;
 }
 export const callbacks: {earlyStopping(args?: EarlyStoppingArgs): EarlyStopping};
 /** Records each epoch's number and logs. */

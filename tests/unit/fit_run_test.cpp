@@ -37,14 +37,14 @@ std::pair<Tensor, Tensor> data(int64_t n, uint64_t seed) {
   return {x, y};
 }
 
-void expectSameWeights(Model& a, Model& b) {
+void expectSameWeights(Model &a, Model &b) {
   std::vector<Tensor> wa = a.getWeights(), wb = b.getWeights();
   ASSERT_EQ(wa.size(), wb.size());
   for (size_t i = 0; i < wa.size(); ++i) EXPECT_EQ(wa[i].toFloats(), wb[i].toFloats()) << i;
 }
 
 /// Drives `run` to the end with blocking reads; returns the events as letters.
-std::string drive(FitRun& run) {
+std::string drive(FitRun &run) {
   std::string seen;
   for (Event e = run.next();; e = run.next()) {
     seen += "TEBNVRbSedx"[static_cast<int>(e)];
@@ -56,8 +56,10 @@ std::string drive(FitRun& run) {
 
 TEST(FitRun, DrivenByHandTrainsExactlyAsFit) {
   setSeed(11);
-  auto [x, y] = data(40, 3);
-  auto [a, b] = twins();
+  const std::pair<Tensor, Tensor> d1 = data(40, 3);
+  const Tensor &x = d1.first, &y = d1.second;
+  const auto models = twins();
+  const SequentialPtr &a = models.first, &b = models.second;
   FitOptions options{.epochs = 3, .batchSize = 8, .validationSplit = 0.25f, .seed = 5};
   History fitted = a->fit(x, y, options);
 
@@ -85,7 +87,7 @@ TEST(FitRun, DrivenByHandTrainsExactlyAsFit) {
             "dx");
   expectSameWeights(*a, *b);
   EXPECT_EQ(run.history().epoch, fitted.epoch);
-  for (const auto& [name, values] : fitted.history) {
+  for (const auto &[name, values] : fitted.history) {
     ASSERT_TRUE(run.history().history.count(name)) << name;
     EXPECT_EQ(run.history().history.at(name), values) << name;
   }
@@ -94,8 +96,10 @@ TEST(FitRun, DrivenByHandTrainsExactlyAsFit) {
 
 TEST(FitRun, SlicedValidationLogsTheSameMeans) {
   setSeed(12);
-  auto [x, y] = data(50, 4);
-  auto [a, b] = twins();
+  const std::pair<Tensor, Tensor> d2 = data(50, 4);
+  const Tensor &x = d2.first, &y = d2.second;
+  const auto models = twins();
+  const SequentialPtr &a = models.first, &b = models.second;
   FitOptions options{.epochs = 2, .batchSize = 8, .validationSplit = 0.4f, .seed = 2};
   History whole = a->fit(x, y, options);
   FitRun run(*b, {x}, {y}, options);
@@ -104,16 +108,19 @@ TEST(FitRun, SlicedValidationLogsTheSameMeans) {
   // 20 validation rows in slices of 8: three kValidationBatch, one read.
   EXPECT_NE(events.find("VVVRe"), std::string::npos) << events;
   expectSameWeights(*a, *b);
-  for (const char* name : {"val_loss", "val_mae"})
+  for (const char *name : {"val_loss", "val_mae"})
     for (size_t e = 0; e < 2; ++e)
       EXPECT_NEAR(run.history().history.at(name)[e], whole.history.at(name)[e], 1e-6) << name;
 }
 
 TEST(FitRun, FedBatchesTrainExactlyAsFitDataset) {
   setSeed(13);
-  auto [x, y] = data(36, 5);
-  auto [vx, vy] = data(10, 6);
-  auto [a, b] = twins();
+  const std::pair<Tensor, Tensor> d3 = data(36, 5);
+  const Tensor &x = d3.first, &y = d3.second;
+  const std::pair<Tensor, Tensor> d4 = data(10, 6);
+  const Tensor &vx = d4.first, &vy = d4.second;
+  const auto models = twins();
+  const SequentialPtr &a = models.first, &b = models.second;
   data::Dataset train = data::fromTensors({x, y}).batch(8);
   data::Dataset val = data::fromTensors({vx, vy}).batch(4);
   History fitted = a->fitDataset(train, {.epochs = 2, .validationData = &val});
@@ -143,7 +150,8 @@ TEST(FitRun, FedBatchesTrainExactlyAsFitDataset) {
 
 TEST(FitRun, ALostReadSkipsItsBatchAndTwoInARowStop) {
   setSeed(14);
-  auto [x, y] = data(32, 7);
+  const std::pair<Tensor, Tensor> d5 = data(32, 7);
+  const Tensor &x = d5.first, &y = d5.second;
   auto m = smallModel();
   FitRun run(*m, {x}, {y}, {.epochs = 1, .batchSize = 8});
   int reads = 0, ends = 0;
@@ -174,7 +182,8 @@ TEST(FitRun, ALostReadSkipsItsBatchAndTwoInARowStop) {
 
 TEST(FitRun, StopTrainingEndsAfterTheBatch) {
   setSeed(15);
-  auto [x, y] = data(32, 8);
+  const std::pair<Tensor, Tensor> d6 = data(32, 8);
+  const Tensor &x = d6.first, &y = d6.second;
   auto m = smallModel();
   FitRun run(*m, {x}, {y}, {.epochs = 5, .batchSize = 8, .validationSplit = 0.25f});
   int ends = 0;
@@ -191,7 +200,8 @@ TEST(FitRun, StopTrainingEndsAfterTheBatch) {
 
 TEST(FitRun, MisuseNamesTheEvent) {
   setSeed(16);
-  auto [x, y] = data(16, 9);
+  const std::pair<Tensor, Tensor> d7 = data(16, 9);
+  const Tensor &x = d7.first, &y = d7.second;
   auto m = smallModel();
   FitRun run(*m, {x}, {y}, {.epochs = 1, .batchSize = 8});
   expectError([&] { run.provide({1.f}); }, {"Sequential.fit (not started)", "provide() without"});

@@ -77,9 +77,7 @@ struct Model::Training {
   static int64_t checkData(const Model& m, const std::string& op, const std::vector<Tensor>& xs,
                            const std::vector<Tensor>* ys, const std::string& xName,
                            const std::string& yName);
-  /// One optimizer step; logs loss (and per-output losses) and metrics.
-  static Logs step(Model& m, const Batch& batch);
-  /// The same, its logged values left on the device.
+  /// One optimizer step; its logged values (loss, per-output losses, metrics) left on the device.
   static PendingLogs startStep(Model& m, const Batch& batch);
   /// Loss and metrics for one batch in inference mode (batch means), on the device.
   static Tensor testBatch(Model& m, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys);

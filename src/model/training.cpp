@@ -245,8 +245,6 @@ Model::PendingLogs withChecks(const Tensor& logged) {
 
 }  // namespace
 
-Logs Model::Training::step(Model& m, const Batch& b) { return read(m, startStep(m, b)); }
-
 Logs Model::Training::read(const Model& m, PendingLogs p) {
   std::vector<float> values;
   try {

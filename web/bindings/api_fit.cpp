@@ -152,7 +152,7 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_fit_run_next(int32_t id) {
   });
 }
 
-/// {epoch, batch, validating, samples, steps, deviceLosses, logs} for the
+/// {epoch, batch, validating, samples, steps, logs} for the
 /// last event (written by hand: this runs a few times a batch).
 EMSCRIPTEN_KEEPALIVE const char* glint_fit_run_state(int32_t id) {
   return guarded<const char*>(nullptr, [&] {
@@ -160,8 +160,7 @@ EMSCRIPTEN_KEEPALIVE const char* glint_fit_run_state(int32_t id) {
     std::string j = "{\"epoch\":" + std::to_string(run.epoch()) +
                     ",\"batch\":" + std::to_string(run.batch()) +
                     ",\"validating\":" + (run.validating() ? "true" : "false") +
-                    ",\"samples\":" + std::to_string(run.samples()) +
-                    ",\"deviceLosses\":" + std::to_string(run.deviceLosses());
+                    ",\"samples\":" + std::to_string(run.samples());
     if (run.stepsPerEpoch()) j += ",\"steps\":" + std::to_string(*run.stepsPerEpoch());
     return returnString(j + ",\"logs\":" + logsJson(run.logs()) + "}");
   });

@@ -607,17 +607,6 @@ EMSCRIPTEN_KEEPALIVE int32_t glint_model_restore_training(int32_t modelId, int32
   });
 }
 
-// Per-sample weights of targets y from n (class, weight) pairs; a tensor handle.
-EMSCRIPTEN_KEEPALIVE int32_t glint_class_sample_weights(int32_t yId, const int32_t* classes,
-                                                        const float* weights, int32_t n) {
-  return guarded(-1, [&] {
-    std::map<int, float> classWeight;
-    for (int32_t i = 0; i < n; ++i) classWeight[classes[i]] = weights[i];
-    return tensorHandles().put(
-        classSampleWeights("fit", tensorHandles().get(yId, "tensor"), classWeight));
-  });
-}
-
 EMSCRIPTEN_KEEPALIVE int32_t glint_model_predict(int32_t modelId, const int32_t* xs, int32_t nx,
                                                  int32_t batchSize, int32_t* out, int32_t maxOut) {
   return guarded(-1, [&] {

@@ -594,12 +594,13 @@ async function train() {
         for (const [k, v] of Object.entries(logs)) (state.history[k] ??= []).push(v);
         curve.x.push(e + 1);
         curve.train.push(logs.loss);
-        curve.val.push(logs.val_loss);
+        // An epoch that Stop cut short is reported without validation (as TF.js does): a gap.
+        const val = logs.val_loss ?? null;
+        curve.val.push(val);
         progressValue = (e + 1) / s.epochs;
-        progressText = `epoch ${e + 1}/${s.epochs} · loss ${logs.loss.toFixed(3)} · ` +
-            `validation ${logs.val_loss.toFixed(3)}`;
-        announce(`Epoch ${e + 1} of ${s.epochs}: loss ${logs.loss.toFixed(3)}, ` +
-                 `validation ${logs.val_loss.toFixed(3)}`);
+        const valText = val === null ? 'stopped before validation' : `validation ${val.toFixed(3)}`;
+        progressText = `epoch ${e + 1}/${s.epochs} · loss ${logs.loss.toFixed(3)} · ${valText}`;
+        announce(`Epoch ${e + 1} of ${s.epochs}: loss ${logs.loss.toFixed(3)}, ${valText}`);
         drawLoss();
       },
     });

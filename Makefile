@@ -1,10 +1,12 @@
 # The user's words. Each target sets up what it needs (scripts/bootstrap.sh).
 # (fuzz-kernels, test-kernel-fuzz: the differential kernel fuzzer)
-.PHONY: check lint format test-style web-apps install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
+.PHONY: check lint format test-style web-apps install test-install test-headers test-tsan fuzz-kernels test-kernel-fuzz check-kernels-tfjs test-kernels-tfjs all bootstrap build demo web web-st test-web test-browser-web test test-native test-asan test-wasm test-wasm-mt test-browser test-browser-full test-cli test-interop test-models bench bench-browser bench-size clean fuzz fuzz-short fuzz-build soak
 
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
 NODE := node --no-experimental-fetch
+# A googletest binary as one shard per core, side by side (scripts/gtest_shards.sh).
+SHARDS := scripts/gtest_shards.sh
 
 all: build
 
@@ -51,7 +53,7 @@ test:
 check: bootstrap build/release/build.ninja
 	scripts/check_style.sh
 	cmake --build --preset release -j $(JOBS) --target glint_tests
-	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
+	$(SHARDS) ./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 
 ## lint: the style checks — clang-format on the C++ (.clang-format), ESLint
 ## on the JavaScript (eslint.config.mjs), the include graph against the
@@ -84,7 +86,7 @@ test-tsan: bootstrap build/tsan/build.ninja
 	GLINT_GL=0 TSAN_OPTIONS=halt_on_error=1 ./build/tsan/glint_threads_tests --gtest_brief=1
 
 test-native: build
-	./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
+	$(SHARDS) ./build/release/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 
 test-cli: build
 	./build/release/glint doctor --seconds 0.2 >/dev/null
@@ -114,21 +116,21 @@ test-models: build
 test-asan: bootstrap build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS) --target glint_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:print_legend=0 UBSAN_OPTIONS=print_stacktrace=1 GLINT_GL=0 \
-	  ./build/asan/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*:Gl*
+	  $(SHARDS) ./build/asan/glint_tests --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*:Gl*
 	@# The narrower cpu kernels (AVX2, and the SSE2/SIMD128 baseline) that users'
 	@# older CPUs run, on a machine whose widest set would otherwise hide them.
 	for isa in avx2 generic; do \
 	  GLINT_CPU_ISA=$$isa ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:print_legend=0 UBSAN_OPTIONS=print_stacktrace=1 GLINT_GL=0 \
-	    ./build/asan/glint_tests --gtest_brief=1 --gtest_filter='*OpTest*:Layer*:Rnn*:Recurrent*:Conv*:Gemm*:Cpu*' || exit 1; \
+	    $(SHARDS) ./build/asan/glint_tests --gtest_brief=1 --gtest_filter='*OpTest*:Layer*:Rnn*:Recurrent*:Conv*:Gemm*:Cpu*' || exit 1; \
 	done
 	@# LeakSanitizer's tracer crashes on Mesa llvmpipe's threads: the gl backend
 	@# (its own tests and the op table on it) runs under ASan+UBSan without it.
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:print_legend=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ./build/asan/glint_tests --gtest_brief=1 --gtest_filter='Gl*:*OpTest*'
+	  $(SHARDS) ./build/asan/glint_tests --gtest_brief=1 --gtest_filter='Gl*:*OpTest*'
 
 test-wasm: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests glint_kernel_fuzz
-	cd build/wasm && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
+	cd build/wasm && ../../$(SHARDS) $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 	@# The kernel fuzzer's cpu backend as WebAssembly SIMD compiles it (cpu vs reference).
 	cd build/wasm && $(NODE) glint_kernel_fuzz.js --regressions ../../tests/kernel_fuzz/regressions.txt \
 	  --seconds 30 --seed 3
@@ -136,15 +138,16 @@ test-wasm: bootstrap build/wasm/build.ninja
 ## test-wasm-mt: the same suite in the pthreads build (thread pool in wasm workers).
 test-wasm-mt: bootstrap build/wasm-mt/build.ninja
 	cmake --build --preset wasm-mt -j $(JOBS) --target glint_tests
-	cd build/wasm-mt && $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
+	cd build/wasm-mt && ../../$(SHARDS) $(NODE) glint_tests.js --gtest_brief=1 --gtest_filter=-IoInterop.*:GraphInterop.*:GraphModels.*
 
 build/wasm-mt/build.ninja: | bootstrap
 	cmake --preset wasm-mt >/dev/null
 
 ## test-browser: the wasm test binary in Debian's headless Chromium (playwright-core,
 ## tools/serve.mjs with COOP/COEP): once with the gl backend on WebGL2 (SwiftShader;
-## the op table runs on gl too), once with the webgpu backend (WebGPU on SwiftShader;
-## the op table runs on webgpu), once as node runs it (GLINT_GL=0).
+## the op table runs on gl too; two shards side by side), the webgpu backend's own
+## tests on WebGPU (SwiftShader; test-browser-full: the op table too), once as node
+## runs it (GLINT_GL=0).
 test-browser: bootstrap build/wasm/build.ninja
 	cmake --build --preset wasm -j $(JOBS) --target glint_tests_web
 	node tests/browser/run.mjs  # not $(NODE): playwright-core needs fetch
@@ -207,10 +210,15 @@ fuzz-kernels-webgpu: bootstrap build/wasm/build.ninja
 ## test-kernel-fuzz (part of make test): the regressions, then fixed seeds for
 ## a fixed budget: cpu and gl natively (60 s), cpu under ASan+UBSan (45 s).
 test-kernel-fuzz: build build/asan/build.ninja
-	./build/release/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 60 --seed 1
 	cmake --build --preset asan -j $(JOBS) --target glint_kernel_fuzz
+	@# The two time-boxed runs side by side (one thread each); the log of each is printed whole.
+	log=$$(mktemp -d); \
+	./build/release/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 60 --seed 1 \
+	  >$$log/release 2>&1 & release=$$!; \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:print_legend=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GLINT_GL=0 \
-	  ./build/asan/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 45 --seed 2
+	  ./build/asan/glint_kernel_fuzz --regressions tests/kernel_fuzz/regressions.txt --seconds 45 --seed 2 \
+	  >$$log/asan 2>&1; asan=$$?; wait $$release; release=$$?; \
+	cat $$log/release $$log/asan; rm -rf $$log; test $$release = 0 -a $$asan = 0
 
 ## check-kernels-tfjs: reference itself against independent implementations
 ## on the fuzzer's random calls (docs/TESTING.md): FUZZ_CASES calls (default
@@ -232,8 +240,14 @@ test-kernels-tfjs:
 
 ## soak: the mlp trains 20,000 steps on cpu and gl (2,000 on the scalar
 ## reference backend) with memory() and the resident set flat; prints figures.
-soak: build
+soak: build test-browser-full
 	GLINT_SOAK_STEPS=20000 ./build/release/glint_tests --gtest_filter='Soak.*'
+
+## test-browser-full: test-browser with the whole suite on the webgpu page too
+## (the op table on Chromium's WebGPU; make test runs it in node through Dawn).
+test-browser-full: bootstrap build/wasm/build.ninja
+	cmake --build --preset wasm -j $(JOBS) --target glint_tests_web
+	node tests/browser/run.mjs --full  # not $(NODE): playwright-core needs fetch
 
 ## bench: kernel micro-benchmarks (each backend as a ratio to reference), GEMM
 ## against the measured peak (native, wasm, wasm with threads), then the
@@ -304,7 +318,7 @@ web-apps: web
 test-web: web-st
 	cmake --build --preset wasm -j $(JOBS) --target glint_optable_async  # the op table on webgpu in node
 	cmake --build --preset wasm -j $(JOBS) --target glint_kernel_fuzz_async  # the kernel fuzzer on webgpu in node
-	node --test tests/web/
+	node --test --test-concurrency=$(JOBS) tests/web/
 	$(NODE) scripts/gen_types.mjs --check  # index.d.ts: every tensor method and namespace member typed
 	node_modules/.bin/tsc --noEmit --strict --target es2022 --moduleResolution node \
 	  --module es2022 tests/web/types_check.ts

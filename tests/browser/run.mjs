@@ -9,10 +9,18 @@
 //         software fallback): gl's probe fails with a reason, cpu runs all.
 //   gl-worker  the gl backend's own tests again, from a dedicated Web Worker
 //         (WebGL2 through OffscreenCanvas).
-//   webgpu the suite with the webgpu backend (WebGPU on SwiftShader's Vulkan):
-//         the op table runs on webgpu, WebGpu* tests must pass.
+//   webgpu the webgpu backend's own tests (WebGPU on SwiftShader's Vulkan):
+//         Chromium's synchronous reads, device loss, the standard models
+//         training; WebGpu* tests must pass. With --full, the whole suite: the
+//         op table on webgpu (7 minutes on 2 cores, make soak). make test
+//         runs that table on webgpu in node through Dawn instead, twice
+//         (tests/web/webgpu_optable.test.mjs): same kernels, same printer.
 // Usage: node tests/browser/run.mjs [--only gl|gl-worker|wasm|webgpu] [--filter GTEST_FILTER]
-//        [--renderer TEXT|''] [--bin URL] [--timeout SECONDS] [--verbose]
+//        [--renderer TEXT|''] [--bin URL] [--timeout SECONDS] [--shards N] [--full] [--verbose]
+// --shards N (default: 2 where the machine has 2 cores or more) splits the gl
+// run into N googletest shards, each a page in its own Chromium, side by side:
+// that page keeps one core busy (ANGLE on SwiftShader compiling and running
+// the gl kernels). The webgpu run already keeps two busy and is not split.
 // Exits non-zero on any failure; the last line is "N passed, N failed".
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,7 +66,8 @@ const DEFAULT_FILTER = '-IoInterop.*:GraphInterop.*:GraphModels.*';  // as make 
 // on the 2-core machine (2026-12-06), too close for a slower CI machine.
 function parseArgs(argv) {
   const o = { only: null, filter: DEFAULT_FILTER, renderer: 'SwiftShader', timeout: 900,
-              bin: '/build/wasm/glint_tests_web.js', verbose: false };
+              bin: '/build/wasm/glint_tests_web.js', verbose: false,
+              shards: Math.max(1, Math.min(2, os.availableParallelism())), full: false };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const v = () => { if (i + 1 >= argv.length) throw new Error(`${a} needs a value`); return argv[++i]; };
@@ -67,9 +76,12 @@ function parseArgs(argv) {
     else if (a === '--renderer') o.renderer = v();
     else if (a === '--bin') o.bin = v();
     else if (a === '--timeout') o.timeout = Number(v());
+    else if (a === '--shards') o.shards = Number(v());
+    else if (a === '--full') o.full = true;
     else if (a === '--verbose') o.verbose = true;
     else throw new Error(`unknown argument ${a}`);
   }
+  if (!(Number.isInteger(o.shards) && o.shards >= 1)) throw new Error(`--shards wants a whole number >= 1, got ${o.shards}`);
   if (o.only && !['gl', 'gl-worker', 'wasm', 'webgpu'].includes(o.only))
     throw new Error(`--only gl|gl-worker|wasm|webgpu, got ${o.only}`);
   return o;
@@ -144,6 +156,8 @@ function checkRun(run, r, opts) {
     if (!gpuLine || !/available=1/.test(gpuLine)) problems.push(`webgpu not available: ${gpuLine || 'no [backend] webgpu line'}`);
     const gpuErrors = r.browserLines.filter((l) => /WGSL error|GPUValidationError|webgpu: /i.test(l));
     for (const l of [...new Set(gpuErrors)].slice(0, 5)) problems.push(`Chromium reported: ${l.slice(0, 400)}`);
+    if (opOnGpu.length < (run.minOpTests ?? 0))
+      problems.push(`only ${opOnGpu.length} op-table tests passed (want >= ${run.minOpTests})`);
     r.summary = `${gpuOk.length} WebGpu* tests, ${opOnGpu.length} op-table tests (each on webgpu too)`;
     if (gpuLine) r.glLine = gpuLine.replace(/^\[backend\] /, '');
     return problems;
@@ -161,6 +175,8 @@ function checkRun(run, r, opts) {
     if (!glLine || !/available=1/.test(glLine)) problems.push(`gl not available: ${glLine || 'no [backend] gl line'}`);
     else if (opts.renderer && !glLine.includes(opts.renderer))
       problems.push(`backendInfo does not name ${opts.renderer}: ${glLine}`);
+    if (opOnGl.length < (run.minOpTests ?? 0))
+      problems.push(`only ${opOnGl.length} op-table tests passed (want >= ${run.minOpTests})`);
     r.summary = `${glOk.length} GlBackend tests, ${opOnGl.length} op-table tests (each on gl too)`;
   } else {
     if (!glLine || /available=1/.test(glLine) || !/WebGL/.test(glLine))
@@ -169,6 +185,35 @@ function checkRun(run, r, opts) {
   }
   if (glLine) r.glLine = glLine.replace(/^\[backend\] /, '');
   return problems;
+}
+
+/// One run in its own Chromium, or (run.split, --shards N) as N googletest
+/// shards in N Chromiums side by side; the shards' results are merged.
+async function runSharded(run, baseUrl, opts) {
+  const shards = run.split ? opts.shards : 1;
+  const one = async (index) => {
+    const env = shards > 1 ? { ...run.env, GTEST_TOTAL_SHARDS: shards, GTEST_SHARD_INDEX: index } : run.env;
+    const browser = await launchChromium(run.flags);
+    try {
+      return await runPage(browser.context, baseUrl, { ...run, env }, opts);
+    } finally {
+      await browser.close();
+    }
+  };
+  const parts = await Promise.all(Array.from({ length: shards }, (_, i) => one(i)));
+  if (shards === 1) return parts[0];
+  const sum = (k) => parts.reduce((n, p) => n + p[k], 0);
+  const cat = (k) => parts.flatMap((p) => p[k]);
+  const failedPart = parts.find((p) => p.exitCode !== 0);
+  return {
+    ...parts[0],
+    exitCode: failedPart ? failedPart.exitCode : 0,
+    error: parts.map((p, i) => (p.error ? `shard ${i + 1}/${shards}: ${p.error}` : '')).filter(Boolean).join('; '),
+    passed: sum('passed'), failed: sum('failed'), skipped: sum('skipped'), ran: sum('ran'),
+    okTests: cat('okTests'), failedTests: cat('failedTests'), lines: cat('lines'), browserLines: cat('browserLines'),
+    crossOriginIsolated: parts.every((p) => p.crossOriginIsolated),
+    seconds: Math.max(...parts.map((p) => p.seconds)),
+  };
 }
 
 async function main() {
@@ -183,7 +228,8 @@ async function main() {
   const glEnv = { GLINT_EXPECT_GL: '1', ...(opts.renderer ? { GLINT_EXPECT_RENDERER: opts.renderer } : {}) };
   const whole = opts.filter === DEFAULT_FILTER;
   const runs = [
-    { name: 'gl', kind: 'gl', filter, flags: [], env: glEnv, minGlTests: whole ? 8 : 0 },
+    { name: 'gl', kind: 'gl', filter, flags: [], env: glEnv, minGlTests: whole ? 8 : 0,
+      minOpTests: whole ? 600 : 0, split: true },
     // The gl backend's own tests once more from a dedicated worker, where its
     // context comes from an OffscreenCanvas (the glint.worker() setting).
     { name: 'gl-worker', kind: 'gl', worker: true, flags: [], env: glEnv, minGlTests: whole ? 8 : 0,
@@ -192,8 +238,9 @@ async function main() {
     // Chromium loses the device as soon as a WebGPU canvas is configured
     // (the backend's synchronous read goes through one).
     // GLINT_GL=0: the gl run above covers gl; here the op table runs on webgpu, cpu, reference.
-    { name: 'webgpu', kind: 'webgpu', webgpu: true, filter, env: { GLINT_EXPECT_WEBGPU: '1', GLINT_GL: '0' },
-      flags: WEBGPU_FLAGS, minGpuTests: whole ? 8 : 0 },
+    { name: 'webgpu', kind: 'webgpu', webgpu: true, env: { GLINT_EXPECT_WEBGPU: '1', GLINT_GL: '0' },
+      filter: whole && !opts.full ? 'WebGpu*:BrowserEnv.*' : filter, flags: WEBGPU_FLAGS, minGpuTests: whole ? 8 : 0,
+      minOpTests: whole && opts.full ? 600 : 0 },
     // No GPU and no software fallback: WebGL is gone (--disable-3d-apis would
     // leave OffscreenCanvas's WebGL on in this Chromium).
     { name: 'wasm', kind: 'wasm', filter, env: {}, flags: ['--disable-gpu', '--disable-software-rasterizer'] },
@@ -206,13 +253,7 @@ async function main() {
       const env = Object.entries(run.env).map(([k, v]) => `${k}=${v}`).join(' ');
       console.log(`browser ${run.name}: ${opts.bin} --gtest_filter=${run.filter}` +
                   `${env ? ' ' + env : ''}${run.flags.length ? ' chromium ' + run.flags.join(' ') : ''}`);
-      const browser = await launchChromium(run.flags);
-      let r;
-      try {
-        r = await runPage(browser.context, server.url, run, opts);
-      } finally {
-        await browser.close();
-      }
+      const r = await runSharded(run, server.url, opts);
       const problems = checkRun(run, r, opts);
       if (r.glLine) console.log(`  ${run.name}| gl: ${r.glLine}`);
       for (const t of r.failedTests) {

@@ -85,7 +85,11 @@ TEST(Soak, MlpTrainingKeepsMemoryAndResidentSetFlatOnEveryBackend) {
     EXPECT_EQ(after.numTensors, before.numTensors) << backend;
     EXPECT_EQ(after.numBuffers, before.numBuffers) << backend;
     EXPECT_EQ(after.numBytes, before.numBytes) << backend;
-    if (rssBefore > 0) {
+    // Under ASan freed memory waits in its quarantine (256 MB) before reuse, so
+    // the resident set grows until that fills, and how full it is depends on
+    // which tests ran before (googletest shards): LeakSanitizer and the counts
+    // above watch for leaks there.
+    if (rssBefore > 0 && !kSanitized) {
       // The allocator may settle a little; a leak grows with the step count.
       EXPECT_LT(rssAfter - rssBefore, 8 << 20) << backend << ": RSS grew";
       EXPECT_LT(rssAfter - rssMid, 4 << 20) << backend << ": RSS still growing in the second half";

@@ -237,7 +237,7 @@ async function main() {
     // WebGPU on SwiftShader's Vulkan. --use-vulkan=swiftshader: without it this
     // Chromium loses the device as soon as a WebGPU canvas is configured
     // (the backend's synchronous read goes through one).
-    // GLINT_GL=0: the gl run above covers gl; here the op table runs on webgpu, cpu, reference.
+    // GLINT_GL=0: the gl run above covers gl; with --full the op table runs on webgpu, cpu, reference.
     { name: 'webgpu', kind: 'webgpu', webgpu: true, env: { GLINT_EXPECT_WEBGPU: '1', GLINT_GL: '0' },
       filter: whole && !opts.full ? 'WebGpu*:BrowserEnv.*' : filter, flags: WEBGPU_FLAGS, minGpuTests: whole ? 8 : 0,
       minOpTests: whole && opts.full ? 600 : 0 },

@@ -146,3 +146,27 @@ async function main() {
   console.log(chained, parts, viaOps, loss, metric, embed, bits);
 }
 main();
+
+// glint.worker(): the same API with every call a Promise (RemoteApi).
+async function workerMode() {
+  const g = await glint.worker();
+  const model = await g.sequential({layers: [await g.layers.dense({units: 1, inputShape: [1]})]});
+  await model.compile({optimizer: 'sgd', loss: 'meanSquaredError'});
+  const xs = g.tensor2d([1, 2, 3, 4], [4, 1]), ys = g.tensor2d([1, 3, 5, 7], [4, 1]);
+  const h = await model.fit(xs, ys, {epochs: 5, callbacks: {onEpochEnd: (e, logs) => console.log(e, logs?.loss)}});
+  const losses: number[] = h.history.loss;
+  // Pipelined: the tensor's method is called before the tensor arrives.
+  const values = await g.tensor([1, 2]).square().data();
+  const first: number = values[0];
+  const shape: number[] = await xs.shape;
+  const weights: glint.Remote<glint.Tensor>[] = await model.getWeights();
+  // @ts-expect-error: the API has no such function
+  g.noSuchFunction();
+  // @ts-expect-error: epochs is a number
+  await model.fit(xs, ys, {epochs: 'five'});
+  // @ts-expect-error: data() gives numbers, not a string
+  const text: string = await g.tensor([1]).data();
+  console.log(losses, first, shape, weights, text);
+  g.terminate();
+}
+workerMode();

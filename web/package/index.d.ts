@@ -1694,15 +1694,56 @@ export const image: {
 
 // ---- Worker mode -------------------------------------------------------------------------------
 
+/** The objects that stay in the worker and reach the page as references (Remote). */
+export type Remotable = Tensor | Layer | Optimizer | SymbolicTensor | Dataset<any> | GraphModel;
+
+/**
+ * A value as the page receives it from the worker: its objects (Remotable) as
+ * references, data as a structured copy (an object's functions are left out).
+ */
+export type FromWorker<T> =
+  T extends Remotable ? Remote<T> :
+  T extends (...args: any[]) => any ? never :
+  T extends ArrayBufferView | ArrayBuffer | Date | string | number | boolean | bigint | null | undefined ? T :
+  T extends readonly unknown[] ? {[I in keyof T]: FromWorker<T[I]>} :
+  T extends object ? {[K in keyof T as T[K] extends (...args: any[]) => any ? never : K]: FromWorker<T[K]>} :
+  T;
+
+/**
+ * What the page may pass where the API takes a T: the worker's own objects
+ * as references, a call's result before it arrives, and callbacks, which the
+ * worker calls back with its values as the page receives them.
+ */
+export type ToWorker<T> =
+  T extends Remotable ? T | Remote<T> :
+  T extends (...args: infer A) => any ? (...args: {[I in keyof A]: FromWorker<A[I]>}) => unknown :
+  T extends ArrayBufferView | ArrayBuffer | Date | string | number | boolean | bigint | null | undefined ? T :
+  T extends object ? {[K in keyof T]: ToWorker<T[K]>} :
+  T;
+
+/** A call's result: a Promise, whose methods may be called before it arrives (one round trip). */
+export type Pipelined<T> = Promise<FromWorker<T>> & (T extends Remotable ? Remote<T> : unknown);
+
+/** A property read through a reference: awaited, its value; its methods may be called on it. */
+export type RemoteProperty<T> = PromiseLike<FromWorker<T>> & (T extends object ? Remote<T> : unknown);
+
+/**
+ * An object in the worker, seen from the page: every method returns a
+ * Pipelined result and every property read a RemoteProperty (awaited, its
+ * value). Overloaded methods take their last signature's types.
+ */
+export type Remote<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R ?
+      (...args: {[I in keyof A]: ToWorker<A[I]>}) => Pipelined<Awaited<R>> :
+      RemoteProperty<T[K]>;
+};
+
 /**
  * The API with the engine in a Web Worker, proxied: every call and every
  * property read returns a Promise; objects stay in the worker as references.
  * A call's result may be passed on, or its methods called, before it arrives
  * (promise pipelining): the chain goes out at once and costs one round trip.
  */
-export interface RemoteApi {
-  [member: string]: any;
-  terminate(): void;
-}
+export type RemoteApi = Remote<typeof import('./index.js')> & {terminate(): void};
 export function worker(options?: {ready?: ReadyOptions; backend?: string; url?: string | URL}):
     Promise<RemoteApi>;

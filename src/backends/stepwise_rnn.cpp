@@ -7,6 +7,7 @@
 #include "glint/ops.h"
 #include "glint/rnn_ops.h"
 #include "src/core/backend_services.h"
+#include "src/core/kernel_attrs.h"
 
 namespace glint {
 
@@ -22,12 +23,6 @@ void adopt(Tensor& out, const Tensor& from, const std::vector<Tensor>& inputs) {
   out.impl()->storage = from.impl()->storage;
 }
 
-Attrs cellAttrs(const Attrs& a) {
-  return Attrs()
-      .set("recurrentActivation", a.s("recurrentActivation"))
-      .set("activation", a.s("activation"));
-}
-
 }  // namespace
 
 void lstmSequenceStepwise(KernelArgs& args) {
@@ -35,8 +30,9 @@ void lstmSequenceStepwise(KernelArgs& args) {
   const Tensor &xw = args.inputs[0], &wr = args.inputs[1];
   const Tensor mask = args.inputs.size() > 2 ? args.inputs[2] : Tensor();
   const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
-  const bool backwards = args.attrs.b("goBackwards");
-  const Attrs attrs = cellAttrs(args.attrs);
+  const kernel_attrs::Recurrent kind = kernel_attrs::Recurrent::read(args.attrs);
+  const bool backwards = kind.goBackwards;
+  const Attrs attrs = kind.activations();
   const OutputSpec state{{batch, units}, DType::float32};
   const bool keepZ = args.outputs.size() > 2;  // the pre-activations too
   std::vector<Tensor> xs = unpack(xw, 0), hs, cs, zs;
@@ -63,11 +59,12 @@ void lstmSequenceGradStepwise(KernelArgs& args) {
   const Tensor &xw = args.inputs[0], &wr = args.inputs[1];
   const Tensor mask = args.inputs.size() > 6 ? args.inputs[6] : Tensor();
   const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
-  const bool backwards = args.attrs.b("goBackwards");
-  const Attrs attrs = cellAttrs(args.attrs);
+  const kernel_attrs::Recurrent kind = kernel_attrs::Recurrent::read(args.attrs);
+  const bool backwards = kind.goBackwards;
+  const Attrs attrs = kind.activations();
   // preActivations: input 0 holds every step's z = xw + h_{s-1} W_r in
   // processing order (the forward kept them), else xw in time order.
-  const bool given = lstmPreActivationsGiven(args.attrs);
+  const bool given = kind.preActivations;
   std::vector<Tensor> xs = unpack(xw, 0), cs = unpack(args.inputs[3], 0),
                       dHs = unpack(args.inputs[4], 0), dCs = unpack(args.inputs[5], 0);
   // Otherwise every step's product with W_r again, as one matMul over all

@@ -9,12 +9,6 @@
 
 namespace glint {
 
-/// Whether LSTMSequenceGrad's input 0 is Z, the pre-activations the forward
-/// kept (attr preActivations), rather than xw.
-inline bool lstmPreActivationsGiven(const Attrs& attrs) {
-  return attrs.has("preActivations") && attrs.b("preActivations");
-}
-
 void lstmSequenceStepwise(KernelArgs& args);
 void lstmSequenceGradStepwise(KernelArgs& args);
 

@@ -8,6 +8,7 @@
 #include "glint/fused_ops.h"
 #include "glint/ops.h"
 #include "src/core/backend_services.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/core/name_table.h"
 #include "src/ops/gradients.h"
@@ -65,7 +66,8 @@ Shape matMulShape(const Tensor& a, const Tensor& b, bool tA, bool tB) {
 
 /// dL/dz for y = act(z), from y alone where y determines act'(z).
 Tensor activationGrad(const Tensor& dy, const Tensor& y, const GradContext& ctx) {
-  const std::string& act = ctx.attrs.s("activation");
+  const kernel_attrs::FusedMatMul kind = kernel_attrs::FusedMatMul::read(ctx.attrs);
+  const std::string& act = kind.activation;
   if (act == "linear") return dy;
   // y > 0 exactly where the pre-activation is: one ReluGrad pass (as relu's
   // own gradient) instead of a compare and a select.
@@ -77,12 +79,12 @@ Tensor activationGrad(const Tensor& dy, const Tensor& y, const GradContext& ctx)
   if (act == "tanh") return mul(dy, 1.0f - square(y));
   // leakyrelu: with alpha >= 0, y > 0 exactly where z > 0; a negative alpha
   // makes y's sign ambiguous, so z is recomputed.
-  float alpha = static_cast<float>(ctx.attrs.f("leakyreluAlpha"));
+  float alpha = static_cast<float>(kind.leakyreluAlpha);
   Tensor positive = y;
   if (alpha < 0) {
     const auto& in = ctx.inputs;
     positive = fusedMatMul(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), "linear",
-                           ctx.attrs.b("transposeA"), ctx.attrs.b("transposeB"));
+                           kind.transposeA, kind.transposeB);
   }
   return where(greater(positive, zero), dy, dy * alpha);
 }
@@ -118,11 +120,7 @@ Tensor fusedMatMul(const Tensor& a, const Tensor& b, const Tensor& bias,
   std::vector<Tensor> inputs{a, b};
   if (bias.defined()) inputs.push_back(bias);
   return runKernel("_FusedMatMul", inputs, OutputSpec{out, DType::float32},
-                   Attrs()
-                       .set("transposeA", transposeA)
-                       .set("transposeB", transposeB)
-                       .set("activation", act)
-                       .set("leakyreluAlpha", leakyreluAlpha));
+                   kernel_attrs::FusedMatMul{transposeA, transposeB, act, leakyreluAlpha}.attrs());
 }
 
 Tensor softmaxCrossEntropyWithLogits(const Tensor& labels, const Tensor& logits) {

@@ -3,6 +3,7 @@
 // unsortedSegmentSum drops the row, oneHot yields an all-off row.
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
@@ -16,7 +17,7 @@ Tensor gather(const Tensor& x, const Tensor& indices, int64_t axis) {
   out.insert(out.end(), indices.shape().begin(), indices.shape().end());
   out.insert(out.end(), x.shape().begin() + ax + 1, x.shape().end());
   return runKernel("GatherV2", {x, indices}, OutputSpec{out, x.dtype()},
-                   Attrs().set("axis", int64_t{ax}));
+                   kernel_attrs::Axis{int64_t{ax}}.attrs());
 }
 
 Tensor unsortedSegmentSum(const Tensor& x, const Tensor& segmentIds, int64_t numSegments) {
@@ -51,7 +52,7 @@ void registerIndexingGradients() {
                    // front, sum rows into x's axis by index, and move that axis back.
                    const Tensor& x = ctx.inputs[0];
                    const Tensor& indices = ctx.inputs[1];
-                   int axis = static_cast<int>(ctx.attrs.i("axis"));
+                   int axis = static_cast<int>(kernel_attrs::Axis::read(ctx.attrs).axis);
                    int64_t outer = 1, inner = 1, n = x.shape()[axis];
                    for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
                    for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];

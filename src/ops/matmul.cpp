@@ -1,6 +1,7 @@
 // matMul (kernel BatchMatMul) and its gradient.
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
@@ -101,7 +102,7 @@ Tensor matMul(const Tensor& a0, const Tensor& b0, bool transposeA, bool transpos
   out.push_back(n);
   if (ints) return intMatMul(a, b, transposeA, transposeB, out);
   return runKernel("BatchMatMul", {a, b}, OutputSpec{out, DType::float32},
-                   Attrs().set("transposeA", transposeA).set("transposeB", transposeB));
+                   kernel_attrs::MatMul{transposeA, transposeB}.attrs());
 }
 
 namespace ops {
@@ -111,7 +112,8 @@ std::vector<Tensor> matMulGrads(const Tensor& dc, const GradContext& ctx) {
   // that no operand is transposed explicitly; broadcast batch dims are summed.
   const Tensor& a = ctx.inputs[0];
   const Tensor& b = ctx.inputs[1];
-  bool tA = ctx.attrs.b("transposeA"), tB = ctx.attrs.b("transposeB");
+  const kernel_attrs::MatMul product = kernel_attrs::MatMul::read(ctx.attrs);
+  bool tA = product.transposeA, tB = product.transposeB;
   Tensor da, db;
   if (ctx.needs(0)) {
     da = !tA  ? matMul(dc, b, false, !tB)

@@ -7,6 +7,7 @@
 #include "glint/backend.h"
 #include "glint/ops.h"
 #include "src/core/backend_services.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 #include "src/ops/gradients.h"
@@ -70,7 +71,7 @@ Tensor reduce(const std::string& op, const std::string& kernel, const Tensor& x,
   std::vector<int> norm = normalizeAxes(op, "axes", axes, x.rank());
   Shape out = reducedShape(x.shape(), norm, keepDims);
   return runKernel(kernel, {x}, OutputSpec{out, outDType},
-                   Attrs().set("axes", toInt64(norm)).set("keepDims", keepDims));
+                   kernel_attrs::Reduce{toInt64(norm), keepDims}.attrs());
 }
 
 Tensor argExtreme(const std::string& op, const std::string& kernel, const Tensor& x, int64_t axis) {
@@ -82,7 +83,7 @@ Tensor argExtreme(const std::string& op, const std::string& kernel, const Tensor
   Shape out = x.shape();
   out.erase(out.begin() + a);
   return runKernel(kernel, {x}, OutputSpec{out, DType::int32},
-                   Attrs().set("axis", static_cast<int64_t>(a)));
+                   kernel_attrs::Axis{static_cast<int64_t>(a)}.attrs());
 }
 
 }  // namespace
@@ -156,7 +157,7 @@ Tensor softmax(const Tensor& logits, int64_t axis) {
   ops::checkDType("softmax", "logits", logits, {DType::float32});
   int a = normalizeAxis("softmax", "axis", axis, logits.rank());
   return runKernel("Softmax", {logits}, OutputSpec{logits.shape(), DType::float32},
-                   Attrs().set("axis", static_cast<int64_t>(a)));
+                   kernel_attrs::Axis{static_cast<int64_t>(a)}.attrs());
 }
 
 Tensor logSoftmax(const Tensor& logits, int64_t axis) {
@@ -166,18 +167,19 @@ Tensor logSoftmax(const Tensor& logits, int64_t axis) {
 }
 
 void registerReductionGradients() {
-  GLINT_REGISTER(registerGradient, "Sum",
-                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-                   // Put the reduced axes back as size-1 dimensions, then broadcast.
-                   const Tensor& x = ctx.inputs[0];
-                   if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
-                   Tensor dy = reshape(dys[0], keptShape(x.shape(), ctx.attrs.ints("axes")));
-                   return std::vector<Tensor>{mul(dy, onesLike(x))};
-                 });
+  GLINT_REGISTER(
+      registerGradient, "Sum", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+        // Put the reduced axes back as size-1 dimensions, then broadcast.
+        const Tensor& x = ctx.inputs[0];
+        if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
+        Tensor dy =
+            reshape(dys[0], keptShape(x.shape(), kernel_attrs::Reduce::read(ctx.attrs).axes));
+        return std::vector<Tensor>{mul(dy, onesLike(x))};
+      });
   GLINT_REGISTER(registerGradient, "Mean",
                  [](const std::vector<Tensor>& dys, const GradContext& ctx) {
                    const Tensor& x = ctx.inputs[0];
-                   const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
+                   const std::vector<int64_t> axes = kernel_attrs::Reduce::read(ctx.attrs).axes;
                    Tensor dy = reshape(dys[0], keptShape(x.shape(), axes));
                    return std::vector<Tensor>{
                        mul(dy, fill(x.shape(), static_cast<float>(meanScale(x.shape(), axes))))};
@@ -187,7 +189,7 @@ void registerReductionGradients() {
   GradFn extremeGrad = [](const std::vector<Tensor>& dys, const GradContext& ctx) {
     const Tensor& x = ctx.inputs[0];
     if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
-    Shape kept = keptShape(x.shape(), ctx.attrs.ints("axes"));
+    Shape kept = keptShape(x.shape(), kernel_attrs::Reduce::read(ctx.attrs).axes);
     Tensor y = reshape(ctx.outputs[0], kept);
     Tensor mask = cast(equal(x, y), DType::float32);
     return std::vector<Tensor>{mul(mask, reshape(dys[0], kept))};
@@ -204,7 +206,7 @@ void registerReductionGradients() {
       registerGradient, "Prod", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
         const Tensor& x = ctx.inputs[0];
         if (x.dtype() != DType::float32) return std::vector<Tensor>{Tensor()};
-        const std::vector<int64_t>& axes = ctx.attrs.ints("axes");
+        const std::vector<int64_t> axes = kernel_attrs::Reduce::read(ctx.attrs).axes;
         Shape kept = keptShape(x.shape(), axes);
         // Where a tape around records this (grad of grad), the product of the
         // others is built from x by ops alone: the zero masks below are right in
@@ -226,7 +228,7 @@ void registerReductionGradients() {
   GLINT_REGISTER(registerGradient, "Softmax",
                  [](const std::vector<Tensor>& dys, const GradContext& ctx) {
                    const Tensor& y = ctx.outputs[0];
-                   Tensor s = sum(mul(dys[0], y), {ctx.attrs.i("axis")}, true);
+                   Tensor s = sum(mul(dys[0], y), {kernel_attrs::Axis::read(ctx.attrs).axis}, true);
                    return std::vector<Tensor>{mul(y, sub(dys[0], s))};
                  });
 }

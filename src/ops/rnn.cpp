@@ -10,6 +10,7 @@
 #include "glint/ops.h"
 #include "glint/rnn_ops.h"
 #include "src/core/backend_services.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/ops/op_util.h"
 
@@ -25,14 +26,15 @@ std::string fusedName(const std::string& name, bool recurrent) {
   return c == "tanh" ? c : "";
 }
 
-Attrs activationAttrs(const std::string& op, const std::string& ract, const std::string& act) {
+kernel_attrs::Recurrent activationAttrs(const std::string& op, const std::string& ract,
+                                        const std::string& act) {
   std::string r = fusedName(ract, true), a = fusedName(act, false);
   check(!r.empty(), op, "recurrentActivation '", ract,
         "' is not supported: expected sigmoid or hardSigmoid (compose the cell from ops for"
         " other activations)");
   check(!a.empty(), op, "activation '", act,
         "' is not supported: expected tanh (compose the cell from ops for other activations)");
-  return Attrs().set("recurrentActivation", r).set("activation", a);
+  return {.recurrentActivation = r, .activation = a};
 }
 
 /// Throws unless t is float32 [rows, cols] (rows < 0: any).
@@ -70,7 +72,7 @@ std::vector<Tensor> lstmCell(const Tensor& xz, const Tensor& hz, const Tensor& c
   int64_t units = unitsOf(op, "xz", xz, 4), batch = xz.shape()[0];
   checkMatrix(op, "hz", hz, batch, 4 * units, dims(batch, 4, units) + " like xz");
   checkMatrix(op, "cPrev", cPrev, batch, units, dims(batch, 1, units));
-  Attrs attrs = activationAttrs(op, recurrentActivation, activation);
+  Attrs attrs = activationAttrs(op, recurrentActivation, activation).activations();
   OutputSpec state{{batch, units}, DType::float32};
   return runKernel("LSTMCell", {xz, hz, cPrev}, {state, state}, attrs);
 }
@@ -100,8 +102,9 @@ LstmSequence lstmSequence(const Tensor& xw, const Tensor& recurrentKernel,
                   std::to_string(units) + " from xw " + ops::describe(xw) + ")");
   if (recurrentMask.defined())
     checkMatrix(op, "recurrentMask", recurrentMask, batch, units, dims(batch, 1, units));
-  const Attrs attrs =
-      activationAttrs(op, recurrentActivation, activation).set("goBackwards", goBackwards);
+  kernel_attrs::Recurrent kind = activationAttrs(op, recurrentActivation, activation);
+  kind.goBackwards = goBackwards;
+  const Attrs attrs = kind.sequence();
   if (time == 0) {
     LstmSequence r{returnSequences ? zeros({batch, 0, units}) : Tensor(), zeros({batch, units}),
                    zeros({batch, units})};
@@ -136,7 +139,9 @@ Tensor gruCell(const Tensor& xz, const Tensor& hzr, const Tensor& hc, const Tens
   checkMatrix(op, "hzr", hzr, batch, 2 * units, dims(batch, 2, units));
   checkMatrix(op, "hc", hc, batch, units, dims(batch, 1, units));
   checkMatrix(op, "hPrev", hPrev, batch, units, dims(batch, 1, units));
-  Attrs attrs = activationAttrs(op, recurrentActivation, activation).set("resetAfter", resetAfter);
+  kernel_attrs::Recurrent kind = activationAttrs(op, recurrentActivation, activation);
+  kind.resetAfter = resetAfter;
+  Attrs attrs = kind.gru();
   return runKernel("GRUCell", {xz, hzr, hc, hPrev}, OutputSpec{{batch, units}, DType::float32},
                    attrs);
 }
@@ -147,7 +152,7 @@ Tensor gruResetState(const Tensor& xz, const Tensor& hzr, const Tensor& hPrev,
   int64_t units = unitsOf(op, "xz", xz, 3), batch = xz.shape()[0];
   checkMatrix(op, "hzr", hzr, batch, 2 * units, dims(batch, 2, units));
   checkMatrix(op, "hPrev", hPrev, batch, units, dims(batch, 1, units));
-  Attrs attrs = activationAttrs(op, recurrentActivation, "tanh");
+  Attrs attrs = activationAttrs(op, recurrentActivation, "tanh").activations();
   return runKernel("GRUResetState", {xz, hzr, hPrev}, OutputSpec{{batch, units}, DType::float32},
                    attrs);
 }
@@ -162,7 +167,7 @@ std::vector<Tensor> unpack(const Tensor& x, int64_t axis) {
   if (n == 1) return {reshape(x, part)};
   return runKernel("Unpack", {x},
                    std::vector<OutputSpec>(static_cast<size_t>(n), OutputSpec{part, x.dtype()}),
-                   Attrs().set("axis", int64_t{ax}));
+                   kernel_attrs::Axis{int64_t{ax}}.attrs());
 }
 
 void registerRnnGradients() {
@@ -185,13 +190,13 @@ void registerRnnGradients() {
         const bool kept = ctx.outputs.size() > 2;
         std::vector<Tensor> in{kept ? ctx.outputs[2] : xw, wr, hs, ctx.outputs[1], dys[0], dys[1]};
         if (masked) in.push_back(ctx.inputs[2]);
-        Attrs attrs = ctx.attrs;
-        if (kept) attrs.set("preActivations", true);
+        kernel_attrs::Recurrent kind = kernel_attrs::Recurrent::read(ctx.attrs);
+        kind.preActivations = kept;
         // dz of every step, in processing order.
-        Tensor dz =
-            runKernel("LSTMSequenceGrad", in, OutputSpec{xw.shape(), DType::float32}, attrs);
+        Tensor dz = runKernel("LSTMSequenceGrad", in, OutputSpec{xw.shape(), DType::float32},
+                              kind.sequence());
         const int64_t time = xw.shape()[0], batch = xw.shape()[1], units = wr.shape()[0];
-        std::vector<Tensor> grads{ctx.attrs.b("goBackwards") ? reverse(dz, {0}) : dz, Tensor()};
+        std::vector<Tensor> grads{kind.goBackwards ? reverse(dz, {0}) : dz, Tensor()};
         if (ctx.needs(1)) {
           // Step s's matMul read the (masked) output of step s - 1, zeros at s = 0:
           // one product over all steps gives W_r's gradient.
@@ -224,7 +229,7 @@ void registerRnnGradients() {
                  });
   GLINT_REGISTER(registerGradient, "Unpack",
                  [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-                   int64_t axis = ctx.attrs.i("axis");
+                   int64_t axis = kernel_attrs::Axis::read(ctx.attrs).axis;
                    std::vector<Tensor> parts;
                    parts.reserve(dys.size());
                    for (const Tensor& dy : dys) parts.push_back(expandDims(dy, axis));

@@ -6,6 +6,7 @@
 
 #include "glint/backend.h"
 #include "glint/ops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/ops/gradients.h"
 #include "src/ops/op_util.h"
@@ -24,14 +25,14 @@ Tensor stridedSliceKernel(const Tensor& x, const std::vector<int64_t>& begin,
   for (size_t d = 0; d < size.size() && identity; ++d) identity = begin[d] == 0 && strides[d] == 1;
   if (identity) return makeView(x, size);
   return runKernel("StridedSlice", {x}, OutputSpec{size, x.dtype()},
-                   Attrs().set("begin", begin).set("strides", strides));
+                   kernel_attrs::StridedSlice{begin, strides}.attrs());
 }
 
 /// The adjoint of stridedSliceKernel: dy scattered into zeros of `shape`.
 Tensor stridedSliceGradKernel(const Tensor& dy, const std::vector<int64_t>& begin,
                               const std::vector<int64_t>& strides, const Shape& shape) {
   return runKernel("StridedSliceGrad", {dy}, OutputSpec{shape, dy.dtype()},
-                   Attrs().set("begin", begin).set("strides", strides));
+                   kernel_attrs::StridedSlice{begin, strides}.attrs());
 }
 
 /// Elements [start, start + length) of `axis`, stride 1.
@@ -118,7 +119,8 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
              "); only axis ", ax, " may differ");
     out[ax] += x.shape()[ax];
   }
-  return runKernel("Concat", xs, OutputSpec{out, first.dtype()}, Attrs().set("axis", int64_t{ax}));
+  return runKernel("Concat", xs, OutputSpec{out, first.dtype()},
+                   kernel_attrs::Axis{int64_t{ax}}.attrs());
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t numSplits, int64_t axis) {
@@ -399,7 +401,7 @@ void registerShapeGradients() {
                  });
   GLINT_REGISTER(registerGradient, "Concat",
                  [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-                   int axis = static_cast<int>(ctx.attrs.i("axis"));
+                   int axis = static_cast<int>(kernel_attrs::Axis::read(ctx.attrs).axis);
                    std::vector<Tensor> out;
                    int64_t start = 0;
                    for (const Tensor& x : ctx.inputs) {
@@ -410,16 +412,18 @@ void registerShapeGradients() {
                  });
   GLINT_REGISTER(
       registerGradient, "StridedSlice", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-        return std::vector<Tensor>{stridedSliceGradKernel(
-            dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"), ctx.inputs[0].shape())};
+        const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(ctx.attrs);
+        return std::vector<Tensor>{
+            stridedSliceGradKernel(dys[0], slice.begin, slice.strides, ctx.inputs[0].shape())};
       });
   // Linear in dy: its adjoint is the slice itself (grad of grad).
-  GLINT_REGISTER(
-      registerGradient, "StridedSliceGrad",
-      [](const std::vector<Tensor>& dys, const GradContext& ctx) {
-        return std::vector<Tensor>{stridedSliceKernel(
-            dys[0], ctx.attrs.ints("begin"), ctx.attrs.ints("strides"), ctx.inputs[0].shape())};
-      });
+  GLINT_REGISTER(registerGradient, "StridedSliceGrad",
+                 [](const std::vector<Tensor>& dys, const GradContext& ctx) {
+                   const kernel_attrs::StridedSlice slice =
+                       kernel_attrs::StridedSlice::read(ctx.attrs);
+                   return std::vector<Tensor>{stridedSliceKernel(dys[0], slice.begin, slice.strides,
+                                                                 ctx.inputs[0].shape())};
+                 });
   GLINT_REGISTER(
       registerGradient, "PadV2", [](const std::vector<Tensor>& dys, const GradContext& ctx) {
         const std::vector<int64_t>& paddings = ctx.attrs.ints("paddings");

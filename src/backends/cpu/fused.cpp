@@ -10,6 +10,7 @@
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/vecmath_util.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
@@ -90,7 +91,8 @@ void fusedMatMul(KernelArgs& args) {
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   Tensor& out = args.outputs[0];
-  bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+  const kernel_attrs::FusedMatMul kind = kernel_attrs::FusedMatMul::read(args.attrs);
+  bool tA = kind.transposeA, tB = kind.transposeB;
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
   const Shape& so = out.shape();
@@ -98,9 +100,9 @@ void fusedMatMul(KernelArgs& args) {
   int64_t k = tA ? sa[sa.size() - 2] : sa[sa.size() - 1];
   if (m == 0 || n == 0) return;
 
-  Act act = parseAct(args.attrs.s("activation"));
+  Act act = parseAct(kind.activation);
   Epilogue e{args.inputs.size() > 2 ? hostData<float>(args.inputs[2]) : nullptr,
-             static_cast<float>(args.attrs.f("leakyreluAlpha"))};
+             static_cast<float>(kind.leakyreluAlpha)};
   GemmOptions options;
   if (e.bias || act != Act::linear) options.epilogue = GemmEpilogue{epilogueFor(act), &e};
 

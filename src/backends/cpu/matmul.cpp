@@ -6,6 +6,7 @@
 #include "src/backends/cpu/gemm.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
@@ -15,7 +16,8 @@ void registerMatMulKernels(const std::string& backend) {
     const Tensor& a = args.inputs[0];
     const Tensor& b = args.inputs[1];
     Tensor& out = args.outputs[0];
-    bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+    const kernel_attrs::MatMul product = kernel_attrs::MatMul::read(args.attrs);
+    bool tA = product.transposeA, tB = product.transposeB;
     const Shape& sa = a.shape();
     const Shape& sb = b.shape();
     const Shape& so = out.shape();

@@ -12,6 +12,7 @@
 #include "glint/backend.h"
 #include "src/backends/cpu/kernels.h"
 #include "src/backends/cpu/vecmath_util.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 
@@ -132,7 +133,7 @@ void reduce(KernelArgs& args, const F& f) {
   std::vector<Acc> acc(static_cast<size_t>(out.size()), f.init);
   if (x.size() > 0) {
     const T* px = hostData<T>(x);
-    ReducePlan plan(x.shape(), args.attrs.ints("axes"));
+    ReducePlan plan(x.shape(), kernel_attrs::Reduce::read(args.attrs).axes);
     Acc* pa = acc.data();
     int64_t len = plan.rowLen;
     if (!plan.innerReduced && plan.dims.size() == 2 && len <= kWideRow / 4) {
@@ -165,7 +166,7 @@ struct AxisPlan {
 template <class T, class Better>
 void argKernel(KernelArgs& args, Better better) {
   const Tensor& x = args.inputs[0];
-  AxisPlan p(x.shape(), args.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(args.attrs).axis);
   const T* px = hostData<T>(x);
   int32_t* po = hostData<int32_t>(args.outputs[0]);
   if (p.len == 0) return std::fill(po, po + p.outer * p.inner, 0);
@@ -227,7 +228,7 @@ T highest() {
 /// exp of the shifted values, their sum in double, then one scale per row.
 void softmaxKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
-  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
   const float* px = hostData<float>(x);
   float* po = hostData<float>(a.outputs[0]);
   if (p.len == 0) return;
@@ -281,8 +282,8 @@ void registerReductionKernels(const std::string& backend) {
   GLINT_REGISTER(
       registerKernel, "Mean", backend, [](KernelArgs& a) {  // float32 (the op casts int32)
         reduce(a, makeFold<float, double>(0.0, [](double s, double v) { return s + v; }));
-        const float scale =
-            static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")));
+        const float scale = static_cast<float>(
+            meanScale(a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes));
         Tensor& out = a.outputs[0];
         float* po = hostData<float>(out);
         for (int64_t i = 0; i < out.size(); ++i) po[i] *= scale;

@@ -12,6 +12,7 @@
 #include "src/backends/cpu/thread_pool.h"
 #include "src/backends/cpu/vecmath_util.h"
 #include "src/backends/stepwise_rnn.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
@@ -54,7 +55,7 @@ void forRows(int64_t batch, int64_t units, const Rows& rows) {
 /// Calls f(RAct{}) with the recurrent activation the kernel's attrs name.
 template <class F>
 void withGate(const KernelArgs& args, F&& f) {
-  if (args.attrs.s("recurrentActivation") == "sigmoid") f(Sigmoid{});
+  if (kernel_attrs::Recurrent::read(args.attrs).recurrentActivation == "sigmoid") f(Sigmoid{});
   else f(HardSigmoid{});
 }
 
@@ -194,7 +195,7 @@ void gruRow(const float* __restrict xz, const float* __restrict xr, const float*
 /// inputs xz [b, 3u], hzr [b, 2u], hc, hPrev; output h.
 void gruCellKernel(KernelArgs& args) {
   const int64_t batch = args.inputs[0].shape()[0], u = args.inputs[3].shape()[1];
-  const bool resetAfter = args.attrs.b("resetAfter");
+  const bool resetAfter = kernel_attrs::Recurrent::read(args.attrs).resetAfter;
   const float *xz = in(args, 0), *hzr = in(args, 1), *hc = in(args, 2), *hPrev = in(args, 3);
   float* h = out(args, 0);
   withGate(args, [&](auto gate) {
@@ -237,7 +238,7 @@ void gruGradRow(const float* __restrict xz, const float* __restrict xr, const fl
 /// inputs xz, hzr, hc, hPrev, dh; outputs dxz, dhzr, dhc, dhPrev.
 void gruCellGradKernel(KernelArgs& args) {
   const int64_t batch = args.inputs[0].shape()[0], u = args.inputs[3].shape()[1];
-  const bool resetAfter = args.attrs.b("resetAfter");
+  const bool resetAfter = kernel_attrs::Recurrent::read(args.attrs).resetAfter;
   const float *xz = in(args, 0), *hzr = in(args, 1), *hc = in(args, 2), *hPrev = in(args, 3);
   const float* dh = in(args, 4);
   float *dxz = out(args, 0), *dhzr = out(args, 1), *dhc = out(args, 2), *dhPrev = out(args, 3);

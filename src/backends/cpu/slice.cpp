@@ -7,6 +7,7 @@
 
 #include "glint/backend.h"
 #include "src/backends/cpu/kernels.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::cpu {
@@ -90,7 +91,8 @@ void copyItems(char* x, char* packed, int64_t items, int64_t step, int64_t run, 
 void stridedSliceKernel(KernelArgs& args) {
   const Tensor& x = args.inputs[0];
   Tensor& out = args.outputs[0];
-  SlicePlan plan(x.shape(), args.attrs.ints("begin"), args.attrs.ints("strides"), out.shape());
+  const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(args.attrs);
+  SlicePlan plan(x.shape(), slice.begin, slice.strides, out.shape());
   const size_t bytes = byteSize(x.dtype());
   char* px = hostData<char>(x);
   char* po = hostData<char>(out);
@@ -105,7 +107,8 @@ void stridedSliceKernel(KernelArgs& args) {
 void stridedSliceGradKernel(KernelArgs& args) {
   const Tensor& dy = args.inputs[0];
   Tensor& out = args.outputs[0];
-  SlicePlan plan(out.shape(), args.attrs.ints("begin"), args.attrs.ints("strides"), dy.shape());
+  const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(args.attrs);
+  SlicePlan plan(out.shape(), slice.begin, slice.strides, dy.shape());
   const size_t bytes = byteSize(dy.dtype());
   char* pdy = hostData<char>(dy);
   char* po = hostData<char>(out);
@@ -119,7 +122,7 @@ void stridedSliceGradKernel(KernelArgs& args) {
 
 /// Each output row (the dimensions before `axis`) is the inputs' rows in turn.
 void concatKernel(KernelArgs& args) {
-  const int axis = static_cast<int>(args.attrs.i("axis"));
+  const int axis = static_cast<int>(kernel_attrs::Axis::read(args.attrs).axis);
   Tensor& out = args.outputs[0];
   int64_t rows = 1;
   for (int d = 0; d < axis; ++d) rows *= out.shape()[d];
@@ -138,7 +141,7 @@ void concatKernel(KernelArgs& args) {
 /// x viewed as [outer, n, inner]; output k is x[:, k, :].
 void unpackKernel(KernelArgs& args) {
   const Tensor& x = args.inputs[0];
-  const int axis = static_cast<int>(args.attrs.i("axis"));
+  const int axis = static_cast<int>(kernel_attrs::Axis::read(args.attrs).axis);
   int64_t outer = 1, inner = 1, n = x.shape()[axis];
   for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];

@@ -13,6 +13,7 @@
 #include "src/backends/gpu/elementwise.h"
 #include "src/backends/gpu/index.h"
 #include "src/backends/gpu/printer.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gl {
@@ -22,8 +23,8 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 /// GLSL `float act_(float x)` for _FusedMatMul's activation (NaN stays NaN).
-std::string activation(const std::string& name, double alpha) {
-  return gpu::activationSource(gpu::glsl(), name, alpha, "act_");
+std::string activation(const kernel_attrs::FusedMatMul& kind) {
+  return gpu::activationSource(gpu::glsl(), kind.activation, kind.leakyreluAlpha, "act_");
 }
 
 /// One product as the shaders see it: A [..., m, k] ([..., k, m] when tA),
@@ -122,7 +123,8 @@ void matMul(KernelArgs& args, bool fused) {
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   Tensor& out = args.outputs[0];
-  bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+  const kernel_attrs::MatMul product = kernel_attrs::MatMul::read(args.attrs);
+  bool tA = product.transposeA, tB = product.transposeB;
   GlBackend& gl = glBackend(args);
   std::vector<Operand> ops = operands(args.inputs);
   Shape sa = a.shape(), sb = b.shape();
@@ -156,9 +158,8 @@ void matMul(KernelArgs& args, bool fused) {
     tB = true;
   }
   bool bias = fused && args.inputs.size() > 2;
-  std::string actBias = fused
-                            ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
-                            : "float act_(float x) { return x; }\n";
+  std::string actBias = fused ? activation(kernel_attrs::FusedMatMul::read(args.attrs))
+                              : "float act_(float x) { return x; }\n";
   // Guarded: a padded product reads columns past the bias.
   actBias += bias ? "float bias_(int j) { return j < " + str(n) + " ? in2(j) : 0.0; }\n"
                   : "float bias_(int j) { return 0.0; }\n";

@@ -9,6 +9,7 @@
 #include "src/backends/gl/shader.h"
 #include "src/backends/gpu/math.h"
 #include "src/backends/gpu/printer.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 
@@ -60,7 +61,7 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   const Shape& shape = x.shape();
-  std::vector<int64_t> axes = a.attrs.ints("axes");
+  std::vector<int64_t> axes = kernel_attrs::Reduce::read(a.attrs).axes;
   std::vector<int64_t> strides = stridesOf(shape);
   Shape kept, reduced;
   std::vector<int64_t> keptStrides, reducedStrides;
@@ -118,7 +119,7 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
 bool sumLeadingTexels(KernelArgs& a, const std::string& scale = "") {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
-  std::vector<int64_t> axes = a.attrs.ints("axes");
+  std::vector<int64_t> axes = kernel_attrs::Reduce::read(a.attrs).axes;
   std::sort(axes.begin(), axes.end());
   for (size_t i = 0; i < axes.size(); ++i)
     if (axes[i] != static_cast<int64_t>(i)) return false;
@@ -206,7 +207,7 @@ std::string argBetter(const std::string& cmp, DType dtype, const std::string& v,
 
 void argKernel(KernelArgs& a, const std::string& cmp) {
   const Tensor& x = a.inputs[0];
-  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
   glBackend(a).checkLoop(a.kernel, p.len);
   std::string t = glslType(x.dtype());
   std::string in = std::to_string(p.inner);
@@ -220,7 +221,7 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
 
 void softmaxKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
-  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
   glBackend(a).checkLoop(a.kernel, p.len);
   std::string in = std::to_string(p.inner), len = std::to_string(p.len);
   // Element o sits at row (o / (len*inner), o % inner), position (o / inner) % len.
@@ -272,8 +273,8 @@ void registerReductionKernels() {
   });
   GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
     const std::string scale = gpu::printExpr(
-        gpu::glsl(),
-        gpu::E(static_cast<float>(meanScale(a.inputs[0].shape(), a.attrs.ints("axes")))));
+        gpu::glsl(), gpu::E(static_cast<float>(meanScale(
+                         a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes))));
     if (!sumLeadingTexels(a, scale)) reduce(a, sumFold(DType::float32), scale);
   });
   GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });

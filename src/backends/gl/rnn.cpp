@@ -6,6 +6,7 @@
 #include "src/backends/gl/shader.h"
 #include "src/backends/gpu/cells.h"
 #include "src/backends/stepwise_rnn.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gl {
@@ -14,7 +15,8 @@ namespace {
 
 /// `ract`/`act` and their derivatives `ractD`/`actD` (src/backends/gpu/cells.cpp).
 const std::string& activations(const Attrs& attrs) {
-  return gpu::cellActivations(gpu::glsl(), attrs.s("recurrentActivation"));
+  return gpu::cellActivations(gpu::glsl(),
+                              kernel_attrs::Recurrent::read(attrs).recurrentActivation);
 }
 
 /// One output: its [batch, gates * units] layout and the GLSL expression of
@@ -177,13 +179,13 @@ std::string gruGates(bool resetAfter, const std::string& rec) {
 
 /// inputs xz, hzr, hc, hPrev; output h.
 void gruCell(KernelArgs& a) {
-  std::string code = gruGates(a.attrs.b("resetAfter"), "in2(s)");
+  std::string code = gruGates(kernel_attrs::Recurrent::read(a.attrs).resetAfter, "in2(s)");
   drawCell(a, unitsOf(a), code, {{1, "a + z * (in3(s) - a)"}});
 }
 
 /// inputs xz, hzr, hc, hPrev, dh; outputs dxz [b, 3u], dhzr [b, 2u], dhc, dhPrev.
 void gruCellGrad(KernelArgs& a) {
-  const bool resetAfter = a.attrs.b("resetAfter");
+  const bool resetAfter = kernel_attrs::Recurrent::read(a.attrs).resetAfter;
   std::string code = gruGates(resetAfter, "in2(s)") +
                      "  float dh = in4(s);\n"
                      "  float dzPre = dh * (in3(s) - a) * ractD(zPre, z);\n"

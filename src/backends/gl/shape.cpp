@@ -9,6 +9,7 @@
 #include "src/backends/gpu/elementwise.h"
 #include "src/backends/gpu/printer.h"
 #include "src/backends/param_block.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gl {
@@ -119,7 +120,7 @@ bool concatTexels(KernelArgs& a, int64_t rows, int64_t outRow, const std::vector
 void concatKernel(KernelArgs& a) {
   GlBackend& gl = glBackend(a);
   Tensor& out = a.outputs[0];
-  int axis = static_cast<int>(a.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(a.attrs).axis);
   int64_t rows = 1;
   for (int d = 0; d < axis; ++d) rows *= out.shape()[d];
   int64_t outRow = rows == 0 ? 0 : out.size() / rows;
@@ -198,7 +199,7 @@ bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
 
 void unpackKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
-  int axis = static_cast<int>(a.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(a.attrs).axis);
   int64_t n = x.shape()[axis], inner = 1;
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
   if (unpackTexels(a, n, inner)) return;

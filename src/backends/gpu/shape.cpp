@@ -1,6 +1,7 @@
 #include "src/backends/gpu/shape.h"
 
 #include "src/backends/gpu/elementwise.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::gpu {
@@ -88,8 +89,9 @@ void transpose(Fn& f, const ShapeArgs& a) {
 }
 
 void stridedSlice(Fn& f, const ShapeArgs& a) {
-  const auto& begin = a.attrs.ints("begin");
-  const auto& strides = a.attrs.ints("strides");
+  const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(a.attrs);
+  const std::vector<int64_t>& begin = slice.begin;
+  const std::vector<int64_t>& strides = slice.strides;
   std::vector<int64_t> xs = stridesOf(a.in[0]);
   int64_t base = 0;
   std::vector<Axis> axes;
@@ -106,8 +108,9 @@ void stridedSlice(Fn& f, const ShapeArgs& a) {
 /// element deciding for itself does not.)
 void stridedSliceGrad(Fn& f, const ShapeArgs& a) {
   const Shape& dy = a.in[0];
-  const auto& begin = a.attrs.ints("begin");
-  const auto& strides = a.attrs.ints("strides");
+  const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(a.attrs);
+  const std::vector<int64_t>& begin = slice.begin;
+  const std::vector<int64_t>& strides = slice.strides;
   std::vector<int64_t> ds = stridesOf(dy);
   std::vector<E> c = coords(f, a.out);
   E off = f.var("off", 0);
@@ -153,7 +156,7 @@ void tile(Fn& f, const ShapeArgs& a) {
 /// x as [outer, n, inner], out as [outer, m, inner]; out-of-range indices give 0.
 void gather(Fn& f, const ShapeArgs& a) {
   const Shape& x = a.in[0];
-  int axis = static_cast<int>(a.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(a.attrs).axis);
   int64_t m = shapeSize(a.in[1]), n = x[axis], inner = 1;
   for (size_t d = axis + 1; d < x.size(); ++d) inner *= x[d];
   E e = f.arg(0);

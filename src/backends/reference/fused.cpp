@@ -7,6 +7,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::reference {
@@ -53,9 +54,10 @@ void fusedMatMul(KernelArgs& args) {
   const Tensor& b = args.inputs[1];
   const float* bias = args.inputs.size() > 2 ? hostData<float>(args.inputs[2]) : nullptr;
   Tensor& out = args.outputs[0];
-  bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
-  Act act = parseAct(args.attrs.s("activation"));
-  double alpha = args.attrs.f("leakyreluAlpha");
+  const kernel_attrs::FusedMatMul kind = kernel_attrs::FusedMatMul::read(args.attrs);
+  bool tA = kind.transposeA, tB = kind.transposeB;
+  Act act = parseAct(kind.activation);
+  double alpha = kind.leakyreluAlpha;
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
   const Shape& so = out.shape();

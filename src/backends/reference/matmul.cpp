@@ -1,6 +1,7 @@
 // BatchMatMul as the textbook triple loop per batch, accumulated in double.
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::reference {
@@ -10,7 +11,8 @@ void registerMatMulKernels(const std::string& backend) {
     const Tensor& a = args.inputs[0];
     const Tensor& b = args.inputs[1];
     Tensor& out = args.outputs[0];
-    bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+    const kernel_attrs::MatMul product = kernel_attrs::MatMul::read(args.attrs);
+    bool tA = product.transposeA, tB = product.transposeB;
     const Shape& sa = a.shape();
     const Shape& sb = b.shape();
     const Shape& so = out.shape();

@@ -5,6 +5,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 
@@ -31,7 +32,7 @@ struct ReductionPlan {
 template <class T, class Acc, class Step, class Finish = std::identity>
 void fold(KernelArgs& args, Acc init, Step step, Finish finish = {}) {
   const Tensor& x = args.inputs[0];
-  ReductionPlan plan(x.shape(), args.attrs.ints("axes"));
+  ReductionPlan plan(x.shape(), kernel_attrs::Reduce::read(args.attrs).axes);
   const T* px = hostData<T>(x);
   T* po = hostData<T>(args.outputs[0]);
   int64_t o = 0;
@@ -67,7 +68,7 @@ int64_t firstBest(const T* row, int64_t len, int64_t stride, Better better) {
 template <class T, class Better>
 void argKernel(KernelArgs& args, Better better) {
   const Tensor& x = args.inputs[0];
-  AxisPlan p(x.shape(), args.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(args.attrs).axis);
   const T* px = hostData<T>(x);
   int32_t* po = hostData<int32_t>(args.outputs[0]);
   for (int64_t o = 0; o < p.outer; ++o)
@@ -119,7 +120,7 @@ void registerSoftmax(const std::string& backend) {
   // Shifted by the row's max so large logits do not overflow exp.
   GLINT_REGISTER(registerKernel, "Softmax", backend, [](KernelArgs& a) {
     const Tensor& x = a.inputs[0];
-    AxisPlan p(x.shape(), a.attrs.i("axis"));
+    AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
     const float* px = hostData<float>(x);
     float* po = hostData<float>(a.outputs[0]);
     for (int64_t o = 0; o < p.outer; ++o)
@@ -161,7 +162,8 @@ void registerReductionKernels(const std::string& backend) {
   });
   GLINT_REGISTER(registerKernel, "Mean", backend,
                  [](KernelArgs& a) {  // float32 (the op casts int32)
-                   const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
+                   const double scale =
+                       meanScale(a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes);
                    fold<float, double>(
                        a, 0.0, [](double acc, float v) { return acc + v; },
                        [scale](double acc) { return acc * scale; });

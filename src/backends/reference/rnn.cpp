@@ -10,6 +10,7 @@
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
 #include "src/backends/stepwise_rnn.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::reference {
@@ -61,8 +62,8 @@ struct Cell {
   Activation ract, act;
   int64_t batch, units;
   explicit Cell(const KernelArgs& args)
-      : ract(args.attrs.s("recurrentActivation")),
-        act(args.attrs.s("activation")),
+      : ract(kernel_attrs::Recurrent::read(args.attrs).recurrentActivation),
+        act(kernel_attrs::Recurrent::read(args.attrs).activation),
         batch(args.inputs[0].shape()[0]),
         units(args.inputs.back().shape()[1]) {}
 };
@@ -136,7 +137,7 @@ GruUnit gruUnit(const Cell& cell, bool resetAfter, const float* xz, const float*
 /// inputs xz [b, 3u], hzr [b, 2u], hc, hPrev; output h.
 void gruCellKernel(KernelArgs& args) {
   Cell cell(args);
-  const bool resetAfter = args.attrs.b("resetAfter");
+  const bool resetAfter = kernel_attrs::Recurrent::read(args.attrs).resetAfter;
   const int64_t u = cell.units;
   const float *xz = in(args, 0), *hzr = in(args, 1), *hc = in(args, 2), *hPrev = in(args, 3);
   float* h = out(args, 0);
@@ -150,7 +151,7 @@ void gruCellKernel(KernelArgs& args) {
 /// inputs xz, hzr, hc, hPrev, dh; outputs dxz, dhzr, dhc, dhPrev.
 void gruCellGradKernel(KernelArgs& args) {
   Cell cell(args);
-  const bool resetAfter = args.attrs.b("resetAfter");
+  const bool resetAfter = kernel_attrs::Recurrent::read(args.attrs).resetAfter;
   const int64_t u = cell.units;
   const float *xz = in(args, 0), *hzr = in(args, 1), *hc = in(args, 2), *hPrev = in(args, 3);
   const float* dh = in(args, 4);
@@ -215,12 +216,12 @@ struct LstmLoop {
       : cell(args),
         time(args.inputs[0].shape()[0]),
         u(args.inputs[1].shape()[0]),
-        backwards(args.attrs.b("goBackwards")),
+        backwards(kernel_attrs::Recurrent::read(args.attrs).goBackwards),
         xw(in(args, 0)),
         wr(in(args, 1)),
         mask(maskIn),
         hs(hsIn),
-        given(lstmPreActivationsGiven(args.attrs)) {
+        given(kernel_attrs::Recurrent::read(args.attrs).preActivations) {
     cell.batch = args.inputs[0].shape()[1];
     cell.units = u;
   }
@@ -307,7 +308,7 @@ void lstmSequenceGradKernel(KernelArgs& args) {
 /// x viewed as [outer, n, inner]; output k is x[:, k, :].
 void unpackKernel(KernelArgs& args) {
   const Tensor& x = args.inputs[0];
-  const int axis = static_cast<int>(args.attrs.i("axis"));
+  const int axis = static_cast<int>(kernel_attrs::Axis::read(args.attrs).axis);
   int64_t outer = 1, inner = 1, n = x.shape()[axis];
   for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];

@@ -4,6 +4,7 @@
 
 #include "src/backends/reference/kernels.h"
 #include "src/backends/reference/loops.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::reference {
@@ -28,7 +29,7 @@ void transposeKernel(KernelArgs& args) {
 
 /// Each output row (the dimensions before `axis`) is the inputs' rows in turn.
 void concatKernel(KernelArgs& args) {
-  int axis = static_cast<int>(args.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(args.attrs).axis);
   const Shape& outShape = args.outputs[0].shape();
   int64_t rows = 1;
   for (int d = 0; d < axis; ++d) rows *= outShape[d];
@@ -55,8 +56,9 @@ int64_t slicedOffset(const std::vector<int64_t>& i, const std::vector<int64_t>& 
 
 void stridedSliceKernel(KernelArgs& args) {
   const Tensor& x = args.inputs[0];
-  const auto& begin = args.attrs.ints("begin");
-  const auto& strides = args.attrs.ints("strides");
+  const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(args.attrs);
+  const std::vector<int64_t>& begin = slice.begin;
+  const std::vector<int64_t>& strides = slice.strides;
   std::vector<int64_t> xStrides = stridesOf(x.shape());
   dispatchDType(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -73,8 +75,9 @@ void stridedSliceKernel(KernelArgs& args) {
 void stridedSliceGradKernel(KernelArgs& args) {
   const Tensor& dy = args.inputs[0];
   Tensor& out = args.outputs[0];
-  const auto& begin = args.attrs.ints("begin");
-  const auto& strides = args.attrs.ints("strides");
+  const kernel_attrs::StridedSlice slice = kernel_attrs::StridedSlice::read(args.attrs);
+  const std::vector<int64_t>& begin = slice.begin;
+  const std::vector<int64_t>& strides = slice.strides;
   std::vector<int64_t> outStrides = stridesOf(out.shape());
   dispatchDType(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -133,7 +136,7 @@ void gatherKernel(KernelArgs& args) {
   const Tensor& x = args.inputs[0];
   const int32_t* idx = hostData<int32_t>(args.inputs[1]);
   int64_t m = args.inputs[1].size();
-  int axis = static_cast<int>(args.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(args.attrs).axis);
   int64_t outer = 1, inner = 1, n = x.shape()[axis];
   for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];

@@ -14,6 +14,7 @@
 #include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
@@ -29,8 +30,8 @@ constexpr int kSlice = 16, kThreads = 8;
 constexpr int64_t kFewTiles = 32;
 
 /// WGSL `fn mm_act(x: f32) -> f32` for _FusedMatMul's activation (NaN stays NaN).
-std::string activation(const std::string& name, double alpha) {
-  return gpu::activationSource(gpu::wgsl(), name, alpha, "mm_act");
+std::string activation(const kernel_attrs::FusedMatMul& kind) {
+  return gpu::activationSource(gpu::wgsl(), kind.activation, kind.leakyreluAlpha, "mm_act");
 }
 
 /// Bindings (mA, mB as vec4<u32> arrays when vecA / vecB, mBias when fused
@@ -53,7 +54,7 @@ std::string header(KernelArgs& args, bool fused, bool vecA, bool vecB, const Sha
   declare("mC", false, true);
   declare("u_params", false, false);
   s += kSpecialValues;
-  s += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+  s += fused ? activation(kernel_attrs::FusedMatMul::read(args.attrs))
              : "fn mm_act(x: f32) -> f32 { return x; }\n";
   s += bias ? "fn mm_bias(j: i32) -> f32 { return bitcast<f32>(mBias[j]); }\n"
             : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
@@ -324,7 +325,8 @@ void matMul(KernelArgs& args, bool fused) {
   const Tensor& b = args.inputs[1];
   Tensor& out = args.outputs[0];
   if (out.size() == 0) return;
-  bool tA = args.attrs.b("transposeA"), tB = args.attrs.b("transposeB");
+  const kernel_attrs::MatMul product = kernel_attrs::MatMul::read(args.attrs);
+  bool tA = product.transposeA, tB = product.transposeB;
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
   const Shape& so = out.shape();
@@ -370,7 +372,7 @@ void matMul(KernelArgs& args, bool fused) {
 
   bool bias = fused && args.inputs.size() > 2;
   std::string s = prelude(args.inputs);
-  s += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+  s += fused ? activation(kernel_attrs::FusedMatMul::read(args.attrs))
              : "fn mm_act(x: f32) -> f32 { return x; }\n";
   s += bias ? "fn mm_bias(j: i32) -> f32 { return in2(j); }\n"
             : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";
@@ -482,7 +484,7 @@ void matMul(KernelArgs& args, bool fused) {
       ins2.push_back(&bufferOf(args.inputs[2]));
     }
     std::string s2 = prelude(types);
-    s2 += fused ? activation(args.attrs.s("activation"), args.attrs.f("leakyreluAlpha"))
+    s2 += fused ? activation(kernel_attrs::FusedMatMul::read(args.attrs))
                 : "fn mm_act(x: f32) -> f32 { return x; }\n";
     s2 += bias ? "fn mm_bias(j: i32) -> f32 { return in1(j); }\n"
                : "fn mm_bias(j: i32) -> f32 { return 0.0; }\n";

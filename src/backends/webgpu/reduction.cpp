@@ -16,6 +16,7 @@
 #include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
 
@@ -201,7 +202,7 @@ void reduce(KernelArgs& a, const Fold& f) {
   if (out.size() == 0) return;
   WebGpuBackend& gpu = gpuBackend(a);
   const Shape& shape = x.shape();
-  std::vector<int64_t> axes = a.attrs.ints("axes");
+  std::vector<int64_t> axes = kernel_attrs::Reduce::read(a.attrs).axes;
   std::vector<int64_t> strides = stridesOf(shape);
   Shape kept, reduced;
   std::vector<int64_t> keptStrides, reducedStrides;
@@ -327,7 +328,7 @@ void argKernel(KernelArgs& a, const std::string& cmp) {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   if (out.size() == 0) return;
-  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
   Walk w = walkFor(gpuBackend(a), p.len, p.rows(), p.inner == 1);
   std::string t = wgslType(x.dtype());
   bool isFloat = x.dtype() == DType::float32;
@@ -375,7 +376,7 @@ void softmaxKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   if (out.size() == 0) return;
-  AxisPlan p(x.shape(), a.attrs.i("axis"));
+  AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
   Walk w = walkFor(gpuBackend(a), p.len, p.rows(), p.inner == 1);
   std::string L = str(p.len), e = p.at("i");
   std::string s = prelude(a.inputs) + rowTrees(w) + w.header(p.rows()) + p.base() +
@@ -443,7 +444,7 @@ void registerReductionKernels() {
   GLINT_REGISTER(reg, "Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
   GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
     Fold f = sumFold(DType::float32);
-    const double scale = meanScale(a.inputs[0].shape(), a.attrs.ints("axes"));
+    const double scale = meanScale(a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes);
     // An empty window's NaN as itself: a GPU compiler may fold 0 * NaN to 0.
     f.result = std::isnan(scale)
                    ? "nan_()"

@@ -10,6 +10,7 @@
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
 #include "src/core/backend_services.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
@@ -18,7 +19,8 @@ namespace {
 
 /// `ract`/`act` and their derivatives `ractD`/`actD` (src/backends/gpu/cells.cpp).
 const std::string& activations(const Attrs& attrs) {
-  return gpu::cellActivations(gpu::wgsl(), attrs.s("recurrentActivation"));
+  return gpu::cellActivations(gpu::wgsl(),
+                              kernel_attrs::Recurrent::read(attrs).recurrentActivation);
 }
 
 /// One dispatch over the units (n, j) of a [batch, units] cell: `code` defines
@@ -84,13 +86,13 @@ std::string gruGates(bool resetAfter, const std::string& rec) {
 
 /// inputs xz, hzr, hc, hPrev; output h.
 void gruCell(KernelArgs& a) {
-  std::string code = gruGates(a.attrs.b("resetAfter"), "in2(s)");
+  std::string code = gruGates(kernel_attrs::Recurrent::read(a.attrs).resetAfter, "in2(s)");
   runCell(a, code, {{"a + z * (in3(s) - a)"}});
 }
 
 /// inputs xz, hzr, hc, hPrev, dh; outputs dxz [b, 3u], dhzr [b, 2u], dhc, dhPrev.
 void gruCellGrad(KernelArgs& a) {
-  const bool resetAfter = a.attrs.b("resetAfter");
+  const bool resetAfter = kernel_attrs::Recurrent::read(a.attrs).resetAfter;
   std::string code = gruGates(resetAfter, "in2(s)") +
                      "  let dh = in4(s);\n"
                      "  let dzPre = dh * (in3(s) - a) * ractD(zPre, z);\n"
@@ -176,7 +178,8 @@ void lstmSequence(KernelArgs& a) {
   const bool masked = a.inputs.size() > 2, keepZ = a.outputs.size() > 2;
   std::string s =
       prelude(a.inputs, keepZ ? 3 : 2) + activations(a.attrs) +
-      q.constants(a.attrs.b("goBackwards")) + "var<workgroup> hw: array<f32, U>;\n" + q.header() +
+      q.constants(kernel_attrs::Recurrent::read(a.attrs).goBackwards) +
+      "var<workgroup> hw: array<f32, U>;\n" + q.header() +
       "  var cs: array<f32, PER>;\n  var hn: array<f32, PER>;\n"
       "  for (var q = 0; q < PER; q++) { cs[q] = 0.0; }\n"
       "  for (var s = 0; s < T; s++) {\n"
@@ -218,9 +221,10 @@ void lstmSequenceGrad(KernelArgs& a) {
     inputs.push_back(transpose(a.inputs[1], {1, 0}));
   }
   const std::string wrT = "in" + std::to_string(inputs.size() - 1);
-  const bool given = lstmPreActivationsGiven(a.attrs);
+  const kernel_attrs::Recurrent kind = kernel_attrs::Recurrent::read(a.attrs);
+  const bool given = kind.preActivations;
   std::string s =
-      prelude(inputs, 1) + activations(a.attrs) + q.constants(a.attrs.b("goBackwards")) +
+      prelude(inputs, 1) + activations(a.attrs) + q.constants(kind.goBackwards) +
       "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" + q.header() +
       // What flows back into step s from step s + 1 through h_s and c_s.
       "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"

@@ -8,6 +8,7 @@
 #include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/kernels.h"
 #include "src/backends/webgpu/wgsl.h"
+#include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 
 namespace glint::webgpu {
@@ -34,7 +35,7 @@ void concatKernel(KernelArgs& a) {
   WebGpuBackend& gpu = gpuBackend(a);
   Tensor& out = a.outputs[0];
   if (out.size() == 0) return;
-  int axis = static_cast<int>(a.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(a.attrs).axis);
   int64_t rows = 1;
   for (int d = 0; d < axis; ++d) rows *= out.shape()[d];
   int64_t outRow = out.size() / rows;
@@ -118,7 +119,7 @@ void concatKernel(KernelArgs& a) {
 void unpackKernel(KernelArgs& a) {
   WebGpuBackend& gpu = gpuBackend(a);
   const Tensor& x = a.inputs[0];
-  int axis = static_cast<int>(a.attrs.i("axis"));
+  int axis = static_cast<int>(kernel_attrs::Axis::read(a.attrs).axis);
   int64_t n = x.shape()[axis], inner = 1;
   for (int d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
   int64_t size = a.outputs[0].size();

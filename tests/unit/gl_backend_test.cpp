@@ -614,8 +614,9 @@ TEST(GlFloat16, TrainsWithLossScalingVariablesStayFloat32MemoryFlat) {
 // with an alpha no other test uses, so its program is new.
 TEST(GlBackend, DumpShadersPrintsEachNewProgram) {
 #ifdef __EMSCRIPTEN__
-  // Skipped in wasm: the dump reads getenv, and Emscripten's environment is
-  // not the one setenv here or node's would set; native runs check it.
+  // Skipped in wasm: googletest's CaptureStderr redirects file descriptor 2,
+  // which Emscripten's stderr (the console) does not pass through; native
+  // runs check it.
   GTEST_SKIP() << "stderr capture and setenv: native only";
 #else
   REQUIRE_GL();

@@ -22,10 +22,9 @@
 //     training from scratch runs; Clear empties the teach message; the best bar's
 //     percentage is the headline's.
 // Needs make web and make demo. Last line: "N passed, N failed".
-import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import {argmax, DIGITS, fmtP, openDigits, requireDigitsBuilds} from './digits_common.mjs';
+import {heldOutPercentileInWorker} from './digits_calibration.mjs';
 import {check, checkNoErrors, DESKTOP, PHONE, repo, runMain, withBrowser} from './harness.mjs';
 
 const appDir = path.join(repo, 'web/apps/digits');
@@ -148,41 +147,6 @@ function borderRuns(ink) {
 const inkOf = (page) => page.evaluate(() => Array.from(digitsApp.ink()));
 const diffPixels = (a, b) => a.reduce((n, v, i) => n + (Math.abs(v - b[i]) > 0.25 ? 1 : 0), 0);
 
-// ---- the calibration of "not like any digit", recomputed here ---------------------------------
-
-function heldOutPercentile(q) {
-  const data = zlib.gunzipSync(fs.readFileSync(path.join(appDir, 'data/digits.u8.gz')));
-  const count = data.length / 785, P = 784;
-  // data.js's split: mulberry32(12345) shuffle, 80% train.
-  let s = 12345 >>> 0;
-  const rnd = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const order = Int32Array.from({length: count}, (_, i) => i);
-  for (let i = count - 1; i > 0; --i) {
-    const j = Math.floor(rnd() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  const cut = Math.round(count * 0.8), train = order.subarray(0, cut), test = order.subarray(cut);
-  const dist = Array.from(test, (k) => {
-    let best = Infinity;
-    for (const t of train) {
-      let d = 0;
-      for (let p = 0; p < P && d < best; ++p) {
-        const e = data[k * P + p] - data[t * P + p];
-        d += e * e;
-      }
-      best = Math.min(best, d);
-    }
-    return Math.sqrt(best) / 255;
-  }).sort((a, b) => a - b);
-  return dist[Math.ceil(q * dist.length) - 1];
-}
-
 // ---- the checks --------------------------------------------------------------------------------
 
 const isDigit = (s) => /^\d$/.test(s);
@@ -261,6 +225,9 @@ async function layoutChecks(page, size, input) {
 
 async function main() {
   requireDigitsBuilds();
+  // Seconds of arithmetic that need no page: a worker thread does them while the page is driven.
+  const calibration = heldOutPercentileInWorker(appDir, 0.98);
+  calibration.catch(() => {});   // awaited below; a failure there, not as an unhandled rejection
   await withBrowser(async ({base, context}) => {
     const t0 = Date.now();
     const {page, errors} = await openDigits(context, base);
@@ -271,7 +238,7 @@ async function main() {
       await notSureChecks(page, size, input);
       await offPadChecks(page, size, input);
     }
-    const limit = heldOutPercentile(0.98);
+    const limit = await calibration;
     const pageLimit = await page.evaluate(() => digitsApp.doubt?.().farther ?? null);
     check('4: the page\'s "not like a digit" distance = 98th percentile of the held-out digits\' ' +
           'nearest-training-digit distance, recomputed here', pageLimit !== null && Math.abs(pageLimit - limit) < 0.01,

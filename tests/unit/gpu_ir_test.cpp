@@ -7,11 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 
+#include "glint/error.h"
+#include "src/backends/gpu/cells.h"
 #include "src/backends/gpu/elementwise.h"
+#include "src/backends/gpu/fold.h"
 #include "src/backends/gpu/index.h"
 #include "src/backends/gpu/math.h"
 #include "src/backends/gpu/optim.h"
@@ -48,6 +52,11 @@ uint32_t floatToBits(float f) {
 
 using Env = std::map<std::string, V>;
 V callFn(const Fn& f, const std::vector<V>& args);
+/// What a backend's prelude would define, for the IR that calls it (external).
+std::map<std::string, std::function<V(const std::vector<V>&)>>& externals() {
+  static std::map<std::string, std::function<V(const std::vector<V>&)>> m;
+  return m;
+}
 
 V eval(const E& e, Env& env) {
   const Node& n = e.node();
@@ -184,9 +193,16 @@ V eval(const E& e, Env& env) {
       for (size_t k = 0; k < n.args.size(); ++k) args.push_back(a(k));
       return callFn(*n.fn, args);
     }
-    case Op::external:
-      ADD_FAILURE() << "external " << n.name;
-      return fv(0);
+    case Op::external: {
+      auto f = externals().find(n.name);
+      if (f == externals().end()) {
+        ADD_FAILURE() << "external " << n.name;
+        return fv(0);
+      }
+      std::vector<V> args;
+      for (size_t k = 0; k < n.args.size(); ++k) args.push_back(a(k));
+      return f->second(args);
+    }
     case Op::vec2:
       return V{Type::vec2f, a(0).f, a(1).f};
     case Op::member: {
@@ -481,6 +497,201 @@ TEST(GpuElementwise, EveryKernelPrintsInBothLanguages) {
     }
   });
   EXPECT_GE(n, 56);  // as many as gl and webgpu each had written out before
+}
+
+// ---- Reductions as folds (src/backends/gpu/fold.h), against their definitions.
+
+/// `values` folded by `f` as the backends schedule it: `shares` strided
+/// shares, each from init through fstep and out through fdone, combined by
+/// fmerge (from fdone(init)), then fresult.
+V foldValues(const Fold& f, const std::vector<V>& values, size_t shares) {
+  Env env;
+  const V init = eval(f.init, env);
+  V merged = callFn(f.done, {init});
+  for (size_t s = 0; s < shares; ++s) {
+    V acc = init;
+    for (size_t i = s; i < values.size(); i += shares) acc = callFn(f.step, {acc, values[i]});
+    merged = callFn(f.merge, {merged, callFn(f.done, {acc})});
+  }
+  return callFn(f.result, {merged});
+}
+
+TEST(GpuFold, ReductionsMatchTheirDefinitions) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = INFINITY;
+  const int32_t imin = std::numeric_limits<int32_t>::min(),
+                imax = std::numeric_limits<int32_t>::max();
+  auto floats = [](std::vector<float> xs) {
+    std::vector<V> v;
+    for (float x : xs) v.push_back(fv(x));
+    return v;
+  };
+  auto ints = [](std::vector<int32_t> xs) {
+    std::vector<V> v;
+    for (int32_t x : xs) v.push_back(iv(x));
+    return v;
+  };
+  const Fold& fsum = fold(Reduction::sum, DType::float32);
+  // 1e8 then a thousand ones: a float32 running sum never moves off 1e8
+  // (its spacing there is 8); the compensated sum is exact in one share and
+  // within the spacing when shares are combined.
+  std::vector<V> big = floats({1e8f});
+  for (int i = 0; i < 1000; ++i) big.push_back(fv(1.0f));
+  EXPECT_EQ(foldValues(fsum, big, 1).f, 100001000.0f);
+  EXPECT_NEAR(foldValues(fsum, big, 3).f, 100001000.0, 8.0);
+  EXPECT_EQ(foldValues(fsum, floats({inf, 1.0f, 2.0f}), 1).f, inf);  // no inf - inf NaN
+  EXPECT_EQ(foldValues(fsum, {}, 2).f, 0.0f);
+  // int32 sums and products wrap, as the reference's.
+  EXPECT_EQ(foldValues(fold(Reduction::sum, DType::int32), ints({imax, 1, 5}), 2).i(), imin + 5);
+  EXPECT_EQ(foldValues(fold(Reduction::prod, DType::int32), ints({65536, 65536, 3}), 1).i(), 0);
+  EXPECT_EQ(foldValues(fold(Reduction::prod, DType::int32), ints({3, -5, 7}), 2).i(), -105);
+  EXPECT_EQ(foldValues(fold(Reduction::prod, DType::float32), floats({0.5f, -4.0f, 3.0f}), 2).f,
+            -6.0f);
+  // Max and Min: a NaN wins wherever it sits; empty windows give the identity.
+  for (size_t shares : {1, 2, 3}) {
+    EXPECT_TRUE(std::isnan(
+        foldValues(fold(Reduction::max, DType::float32), floats({1.0f, nan, 3.0f}), shares).f));
+    EXPECT_TRUE(std::isnan(
+        foldValues(fold(Reduction::min, DType::float32), floats({1.0f, 2.0f, nan}), shares).f));
+    EXPECT_EQ(
+        foldValues(fold(Reduction::max, DType::float32), floats({-2.0f, 5.0f, 3.0f}), shares).f,
+        5.0f);
+    EXPECT_EQ(foldValues(fold(Reduction::min, DType::int32), ints({imax, -7, 4}), shares).i(), -7);
+    EXPECT_EQ(foldValues(fold(Reduction::max, DType::int32), ints({imin, imin + 1}), shares).i(),
+              imin + 1);
+  }
+  EXPECT_EQ(foldValues(fold(Reduction::max, DType::float32), {}, 1).f, -inf);
+  EXPECT_EQ(foldValues(fold(Reduction::min, DType::int32), {}, 1).i(), imax);
+  // Any and All.
+  const std::vector<V> mixed = {bv(false), bv(true), bv(false)}, none = {bv(false), bv(false)};
+  EXPECT_TRUE(foldValues(fold(Reduction::any, DType::boolean), mixed, 2).b);
+  EXPECT_FALSE(foldValues(fold(Reduction::any, DType::boolean), none, 2).b);
+  EXPECT_FALSE(foldValues(fold(Reduction::all, DType::boolean), mixed, 1).b);
+  EXPECT_TRUE(foldValues(fold(Reduction::all, DType::boolean), {bv(true), bv(true)}, 2).b);
+  EXPECT_TRUE(foldValues(fold(Reduction::all, DType::boolean), {}, 1).b);
+  // Mean: the sum times its scale, and an empty window's NaN kept.
+  EXPECT_EQ(foldValues(meanFold(0.25), floats({1.0f, 2.0f, 3.0f, 4.0f}), 2).f, 2.5f);
+  EXPECT_TRUE(std::isnan(foldValues(meanFold(std::nan("")), {}, 1).f));
+  EXPECT_THROW(fold(Reduction::any, DType::float32), Error);
+  // Every fold prints in both languages, its four functions by the names the
+  // backends call.
+  for (Reduction r : {Reduction::sum, Reduction::prod, Reduction::max, Reduction::min}) {
+    for (DType d : {DType::float32, DType::int32}) {
+      for (const Dialect* dialect : {&glsl(), &wgsl()}) {
+        std::string text = print(*dialect, fold(r, d).fns());
+        for (const char* name : {"fstep(", "fdone(", "fmerge(", "fresult("})
+          EXPECT_NE(text.find(name), std::string::npos) << name << " in\n" << text;
+      }
+    }
+  }
+}
+
+// ---- The recurrent cells' gate math (src/backends/gpu/cells.h): gradients
+// against finite differences of the forward math, in the interpreter.
+
+/// The cell activations as cellActivations defines them (sigmoid, tanh), in
+/// float32, for the externals the gate math calls.
+void cellExternals() {
+  auto f1 = [](float (*f)(float)) {
+    return [f](const std::vector<V>& a) { return fv(f(a[0].f)); };
+  };
+  externals()["ract"] = f1([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  externals()["act"] = f1([](float x) { return std::tanh(x); });
+  externals()["ractD"] = [](const std::vector<V>& a) { return fv(a[1].f * (1.0f - a[1].f)); };
+  externals()["actD"] = [](const std::vector<V>& a) { return fv(1.0f - a[1].f * a[1].f); };
+}
+
+/// Runs `body` (lets over the locals in `env`), returning the env with its lets.
+Env runBody(const Fn& body, Env env) {
+  run(body.body, env);
+  return env;
+}
+
+/// d loss / d env[name] by central differences.
+double numericGrad(const std::function<double(const Env&)>& loss, Env env,
+                   const std::string& name) {
+  const float h = 1e-2f, x = env[name].f;
+  env[name] = fv(x + h);
+  double up = loss(env);
+  env[name] = fv(x - h);
+  double down = loss(env);
+  return (up - down) / (2.0 * h);
+}
+
+TEST(GpuCells, GateGradientsMatchFiniteDifferences) {
+  cellExternals();
+  const Type F = Type::f32;
+  auto r = [&](const char* n) { return ref(n, F); };
+  // LSTM: loss = wh * h + wc * c, so dh = wh and dc = wc (c's own path).
+  const float wh = 0.7f, wc = -1.3f;
+  Fn fwd("fwd", F, {});
+  LstmState st = lstmStep(fwd, lstmGates(fwd), r("cPrev"));
+  auto lstmLoss = [&](const Env& in) {
+    Env e = runBody(fwd, in);
+    return static_cast<double>(wh) * e.at("h").f + static_cast<double>(wc) * e.at("c").f;
+  };
+  Fn back("back", F, {});
+  LstmGrads d = lstmStepGrad(back, lstmGates(back), r("cPrev"), r("c"), r("dh"), r("dc"));
+  Env in = {{"z0", fv(0.3f)},
+            {"z1", fv(-0.8f)},
+            {"z2", fv(1.1f)},
+            {"z3", fv(0.05f)},
+            {"cPrev", fv(-0.6f)}};
+  Env grads = in;
+  grads["c"] = runBody(fwd, in).at("c");
+  grads["dh"] = fv(wh);
+  grads["dc"] = fv(wc);
+  grads = runBody(back, grads);
+  for (int k = 0; k < 4; ++k) {
+    const std::string z = "z" + std::to_string(k);
+    EXPECT_NEAR(grads.at(localName(d.dz[k])).f, numericGrad(lstmLoss, in, z), 2e-3) << z;
+  }
+  EXPECT_NEAR(grads.at(localName(d.dcPrev)).f, numericGrad(lstmLoss, in, "cPrev"), 2e-3);
+
+  // GRU, both placements of the reset gate: loss = w * h.
+  const float w = 0.9f;
+  for (bool resetAfter : {false, true}) {
+    Fn gf("gru", F, {});
+    GruGates g = gruGates(gf, r("hc"), resetAfter);
+    gf.let("h", gruOutput(g, r("hPrev")));
+    auto gruLoss = [&](const Env& e) { return static_cast<double>(w) * runBody(gf, e).at("h").f; };
+    Fn gb("gruGrad", F, {});
+    GruGates gg = gruGates(gb, r("hc"), resetAfter);
+    GruGrads gd = gruStepGrad(gb, gg, r("hPrev"), r("hc"), r("dh"), resetAfter);
+    const E dhc = resetAfter ? gd.daPre * gg.r : gd.daPre, dhPrev = r("dh") * gg.z;
+    Env gin = {{"xz", fv(0.4f)},  {"hz", fv(-0.2f)}, {"xr", fv(0.7f)},   {"hr", fv(0.1f)},
+               {"xa", fv(-0.5f)}, {"hc", fv(0.8f)},  {"hPrev", fv(0.3f)}};
+    Env ge = gin;
+    ge["dh"] = fv(w);
+    ge = runBody(gb, ge);
+    const std::string how = resetAfter ? "reset after" : "reset before";
+    EXPECT_NEAR(eval(gd.dzPre, ge).f, numericGrad(gruLoss, gin, "xz"), 2e-3) << how;
+    EXPECT_NEAR(eval(gd.drPre, ge).f, numericGrad(gruLoss, gin, "xr"), 2e-3) << how;
+    EXPECT_NEAR(eval(gd.daPre, ge).f, numericGrad(gruLoss, gin, "xa"), 2e-3) << how;
+    EXPECT_NEAR(eval(dhc, ge).f, numericGrad(gruLoss, gin, "hc"), 2e-3) << how;
+    EXPECT_NEAR(eval(dhPrev, ge).f, numericGrad(gruLoss, gin, "hPrev"), 2e-3) << how;
+  }
+
+  // GRUResetState: r * hPrev.
+  Fn rf("reset", F, {});
+  GruGates rg = gruGates(rf, E(0.0), false);
+  rf.let("y", rg.r * r("hPrev"));
+  auto resetLoss = [&](const Env& e) { return static_cast<double>(w) * runBody(rf, e).at("y").f; };
+  Fn rb("resetGrad", F, {});
+  GruGates rbg = gruGates(rb, E(0.0), false);
+  E dr = gruResetStateGrad(rb, rbg, r("hPrev"), r("dy"));
+  Env rin = {{"xz", fv(0.4f)}, {"hz", fv(-0.2f)}, {"xr", fv(0.7f)},
+             {"hr", fv(0.1f)}, {"xa", fv(-0.5f)}, {"hPrev", fv(0.3f)}};
+  Env re = rin;
+  re["dy"] = fv(w);
+  re = runBody(rb, re);
+  EXPECT_NEAR(eval(dr, re).f, numericGrad(resetLoss, rin, "xr"), 2e-3);
+  // Both languages print the gate math (the vec4 form calls gl's ract4 & co.).
+  Fn v4("texel", Type::vec4f, {});
+  Type V4 = Type::vec4f;
+  lstmStep(v4, lstmGates(v4, V4), ref("cPrev", V4));
+  const std::string text = printBody(glsl(), v4);
+  EXPECT_NE(text.find("vec4 a2 = act4(z2);"), std::string::npos) << text;
+  EXPECT_NE(printBody(wgsl(), back).find("let dz3 = "), std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "src/backends/gl/kernels.h"
 #include "src/backends/gl/shader.h"
+#include "src/backends/gpu/fold.h"
 #include "src/backends/gpu/math.h"
 #include "src/backends/gpu/printer.h"
 #include "src/core/kernel_attrs.h"
@@ -35,29 +36,27 @@ std::string offsetFn(const std::string& name, const Shape& dims,
   return s + " return off; }\n";
 }
 
-/// Shader pieces for folding the window of each output element:
-/// `init` (acc's start), `step` (acc from acc and v), `result` (from acc).
-struct Fold {
-  std::string accType, init, step, result;
-};
-
 // Windows at least this long reduce in two passes: ~sqrt(window) partials per
 // output first, in parallel, then the partials (a tree of depth 2).
 constexpr int64_t kTwoPassWindow = 4096;
 
-/// value(o) folding elements [lo, hi) of output o's window, read through
-/// `fetch` (a GLSL expression of the window position r).
-std::string foldBody(const Fold& f, const std::string& outType, const std::string& inType,
+/// value(o) folding elements [lo, hi) of output o's window by `f` (the
+/// shared fold, src/backends/gpu/fold.h), read through `fetch` (a GLSL
+/// expression of the window position r).
+std::string foldBody(const gpu::Fold& f, const std::string& outType, const std::string& inType,
                      const std::string& setup, const std::string& lo, const std::string& hi,
                      const std::string& fetch) {
-  return outType + " value(int o) {\n  " + setup + "\n  " + f.accType + " acc = " + f.init +
-         ";\n  " + loopOver("r", lo, hi) + " {\n    " + inType + " v = " + fetch + ";\n    " +
-         f.step + "\n  }\n  return " + f.result + ";\n}\n";
+  const gpu::Dialect& d = gpu::glsl();
+  return gpu::print(d, f.fns()) + outType + " value(int o) {\n  " + setup + "\n  " + d.type(f.acc) +
+         " acc = " + gpu::printExpr(d, f.init) + ";\n  " + loopOver("r", lo, hi) + " {\n    " +
+         inType + " v = " + fetch + ";\n    acc = fstep(acc, v);\n  }\n" +
+         "  return fresult(fdone(acc));\n}\n";
 }
 
-/// `scale` (a GLSL factor, or empty) multiplies each output once its whole
-/// window is folded.
-void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
+/// Folds each output's window by `f`; where a long window takes two passes,
+/// the second folds the first's results by `last` (Mean's scaled sum: the
+/// scale applies once, at the end).
+void reduce(KernelArgs& a, const gpu::Fold& f, const gpu::Fold& last) {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   const Shape& shape = x.shape();
@@ -76,9 +75,6 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
   std::string index =
       offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
   GlBackend& gl = glBackend(a);
-  Fold last = f;       // the fold of the final pass
-  if (!scale.empty())  // an empty window's NaN as itself: NVIDIA's compiler folds 0 * NaN to 0
-    last.result = window == 0 ? std::string("NAN") : "(" + f.result + ") * " + scale;
   if (window < kTwoPassWindow) {
     runElementwise(gl,
                    index + foldBody(last, outType, t, "int base = baseOf(o);", "0",
@@ -110,6 +106,11 @@ void reduce(KernelArgs& a, const Fold& f, const std::string& scale = "") {
     throw;
   }
   gl.release(partial, bytes);
+}
+
+void reduce(KernelArgs& a, gpu::Reduction r) {
+  const gpu::Fold& f = gpu::fold(r, a.inputs[0].dtype());
+  reduce(a, f, f);
 }
 
 /// A float32 Sum over leading axes whose kept part (the trailing axes, a
@@ -155,30 +156,6 @@ bool sumLeadingTexels(KernelArgs& a, const std::string& scale = "") {
       "\n  }\n  return acc" + times + ";\n}\n";
   runTexels(gl, sum, {Operand{partial.textures[0], DType::float32}}, textureOf(out), k4);
   return true;
-}
-
-Fold sumFold(DType d) {
-  if (d == DType::int32) return {"uint", "0u", "acc += uint(v);", "int(acc)"};
-  // Kahan: c carries the low-order bits lost by each addition; none once the
-  // sum is infinite (inf - inf would turn it into NaN under IEEE evaluation).
-  return {"vec2", "vec2(0.0)",
-          "float y = v - acc.y; float s = acc.x + y; acc.y = isinf(s) ? 0.0 : (s - acc.x) - y; "
-          "acc.x = s;",
-          "acc.x"};
-}
-
-Fold prodFold(DType d) {
-  if (d == DType::int32) return {"uint", "1u", "acc *= uint(v);", "int(acc)"};
-  return {"float", "1.0", "acc *= v;", "acc"};
-}
-
-Fold extremeFold(DType d, bool isMax) {
-  std::string cmp = isMax ? ">" : "<";
-  if (d == DType::int32)
-    return {"int", isMax ? "-2147483647 - 1" : "2147483647", "if (v " + cmp + " acc) acc = v;",
-            "acc"};
-  // NaN wins (it propagates), as in the reference.
-  return {"float", isMax ? "-INF" : "INF", "if (isnan(v) || v " + cmp + " acc) acc = v;", "acc"};
 }
 
 /// x seen as [outer, len, inner] around `axis`.
@@ -269,25 +246,18 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
 void registerReductionKernels() {
   auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(fn)); };
   GLINT_REGISTER(reg, "Sum", [](KernelArgs& a) {
-    if (!sumLeadingTexels(a)) reduce(a, sumFold(a.inputs[0].dtype()));
+    if (!sumLeadingTexels(a)) reduce(a, gpu::Reduction::sum);
   });
   GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
-    const std::string scale = gpu::printExpr(
-        gpu::glsl(), gpu::E(static_cast<float>(meanScale(
-                         a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes))));
-    if (!sumLeadingTexels(a, scale)) reduce(a, sumFold(DType::float32), scale);
+    const double scale = meanScale(a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes);
+    if (!sumLeadingTexels(a, gpu::printExpr(gpu::glsl(), gpu::E(static_cast<float>(scale)))))
+      reduce(a, gpu::fold(gpu::Reduction::sum, DType::float32), gpu::meanFold(scale));
   });
-  GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
-  GLINT_REGISTER(reg, "Max",
-                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
-  GLINT_REGISTER(reg, "Min",
-                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
-  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) {
-    reduce(a, {"bool", "false", "acc = acc || v;", "acc"});
-  });
-  GLINT_REGISTER(reg, "All", [](KernelArgs& a) {
-    reduce(a, {"bool", "true", "acc = acc && v;", "acc"});
-  });
+  GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, gpu::Reduction::prod); });
+  GLINT_REGISTER(reg, "Max", [](KernelArgs& a) { reduce(a, gpu::Reduction::max); });
+  GLINT_REGISTER(reg, "Min", [](KernelArgs& a) { reduce(a, gpu::Reduction::min); });
+  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) { reduce(a, gpu::Reduction::any); });
+  GLINT_REGISTER(reg, "All", [](KernelArgs& a) { reduce(a, gpu::Reduction::all); });
   GLINT_REGISTER(reg, "ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
   GLINT_REGISTER(reg, "ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
   GLINT_REGISTER(reg, "_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]

@@ -44,12 +44,17 @@ void drawCell(KernelArgs& a, int64_t units, const std::string& code,
 
 int64_t unitsOf(const KernelArgs& a) { return a.inputs.back().shape()[1]; }
 
-/// LSTM gate values of unit (n, j): inputs xz, hz [b, 4u].
-const char* kLstmGates =
+// The gate math is the shared IR (src/backends/gpu/cells.h), printed after
+// this file's fetches into locals it reads by name.
+gpu::E local(const char* name, gpu::Type t = gpu::Type::f32) { return gpu::ref(name, t); }
+std::string statements(const gpu::Fn& body) { return gpu::printBody(gpu::glsl(), body); }
+std::string expr(const gpu::E& e) { return gpu::printExpr(gpu::glsl(), e); }
+
+/// The LSTM pre-activations z0..z3 of unit (n, j), from inputs xz, hz [b, 4u].
+const char* kLstmFetch =
     "  int b4 = n * 4 * U + j;\n"
     "  float z0 = in0(b4) + in1(b4), z1 = in0(b4 + U) + in1(b4 + U);\n"
-    "  float z2 = in0(b4 + 2 * U) + in1(b4 + 2 * U), z3 = in0(b4 + 3 * U) + in1(b4 + 3 * U);\n"
-    "  float a0 = ract(z0), a1 = ract(z1), a2 = act(z2), a3 = ract(z3);\n";
+    "  float z2 = in0(b4 + 2 * U) + in1(b4 + 2 * U), z3 = in0(b4 + 3 * U) + in1(b4 + 3 * U);\n";
 
 // With units a multiple of 4, a fragment takes four units of one sample: the
 // texel of each gate holds them, so the gates cost a fetch per 4 units instead
@@ -57,8 +62,8 @@ const char* kLstmGates =
 // targets). The [b, 4u] gradient dz is gathered from a texture per gate.
 
 /// GLSL: vec4 forms of the activations, the gates' texel base `b` of the
-/// fragment's four units (sample n, units j..j+3), and z0..z3, a0..a3.
-std::string lstmGates4(KernelArgs& a, const Texture& grid, int64_t units) {
+/// fragment's four units (sample n, units j..j+3), and z0..z3.
+std::string lstmFetch4(KernelArgs& a, const Texture& grid, int64_t units) {
   const std::string U4 = std::to_string(units / 4);
   return activations(a.attrs) +
          "vec4 ract4(vec4 x) { return vec4(ract(x.x), ract(x.y), ract(x.z), ract(x.w)); }\n"
@@ -79,8 +84,7 @@ std::string lstmGates4(KernelArgs& a, const Texture& grid, int64_t units) {
          U4 + ") + ftexel1(b + " + U4 + ");\n  vec4 z2 = ftexel0(b + " + std::to_string(units / 2) +
          ") + ftexel1(b + " + std::to_string(units / 2) + "), z3 = ftexel0(b + " +
          std::to_string(3 * units / 4) + ") + ftexel1(b + " + std::to_string(3 * units / 4) +
-         ");\n"
-         "  vec4 a0 = ract4(z0), a1 = ract4(z1), a2 = act4(z2), a3 = ract4(z3);\n";
+         ");\n";
 }
 
 const char* halfLit(const Tensor& t) { return textureOf(t).half ? "true" : "false"; }
@@ -95,23 +99,29 @@ std::vector<const Texture*> texturesOf(const std::vector<Tensor>& ts) {
 void lstmCell(KernelArgs& a) {
   const int64_t units = unitsOf(a);
   GlBackend& gl = glBackend(a);
-  if (units % 4 != 0 || gl.maxOutputs() < 2 || a.outputs[0].size() == 0) {
-    std::string code = std::string(kLstmGates) + "  float c = a1 * in2(s) + a0 * a2;\n";
-    drawCell(a, units, code, {{1, "a3 * act(c)"}, {1, "c"}});
+  const bool texels = units % 4 == 0 && gl.maxOutputs() >= 2 && a.outputs[0].size() != 0;
+  const gpu::Type t = texels ? gpu::Type::vec4f : gpu::Type::f32;
+  gpu::Fn body("cell", t, {});
+  gpu::LstmState st = gpu::lstmStep(body, gpu::lstmGates(body, t), local("cPrev", t));
+  if (!texels) {
+    drawCell(a, units, std::string(kLstmFetch) + "  float cPrev = in2(s);\n" + statements(body),
+             {{1, expr(st.h)}, {1, expr(st.c)}});
     return;
   }
   Texture& h = textureOf(a.outputs[0]);
   std::string s = prelude(a.inputs) +
                   "layout(location = 0) out uvec4 o_h;\nlayout(location = 1) out uvec4 o_c;\n" +
-                  lstmGates4(a, h, units) +
-                  "  vec4 c = a1 * ftexel2(t) + a0 * a2;\n"
-                  "  o_h = bits(a3 * act4(c), " +
-                  halfLit(a.outputs[0]) +
-                  ");\n"
-                  "  o_c = bits(c, " +
-                  halfLit(a.outputs[1]) + ");\n}\n";
+                  lstmFetch4(a, h, units) + "  vec4 cPrev = ftexel2(t);\n" + statements(body) +
+                  "  o_h = bits(" + expr(st.h) + ", " + halfLit(a.outputs[0]) +
+                  ");\n  o_c = bits(" + expr(st.c) + ", " + halfLit(a.outputs[1]) + ");\n}\n";
   Texture* outs[] = {&h, &textureOf(a.outputs[1])};
   gl.draw(gl.program(s), texturesOf(a.inputs), outs);
+}
+
+/// The step's gradient over locals cPrev, c, dh, dc (of type t).
+gpu::LstmGrads lstmGrads(gpu::Fn& body, gpu::Type t) {
+  return gpu::lstmStepGrad(body, gpu::lstmGates(body, t), local("cPrev", t), local("c", t),
+                           local("dh", t), local("dc", t));
 }
 
 /// LSTMCellGrad as above: dz's gates into four textures of dcPrev's extent
@@ -124,19 +134,17 @@ bool lstmCellGrad4(KernelArgs& a) {
   ScratchTextures gates(gl, bytes, 4);
   std::vector<Texture*> targets = gates.textures;
   Texture& dcPrev = textureOf(a.outputs[1]);
+  gpu::Fn body("cellGrad", gpu::Type::vec4f, {});
+  gpu::LstmGrads d = lstmGrads(body, gpu::Type::vec4f);
   std::string s = prelude(a.inputs);
   for (int k = 0; k < 5; ++k)
     s += "layout(location = " + std::to_string(k) + ") out uvec4 o_" + std::to_string(k) + ";\n";
-  s += lstmGates4(a, dcPrev, units) +
-       "  vec4 cp = ftexel2(t), c = ftexel3(t), dh = ftexel4(t);\n"
-       "  vec4 tc = act4(c);\n"
-       "  vec4 dct = ftexel5(t) + dh * a3 * actD4(c, tc);\n"
-       "  o_0 = floatBitsToUint(dct * a2 * ractD4(z0, a0));\n"
-       "  o_1 = floatBitsToUint(dct * cp * ractD4(z1, a1));\n"
-       "  o_2 = floatBitsToUint(dct * a0 * actD4(z2, a2));\n"
-       "  o_3 = floatBitsToUint(dh * tc * ractD4(z3, a3));\n"
-       "  o_4 = bits(dct * a1, " +
-       halfLit(a.outputs[1]) + ");\n}\n";
+  s += lstmFetch4(a, dcPrev, units) +
+       "  vec4 cPrev = ftexel2(t), c = ftexel3(t), dh = ftexel4(t), dc = ftexel5(t);\n" +
+       statements(body);
+  for (int k = 0; k < 4; ++k)
+    s += "  o_" + std::to_string(k) + " = floatBitsToUint(" + expr(d.dz[k]) + ");\n";
+  s += "  o_4 = bits(" + expr(d.dcPrev) + ", " + halfLit(a.outputs[1]) + ");\n}\n";
   targets.push_back(&dcPrev);
   gl.draw(gl.program(s), texturesOf(a.inputs), targets);
 
@@ -156,61 +164,66 @@ bool lstmCellGrad4(KernelArgs& a) {
 /// inputs xz, hz, cPrev, c, dh, dc; outputs dz [b, 4u], dcPrev.
 void lstmCellGrad(KernelArgs& a) {
   if (lstmCellGrad4(a)) return;
-  std::string code = std::string(kLstmGates) +
-                     "  float c = in3(s), dh = in4(s);\n"
-                     "  float tc = act(c);\n"
-                     "  float dct = in5(s) + dh * a3 * actD(c, tc);\n";
-  drawCell(a, unitsOf(a), code,
-           {{4,
-             "g == 0 ? dct * a2 * ractD(z0, a0) : g == 1 ? dct * in2(s) * ractD(z1, a1) : "
-             "g == 2 ? dct * a0 * actD(z2, a2) : dh * tc * ractD(z3, a3)"},
-            {1, "dct * a1"}});
+  gpu::Fn body("cellGrad", gpu::Type::f32, {});
+  gpu::LstmGrads d = lstmGrads(body, gpu::Type::f32);
+  drawCell(a, unitsOf(a),
+           std::string(kLstmFetch) +
+               "  float cPrev = in2(s), c = in3(s), dh = in4(s), dc = in5(s);\n" + statements(body),
+           {{4, "g == 0 ? " + expr(d.dz[0]) + " : g == 1 ? " + expr(d.dz[1]) + " : g == 2 ? " +
+                    expr(d.dz[2]) + " : " + expr(d.dz[3])},
+            {1, expr(d.dcPrev)}});
 }
 
-/// GRU gates of unit (n, j): inputs xz [b, 3u], hzr [b, 2u]; `rec` the
-/// recurrent candidate input (hc, or 0.0 for GRUResetState).
-std::string gruGates(bool resetAfter, const std::string& rec) {
-  return "  int b3 = n * 3 * U + j, b2 = n * 2 * U + j;\n"
-         "  float zPre = in0(b3) + in1(b2), rPre = in0(b3 + U) + in1(b2 + U);\n"
-         "  float z = ract(zPre), r = ract(rPre);\n"
-         "  float aPre = in0(b3 + 2 * U) + " +
-         (resetAfter ? "r * " + rec : rec) + ";\n  float a = act(aPre);\n";
-}
+/// The GRU gates' operands of unit (n, j) from inputs xz [b, 3u], hzr [b, 2u].
+const char* kGruFetch =
+    "  int b3 = n * 3 * U + j, b2 = n * 2 * U + j;\n"
+    "  float xz = in0(b3), hz = in1(b2), xr = in0(b3 + U), hr = in1(b2 + U), xa = in0(b3 + 2 * "
+    "U);\n";
 
 /// inputs xz, hzr, hc, hPrev; output h.
 void gruCell(KernelArgs& a) {
-  std::string code = gruGates(kernel_attrs::Recurrent::read(a.attrs).resetAfter, "in2(s)");
-  drawCell(a, unitsOf(a), code, {{1, "a + z * (in3(s) - a)"}});
+  gpu::Fn body("cell", gpu::Type::f32, {});
+  gpu::GruGates g =
+      gpu::gruGates(body, local("hc"), kernel_attrs::Recurrent::read(a.attrs).resetAfter);
+  drawCell(a, unitsOf(a),
+           std::string(kGruFetch) + "  float hc = in2(s), hPrev = in3(s);\n" + statements(body),
+           {{1, expr(gpu::gruOutput(g, local("hPrev")))}});
 }
 
 /// inputs xz, hzr, hc, hPrev, dh; outputs dxz [b, 3u], dhzr [b, 2u], dhc, dhPrev.
 void gruCellGrad(KernelArgs& a) {
   const bool resetAfter = kernel_attrs::Recurrent::read(a.attrs).resetAfter;
-  std::string code = gruGates(resetAfter, "in2(s)") +
-                     "  float dh = in4(s);\n"
-                     "  float dzPre = dh * (in3(s) - a) * ractD(zPre, z);\n"
-                     "  float daPre = dh * (1.0 - z) * actD(aPre, a);\n"
-                     "  float drPre = " +
-                     std::string(resetAfter ? "daPre * in2(s) * ractD(rPre, r)" : "0.0") + ";\n";
-  drawCell(a, unitsOf(a), code,
-           {{3, "g == 0 ? dzPre : g == 1 ? drPre : daPre"},
-            {2, "g == 0 ? dzPre : drPre"},
-            {1, resetAfter ? "daPre * r" : "daPre"},
-            {1, "dh * z"}});
+  gpu::Fn body("cellGrad", gpu::Type::f32, {});
+  gpu::GruGates g = gpu::gruGates(body, local("hc"), resetAfter);
+  gpu::GruGrads d = gpu::gruStepGrad(body, g, local("hPrev"), local("hc"), local("dh"), resetAfter);
+  const std::string dz = expr(d.dzPre), dr = expr(d.drPre);
+  drawCell(a, unitsOf(a),
+           std::string(kGruFetch) + "  float hc = in2(s), hPrev = in3(s), dh = in4(s);\n" +
+               statements(body),
+           {{3, "g == 0 ? " + dz + " : g == 1 ? " + dr + " : " + expr(d.daPre)},
+            {2, "g == 0 ? " + dz + " : " + dr},
+            {1, expr(resetAfter ? d.daPre * g.r : d.daPre)},
+            {1, expr(local("dh") * g.z)}});
 }
 
 /// inputs xz, hzr, hPrev; output r * hPrev.
 void gruResetState(KernelArgs& a) {
-  drawCell(a, unitsOf(a), gruGates(false, "0.0"), {{1, "r * in2(s)"}});
+  gpu::Fn body("reset", gpu::Type::f32, {});
+  gpu::GruGates g = gpu::gruGates(body, gpu::E(0.0), false);
+  drawCell(a, unitsOf(a), std::string(kGruFetch) + "  float hPrev = in2(s);\n" + statements(body),
+           {{1, expr(g.r * local("hPrev"))}});
 }
 
 /// inputs xz, hzr, hPrev, dy; outputs dxz, dhzr (non-zero in the r part only), dhPrev.
 void gruResetStateGrad(KernelArgs& a) {
-  std::string code = gruGates(false, "0.0") +
-                     "  float dy = in3(s);\n"
-                     "  float drPre = dy * in2(s) * ractD(rPre, r);\n";
-  drawCell(a, unitsOf(a), code,
-           {{3, "g == 1 ? drPre : 0.0"}, {2, "g == 1 ? drPre : 0.0"}, {1, "dy * r"}});
+  gpu::Fn body("resetGrad", gpu::Type::f32, {});
+  gpu::GruGates g = gpu::gruGates(body, gpu::E(0.0), false);
+  const std::string dr = expr(gpu::gruResetStateGrad(body, g, local("hPrev"), local("dy")));
+  drawCell(a, unitsOf(a),
+           std::string(kGruFetch) + "  float hPrev = in2(s), dy = in3(s);\n" + statements(body),
+           {{3, "g == 1 ? " + dr + " : 0.0"},
+            {2, "g == 1 ? " + dr + " : 0.0"},
+            {1, expr(local("dy") * g.r)}});
 }
 
 }  // namespace

@@ -188,18 +188,6 @@ E expression(const ElementwiseKernel& k, const ElementwiseArgs& args) {
 
 }  // namespace
 
-Type irType(DType d) {
-  switch (d) {
-    case DType::float32:
-      return Type::f32;
-    case DType::int32:
-      return Type::i32;
-    case DType::boolean:
-      return Type::boolean;
-  }
-  return Type::f32;
-}
-
 E zero(DType d) {
   switch (d) {
     case DType::float32:

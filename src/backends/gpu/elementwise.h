@@ -37,7 +37,6 @@ struct ElementwiseKernel {
 /// leaves the others out at compile time).
 void elementwiseKernels(const std::function<void(const char*, ElementwiseKernel)>& add);
 
-Type irType(DType d);
 /// The zero of a dtype (0.0, 0, false).
 E zero(DType d);
 

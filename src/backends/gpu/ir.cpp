@@ -140,6 +140,18 @@ void collectCalls(const std::vector<Stmt>& block, std::vector<const Fn*>& out) {
 
 }  // namespace
 
+Type irType(DType d) {
+  switch (d) {
+    case DType::float32:
+      return Type::f32;
+    case DType::int32:
+      return Type::i32;
+    case DType::boolean:
+      return Type::boolean;
+  }
+  return Type::f32;
+}
+
 E::E(double v) : E(literal(Type::f32, floatBits(static_cast<float>(v)))) {}
 E::E(float v) : E(literal(Type::f32, floatBits(v))) {}
 E::E(int v) : E(literal(Type::i32, static_cast<uint32_t>(v))) {}

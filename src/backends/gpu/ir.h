@@ -19,10 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "glint/dtype.h"
+
 namespace glint::gpu {
 
 // vec4f: gl's texel-at-a-time kernels; f32 operands broadcast against it.
 enum class Type { f32, i32, u32, boolean, vec2f, vec4f };
+
+/// The IR type of an element of `d` (f32, i32, boolean).
+Type irType(DType d);
 
 struct Fn;
 struct Node;

@@ -10,8 +10,8 @@
 // softmax cross-entropy (loss and backprop in one dispatch), which walk rows
 // the same two ways.
 #include <algorithm>
-#include <cmath>
 
+#include "src/backends/gpu/fold.h"
 #include "src/backends/gpu/math.h"
 #include "src/backends/gpu/printer.h"
 #include "src/backends/webgpu/kernels.h"
@@ -125,56 +125,6 @@ fn red_kahan(acc: vec2<f32>, v: f32) -> vec2<f32> {
   return s;
 }
 
-/// A fold in WGSL: acc (type `acc`) starts at `init`, takes each element
-/// through fstep(acc, v); an invocation's share leaves as fdone(acc) (type
-/// `part`, 32-bit), shares combine by `merge` (of a and b), and
-/// fresult(part) is the output value.
-struct Fold {
-  std::string acc, init, step, part, done, merge, result;
-};
-
-Fold sumFold(DType d) {
-  if (d == DType::int32)
-    return {"u32", "0u", "acc + bitcast<u32>(v)", "u32", "acc", "a + b", "bitcast<i32>(s)"};
-  return {"vec2<f32>", "vec2<f32>(0.0)", "red_kahan(acc, v)", "f32", "acc.x", "a + b", "s"};
-}
-
-Fold prodFold(DType d) {
-  if (d == DType::int32)
-    return {"u32", "1u", "acc * bitcast<u32>(v)", "u32", "acc", "a * b", "bitcast<i32>(s)"};
-  return {"f32", "1.0", "acc * v", "f32", "acc", "a * b", "s"};
-}
-
-Fold extremeFold(DType d, bool isMax) {
-  std::string cmp = isMax ? ">" : "<";
-  if (d == DType::int32)
-    return {"i32",
-            isMax ? "bitcast<i32>(0x80000000u)" : "2147483647",
-            "select(acc, v, v " + cmp + " acc)",
-            "i32",
-            "acc",
-            "select(a, b, b " + cmp + " a)",
-            "s"};
-  // NaN wins (it propagates), as in the reference.
-  return {"f32",
-          isMax ? "-inf_()" : "inf_()",
-          "select(acc, v, isnan_(v) || v " + cmp + " acc)",
-          "f32",
-          "acc",
-          "select(a, b, isnan_(b) || b " + cmp + " a)",
-          "s"};
-}
-
-Fold logicFold(bool any) {
-  return {"u32",
-          any ? "0u" : "1u",
-          any ? "acc | select(0u, 1u, v)" : "acc & select(0u, 1u, v)",
-          "u32",
-          "acc",
-          any ? "a | b" : "a & b",
-          "s != 0u"};
-}
-
 // Windows this long, when there are too few of them to occupy many
 // workgroups, first fold kPartLength-element parts in parallel (a scratch
 // buffer of partials), then the partials: two dispatches, but the first one
@@ -196,7 +146,8 @@ std::string foldMain(const Walk& w, int64_t units, int per, int64_t n, bool isBo
   return s + "      }\n    }\n    if (lo == 0) { b_out0[unit] = word; }\n  }\n}\n";
 }
 
-void reduce(KernelArgs& a, const Fold& f) {
+/// Folds each output's window by `f` (the shared fold, src/backends/gpu/fold.h).
+void reduce(KernelArgs& a, const gpu::Fold& f) {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
   if (out.size() == 0) return;
@@ -227,19 +178,11 @@ void reduce(KernelArgs& a, const Fold& f) {
            : parts > 1 ? Walk{software ? 1 : 256}
                        : walkFor(gpu, window, units, contiguous);
 
-  std::string fns = redMath() + "fn fstep(acc: " + f.acc + ", v: " + wgslType(x.dtype()) + ") -> " +
-                    f.acc + " { return " + f.step +
-                    "; }\n"
-                    "fn fdone(acc: " +
-                    f.acc + ") -> " + f.part + " { return " + f.done +
-                    "; }\n"
-                    "fn fmerge(a: " +
-                    f.part + ", b: " + f.part + ") -> " + f.part + " { return " + f.merge +
-                    "; }\n"
-                    "fn fresult(s: " +
-                    f.part + ") -> " + wgslType(out.dtype()) + " { return " + f.result + "; }\n";
-  std::string s = prelude(a.inputs) + fns + w.sharedArray(f.part) +
-                  w.tree("fall", f.part, "fmerge(a, b)") + offsetFn("baseOf", keptDims);
+  const gpu::Dialect& d = gpu::wgsl();
+  const std::string part = d.type(f.part), init = gpu::printExpr(d, f.init);
+  std::string fns = redMath() + gpu::print(d, f.fns());
+  std::string s = prelude(a.inputs) + fns + w.sharedArray(part) +
+                  w.tree("fall", part, "fmerge(a, b)") + offsetFn("baseOf", keptDims);
   std::string loop;
   if (!w.shared() && parts <= 1 && win.size.size() > 1) {
     // Nested loops walk a whole multi-dimensional window without div/mod.
@@ -258,7 +201,7 @@ void reduce(KernelArgs& a, const Fold& f) {
         "        for (var r = lo + start; r < end; r += inc) { acc = fstep(acc, in0(base + "
         "offOf(r))); }\n";
   }
-  std::string acc = "        var acc: " + f.acc + " = " + f.init + ";\n";
+  std::string acc = "        var acc: " + d.type(f.acc) + " = " + init + ";\n";
   if (parts <= 1) {
     s += foldMain(w, units, per, out.size(), isBool,
                   "        let base = baseOf(o); let start = 0; let end = " + str(window) + ";\n" +
@@ -281,11 +224,11 @@ void reduce(KernelArgs& a, const Fold& f) {
     // Pass 2: output o merges its partials (read as raw words).
     Walk w2 = walkFor(gpu, parts, units, true);
     std::string s2 =
-        prelude(std::vector<DType>{DType::int32}) + fns + w2.sharedArray(f.part) +
-        w2.tree("fall", f.part, "fmerge(a, b)") +
+        prelude(std::vector<DType>{DType::int32}) + fns + w2.sharedArray(part) +
+        w2.tree("fall", part, "fmerge(a, b)") +
         foldMain(w2, units, per, out.size(), isBool,
-                 "        var acc = fdone(" + f.init + ");\n        for (var r = lo; r < " + P +
-                     "; r += inc) { acc = fmerge(acc, bitcast<" + f.part + ">(word0(o * " + P +
+                 "        var acc = fdone(" + init + ");\n        for (var r = lo; r < " + P +
+                     "; r += inc) { acc = fmerge(acc, bitcast<" + part + ">(word0(o * " + P +
                      " + r))); }\n        let v = fresult(fall(acc, lid));\n");
     runShader(gpu, s2, std::vector<const Buffer*>{partial}, {&bufferOf(out)}, w2.invocations(units),
               w2.shared() ? w2.group : 64);
@@ -441,23 +384,19 @@ void softmaxCrossEntropyKernel(KernelArgs& a) {
 
 void registerReductionKernels() {
   auto reg = [](const char* name, KernelFn fn) { registerKernel(name, "webgpu", std::move(fn)); };
-  GLINT_REGISTER(reg, "Sum", [](KernelArgs& a) { reduce(a, sumFold(a.inputs[0].dtype())); });
+  auto fold = [](gpu::Reduction r) {
+    return [r](KernelArgs& a) { reduce(a, gpu::fold(r, a.inputs[0].dtype())); };
+  };
+  GLINT_REGISTER(reg, "Sum", fold(gpu::Reduction::sum));
   GLINT_REGISTER(reg, "Mean", [](KernelArgs& a) {  // float32 (the op casts int32)
-    Fold f = sumFold(DType::float32);
-    const double scale = meanScale(a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes);
-    // An empty window's NaN as itself: a GPU compiler may fold 0 * NaN to 0.
-    f.result = std::isnan(scale)
-                   ? "nan_()"
-                   : "s * " + gpu::printExpr(gpu::wgsl(), gpu::E(static_cast<float>(scale)));
-    reduce(a, f);
+    reduce(a,
+           gpu::meanFold(meanScale(a.inputs[0].shape(), kernel_attrs::Reduce::read(a.attrs).axes)));
   });
-  GLINT_REGISTER(reg, "Prod", [](KernelArgs& a) { reduce(a, prodFold(a.inputs[0].dtype())); });
-  GLINT_REGISTER(reg, "Max",
-                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), true)); });
-  GLINT_REGISTER(reg, "Min",
-                 [](KernelArgs& a) { reduce(a, extremeFold(a.inputs[0].dtype(), false)); });
-  GLINT_REGISTER(reg, "Any", [](KernelArgs& a) { reduce(a, logicFold(true)); });
-  GLINT_REGISTER(reg, "All", [](KernelArgs& a) { reduce(a, logicFold(false)); });
+  GLINT_REGISTER(reg, "Prod", fold(gpu::Reduction::prod));
+  GLINT_REGISTER(reg, "Max", fold(gpu::Reduction::max));
+  GLINT_REGISTER(reg, "Min", fold(gpu::Reduction::min));
+  GLINT_REGISTER(reg, "Any", fold(gpu::Reduction::any));
+  GLINT_REGISTER(reg, "All", fold(gpu::Reduction::all));
   GLINT_REGISTER(reg, "ArgMax", [](KernelArgs& a) { argKernel(a, ">"); });
   GLINT_REGISTER(reg, "ArgMin", [](KernelArgs& a) { argKernel(a, "<"); });
   GLINT_REGISTER(reg, "_ArgMaxEqual", [](KernelArgs& a) {  // [rows, classes] x 2 -> [rows]

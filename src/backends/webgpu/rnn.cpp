@@ -49,72 +49,89 @@ void runCell(KernelArgs& a, const std::string& code,
   runShader(gpuBackend(a), s + "}\n", a.inputs, outputs, cells);
 }
 
-/// LSTM gate values of unit (n, j): inputs xz, hz [b, 4u].
-const char* kLstmGates =
+// The gate math is the shared IR (src/backends/gpu/cells.h), printed after
+// this file's fetches into locals it reads by name.
+gpu::E local(const char* name) { return gpu::ref(name, gpu::Type::f32); }
+std::string statements(const gpu::Fn& body, int indent = 2) {
+  return gpu::printBody(gpu::wgsl(), body, nullptr, indent);
+}
+std::string expr(const gpu::E& e) { return gpu::printExpr(gpu::wgsl(), e); }
+
+/// The LSTM pre-activations z0..z3 of unit (n, j), from inputs xz, hz [b, 4u].
+const char* kLstmFetch =
     "  let b4 = n * 4 * U + j;\n"
     "  let z0 = in0(b4) + in1(b4);\n  let z1 = in0(b4 + U) + in1(b4 + U);\n"
-    "  let z2 = in0(b4 + 2 * U) + in1(b4 + 2 * U);\n  let z3 = in0(b4 + 3 * U) + in1(b4 + 3 * U);\n"
-    "  let a0 = ract(z0);\n  let a1 = ract(z1);\n  let a2 = act(z2);\n  let a3 = ract(z3);\n";
+    "  let z2 = in0(b4 + 2 * U) + in1(b4 + 2 * U);\n  let z3 = in0(b4 + 3 * U) + in1(b4 + 3 * "
+    "U);\n";
 
 /// inputs xz, hz [b, 4u], cPrev [b, u]; outputs h, c.
 void lstmCell(KernelArgs& a) {
-  std::string code = std::string(kLstmGates) + "  let c = a1 * in2(s) + a0 * a2;\n";
-  runCell(a, code, {{"a3 * act(c)"}, {"c"}});
+  gpu::Fn body("cell", gpu::Type::f32, {});
+  gpu::LstmState st = gpu::lstmStep(body, gpu::lstmGates(body), local("cPrev"));
+  runCell(a, std::string(kLstmFetch) + "  let cPrev = in2(s);\n" + statements(body),
+          {{expr(st.h)}, {expr(st.c)}});
 }
 
 /// inputs xz, hz, cPrev, c, dh, dc; outputs dz [b, 4u], dcPrev.
 void lstmCellGrad(KernelArgs& a) {
-  std::string code = std::string(kLstmGates) +
-                     "  let c = in3(s);\n  let dh = in4(s);\n"
-                     "  let tc = act(c);\n"
-                     "  let dct = in5(s) + dh * a3 * actD(c, tc);\n";
-  runCell(a, code,
-          {{"dct * a2 * ractD(z0, a0)", "dct * in2(s) * ractD(z1, a1)", "dct * a0 * actD(z2, a2)",
-            "dh * tc * ractD(z3, a3)"},
-           {"dct * a1"}});
+  gpu::Fn body("cellGrad", gpu::Type::f32, {});
+  gpu::LstmGrads d = gpu::lstmStepGrad(body, gpu::lstmGates(body), local("cPrev"), local("c"),
+                                       local("dh"), local("dc"));
+  runCell(a,
+          std::string(kLstmFetch) +
+              "  let cPrev = in2(s);\n  let c = in3(s);\n  let dh = in4(s);\n  let dc = in5(s);\n" +
+              statements(body),
+          {{expr(d.dz[0]), expr(d.dz[1]), expr(d.dz[2]), expr(d.dz[3])}, {expr(d.dcPrev)}});
 }
 
-/// GRU gates of unit (n, j): inputs xz [b, 3u], hzr [b, 2u]; `rec` the
-/// recurrent candidate input (hc, or 0.0 for GRUResetState).
-std::string gruGates(bool resetAfter, const std::string& rec) {
-  return "  let b3 = n * 3 * U + j;\n  let b2 = n * 2 * U + j;\n"
-         "  let zPre = in0(b3) + in1(b2);\n  let rPre = in0(b3 + U) + in1(b2 + U);\n"
-         "  let z = ract(zPre);\n  let r = ract(rPre);\n"
-         "  let aPre = in0(b3 + 2 * U) + " +
-         (resetAfter ? "r * " + rec : rec) + ";\n  let a = act(aPre);\n";
-}
+/// The GRU gates' operands of unit (n, j) from inputs xz [b, 3u], hzr [b, 2u].
+const char* kGruFetch =
+    "  let b3 = n * 3 * U + j;\n  let b2 = n * 2 * U + j;\n"
+    "  let xz = in0(b3);\n  let hz = in1(b2);\n  let xr = in0(b3 + U);\n  let hr = in1(b2 + U);\n"
+    "  let xa = in0(b3 + 2 * U);\n";
 
 /// inputs xz, hzr, hc, hPrev; output h.
 void gruCell(KernelArgs& a) {
-  std::string code = gruGates(kernel_attrs::Recurrent::read(a.attrs).resetAfter, "in2(s)");
-  runCell(a, code, {{"a + z * (in3(s) - a)"}});
+  gpu::Fn body("cell", gpu::Type::f32, {});
+  gpu::GruGates g =
+      gpu::gruGates(body, local("hc"), kernel_attrs::Recurrent::read(a.attrs).resetAfter);
+  runCell(a,
+          std::string(kGruFetch) + "  let hc = in2(s);\n  let hPrev = in3(s);\n" + statements(body),
+          {{expr(gpu::gruOutput(g, local("hPrev")))}});
 }
 
 /// inputs xz, hzr, hc, hPrev, dh; outputs dxz [b, 3u], dhzr [b, 2u], dhc, dhPrev.
 void gruCellGrad(KernelArgs& a) {
   const bool resetAfter = kernel_attrs::Recurrent::read(a.attrs).resetAfter;
-  std::string code = gruGates(resetAfter, "in2(s)") +
-                     "  let dh = in4(s);\n"
-                     "  let dzPre = dh * (in3(s) - a) * ractD(zPre, z);\n"
-                     "  let daPre = dh * (1.0 - z) * actD(aPre, a);\n"
-                     "  let drPre = " +
-                     std::string(resetAfter ? "daPre * in2(s) * ractD(rPre, r)" : "0.0") + ";\n";
-  runCell(a, code,
-          {{"dzPre", "drPre", "daPre"},
-           {"dzPre", "drPre"},
-           {resetAfter ? "daPre * r" : "daPre"},
-           {"dh * z"}});
+  gpu::Fn body("cellGrad", gpu::Type::f32, {});
+  gpu::GruGates g = gpu::gruGates(body, local("hc"), resetAfter);
+  gpu::GruGrads d = gpu::gruStepGrad(body, g, local("hPrev"), local("hc"), local("dh"), resetAfter);
+  const std::string dz = expr(d.dzPre), dr = expr(d.drPre), da = expr(d.daPre);
+  runCell(a,
+          std::string(kGruFetch) +
+              "  let hc = in2(s);\n  let hPrev = in3(s);\n  let dh = in4(s);\n" + statements(body),
+          {{dz, dr, da},
+           {dz, dr},
+           {expr(resetAfter ? d.daPre * g.r : d.daPre)},
+           {expr(local("dh") * g.z)}});
 }
 
 /// inputs xz, hzr, hPrev; output r * hPrev.
-void gruResetState(KernelArgs& a) { runCell(a, gruGates(false, "0.0"), {{"r * in2(s)"}}); }
+void gruResetState(KernelArgs& a) {
+  gpu::Fn body("reset", gpu::Type::f32, {});
+  gpu::GruGates g = gpu::gruGates(body, gpu::E(0.0), false);
+  runCell(a, std::string(kGruFetch) + "  let hPrev = in2(s);\n" + statements(body),
+          {{expr(g.r * local("hPrev"))}});
+}
 
 /// inputs xz, hzr, hPrev, dy; outputs dxz, dhzr (non-zero in the r part only), dhPrev.
 void gruResetStateGrad(KernelArgs& a) {
-  std::string code = gruGates(false, "0.0") +
-                     "  let dy = in3(s);\n"
-                     "  let drPre = dy * in2(s) * ractD(rPre, r);\n";
-  runCell(a, code, {{"0.0", "drPre", "0.0"}, {"0.0", "drPre"}, {"dy * r"}});
+  gpu::Fn body("resetGrad", gpu::Type::f32, {});
+  gpu::GruGates g = gpu::gruGates(body, gpu::E(0.0), false);
+  const std::string dr = expr(gpu::gruResetStateGrad(body, g, local("hPrev"), local("dy")));
+  runCell(a,
+          std::string(kGruFetch) + "  let hPrev = in2(s);\n  let dy = in3(s);\n" + statements(body),
+          {{"0.0", dr, "0.0"}, {"0.0", dr}, {expr(local("dy") * g.r)}});
 }
 
 // ---- the LSTM time loop in one dispatch --------------------------------------
@@ -149,7 +166,8 @@ struct SeqShape {
   }
 };
 
-/// z0..z3 of unit j at step s: xw's row plus hw (h_{s-1}, masked) times W_r.
+/// z0..z3 of unit j at step s: xw's row plus hw (h_{s-1}, masked) times W_r
+/// (the gates and the step's math then come from the shared IR).
 const char* kSeqGates =
     "        let xr = (timeOf(s) * B + n) * 4 * U + j;\n"
     "        var z0 = in0(xr);\n        var z1 = in0(xr + U);\n"
@@ -159,23 +177,21 @@ const char* kSeqGates =
     "            let hk = hw[k];\n            let w = k * 4 * U + j;\n"
     "            z0 += hk * in1(w);\n            z1 += hk * in1(w + U);\n"
     "            z2 += hk * in1(w + 2 * U);\n            z3 += hk * in1(w + 3 * U);\n"
-    "          }\n        }\n"
-    "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
-    "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
+    "          }\n        }\n";
 
 /// z0..z3 of unit j at step s, kept by the forward pass (Z, processing order).
 const char* kSeqGatesGiven =
     "        let zr = (s * B + n) * 4 * U + j;\n"
     "        let z0 = in0(zr);\n        let z1 = in0(zr + U);\n"
-    "        let z2 = in0(zr + 2 * U);\n        let z3 = in0(zr + 3 * U);\n"
-    "        let a0 = ract(z0);\n        let a1 = ract(z1);\n"
-    "        let a2 = act(z2);\n        let a3 = ract(z3);\n";
+    "        let z2 = in0(zr + 2 * U);\n        let z3 = in0(zr + 3 * U);\n";
 
 /// inputs xw [t, b, 4u], wr [u, 4u][, mask [b, u]]; outputs H, C [t, b, u][, Z [t, b, 4u]].
 void lstmSequence(KernelArgs& a) {
   const SeqShape q(a);
   if (q.units * 4 > kWorkgroupBytes) return lstmSequenceStepwise(a);
   const bool masked = a.inputs.size() > 2, keepZ = a.outputs.size() > 2;
+  gpu::Fn step("step", gpu::Type::f32, {});
+  gpu::LstmState st = gpu::lstmStep(step, gpu::lstmGates(step), local("cPrev"));
   std::string s =
       prelude(a.inputs, keepZ ? 3 : 2) + activations(a.attrs) +
       q.constants(kernel_attrs::Recurrent::read(a.attrs).goBackwards) +
@@ -185,18 +201,19 @@ void lstmSequence(KernelArgs& a) {
       "  for (var s = 0; s < T; s++) {\n"
       "    for (var q = 0; q < PER; q++) {\n"
       "      let j = l + q * WG;\n      if (j < U) {\n" +
-      kSeqGates +
-      "        let c = a1 * cs[q] + a0 * a2;\n        cs[q] = c;\n"
-      "        let h = a3 * act(c);\n"
+      kSeqGates + "        let cPrev = cs[q];\n" + statements(step, 8) +
+      "        cs[q] = " + expr(st.c) +
+      ";\n"
       "        let o = (s * B + n) * U + j;\n"
-      "        b_out0[o] = bitcast<u32>(h);\n        b_out1[o] = bitcast<u32>(c);\n" +
+      "        b_out0[o] = bitcast<u32>(" +
+      expr(st.h) + ");\n        b_out1[o] = bitcast<u32>(" + expr(st.c) + ");\n" +
       (keepZ
            ? "        let zo = (s * B + n) * 4 * U + j;\n"
              "        b_out2[zo] = bitcast<u32>(z0);\n        b_out2[zo + U] = bitcast<u32>(z1);\n"
              "        b_out2[zo + 2 * U] = bitcast<u32>(z2);\n"
              "        b_out2[zo + 3 * U] = bitcast<u32>(z3);\n"
            : "") +
-      "        hn[q] = h" + (masked ? " * in2(n * U + j)" : "") +
+      "        hn[q] = " + expr(st.h) + (masked ? " * in2(n * U + j)" : "") +
       ";\n"
       "      }\n    }\n"
       "    workgroupBarrier();\n"
@@ -223,51 +240,53 @@ void lstmSequenceGrad(KernelArgs& a) {
   const std::string wrT = "in" + std::to_string(inputs.size() - 1);
   const kernel_attrs::Recurrent kind = kernel_attrs::Recurrent::read(a.attrs);
   const bool given = kind.preActivations;
-  std::string s =
-      prelude(inputs, 1) + activations(a.attrs) + q.constants(kind.goBackwards) +
-      "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" + q.header() +
-      // What flows back into step s from step s + 1 through h_s and c_s.
-      "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"
-      "  for (var q = 0; q < PER; q++) { dhr[q] = 0.0; dcr[q] = 0.0; }\n"
-      "  for (var s = T - 1; s >= 0; s--) {\n"
-      "    for (var q = 0; q < PER; q++) {\n"
-      "      let j = l + q * WG;\n"
-      "      if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" +
-      mask +
-      "; } else { hw[j] = 0.0; } }\n"
-      "    }\n    workgroupBarrier();\n"
-      "    for (var q = 0; q < PER; q++) {\n"
-      "      let j = l + q * WG;\n      if (j < U) {\n" +
-      (given ? kSeqGatesGiven : kSeqGates) +
-      "        let e = (s * B + n) * U + j;\n"
-      "        let c = in3(e);\n        var cPrev = 0.0;\n"
-      "        if (s > 0) { cPrev = in3(e - B * U); }\n"
-      "        let dh = in4(e) + dhr[q];\n        let tc = act(c);\n"
-      "        let dct = in5(e) + dcr[q] + dh * a3 * actD(c, tc);\n"
-      "        let d0 = dct * a2 * ractD(z0, a0);\n"
-      "        let d1 = dct * cPrev * ractD(z1, a1);\n"
-      "        let d2 = dct * a0 * actD(z2, a2);\n"
-      "        let d3 = dh * tc * ractD(z3, a3);\n"
-      "        dcr[q] = dct * a1;\n"
-      "        let zo = (s * B + n) * 4 * U + j;\n"
-      "        b_out0[zo] = bitcast<u32>(d0);\n        b_out0[zo + U] = bitcast<u32>(d1);\n"
-      "        b_out0[zo + 2 * U] = bitcast<u32>(d2);\n"
-      "        b_out0[zo + 3 * U] = bitcast<u32>(d3);\n"
-      "        dzw[j] = d0;\n        dzw[U + j] = d1;\n"
-      "        dzw[2 * U + j] = d2;\n        dzw[3 * U + j] = d3;\n"
-      "      }\n    }\n    workgroupBarrier();\n"
-      // dz reached h_{s-1} through its matMul (W_r transposed) and the mask.
-      "    if (s > 0) {\n"
-      "      for (var q = 0; q < PER; q++) {\n"
-      "        let j = l + q * WG;\n        if (j < U) {\n"
-      "          var d = 0.0;\n"
-      "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * " +
-      wrT +
-      "(m * U + j); }\n"
-      "          dhr[q] = d" +
-      mask +
-      ";\n"
-      "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
+  gpu::Fn step("stepGrad", gpu::Type::f32, {});
+  gpu::LstmGrads d = gpu::lstmStepGrad(step, gpu::lstmGates(step), local("cPrev"), local("c"),
+                                       local("dh"), local("dc"));
+  // Each gate's gradient to dZ and, for the step's matMul below, to dzw.
+  std::string writes;
+  for (int k = 0; k < 4; ++k) {
+    const std::string at = k == 0 ? "" : std::to_string(k) + " * U + ";
+    writes += "        b_out0[" + at + "zo] = bitcast<u32>(" + expr(d.dz[k]) + ");\n";
+    writes += "        dzw[" + at + "j] = " + expr(d.dz[k]) + ";\n";
+  }
+  std::string s = prelude(inputs, 1) + activations(a.attrs) + q.constants(kind.goBackwards) +
+                  "var<workgroup> hw: array<f32, U>;\nvar<workgroup> dzw: array<f32, 4 * U>;\n" +
+                  q.header() +
+                  // What flows back into step s from step s + 1 through h_s and c_s.
+                  "  var dhr: array<f32, PER>;\n  var dcr: array<f32, PER>;\n"
+                  "  for (var q = 0; q < PER; q++) { dhr[q] = 0.0; dcr[q] = 0.0; }\n"
+                  "  for (var s = T - 1; s >= 0; s--) {\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n"
+                  "      if (j < U) { if (s > 0) { hw[j] = in2(((s - 1) * B + n) * U + j)" +
+                  mask +
+                  "; } else { hw[j] = 0.0; } }\n"
+                  "    }\n    workgroupBarrier();\n"
+                  "    for (var q = 0; q < PER; q++) {\n"
+                  "      let j = l + q * WG;\n      if (j < U) {\n" +
+                  (given ? kSeqGatesGiven : kSeqGates) +
+                  "        let e = (s * B + n) * U + j;\n"
+                  "        let c = in3(e);\n        var cPrev = 0.0;\n"
+                  "        if (s > 0) { cPrev = in3(e - B * U); }\n"
+                  "        let dh = in4(e) + dhr[q];\n        let dc = in5(e) + dcr[q];\n" +
+                  statements(step, 8) + "        dcr[q] = " + expr(d.dcPrev) +
+                  ";\n"
+                  "        let zo = (s * B + n) * 4 * U + j;\n" +
+                  writes +
+                  "      }\n    }\n    workgroupBarrier();\n"
+                  // dz reached h_{s-1} through its matMul (W_r transposed) and the mask.
+                  "    if (s > 0) {\n"
+                  "      for (var q = 0; q < PER; q++) {\n"
+                  "        let j = l + q * WG;\n        if (j < U) {\n"
+                  "          var d = 0.0;\n"
+                  "          for (var m = 0; m < 4 * U; m++) { d += dzw[m] * " +
+                  wrT +
+                  "(m * U + j); }\n"
+                  "          dhr[q] = d" +
+                  mask +
+                  ";\n"
+                  "        }\n      }\n    }\n    workgroupBarrier();\n  }\n}\n";
   runShader(gpuBackend(a), s, inputs, {&a.outputs[0]}, q.batch * q.group,
             static_cast<int>(q.group));
 }

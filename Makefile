@@ -358,10 +358,17 @@ test-digits: web-apps
 	@# The app's own build: its list still covers the model, and the build works (tests/apps).
 	$(NODE) tools/kernels_for.mjs --check web/apps/digits/kernels.txt web/apps/digits/model/model.json
 	node --test tests/apps/
+	@# The two with a bound on an interactive action run alone; the other three, which leave a
+	@# core idle most of the time (waits for the page), two side by side.
 	node tests/browser/digits.mjs  # not $(NODE): playwright-core needs fetch
-	node tests/browser/digits_teaching.mjs
 	node tests/browser/digits_loading.mjs
+	$(MAKE) --no-print-directory -j2 --output-sync=target digits-users digits-teaching-tools
+
+.PHONY: digits-users digits-teaching-tools
+digits-users:
 	node tests/browser/digits_users.mjs
+digits-teaching-tools:
+	node tests/browser/digits_teaching.mjs
 	node tests/browser/digits_tools.mjs
 
 ## test-apps: the three apps (doctor, digits, sequence) in headless Chromium.

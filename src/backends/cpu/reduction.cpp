@@ -15,6 +15,7 @@
 #include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
+#include "src/geometry/reduction_geometry.h"
 
 namespace glint::cpu {
 
@@ -152,21 +153,12 @@ void reduce(KernelArgs& args, const F& f) {
   for (int64_t i = 0, n = out.size(); i < n; ++i) po[i] = static_cast<T>(acc[i]);
 }
 
-/// x seen as [outer, len, inner] around one axis.
-struct AxisPlan {
-  int64_t outer = 1, len = 1, inner = 1;
-  AxisPlan(const Shape& shape, int64_t axis) {
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
-  }
-};
-
 /// Index of the first element along the axis that no later one strictly
 /// beats (NaN never beats, and a leading NaN is never beaten), as the reference.
 template <class T, class Better>
 void argKernel(KernelArgs& args, Better better) {
   const Tensor& x = args.inputs[0];
-  AxisPlan p(x.shape(), kernel_attrs::Axis::read(args.attrs).axis);
+  AxisRows p(x.shape(), kernel_attrs::Axis::read(args.attrs).axis);
   const T* px = hostData<T>(x);
   int32_t* po = hostData<int32_t>(args.outputs[0]);
   if (p.len == 0) return std::fill(po, po + p.outer * p.inner, 0);
@@ -228,7 +220,7 @@ T highest() {
 /// exp of the shifted values, their sum in double, then one scale per row.
 void softmaxKernel(KernelArgs& a) {
   const Tensor& x = a.inputs[0];
-  AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
+  AxisRows p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
   const float* px = hostData<float>(x);
   float* po = hostData<float>(a.outputs[0]);
   if (p.len == 0) return;

@@ -13,6 +13,7 @@
 #include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
+#include "src/geometry/reduction_geometry.h"
 
 namespace glint::gl {
 
@@ -59,21 +60,12 @@ std::string foldBody(const gpu::Fold& f, const std::string& outType, const std::
 void reduce(KernelArgs& a, const gpu::Fold& f, const gpu::Fold& last) {
   const Tensor& x = a.inputs[0];
   Tensor& out = a.outputs[0];
-  const Shape& shape = x.shape();
-  std::vector<int64_t> axes = kernel_attrs::Reduce::read(a.attrs).axes;
-  std::vector<int64_t> strides = stridesOf(shape);
-  Shape kept, reduced;
-  std::vector<int64_t> keptStrides, reducedStrides;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    bool r = std::find(axes.begin(), axes.end(), d) != axes.end();
-    (r ? reduced : kept).push_back(shape[d]);
-    (r ? reducedStrides : keptStrides).push_back(strides[d]);
-  }
-  int64_t window = shapeSize(reduced);
+  const ReductionWindow w(x.shape(), kernel_attrs::Reduce::read(a.attrs).axes);
+  const int64_t window = w.size();
   std::string t = glslType(x.dtype());
   std::string outType = glslType(out.dtype());
   std::string index =
-      offsetFn("baseOf", kept, keptStrides) + offsetFn("offOf", reduced, reducedStrides);
+      offsetFn("baseOf", w.kept, w.keptStrides) + offsetFn("offOf", w.reduced, w.reducedStrides);
   GlBackend& gl = glBackend(a);
   if (window < kTwoPassWindow) {
     runElementwise(gl,
@@ -158,13 +150,9 @@ bool sumLeadingTexels(KernelArgs& a, const std::string& scale = "") {
   return true;
 }
 
-/// x seen as [outer, len, inner] around `axis`.
-struct AxisPlan {
-  int64_t outer = 1, len = 1, inner = 1;
-  AxisPlan(const Shape& shape, int64_t axis) {
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
-  }
+/// x seen as [outer, len, inner] around `axis`, with its GLSL.
+struct AxisPlan : AxisRows {
+  using AxisRows::AxisRows;
   /// GLSL: `int base` of output/row element o (o indexes [outer, inner]).
   std::string base(const std::string& o) const {
     std::string in = std::to_string(inner);

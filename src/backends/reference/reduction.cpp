@@ -8,52 +8,30 @@
 #include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
+#include "src/geometry/reduction_geometry.h"
 
 namespace glint::reference {
 
 namespace {
-
-/// Splits x's shape into the kept part (output order) and the reduced part.
-struct ReductionPlan {
-  Shape keptShape, reducedShape;
-  std::vector<int64_t> keptStrides, reducedStrides;
-  ReductionPlan(const Shape& shape, const std::vector<int64_t>& axes) {
-    std::vector<int64_t> strides = stridesOf(shape);
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-      bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-      (reduced ? reducedShape : keptShape).push_back(shape[d]);
-      (reduced ? reducedStrides : keptStrides).push_back(strides[d]);
-    }
-  }
-};
 
 /// Folds each output element's window with step(acc, value), starting at
 /// init; the output is finish(acc).
 template <class T, class Acc, class Step, class Finish = std::identity>
 void fold(KernelArgs& args, Acc init, Step step, Finish finish = {}) {
   const Tensor& x = args.inputs[0];
-  ReductionPlan plan(x.shape(), kernel_attrs::Reduce::read(args.attrs).axes);
+  ReductionWindow plan(x.shape(), kernel_attrs::Reduce::read(args.attrs).axes);
   const T* px = hostData<T>(x);
   T* po = hostData<T>(args.outputs[0]);
   int64_t o = 0;
-  forEachIndex(plan.keptShape, [&](const std::vector<int64_t>& kept) {
+  forEachIndex(plan.kept, [&](const std::vector<int64_t>& kept) {
     int64_t base = offsetOf(kept, plan.keptStrides);
     Acc acc = init;
-    forEachIndex(plan.reducedShape, [&](const std::vector<int64_t>& r) {
+    forEachIndex(plan.reduced, [&](const std::vector<int64_t>& r) {
       acc = step(acc, px[base + offsetOf(r, plan.reducedStrides)]);
     });
     po[o++] = static_cast<T>(finish(acc));
   });
 }
-
-/// x seen as [outer, len, inner] around one axis.
-struct AxisPlan {
-  int64_t outer = 1, len = 1, inner = 1;
-  AxisPlan(const Shape& shape, int64_t axis) {
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
-  }
-};
 
 /// Index of the first of `len` elements (`stride` apart) that no later one beats.
 template <class T, class Better>
@@ -68,7 +46,7 @@ int64_t firstBest(const T* row, int64_t len, int64_t stride, Better better) {
 template <class T, class Better>
 void argKernel(KernelArgs& args, Better better) {
   const Tensor& x = args.inputs[0];
-  AxisPlan p(x.shape(), kernel_attrs::Axis::read(args.attrs).axis);
+  AxisRows p(x.shape(), kernel_attrs::Axis::read(args.attrs).axis);
   const T* px = hostData<T>(x);
   int32_t* po = hostData<int32_t>(args.outputs[0]);
   for (int64_t o = 0; o < p.outer; ++o)
@@ -120,7 +98,7 @@ void registerSoftmax(const std::string& backend) {
   // Shifted by the row's max so large logits do not overflow exp.
   GLINT_REGISTER(registerKernel, "Softmax", backend, [](KernelArgs& a) {
     const Tensor& x = a.inputs[0];
-    AxisPlan p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
+    AxisRows p(x.shape(), kernel_attrs::Axis::read(a.attrs).axis);
     const float* px = hostData<float>(x);
     float* po = hostData<float>(a.outputs[0]);
     for (int64_t o = 0; o < p.outer; ++o)

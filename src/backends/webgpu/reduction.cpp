@@ -19,6 +19,7 @@
 #include "src/core/kernel_attrs.h"
 #include "src/core/kernel_selection.h"
 #include "src/geometry/mean_scale.h"
+#include "src/geometry/reduction_geometry.h"
 
 namespace glint::webgpu {
 
@@ -152,18 +153,9 @@ void reduce(KernelArgs& a, const gpu::Fold& f) {
   Tensor& out = a.outputs[0];
   if (out.size() == 0) return;
   WebGpuBackend& gpu = gpuBackend(a);
-  const Shape& shape = x.shape();
-  std::vector<int64_t> axes = kernel_attrs::Reduce::read(a.attrs).axes;
-  std::vector<int64_t> strides = stridesOf(shape);
-  Shape kept, reduced;
-  std::vector<int64_t> keptStrides, reducedStrides;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    bool r = std::find(axes.begin(), axes.end(), d) != axes.end();
-    (r ? reduced : kept).push_back(shape[d]);
-    (r ? reducedStrides : keptStrides).push_back(strides[d]);
-  }
-  int64_t window = shapeSize(reduced);
-  Dims keptDims(kept, keptStrides), win(reduced, reducedStrides);
+  const ReductionWindow rw(x.shape(), kernel_attrs::Reduce::read(a.attrs).axes);
+  const int64_t window = rw.size();
+  Dims keptDims(rw.kept, rw.keptStrides), win(rw.reduced, rw.reducedStrides);
   bool isBool = out.dtype() == DType::boolean;
   // A bool output is written a word (4 outputs) at a time, by one invocation.
   int per = isBool ? 4 : 1;
@@ -239,14 +231,9 @@ void reduce(KernelArgs& a, const gpu::Fold& f) {
   gpu.release(partial, bytes);
 }
 
-/// x seen as [outer, len, inner] around `axis`.
-struct AxisPlan {
-  int64_t outer = 1, len = 1, inner = 1;
-  AxisPlan(const Shape& shape, int64_t axis) {
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
-  }
-  int64_t rows() const { return outer * inner; }
+/// x seen as [outer, len, inner] around `axis`, with its WGSL.
+struct AxisPlan : AxisRows {
+  using AxisRows::AxisRows;
   /// WGSL: `let base` of row `unit` (rows index [outer, inner]); element i
   /// of the row is at base + i * inner.
   std::string base() const {

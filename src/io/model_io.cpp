@@ -1,5 +1,6 @@
 // Models <-> artifacts: topology, weights by name, optimizer state, and the
 // structure hash that keeps weights out of the wrong architecture.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -194,10 +195,14 @@ NamedTensors decodeFiniteWeights(const ModelArtifacts& a, const LoadOptions& opt
   for (const auto& [name, t] : all) {
     if (t.dtype() != DType::float32) continue;
     std::vector<float> values = t.data<float>();
-    for (size_t i = 0; i < values.size(); ++i)
-      check(std::isfinite(values[i]), "io.load", source, ": weight '", quoteForError(name),
-            "' holds the non-finite value ", values[i], " at index ", i, " (of ", values.size(),
-            "); set LoadOptions.allowNonFiniteWeights to load it anyway");
+    // The message is built only for the value that fails: quoting the name
+    // per element made a 1M-weight load 10x slower.
+    auto bad =
+        std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+    if (bad == values.end()) continue;
+    fail("io.load", source, ": weight '", quoteForError(name), "' holds the non-finite value ",
+         *bad, " at index ", bad - values.begin(), " (of ", values.size(),
+         "); set LoadOptions.allowNonFiniteWeights to load it anyway");
   }
   return all;
 }

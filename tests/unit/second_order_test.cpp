@@ -136,14 +136,25 @@ std::optional<std::vector<std::vector<float>>> checkOnReference(const OpCase& c,
   return hv;
 }
 
-TEST(SecondOrder, HessianVectorProductsOfEveryOpMatchFiniteDifferences) {
+// The op table in kSlices interleaved slices, each its own test: one test of
+// every case took 52 s on the browser's gl page, where googletest's shards
+// (one page each) can only balance whole tests.
+constexpr int kSlices = 8;
+
+class SecondOrderSlice : public ::testing::TestWithParam<int> {};
+
+TEST_P(SecondOrderSlice, HessianVectorProductsOfEveryOpMatchFiniteDifferences) {
   Tally tally;
+  int64_t allCases = 0;
   std::vector<std::string> others;
   for (const std::string& b : testBackends())
     if (b != "reference") others.push_back(b);
+  int index = 0;
   for (const OpFamily& family : opFamilies()) {
     for (const OpCase& c : family.cases) {
       if (!c.checkGrad) continue;
+      ++allCases;
+      if (index++ % kSlices != GetParam()) continue;
       ++tally.cases;
       std::optional<std::vector<std::vector<float>>> want = checkOnReference(c, tally);
       if (!want) continue;
@@ -172,14 +183,21 @@ TEST(SecondOrder, HessianVectorProductsOfEveryOpMatchFiniteDifferences) {
     }
   }
   std::printf(
-      "second order: %lld cases, %lld elements against finite differences (%lld nonzero), "
-      "%zu cases whose gradient has no gradient\n",
-      static_cast<long long>(tally.cases), static_cast<long long>(tally.checkedElements),
-      static_cast<long long>(tally.nonzero), tally.noSecondOrder.size());
+      "second order, slice %d of %d: %lld cases, %lld elements against finite differences "
+      "(%lld nonzero), %zu cases whose gradient has no gradient\n",
+      GetParam() + 1, kSlices, static_cast<long long>(tally.cases),
+      static_cast<long long>(tally.checkedElements), static_cast<long long>(tally.nonzero),
+      tally.noSecondOrder.size());
   for (const auto& [name, why] : tally.noSecondOrder)
     std::printf("  %s: %s\n", name.c_str(), why.c_str());
-  EXPECT_GT(tally.cases, 200);
+  EXPECT_GT(allCases, 200);
+  EXPECT_GE(tally.cases, allCases / kSlices);
 }
+
+INSTANTIATE_TEST_SUITE_P(SecondOrder, SecondOrderSlice, ::testing::Range(0, kSlices),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "slice" + std::to_string(info.param + 1);
+                         });
 
 // The issue's own example, as TF.js users write it: grad(grad(x^3)) = 6x.
 TEST(SecondOrder, GradOfGradOfCube) {

@@ -196,7 +196,7 @@ NamedTensors decodeFiniteWeights(const ModelArtifacts& a, const LoadOptions& opt
     if (t.dtype() != DType::float32) continue;
     std::vector<float> values = t.data<float>();
     // The message is built only for the value that fails: quoting the name
-    // per element made a 1M-weight load 10x slower.
+    // per element was 77% of an 8 MB model's load under ASan (perf).
     auto bad =
         std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
     if (bad == values.end()) continue;

@@ -201,17 +201,52 @@ TEST(GlBackend, ProgramCacheStaysBoundedUnderEverNewShapes) {
   OnGl on;
   auto* gl = dynamic_cast<gl::GlBackend*>(Engine::get().backend("gl"));
   ASSERT_NE(gl, nullptr);
-  auto twiceSumPlusOne = [](int n) {
-    return tidy([n] { return sum(mul(add(range(0, n, 1), scalar(1.0f)), scalar(2.0f))).item(); });
+  // Sizes are uniforms, but a float constant (LeakyRelu's alpha) is a
+  // literal in gl's programs: a new alpha is a new program.
+  auto leakySum = [](int n) {
+    const float alpha = 1.0f / static_cast<float>(n + 1);
+    const float got =
+        tidy([&] { return sum(leakyRelu(sub(range(0, n, 1), scalar(n)), alpha)).item(); });
+    // alpha * sum(i - n for i < n) = -alpha * n (n + 1) / 2
+    const double want = -static_cast<double>(alpha) * n * (n + 1) / 2;
+    return std::abs(got - want) <= 1e-5 * std::abs(want);
   };
-  // About three programs a shape (range, add-mul, sum): 200 shapes pass 512.
-  for (int n = 1; n <= 200; ++n) {
-    ASSERT_EQ(twiceSumPlusOne(n), static_cast<float>(n) * (n + 1)) << "n = " << n;
+  for (int n = 1; n <= 600; ++n) {
+    ASSERT_TRUE(leakySum(n)) << "n = " << n;
     ASSERT_LE(gl->programsCached(), gl::GlBackend::kProgramCache);
   }
   EXPECT_EQ(gl->programsCached(), gl::GlBackend::kProgramCache)
-      << "the shapes made more programs than it holds";
-  EXPECT_EQ(twiceSumPlusOne(3), 12.0f) << "an evicted shape compiles again";
+      << "the alphas made more programs than it holds";
+  EXPECT_TRUE(leakySum(3)) << "an evicted program compiles again";
+}
+
+// Sizes and texture widths are uniforms: element-wise ops of ever-new shapes
+// (same broadcast pattern) reuse one program each.
+TEST(GlBackend, NewShapesReuseElementwisePrograms) {
+  REQUIRE_GL();
+  OnGl on;
+  auto* gl = dynamic_cast<gl::GlBackend*>(Engine::get().backend("gl"));
+  ASSERT_NE(gl, nullptr);
+  auto check = [&](int rows, int cols) {
+    std::vector<float> a(static_cast<size_t>(rows) * cols), b(static_cast<size_t>(cols));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = 0.1f * static_cast<float>(i % 13) - 0.6f;
+    for (size_t j = 0; j < b.size(); ++j) b[j] = 0.05f * static_cast<float>(j) + 0.1f;
+    std::vector<float> got = tidy([&] {
+                               Tensor x = tensor(a, {rows, cols}), y = tensor(b, {cols});
+                               return exp(mul(neg(x), sub(y, x)));  // broadcast y, aligned x
+                             }).data<float>();
+    for (size_t i = 0; i < a.size(); ++i) {
+      const float y = b[i % static_cast<size_t>(cols)];
+      const double want = std::exp(static_cast<double>(-a[i]) * (y - a[i]));
+      ASSERT_NEAR(got[i], want, 1e-5 * std::max(1.0, std::abs(want))) << rows << "x" << cols;
+    }
+  };
+  check(3, 5);  // compiles this pattern's programs,
+  check(4, 5);  // and the whole-texel one (sizes a multiple of 4)
+  const size_t before = gl->programsCached();
+  for (auto [rows, cols] : {std::pair{7, 3}, {2, 9}, {40, 33}, {129, 17}, {1000, 7}})
+    check(rows, cols);
+  EXPECT_EQ(gl->programsCached(), before) << "a new shape compiled a new element-wise program";
 }
 
 TEST(GlBackend, ReadAsyncMatchesSyncRead) {

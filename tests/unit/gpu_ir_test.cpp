@@ -69,7 +69,8 @@ V eval(const E& e, Env& env) {
     case Op::ref:
       return env.at(n.name);
     case Op::param:
-      return fv(static_cast<float>(n.value));
+      return n.type == Type::i32 ? iv(static_cast<int32_t>(n.value))
+                                 : fv(static_cast<float>(n.value));
     case Op::neg: {
       V x = a(0);
       return x.t == Type::f32 ? fv(-x.f) : V{x.t, 0, 0, 0u - x.u};
@@ -419,14 +420,54 @@ TEST(GpuIndex, BroadcastMapsMatchNumPyRules) {
       ASSERT_EQ(callFn(f, {iv(static_cast<int32_t>(i))}).i(), broadcastSource(in, out, i))
           << "element " << i << " of an input of rank " << in.size();
   }
-  // Merged over the dims that broadcast alike, all inputs at once.
+  // Merged over the dims that broadcast alike, all inputs at once; strides
+  // as literals and as parameters.
   const std::vector<Shape> three = {ins[1], ins[2], ins[4]};
-  std::vector<Fn> maps = broadcastIndices({"ia", "ib", "ic"}, three, out);
-  for (size_t k = 0; k < maps.size(); ++k) {
-    const Shape& in = three[k];
-    for (int64_t i = 0; i < shapeSize(out); ++i)
-      ASSERT_EQ(callFn(maps[k], {iv(static_cast<int32_t>(i))}).i(), broadcastSource(in, out, i));
+  for (bool asParams : {false, true}) {
+    std::vector<Fn> maps = broadcastIndices({"ia", "ib", "ic"}, three, out, asParams);
+    for (size_t k = 0; k < maps.size(); ++k) {
+      const Shape& in = three[k];
+      for (int64_t i = 0; i < shapeSize(out); ++i)
+        ASSERT_EQ(callFn(maps[k], {iv(static_cast<int32_t>(i))}).i(), broadcastSource(in, out, i))
+            << (asParams ? "strides as parameters" : "literal strides");
+    }
   }
+}
+
+// Strides as parameters: every shape of one broadcast pattern prints the same
+// program, and the parameters carry the shape (i32 words, read with a bitcast).
+TEST(GpuIndex, StridesAsParametersShareOneProgramAcrossShapes) {
+  const std::vector<std::pair<Shape, Shape>> calls = {
+      {{3, 4}, {2, 3, 4}}, {{7, 5}, {6, 7, 5}}, {{2, 9}, {4, 2, 9}}};
+  for (const Dialect* d : {&glsl(), &wgsl()}) {
+    std::string first;
+    std::vector<float> firstParams;
+    for (const auto& [in, out] : calls) {
+      Fn ia = broadcastIndex("ia", {out[0], 1, out[2]}, out, true);
+      Fn ib = broadcastIndex("ib", in, out, true);
+      std::vector<float> params;
+      std::string text = printCached(*d, {&ia, &ib}, &params);
+      if (first.empty()) {
+        first = text;
+        firstParams = params;
+        EXPECT_NE(text.find(d == &glsl() ? "u_ints[" : "bitcast<i32>(u_params["), std::string::npos)
+            << text;
+      } else {
+        EXPECT_EQ(text, first);
+        EXPECT_NE(params, firstParams);
+      }
+      // The words are the strides' bits: ia's first is out's stride of dim 0.
+      ASSERT_FALSE(params.empty());
+      int32_t word;
+      std::memcpy(&word, params.data(), 4);
+      EXPECT_EQ(word, out[1] * out[2]);
+    }
+  }
+  // An i32 parameter never prints as a literal, even where f32 ones do (gl).
+  const E i = ref("i", Type::i32);
+  EXPECT_EQ(printExpr(glsl(), i < iparam("n", 12)), "i < u_ints[0]");
+  EXPECT_EQ(printExpr(wgsl(), i < iparam("n", 12)), "i < bitcast<i32>(u_params[0])");
+  EXPECT_THROW(iparam("n", int64_t{1} << 31), Error);
 }
 
 // ---- The printers.
@@ -458,7 +499,7 @@ TEST(GpuPrinter, MinimalParenthesesAndEachLanguagesSpelling) {
   EXPECT_EQ(printExpr(glsl(), bitcast(Type::u32, x) >> 31), "floatBitsToUint(x) >> 31u");
   // Parameters: a uniform's element in WGSL, the value in GLSL.
   ParamList p;
-  EXPECT_EQ(printExpr(wgsl(), param("alpha", 0.2) * x, &p), "u_params[0] * x");
+  EXPECT_EQ(printExpr(wgsl(), param("alpha", 0.2) * x, &p), "bitcast<f32>(u_params[0]) * x");
   EXPECT_EQ(p.values, std::vector<float>{0.2f});
   EXPECT_EQ(printExpr(glsl(), param("alpha", 0.2) * x), "0.2 * x");
 }

@@ -139,7 +139,7 @@ void runBlockedProduct(GlBackend& gl, const BlockedProduct& p, const std::vector
   std::string s = prelude(inputs) + p.funcs;
   for (int q = 0; q < rows; ++q)
     s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
-  s += "void main() {\n" + fragmentTexel(*parts.textures[0]) + "  if (t >= " + str(texels) +
+  s += "void main() {\n" + fragmentTexel() + "  if (t >= " + str(texels) +
        ") return;\n  int c = t % " + N4 + "; int rest = t / " + N4 + ";\n  int i0 = (rest % " + B +
        ") * " + R + "; int slab = rest / " + B + ";\n  int bi = slab / " + S +
        "; int part = slab % " + S + ";\n" + p.setup;
@@ -170,7 +170,7 @@ void runBlockedProduct(GlBackend& gl, const BlockedProduct& p, const std::vector
   // splits' texels.
   std::vector<Operand> partOps;
   for (Texture* t : parts.textures) partOps.push_back(Operand{t, DType::float32});
-  std::string g = prelude(partOps) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(out) +
+  std::string g = prelude(partOps) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel() +
                   "  if (t >= " + str(p.batches * p.m * n4) +
                   ") { o_texel = uvec4(0u); return; }\n" + "  int c = t % " + N4 +
                   "; int rest = t / " + N4 + ";\n  int i = rest % " + str(p.m) +

@@ -358,8 +358,8 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
   std::string s = prelude(a.inputs) + head;
   for (int k = 0; k < taps; ++k)
     s += "layout(location = " + str(k) + ") out uvec4 o_" + str(k) + ";\n";
-  s += "void main() {\n" + fragmentTexel(*shares.textures[0]) + "  if (t >= " + str(windows) +
-       ") return;\n  " + nhwcTexel("OH", "OW", "(C / 4)", "oh", "ow", "c4") +
+  s += "void main() {\n" + fragmentTexel() + "  if (t >= " + str(windows) + ") return;\n  " +
+       nhwcTexel("OH", "OW", "(C / 4)", "oh", "ow", "c4") +
        "  vec4 m;\n  ivec4 best = argMaxTaps(n, oh, ow, c4, m);\n  vec4 d = ftexel0(t);\n";
   for (int k = 0; k < taps; ++k) {
     const std::string K = str(k);
@@ -373,9 +373,9 @@ void maxPoolGradTexels(KernelArgs& a, const conv::Geometry& g) {
   for (Texture* t : shares.textures) parts.push_back(Operand{t, DType::float32});
   Texture& target = textureOf(out);
   std::string gather =
-      prelude(parts) + convConstants(g) + "out uvec4 o_texel;\nvoid main() {\n" +
-      fragmentTexel(target) + "  if (t >= " + str(out.size() / 4) +
-      ") { o_texel = uvec4(0u); return; }\n  " + nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
+      prelude(parts) + convConstants(g) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel() +
+      "  if (t >= " + str(out.size() / 4) + ") { o_texel = uvec4(0u); return; }\n  " +
+      nhwcTexel("H", "W", "(C / 4)", "ih", "iw", "c4") +
       "  int oh = (ih + PT) / SH, ow = (iw + PL) / SW;\n"
       "  int kh = ih + PT - oh * SH, kw = iw + PL - ow * SW;\n"
       "  if (oh >= OH || ow >= OW || kh % DH != 0 || kw % DW != 0 || kh / DH >= FH ||"

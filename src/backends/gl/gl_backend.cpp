@@ -273,7 +273,8 @@ void GlBackend::toFull(Texture& t, bool keepContents) {
     // The prelude widens float16 inputs; the output is float32.
     std::string source = prelude(std::vector<Operand>{Operand{&t, DType::float32}}) +
                          "float value(int i) { return in0(i); }\n" +
-                         elementMain(*other, DType::float32, static_cast<int64_t>(t.bytes / 4));
+                         elementMain(*other, DType::float32);
+    setCount(static_cast<int64_t>(t.bytes / 4));
     draw(program(source), {&t}, *other);
   }
   swapTextures(t, *other);
@@ -487,7 +488,12 @@ Program GlBackend::program(const std::string& source) {
     GLint loc = glGetUniformLocation(p, ("u_in" + std::to_string(k)).c_str());
     if (loc >= 0) glUniform1i(loc, k);
   }
-  Program made{p, glGetUniformLocation(p, "u_params")};
+  Program made{p,
+               glGetUniformLocation(p, "u_params"),
+               glGetUniformLocation(p, "u_ints"),
+               glGetUniformLocation(p, "u_inShift"),
+               glGetUniformLocation(p, "u_outShift"),
+               glGetUniformLocation(p, "u_count")};
   programUse_.push_front(source);
   programs_.emplace(source, CachedProgram{made, programUse_.begin()});
   return made;
@@ -544,6 +550,7 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
     if (in->lost) failLost("a kernel input");
   if (outs.empty() || !outs[0]->tex) {
     params_.clear();
+    count_ = -1;
     return;
   }
   Texture& out = *outs[0];
@@ -569,7 +576,24 @@ void GlBackend::draw(const Program& program, const std::vector<const Texture*>& 
   }
   if (!params_.empty() && program.params >= 0)
     glUniform1fv(program.params, static_cast<GLsizei>(params_.size()), params_.data());
+  // The words of i32 parameters (gpu::paramWord), read by the driver as ints.
+  if (!params_.empty() && program.ints >= 0)
+    glUniform1iv(program.ints, static_cast<GLsizei>(params_.size()),
+                 reinterpret_cast<const GLint*>(params_.data()));
   params_.clear();
+  if (program.inShift >= 0) {
+    GLint shifts[16];
+    const size_t n = std::min<size_t>(inputs.size(), 16);
+    for (size_t k = 0; k < n; ++k) shifts[k] = inputs[k]->extent.shift;
+    glUniform1iv(program.inShift, static_cast<GLsizei>(n), shifts);
+  }
+  if (program.outShift >= 0) glUniform1i(program.outShift, out.extent.shift);
+  if (program.count >= 0) {
+    check(count_ >= 0 && count_ <= INT32_MAX, "gl",
+          "a draw of a program that reads u_count, given ", count_);
+    glUniform1i(program.count, static_cast<GLint>(count_));
+  }
+  count_ = -1;
   glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 

@@ -64,6 +64,11 @@ struct RecoveryCounters {
 struct Program {
   GLuint id = 0;
   GLint params = -1;  // uniform float u_params[], when the shader declares it
+  // Sizes as uniforms, so that a new shape does not compile a new program:
+  GLint ints = -1;      // uniform int u_ints[]: the same words as u_params, read as ints
+  GLint inShift = -1;   // uniform int u_inShift[]: log2 of each input texture's width
+  GLint outShift = -1;  // uniform int u_outShift: the same of the output's
+  GLint count = -1;     // uniform int u_count: elements (texels) the draw writes
 };
 
 class GlBackend : public Backend {
@@ -100,6 +105,8 @@ class GlBackend : public Backend {
   /// Values for the next draw's `uniform float u_params[N]`: per-step scalars
   /// (learning rates, bias corrections) that must not become new programs.
   void setParams(std::vector<float> params) { params_ = std::move(params); }
+  /// The next draw's u_count (elementMain's elements, runTexels' texels).
+  void setCount(int64_t count) { count_ = count; }
   const std::vector<float>& params() const { return params_; }
   /// Draws `program` into `out`, inputs bound to texture units 0..n-1.
   void draw(const Program& program, const std::vector<const Texture*>& inputs, Texture& out);
@@ -242,6 +249,7 @@ class GlBackend : public Backend {
   int64_t numAllocations_ = 0;
   int64_t numPoolHits_ = 0;
   std::vector<float> params_;
+  int64_t count_ = -1;
   int bandFirst_ = 0, bandRows_ = -1;  // drawRows' band for the next draw (-1: all rows)
   GLuint boundFbo_ = 0;
   GLuint outputsFbo_ = 0;    // multi-output draws' framebuffer

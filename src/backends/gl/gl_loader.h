@@ -88,6 +88,7 @@
   X(PFNGLTEXSUBIMAGE2DPROC, glTexSubImage2D)                       \
   X(PFNGLUNIFORM1FVPROC, glUniform1fv)                             \
   X(PFNGLUNIFORM1IPROC, glUniform1i)                               \
+  X(PFNGLUNIFORM1IVPROC, glUniform1iv)                             \
   X(PFNGLUNMAPBUFFERPROC, glUnmapBuffer)                           \
   X(PFNGLUSEPROGRAMPROC, glUseProgram)                             \
   X(PFNGLVIEWPORTPROC, glViewport)

@@ -20,17 +20,17 @@ namespace glint::gl {
 namespace {
 
 /// `int name(int r)`: the input offset of element r of a window, the window
-/// being `dims` (sizes) at `strides`, row-major.
+/// being `dims` (sizes) at `strides`, row-major; sizes as uniforms (params).
 std::string offsetFn(const std::string& name, const Shape& dims,
-                     const std::vector<int64_t>& strides) {
+                     const std::vector<int64_t>& strides, std::vector<float>& params) {
   std::string s = "int " + name + "(int r) { int off = 0; int q;";
   std::vector<int64_t> own = stridesOf(dims);
   for (size_t d = 0; d < dims.size(); ++d) {
-    std::string st = std::to_string(strides[d]);
+    std::string st = intUniform(params, strides[d]);
     if (d + 1 == dims.size()) {
       s += " off += r * " + st + ";";
     } else {
-      std::string os = std::to_string(own[d]);
+      std::string os = intUniform(params, own[d]);
       s += " q = r / " + os + "; r -= q * " + os + "; off += q * " + st + ";";
     }
   }
@@ -64,35 +64,45 @@ void reduce(KernelArgs& a, const gpu::Fold& f, const gpu::Fold& last) {
   const int64_t window = w.size();
   std::string t = glslType(x.dtype());
   std::string outType = glslType(out.dtype());
-  std::string index =
-      offsetFn("baseOf", w.kept, w.keptStrides) + offsetFn("offOf", w.reduced, w.reducedStrides);
+  // Sizes as uniforms (u_ints): one program per fold and window rank.
+  std::vector<float> params;
+  std::string index = offsetFn("baseOf", w.kept, w.keptStrides, params) +
+                      offsetFn("offOf", w.reduced, w.reducedStrides, params);
   GlBackend& gl = glBackend(a);
   if (window < kTwoPassWindow) {
-    runElementwise(gl,
-                   index + foldBody(last, outType, t, "int base = baseOf(o);", "0",
-                                    std::to_string(window), "in0(base + offOf(r))"),
-                   a.inputs, out);
+    const std::string R = intUniform(params, window);
+    const std::string body =
+        intsDeclaration(params) + index +
+        foldBody(last, outType, t, "int base = baseOf(o);", "0", R, "in0(base + offOf(r))");
+    gl.setParams(std::move(params));
+    runElementwise(gl, body, a.inputs, out);
     return;
   }
   // Pass 1: partial p of output o folds window positions [p * len, (p+1) * len).
   int64_t parts = 1;
   while (parts * parts < window) ++parts;
   int64_t len = (window + parts - 1) / parts;
-  std::string P = std::to_string(parts), L = std::to_string(len), R = std::to_string(window);
+  const std::string P = intUniform(params, parts), L = intUniform(params, len),
+                    R = intUniform(params, window);
   int64_t count = out.size() * parts;
   size_t bytes = static_cast<size_t>(count) * byteSize(out.dtype());
   Texture* partial = static_cast<Texture*>(gl.allocate(bytes));
   try {
-    runElementwise(
-        gl,
-        index + foldBody(f, outType, t, "int p = o % " + P + "; int base = baseOf(o / " + P + ");",
-                         "p * " + L, "min(" + R + ", p * " + L + " + " + L + ")",
-                         "in0(base + offOf(r))"),
-        operands(a.inputs), *partial, out.dtype(), count);
+    const std::string first =
+        intsDeclaration(params) + index +
+        foldBody(f, outType, t, "int p = o % " + P + "; int base = baseOf(o / " + P + ");",
+                 "p * " + L, "min(" + R + ", p * " + L + " + " + L + ")", "in0(base + offOf(r))");
+    gl.setParams(std::move(params));
+    runElementwise(gl, first, operands(a.inputs), *partial, out.dtype(), count);
     // Pass 2 folds an output's partials, which already hold that fold.
-    runElementwise(
-        gl, foldBody(last, outType, outType, "", "o * " + P, "o * " + P + " + " + P, "in0(r)"),
-        {Operand{partial, out.dtype()}}, textureOf(out), out.dtype(), out.size());
+    std::vector<float> params2;
+    const std::string P2 = intUniform(params2, parts);
+    const std::string second =
+        intsDeclaration(params2) +
+        foldBody(last, outType, outType, "", "o * " + P2, "o * " + P2 + " + " + P2, "in0(r)");
+    gl.setParams(std::move(params2));
+    runElementwise(gl, second, {Operand{partial, out.dtype()}}, textureOf(out), out.dtype(),
+                   out.size());
   } catch (...) {
     gl.release(partial, bytes);
     throw;

@@ -77,7 +77,7 @@ std::string lstmFetch4(KernelArgs& a, const Texture& grid, int64_t units) {
          "uvec4 bits(vec4 v, bool h) { return uvec4(bitsOf(v, 0, h), bitsOf(v, 1, h), "
          "bitsOf(v, 2, h), bitsOf(v, 3, h)); }\n"
          "void main() {\n" +
-         fragmentTexel(grid) + "  int n = t / " + U4 + "; int b = n * " + std::to_string(units) +
+         fragmentTexel() + "  int n = t / " + U4 + "; int b = n * " + std::to_string(units) +
          " + t % " + U4 +
          ";\n"
          "  vec4 z0 = ftexel0(b) + ftexel1(b), z1 = ftexel0(b + " +
@@ -153,7 +153,7 @@ bool lstmCellGrad4(KernelArgs& a) {
   std::vector<Operand> parts;
   for (int g = 0; g < 4; ++g) parts.push_back(Operand{targets[g], DType::float32});
   const std::string U4 = std::to_string(units / 4);
-  std::string g = prelude(parts) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(dz) +
+  std::string g = prelude(parts) + "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel() +
                   "  int n = t / " + std::to_string(units) + "; int r = t % " +
                   std::to_string(units) + ";\n" +
                   gatherTexel(4, "r / " + U4, "n * " + U4 + " + r % " + U4, dz) + "}\n";

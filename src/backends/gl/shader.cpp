@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "src/backends/gpu/printer.h"
+
 namespace glint::gl {
 
 const char* const kKahanAdd4 =
@@ -44,15 +46,18 @@ std::string prelude(const std::vector<Operand>& inputs) {
       "uint halfBits(float v) {\n"
       "  if (isnan(v)) return 0x7e00u;\n"
       "  if (abs(v) >= 65520.0) return v > 0.0 ? 0x7c00u : 0xfc00u;\n"
-      "  return packHalf2x16(vec2(v, 0.0)) & 0xffffu;\n}\n";
+      "  return packHalf2x16(vec2(v, 0.0)) & 0xffffu;\n}\n"
+      // Texture geometry and sizes are uniforms (GlBackend::draw sets them):
+      // one program serves every shape.
+      "uniform int u_outShift;\nuniform int u_count;\n";
+  if (!inputs.empty()) s += "uniform int u_inShift[" + std::to_string(inputs.size()) + "];\n";
   for (size_t k = 0; k < inputs.size(); ++k) {
     std::string n = std::to_string(k);
-    const Extent& e = inputs[k].texture->extent;
-    int mask = e.width > 0 ? e.width - 1 : 0;
+    const std::string shift = "u_inShift[" + n + "]";
+    const std::string xy = "ivec2(t & ((1 << " + shift + ") - 1), t >> " + shift + ")";
     s += "uniform usampler2D u_in" + n + ";\n";
     s += "uvec4 texelAt" + n + "(ivec2 xy) { return texelFetch(u_in" + n + ", xy, 0); }\n";
-    s += "uvec4 texel" + n + "(int t) { return texelAt" + n + "(ivec2(t & " + std::to_string(mask) +
-         ", t >> " + std::to_string(e.shift) + ")); }\n";
+    s += "uvec4 texel" + n + "(int t) { return texelAt" + n + "(" + xy + "); }\n";
     s += "uint word" + n + "(int w) { return texel" + n + "(w >> 2)[w & 3]; }\n";
     const bool half = inputs[k].texture->half;
     switch (inputs[k].dtype) {
@@ -65,8 +70,7 @@ std::string prelude(const std::vector<Operand>& inputs) {
                         "unpackHalf2x16(h.z).x, unpackHalf2x16(h.w).x); }\n"
                   : "vec4 ftexelAt" + n + "(ivec2 xy) { return uintBitsToFloat(texelAt" + n +
                         "(xy)); }\n";
-        s += "vec4 ftexel" + n + "(int t) { return ftexelAt" + n + "(ivec2(t & " +
-             std::to_string(mask) + ", t >> " + std::to_string(e.shift) + ")); }\n";
+        s += "vec4 ftexel" + n + "(int t) { return ftexelAt" + n + "(" + xy + "); }\n";
         break;
       case DType::int32:
         s += "int in" + n + "(int i) { return int(word" + n + "(i)); }\n";
@@ -80,21 +84,27 @@ std::string prelude(const std::vector<Operand>& inputs) {
   return s;
 }
 
+std::string intUniform(std::vector<float>& params, int64_t v) {
+  params.push_back(gpu::intWord(v));
+  return gpu::glsl().intParam(params.size() - 1);
+}
+
+std::string intsDeclaration(const std::vector<float>& params) {
+  return params.empty() ? "" : "uniform int u_ints[" + std::to_string(params.size()) + "];\n";
+}
+
 std::string loopOver(const std::string& v, const std::string& lo, const std::string& hi) {
   std::string o = v + "_chunk";
   return "for (int " + o + " = " + lo + "; " + o + " < " + hi + "; " + o + " += 32768) for (int " +
          v + " = " + o + "; " + v + " < min(" + hi + ", " + o + " + 32768); ++" + v + ")";
 }
 
-std::string elementMain(const Tensor& out) {
-  return elementMain(textureOf(out), out.dtype(), out.size());
-}
+std::string elementMain(const Tensor& out) { return elementMain(textureOf(out), out.dtype()); }
 
-std::string elementMain(const Texture& out, DType dtype, int64_t count) {
-  const Extent& e = out.extent;
-  std::string n = std::to_string(count);
-  std::string s = "out uvec4 o_texel;\nvoid main() {\n  int t = (int(gl_FragCoord.y) << " +
-                  std::to_string(e.shift) + ") | int(gl_FragCoord.x);\n  uvec4 r = uvec4(0u);\n";
+std::string elementMain(const Texture& out, DType dtype) {
+  const std::string n = "u_count";
+  std::string s =
+      "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel() + "  uvec4 r = uvec4(0u);\n";
   if (dtype == DType::boolean) {
     s += "  for (int c = 0; c < 16; ++c) {\n    int i = t * 16 + c;\n"
          "    if (i < " +
@@ -112,6 +122,7 @@ std::string elementMain(const Texture& out, DType dtype, int64_t count) {
 void runShader(GlBackend& gl, const std::string& source, const std::vector<Tensor>& inputs,
                Tensor& out) {
   if (!textureOf(out).tex) return;
+  gl.setCount(out.size());
   std::vector<const Texture*> textures;
   textures.reserve(inputs.size());
   for (const Tensor& t : inputs) textures.push_back(&textureOf(t));
@@ -123,7 +134,8 @@ void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Op
   if (n == 0 || !out.tex) return;
   std::vector<const Texture*> textures;
   for (const Operand& o : inputs) textures.push_back(o.texture);
-  gl.draw(gl.program(prelude(inputs) + body + elementMain(out, dtype, n)), textures, out);
+  gl.setCount(n);
+  gl.draw(gl.program(prelude(inputs) + body + elementMain(out, dtype)), textures, out);
 }
 
 void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
@@ -148,11 +160,11 @@ void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand
                              : "floatBitsToUint(" + v + ")") +
               ";\n";
   }
-  s += "void main() {\n" + fragmentTexel(*outs[0]) + "  if (t >= " + std::to_string(texels) +
-       ") {" + zeros + " return; }\n  vec4 " + args + ";\n  texelValues(t, " + args + ");\n" +
-       writes + "}\n";
+  s += "void main() {\n" + fragmentTexel() + "  if (t >= u_count) {" + zeros +
+       " return; }\n  vec4 " + args + ";\n  texelValues(t, " + args + ");\n" + writes + "}\n";
   std::vector<const Texture*> textures;
   for (const Operand& o : inputs) textures.push_back(o.texture);
+  gl.setCount(texels);
   gl.draw(gl.program(s), textures, outs);
 }
 
@@ -201,9 +213,8 @@ std::string alignedPrelude(const std::vector<Tensor>& inputs, const Tensor& out,
 
 }  // namespace
 
-std::string fragmentTexel(const Texture& out) {
-  return "  int t = (int(gl_FragCoord.y) << " + std::to_string(out.extent.shift) +
-         ") | int(gl_FragCoord.x);\n";
+std::string fragmentTexel() {
+  return "  int t = (int(gl_FragCoord.y) << u_outShift) | int(gl_FragCoord.x);\n";
 }
 
 std::string gatherTexel(int parts, const std::string& part, const std::string& src,

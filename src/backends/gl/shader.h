@@ -25,17 +25,28 @@ struct Operand {
 };
 std::vector<Operand> operands(const std::vector<Tensor>& tensors);
 /// Header, samplers, and in<k>(j) / word<k>(w) / texel<k>(t) for every input
-/// (texelAt<k>(ivec2) / ftexelAt<k>(ivec2) by texture coordinates).
+/// (texelAt<k>(ivec2) / ftexelAt<k>(ivec2) by texture coordinates). Texture
+/// widths are uniforms (u_inShift, u_outShift) and so is u_count: a program
+/// serves every shape, and GlBackend::draw sets them from its textures.
 std::string prelude(const std::vector<Operand>& inputs);
 std::string prelude(const std::vector<Tensor>& inputs);
+/// Sizes and strides as uniforms: the GLSL reading `v` from `uniform int
+/// u_ints[]`, `v`'s word appended to `params` (the draw's GlBackend::
+/// setParams; printed IR numbers its i32 parameters the same way), so that a
+/// program serves every shape.
+std::string intUniform(std::vector<float>& params, int64_t v);
+/// `uniform int u_ints[N]` for a program whose parameters are `params`, or "".
+std::string intsDeclaration(const std::vector<float>& params);
 /// `for` header(s) running int `v` over [lo, hi). llvmpipe silently stops any
 /// single loop after 65535 iterations, so long ranges become two nested loops.
 std::string loopOver(const std::string& v, const std::string& lo, const std::string& hi);
-/// main(): fills this fragment's texel of `out` (n elements of dtype) from value(i).
-std::string elementMain(const Texture& out, DType dtype, int64_t n);
+/// main(): fills this fragment's texel of `out` (u_count elements of dtype:
+/// GlBackend::setCount) from value(i).
+std::string elementMain(const Texture& out, DType dtype);
 std::string elementMain(const Tensor& out);
-/// GLSL statement declaring `int t`: the texel of `out` this fragment writes.
-std::string fragmentTexel(const Texture& out);
+/// GLSL statement declaring `int t`: the texel of the draw's output this
+/// fragment writes (its width a uniform, u_outShift, that draw() sets).
+std::string fragmentTexel();
 /// GLSL statements of a gather draw's main(): `o_texel` = texel `src` of input
 /// `part` (inputs 0..parts-1, float32 textures), as half bits when `out` is
 /// float16. Multi-output kernels that write one texture per part of their

@@ -23,8 +23,13 @@ void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(f
 /// A kernel of the shared table (src/backends/gpu/shape.cpp), printed as GLSL.
 void runShared(KernelArgs& a, gpu::ShapeKernel kernel) {
   gpu::Fn value = gpu::shapeValue(kernel, a.inputs, a.outputs[0], a.attrs);
-  glBackend(a).checkLoop(a.kernel, gpu::longestRange(value));
-  runElementwise(glBackend(a), gpu::printCached(gpu::glsl(), value), a.inputs, a.outputs[0]);
+  GlBackend& gl = glBackend(a);
+  gl.checkLoop(a.kernel, gpu::longestRange(value));
+  std::vector<float> params;
+  const std::string body = gpu::printCached(gpu::glsl(), value, &params);
+  if (a.outputs[0].size() == 0) return;
+  gl.setParams(params);
+  runElementwise(gl, intsDeclaration(params) + body, a.inputs, a.outputs[0]);
 }
 
 // Inputs per draw: the texture units GLES 3.0 guarantees (16), one kept for
@@ -55,7 +60,7 @@ bool concatPieces(KernelArgs& a, int64_t rows) {
     ParamBlock p;
     p.add("start", static_cast<double>(start)).add("texels", static_cast<double>(texels));
     std::string s = prelude(in) + "uniform float u_params[" + std::to_string(p.size()) +
-                    "];\nout uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) +
+                    "];\nout uvec4 o_texel;\nvoid main() {\n" + fragmentTexel() +
                     p.expand(
                         "  int from = t - int($start);\n"
                         "  if (from < 0 || from >= int($texels)) discard;\n") +
@@ -89,8 +94,8 @@ bool concatTexels(KernelArgs& a, int64_t rows, int64_t outRow, const std::vector
     const size_t last = std::min(a.inputs.size(), first + kConcatPerDraw);
     const bool final = last == a.inputs.size();
     std::vector<Operand> ops;
-    std::string s = "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel(target) +
-                    "  int r = t / " + R4 + "; int c = t % " + R4 + ";\n";
+    std::string s = "out uvec4 o_texel;\nvoid main() {\n" + fragmentTexel() + "  int r = t / " +
+                    R4 + "; int c = t % " + R4 + ";\n";
     for (size_t k = first; k < last; ++k) {
       const int64_t width4 = a.inputs[k].size() / rows / 4;
       if (width4 == 0) continue;
@@ -182,7 +187,7 @@ bool unpackTexels(KernelArgs& a, int64_t n, int64_t inner) {
     std::string s = prelude(ops) + "uniform float u_params[" + str(p.size()) + "];\n";
     for (int q = 0; q < count; ++q)
       s += "layout(location = " + str(q) + ") out uvec4 o_" + str(q) + ";\n";
-    s += "void main() {\n" + fragmentTexel(textureOf(a.outputs[0])) + "  if (t >= " + str(texels) +
+    s += "void main() {\n" + fragmentTexel() + "  if (t >= " + str(texels) +
          ") return;\n  int from = ((t / " + str(inner4) + ") * " + str(n) + " + int(" +
          p.expand("$first") + ")) * " + str(inner4) + " + t % " + str(inner4) + ";\n";
     for (int q = 0; q < count; ++q)

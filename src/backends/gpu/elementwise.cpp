@@ -204,9 +204,10 @@ void elementwiseKernels(const std::function<void(const char*, ElementwiseKernel)
   addAll(add);
 }
 
-std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
-                        const std::vector<DType>& inputs, DType out, const Attrs& attrs,
-                        const std::vector<std::string>& indexNames, std::vector<float>* params) {
+namespace {
+
+Fn valueFn(const ElementwiseKernel& k, const std::vector<DType>& inputs, DType out,
+           const Attrs& attrs, const std::vector<std::string>& indexNames) {
   static const char* const kNames[][3] = {{"x"}, {"a", "b"}, {"c", "a", "b"}};
   if (static_cast<int>(inputs.size()) != k.arity)
     fail(k.name, "takes ", k.arity, " inputs, got ", inputs.size());
@@ -220,24 +221,37 @@ std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
                                 external("in" + std::to_string(n), irType(inputs[n]), {at})));
   }
   value.ret(expression(k, args));
+  return value;
+}
+
+}  // namespace
+
+std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
+                        const std::vector<DType>& inputs, DType out, const Attrs& attrs,
+                        const std::vector<std::string>& indexNames, std::vector<float>* params) {
+  Fn value = valueFn(k, inputs, out, attrs, indexNames);
   return printCached(d, value, params);
 }
 
 std::string elementwiseSource(const Dialect& d, const ElementwiseKernel& k,
                               const std::vector<Tensor>& inputs, const Tensor& out,
-                              const Attrs& attrs, std::vector<float>* params) {
+                              const Attrs& attrs, std::vector<float>& params) {
   static const std::vector<std::string> kIndex[] = {{""}, {"ia", "ib"}, {"ic", "ia", "ib"}};
   const std::vector<std::string>& names = kIndex[k.arity - 1];
-  std::string s;
   std::vector<DType> dtypes;
   std::vector<Shape> shapes;
   for (const Tensor& in : inputs) {
     dtypes.push_back(in.dtype());
     shapes.push_back(in.shape());
   }
-  if (k.arity > 1)
-    for (const Fn& map : broadcastIndices(names, shapes, out.shape())) s += printCached(d, map);
-  return s + valueSource(d, k, dtypes, out.dtype(), attrs, names, params);
+  // Strides as parameters: a program per broadcast pattern, not per shape.
+  std::vector<Fn> maps;
+  if (k.arity > 1) maps = broadcastIndices(names, shapes, out.shape(), true);
+  Fn value = valueFn(k, dtypes, out.dtype(), attrs, names);
+  std::vector<const Fn*> fns;
+  for (const Fn& map : maps) fns.push_back(&map);
+  fns.push_back(&value);
+  return printCached(d, fns, &params);
 }
 
 E fusedActivation(const std::string& name, E x, double alpha) {

@@ -50,11 +50,13 @@ std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
                         std::vector<float>* params = nullptr);
 
 /// The index maps of the inputs broadcast to the output (ia, ib; Select's
-/// ic, ia, ib; none for one input) and value(), for a call with these
-/// tensors: what a backend's element program needs besides its bindings.
+/// ic, ia, ib; none for one input; their strides i32 parameters) and
+/// value(), for a call with these tensors: what a backend's element program
+/// needs besides its bindings. `params` receives every parameter's word
+/// (paramWord), to bind as the program's parameter array.
 std::string elementwiseSource(const Dialect& d, const ElementwiseKernel& k,
                               const std::vector<Tensor>& inputs, const Tensor& out,
-                              const Attrs& attrs, std::vector<float>* params = nullptr);
+                              const Attrs& attrs, std::vector<float>& params);
 
 /// The kernel's expression as `T <name>(T a, T b)` of float32 operands (gl's
 /// whole-texel path applies it to each of a texel's 4 values).

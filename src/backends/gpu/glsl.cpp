@@ -38,8 +38,12 @@ class Glsl final : public Dialect {
     std::snprintf(buf, sizeof buf, "uintBitsToFloat(0x%08xu)", b);
     return buf;
   }
-  // One program per value: the element-wise draws take no uniforms.
+  // One program per value: the element-wise draws take no float uniforms.
   bool paramsAsUniforms() const override { return false; }
+  // `uniform float u_params[N]` and, for shapes, `uniform int u_ints[N]`:
+  // both set from the same words (GlBackend::draw), each read where its type is.
+  std::string floatParam(size_t i) const override { return "u_params[" + std::to_string(i) + "]"; }
+  std::string intParam(size_t i) const override { return "u_ints[" + std::to_string(i) + "]"; }
   std::string declare(const Stmt& s, const std::string& init) const override {
     return type(s.type) + " " + s.name + (init.empty() ? "" : " = " + init) + ";";
   }

@@ -8,7 +8,11 @@ E num(int64_t v) { return E(static_cast<int>(v)); }
 
 }  // namespace
 
-Fn broadcastIndex(const std::string& name, const Shape& in, const Shape& out) {
+Fn broadcastIndex(const std::string& name, const Shape& in, const Shape& out,
+                  bool stridesAsParams) {
+  auto strideOf = [&](const char* kind, size_t d, int64_t v) {
+    return stridesAsParams ? iparam(name + kind + std::to_string(d), v) : num(v);
+  };
   Fn f(name, Type::i32, {{"i0", Type::i32}});
   if (shapeSize(in) <= 1) {
     f.ret(0);
@@ -26,11 +30,13 @@ Fn broadcastIndex(const std::string& name, const Shape& in, const Shape& out) {
   for (size_t d = 0; d < out.size(); ++d) {
     int64_t stride = d >= lead && in[d - lead] != 1 ? inStrides[d - lead] : 0;
     if (d + 1 == out.size()) {
-      if (stride) r = r + rest * num(stride);
+      // The last dim's stride is 1 wherever it does not broadcast.
+      if (stride) r = r + rest;
     } else {
-      E q = f.let("q" + std::to_string(d), idiv(rest, num(outStrides[d])));
-      rest = f.let("i" + std::to_string(d + 1), rest - q * num(outStrides[d]));
-      if (stride) r = r + q * num(stride);
+      E outStride = strideOf("_o", d, outStrides[d]);
+      E q = f.let("q" + std::to_string(d), idiv(rest, outStride));
+      rest = f.let("i" + std::to_string(d + 1), rest - q * outStride);
+      if (stride) r = r + q * strideOf("_s", d, stride);
     }
   }
   f.ret(r);
@@ -38,7 +44,8 @@ Fn broadcastIndex(const std::string& name, const Shape& in, const Shape& out) {
 }
 
 std::vector<Fn> broadcastIndices(const std::vector<std::string>& names,
-                                 const std::vector<Shape>& inputs, const Shape& out) {
+                                 const std::vector<Shape>& inputs, const Shape& out,
+                                 bool stridesAsParams) {
   size_t n = names.size();
   std::vector<Shape> ins(n);
   Shape merged;
@@ -61,7 +68,8 @@ std::vector<Fn> broadcastIndices(const std::vector<std::string>& names,
     }
   }
   std::vector<Fn> maps;
-  for (size_t k = 0; k < n; ++k) maps.push_back(broadcastIndex(names[k], ins[k], merged));
+  for (size_t k = 0; k < n; ++k)
+    maps.push_back(broadcastIndex(names[k], ins[k], merged, stridesAsParams));
   return maps;
 }
 

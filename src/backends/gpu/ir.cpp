@@ -188,6 +188,29 @@ E param(const std::string& name, double value) {
   return make(std::move(n));
 }
 
+E iparam(const std::string& name, int64_t value) {
+  check(value >= INT32_MIN && value <= INT32_MAX, "gpu kernel", "parameter ", name, " = ", value,
+        " does not fit an i32");
+  Node n{Op::param, Type::i32};
+  n.name = name;
+  n.value = static_cast<double>(value);
+  return make(std::move(n));
+}
+
+float intWord(int64_t value) {
+  check(value >= INT32_MIN && value <= INT32_MAX, "gpu kernel", "a size of ", value,
+        " does not fit an i32");
+  const int32_t v = static_cast<int32_t>(value);
+  float word;
+  std::memcpy(&word, &v, 4);
+  return word;
+}
+
+float paramWord(const Node& param) {
+  if (param.type != Type::i32) return static_cast<float>(param.value);
+  return intWord(static_cast<int64_t>(param.value));
+}
+
 E select(E cond, E ifTrue, E ifFalse) {
   unify("select", ifTrue, ifFalse);
   if (cond.type() != Type::boolean) fail("gpu IR", "select on a ", typeName(cond.type()));
@@ -442,9 +465,9 @@ struct Hasher {
       while (k < fp.paramNames.size() && fp.paramNames[k] != n.name) ++k;
       if (k == fp.paramNames.size()) {
         fp.paramNames.push_back(n.name);
-        fp.paramValues.push_back(static_cast<float>(n.value));
+        fp.paramValues.push_back(paramWord(n));
       }
-      if (withValues) {
+      if (withValues && n.type == Type::f32) {
         float v = static_cast<float>(n.value);
         uint32_t bits;
         std::memcpy(&bits, &v, 4);
@@ -493,16 +516,20 @@ int64_t longest(const std::vector<Stmt>& block) {
 
 int64_t longestRange(const Fn& f) { return longest(f.body); }
 
-Fingerprint fingerprint(const Fn& f, bool withValues) {
+Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues) {
   Hasher h{withValues};
-  h.mix(f.name);
-  h.mix(static_cast<uint64_t>(f.result));
-  for (const auto& [name, type] : f.params) {
-    h.mix(name);
-    h.mix(static_cast<uint64_t>(type));
+  for (const Fn* f : fns) {
+    h.mix(f->name);
+    h.mix(static_cast<uint64_t>(f->result));
+    for (const auto& [name, type] : f->params) {
+      h.mix(name);
+      h.mix(static_cast<uint64_t>(type));
+    }
+    h.block(f->body);
   }
-  h.block(f.body);
   return std::move(h.fp);
 }
+
+Fingerprint fingerprint(const Fn& f, bool withValues) { return fingerprint({&f}, withValues); }
 
 }  // namespace glint::gpu

@@ -60,7 +60,7 @@ enum class Op {
   // Leaves.
   literal,  // f32 / i32 / u32 / bool bits in `bits`
   ref,      // a named value: an argument, a let or var, or a local the backend's code declares
-  param,    // a scalar f32 the dialect prints as a uniform or a literal
+  param,    // a scalar (f32: the dialect's uniform or a literal; i32: always a uniform)
   // Operators.
   neg,
   lnot,
@@ -109,6 +109,16 @@ E ref(const std::string& name, Type type);
 /// A scalar parameter (LeakyRelu's alpha): webgpu reads it from u_params, gl
 /// prints its value into the program.
 E param(const std::string& name, double value);
+/// An i32 parameter (a shape's size or stride): both dialects read it from
+/// their parameter arrays, never as a literal, so that a call of a new shape
+/// finds its program compiled (a compile costs more than the kernel on most
+/// drivers: ~7 ms a pipeline on SwiftShader).
+E iparam(const std::string& name, int64_t value);
+/// The 32-bit word a parameter holds in the parameter arrays: an f32's bits,
+/// or an i32's bits (read back with a bitcast, never converted).
+float paramWord(const Node& param);
+/// An i32's word (fails beyond the i32 range).
+float intWord(int64_t value);
 E select(E cond, E ifTrue, E ifFalse);
 E cast(Type to, E v);
 E bitcast(Type to, E v);
@@ -216,8 +226,9 @@ int64_t longestRange(const Fn& f);
 
 /// What identifies a kernel's printed source without printing it: a hash of
 /// `f`'s signature and body (not of the functions it calls, which are fixed)
-/// and its parameters in the order the printer numbers them. Parameter
-/// values enter the hash only `withValues` (where they print as literals),
+/// and its parameters in the order the printer numbers them. f32 parameter
+/// values enter the hash only `withValues` (where they print as literals;
+/// i32 parameters never do),
 /// so a new learning rate finds the program already printed.
 struct Fingerprint {
   uint64_t hash = 0;
@@ -225,5 +236,8 @@ struct Fingerprint {
   std::vector<float> paramValues;
 };
 Fingerprint fingerprint(const Fn& f, bool withValues);
+/// The same over functions printed together (their parameters numbered in
+/// this order, one number per name).
+Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues);
 
 }  // namespace glint::gpu

@@ -12,11 +12,11 @@
 
 namespace glint::gpu {
 
-size_t ParamList::indexOf(const std::string& name, double value) {
+size_t ParamList::indexOf(const std::string& name, float word) {
   for (size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return k;
   names.push_back(name);
-  values.push_back(static_cast<float>(value));
+  values.push_back(word);
   return names.size() - 1;
 }
 
@@ -163,9 +163,9 @@ class Printer {
         return {n.name, kPrimary};
       case Op::param: {
         ParamList& p = params_ ? *params_ : own_;
-        size_t index = p.indexOf(n.name, n.value);
-        if (d_.paramsAsUniforms() || p.uniforms)
-          return {"u_params[" + std::to_string(index) + "]", kPrimary};
+        size_t index = p.indexOf(n.name, paramWord(n));
+        if (n.type == Type::i32) return {d_.intParam(index), kPrimary};
+        if (d_.paramsAsUniforms() || p.uniforms) return {d_.floatParam(index), kPrimary};
         return literal(E(static_cast<float>(n.value)).node());
       }
       case Op::neg:
@@ -343,12 +343,12 @@ namespace {
 
 /// Printed sources by dialect, fingerprint and form; bounded (emptied past
 /// 4,096 entries: a sweep of gl literal values must not grow it for ever).
-std::string cached(const Dialect& d, const Fn& f, bool uniforms, int form,
+std::string cached(const Dialect& d, const std::vector<const Fn*>& fns, bool uniforms, int form,
                    std::vector<float>* params,
                    const std::function<std::string(ParamList&)>& doPrint) {
   static std::mutex mu;
   static std::unordered_map<uint64_t, std::string> entries;
-  Fingerprint fp = fingerprint(f, !(uniforms || d.paramsAsUniforms()));
+  Fingerprint fp = fingerprint(fns, !(uniforms || d.paramsAsUniforms()));
   uint64_t key = fp.hash * 31 + (&d == &glsl() ? 1 : 2) + 4 * static_cast<uint64_t>(form);
   if (params) *params = fp.paramValues;
   std::lock_guard<std::mutex> lock(mu);
@@ -357,7 +357,8 @@ std::string cached(const Dialect& d, const Fn& f, bool uniforms, int form,
   ParamList p;
   p.uniforms = uniforms;
   std::string text = doPrint(p);
-  if (p.names != fp.paramNames) fail("gpu printer", f.name, ": parameters numbered apart");
+  if (p.names != fp.paramNames)
+    fail("gpu printer", fns.back()->name, ": parameters numbered apart");
   if (entries.size() >= 4096) entries.clear();
   return entries.emplace(key, std::move(text)).first->second;
 }
@@ -371,11 +372,16 @@ void dumpShader(const char* backend, const std::string& source) {
 }
 
 std::string printCached(const Dialect& d, const Fn& f, std::vector<float>* params) {
-  return cached(d, f, false, 0, params, [&](ParamList& p) { return print(d, {&f}, &p); });
+  return printCached(d, std::vector<const Fn*>{&f}, params);
+}
+
+std::string printCached(const Dialect& d, const std::vector<const Fn*>& fns,
+                        std::vector<float>* params) {
+  return cached(d, fns, false, 0, params, [&](ParamList& p) { return print(d, fns, &p); });
 }
 
 std::string printBodyCached(const Dialect& d, const Fn& f, std::vector<float>* params, int indent) {
-  return cached(d, f, true, 1 + indent, params,
+  return cached(d, {&f}, true, 1 + indent, params,
                 [&](ParamList& p) { return printBody(d, f, &p, indent); });
 }
 

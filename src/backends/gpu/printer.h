@@ -18,6 +18,9 @@ class Dialect {
   /// True: parameters print as `u_params[i]` (a uniform or storage array);
   /// false: as their values (a program per value).
   virtual bool paramsAsUniforms() const = 0;
+  /// Parameter i of the program's parameter array, as an f32 / an i32.
+  virtual std::string floatParam(size_t i) const = 0;
+  virtual std::string intParam(size_t i) const = 0;
   virtual std::string declare(const Stmt& s, const std::string& init) const = 0;
   virtual std::string fnHeader(const Fn& f) const = 0;
   virtual std::string builtinName(const std::string& name) const = 0;
@@ -40,14 +43,14 @@ const Dialect& glsl();
 const Dialect& wgsl();
 
 /// The parameters a printed program reads, numbered by first use (one
-/// number per name).
+/// number per name); values as paramWord() gives them.
 struct ParamList {
   std::vector<std::string> names;
   std::vector<float> values;
   /// `u_params[i]` whatever the dialect's default (gl's optimizer draws,
   /// which take uniforms).
   bool uniforms = false;
-  size_t indexOf(const std::string& name, double value);
+  size_t indexOf(const std::string& name, float word);
 };
 
 /// Definitions of `fns` and every function they call (callees first).
@@ -56,6 +59,9 @@ std::string print(const Dialect& d, const std::vector<const Fn*>& fns, ParamList
 /// dialect and `fp` (fingerprint(f, values as the dialect prints them)), then
 /// from a cache; the parameters' values of this call in `params`.
 std::string printCached(const Dialect& d, const Fn& f, std::vector<float>* params = nullptr);
+/// The same for functions printed together, parameters numbered across them.
+std::string printCached(const Dialect& d, const std::vector<const Fn*>& fns,
+                        std::vector<float>* params);
 /// printBody(d, f, params with uniforms) the same way.
 std::string printBodyCached(const Dialect& d, const Fn& f, std::vector<float>* params,
                             int indent = 2);

@@ -8,7 +8,14 @@ namespace glint::gpu {
 
 namespace {
 
-E num(int64_t v) { return E(static_cast<int>(v)); }
+// Sizes, strides and offsets are i32 parameters, numbered in the order the
+// kernel asks for them (the same for every call of one structure): one
+// program for every shape. shapeValue() starts the count.
+thread_local int nextSize = 0;
+E num(int64_t v) { return iparam("n" + std::to_string(nextSize++), v); }
+/// A literal: loop bounds stay literals, which gl checks against llvmpipe's
+/// per-loop limit (longestRange).
+E lit(int64_t v) { return E(static_cast<int>(v)); }
 
 E input(int k, DType d, E at) {
   return external("in" + std::to_string(k), irType(d), {std::move(at)});
@@ -181,7 +188,7 @@ void unsortedSegmentSum(Fn& f, const ShapeArgs& a) {
   E k = f.let("k", e - seg * num(inner));
   E acc = f.var("acc", zero(a.dtypes[0]));
   E comp = isFloat ? f.var("comp", 0.0) : E();
-  f.forRange("j", 0, num(shapeSize(a.in[1])), [&](E j) {
+  f.forRange("j", 0, lit(shapeSize(a.in[1])), [&](E j) {
     f.ifElse(input(1, a.dtypes[1], j) == seg, [&] {
       E v = input(0, a.dtypes[0], j * num(inner) + k);
       if (!isFloat) return f.assign(acc, acc + v);  // wraps (GLSL: through uint)
@@ -212,6 +219,7 @@ Fn shapeValue(ShapeKernel kernel, const std::vector<Tensor>& inputs, const Tenso
     args.dtypes.push_back(t.dtype());
   }
   Fn value("value", irType(out.dtype()), {{"i", Type::i32}});
+  nextSize = 0;
   kernel(value, args);
   return value;
 }

@@ -29,7 +29,8 @@ struct ShapeArgs {
 /// Builds the body of `value` (T value(int i), reading input k as in<k>(j)).
 using ShapeKernel = void (*)(Fn& value, const ShapeArgs& a);
 
-/// `T value(int i)` of `kernel` for a call with these tensors.
+/// `T value(int i)` of `kernel` for a call with these tensors; its sizes and
+/// strides are i32 parameters (print it with the parameters' words).
 Fn shapeValue(ShapeKernel kernel, const std::vector<Tensor>& inputs, const Tensor& out,
               const Attrs& attrs);
 

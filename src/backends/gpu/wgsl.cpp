@@ -42,6 +42,14 @@ class Wgsl final : public Dialect {
   }
   // A storage buffer of the dispatch's scalars: new values, same pipeline.
   bool paramsAsUniforms() const override { return true; }
+  // u_params is array<u32>: the words keep their bits (an f32 array's loads
+  // may flush an i32's bits read as a subnormal float).
+  std::string floatParam(size_t i) const override {
+    return "bitcast<f32>(u_params[" + std::to_string(i) + "])";
+  }
+  std::string intParam(size_t i) const override {
+    return "bitcast<i32>(u_params[" + std::to_string(i) + "])";
+  }
   std::string declare(const Stmt& s, const std::string& init) const override {
     if (s.kind == Stmt::let) return "let " + s.name + " = " + init + ";";
     return "var " + s.name + ": " + type(s.type) + (init.empty() ? "" : " = " + init) + ";";

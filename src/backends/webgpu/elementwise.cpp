@@ -14,7 +14,7 @@ namespace {
 
 void run(const gpu::ElementwiseKernel& k, KernelArgs& a) {
   std::vector<float> params;
-  std::string s = gpu::elementwiseSource(gpu::wgsl(), k, a.inputs, a.outputs[0], a.attrs, &params);
+  std::string s = gpu::elementwiseSource(gpu::wgsl(), k, a.inputs, a.outputs[0], a.attrs, params);
   runElementwise(gpuBackend(a), s, a.inputs, a.outputs[0], params);
 }
 

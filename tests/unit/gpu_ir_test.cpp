@@ -434,39 +434,42 @@ TEST(GpuIndex, BroadcastMapsMatchNumPyRules) {
   }
 }
 
-// Strides as parameters: every shape of one broadcast pattern prints the same
-// program, and the parameters carry the shape (i32 words, read with a bitcast).
+// Strides as parameters: in GLSL every shape of one broadcast pattern prints
+// the same program, and the parameters carry the shape (i32 words); WGSL
+// prints them as literals (a program per shape, no parameter).
 TEST(GpuIndex, StridesAsParametersShareOneProgramAcrossShapes) {
   const std::vector<std::pair<Shape, Shape>> calls = {
       {{3, 4}, {2, 3, 4}}, {{7, 5}, {6, 7, 5}}, {{2, 9}, {4, 2, 9}}};
-  for (const Dialect* d : {&glsl(), &wgsl()}) {
-    std::string first;
-    std::vector<float> firstParams;
-    for (const auto& [in, out] : calls) {
-      Fn ia = broadcastIndex("ia", {out[0], 1, out[2]}, out, true);
-      Fn ib = broadcastIndex("ib", in, out, true);
-      std::vector<float> params;
-      std::string text = printCached(*d, {&ia, &ib}, &params);
-      if (first.empty()) {
-        first = text;
-        firstParams = params;
-        EXPECT_NE(text.find(d == &glsl() ? "u_ints[" : "bitcast<i32>(u_params["), std::string::npos)
-            << text;
-      } else {
-        EXPECT_EQ(text, first);
-        EXPECT_NE(params, firstParams);
-      }
-      // The words are the strides' bits: ia's first is out's stride of dim 0.
-      ASSERT_FALSE(params.empty());
-      int32_t word;
-      std::memcpy(&word, params.data(), 4);
-      EXPECT_EQ(word, out[1] * out[2]);
+  std::string first, firstWgsl;
+  std::vector<float> firstParams;
+  for (const auto& [in, out] : calls) {
+    Fn ia = broadcastIndex("ia", {out[0], 1, out[2]}, out, true);
+    Fn ib = broadcastIndex("ib", in, out, true);
+    std::vector<float> params, wgslParams;
+    std::string text = printCached(glsl(), {&ia, &ib}, &params);
+    std::string wgslText = printCached(wgsl(), {&ia, &ib}, &wgslParams);
+    EXPECT_TRUE(wgslParams.empty());
+    EXPECT_NE(wgslText.find(std::to_string(out[1] * out[2])), std::string::npos) << wgslText;
+    if (first.empty()) {
+      first = text;
+      firstWgsl = wgslText;
+      firstParams = params;
+      EXPECT_NE(text.find("u_ints["), std::string::npos) << text;
+    } else {
+      EXPECT_EQ(text, first);
+      EXPECT_NE(params, firstParams);
+      EXPECT_NE(wgslText, firstWgsl);
     }
+    // The words are the strides' bits: ia's first is out's stride of dim 0.
+    ASSERT_FALSE(params.empty());
+    int32_t word;
+    std::memcpy(&word, params.data(), 4);
+    EXPECT_EQ(word, out[1] * out[2]);
   }
-  // An i32 parameter never prints as a literal, even where f32 ones do (gl).
+  // In GLSL an i32 parameter never prints as a literal, even though f32 ones do.
   const E i = ref("i", Type::i32);
   EXPECT_EQ(printExpr(glsl(), i < iparam("n", 12)), "i < u_ints[0]");
-  EXPECT_EQ(printExpr(wgsl(), i < iparam("n", 12)), "i < bitcast<i32>(u_params[0])");
+  EXPECT_EQ(printExpr(wgsl(), i < iparam("n", 12)), "i < 12");
   EXPECT_THROW(iparam("n", int64_t{1} << 31), Error);
 }
 
@@ -499,7 +502,7 @@ TEST(GpuPrinter, MinimalParenthesesAndEachLanguagesSpelling) {
   EXPECT_EQ(printExpr(glsl(), bitcast(Type::u32, x) >> 31), "floatBitsToUint(x) >> 31u");
   // Parameters: a uniform's element in WGSL, the value in GLSL.
   ParamList p;
-  EXPECT_EQ(printExpr(wgsl(), param("alpha", 0.2) * x, &p), "bitcast<f32>(u_params[0]) * x");
+  EXPECT_EQ(printExpr(wgsl(), param("alpha", 0.2) * x, &p), "u_params[0] * x");
   EXPECT_EQ(p.values, std::vector<float>{0.2f});
   EXPECT_EQ(printExpr(glsl(), param("alpha", 0.2) * x), "0.2 * x");
 }

@@ -22,7 +22,7 @@ void reg(const char* name, KernelFn fn) { registerKernel(name, "gl", std::move(f
 
 /// A kernel of the shared table (src/backends/gpu/shape.cpp), printed as GLSL.
 void runShared(KernelArgs& a, gpu::ShapeKernel kernel) {
-  gpu::Fn value = gpu::shapeValue(kernel, a.inputs, a.outputs[0], a.attrs);
+  gpu::Fn value = gpu::shapeValue(kernel, a.inputs, a.outputs[0], a.attrs, true);
   GlBackend& gl = glBackend(a);
   gl.checkLoop(a.kernel, gpu::longestRange(value));
   std::vector<float> params;

@@ -244,9 +244,10 @@ std::string elementwiseSource(const Dialect& d, const ElementwiseKernel& k,
     dtypes.push_back(in.dtype());
     shapes.push_back(in.shape());
   }
-  // Strides as parameters: a program per broadcast pattern, not per shape.
+  // Strides as parameters where the dialect reads them: a program per
+  // broadcast pattern, not per shape.
   std::vector<Fn> maps;
-  if (k.arity > 1) maps = broadcastIndices(names, shapes, out.shape(), true);
+  if (k.arity > 1) maps = broadcastIndices(names, shapes, out.shape(), d.intParamsAsUniforms());
   Fn value = valueFn(k, dtypes, out.dtype(), attrs, names);
   std::vector<const Fn*> fns;
   for (const Fn& map : maps) fns.push_back(&map);

@@ -43,6 +43,7 @@ class Glsl final : public Dialect {
   // `uniform float u_params[N]` and, for shapes, `uniform int u_ints[N]`:
   // both set from the same words (GlBackend::draw), each read where its type is.
   std::string floatParam(size_t i) const override { return "u_params[" + std::to_string(i) + "]"; }
+  bool intParamsAsUniforms() const override { return true; }
   std::string intParam(size_t i) const override { return "u_ints[" + std::to_string(i) + "]"; }
   std::string declare(const Stmt& s, const std::string& init) const override {
     return type(s.type) + " " + s.name + (init.empty() ? "" : " = " + init) + ";";

@@ -439,6 +439,7 @@ namespace {
 
 struct Hasher {
   bool withValues;
+  bool intValues;
   Fingerprint fp{1469598103934665603ull, {}, {}};
 
   void mix(uint64_t v) {
@@ -460,7 +461,9 @@ struct Hasher {
     mix(n.bits);
     mix(n.name);
     if (n.fn) mix(n.fn->name);
-    if (n.op == Op::param) {
+    if (n.op == Op::param && n.type == Type::i32 && intValues) {
+      mix(static_cast<uint64_t>(static_cast<int64_t>(n.value)));
+    } else if (n.op == Op::param) {
       size_t k = 0;
       while (k < fp.paramNames.size() && fp.paramNames[k] != n.name) ++k;
       if (k == fp.paramNames.size()) {
@@ -516,8 +519,8 @@ int64_t longest(const std::vector<Stmt>& block) {
 
 int64_t longestRange(const Fn& f) { return longest(f.body); }
 
-Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues) {
-  Hasher h{withValues};
+Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues, bool intValues) {
+  Hasher h{withValues, intValues};
   for (const Fn* f : fns) {
     h.mix(f->name);
     h.mix(static_cast<uint64_t>(f->result));
@@ -530,6 +533,8 @@ Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues) {
   return std::move(h.fp);
 }
 
-Fingerprint fingerprint(const Fn& f, bool withValues) { return fingerprint({&f}, withValues); }
+Fingerprint fingerprint(const Fn& f, bool withValues, bool intValues) {
+  return fingerprint({&f}, withValues, intValues);
+}
 
 }  // namespace glint::gpu

@@ -109,10 +109,10 @@ E ref(const std::string& name, Type type);
 /// A scalar parameter (LeakyRelu's alpha): webgpu reads it from u_params, gl
 /// prints its value into the program.
 E param(const std::string& name, double value);
-/// An i32 parameter (a shape's size or stride): both dialects read it from
-/// their parameter arrays, never as a literal, so that a call of a new shape
-/// finds its program compiled (a compile costs more than the kernel on most
-/// drivers: ~7 ms a pipeline on SwiftShader).
+/// An i32 parameter (a shape's size or stride): GLSL reads it from a uniform
+/// array, so that a call of a new shape finds its program compiled (a
+/// compile costs more than most kernels' run); WGSL prints its value (see
+/// Dialect::intParamsAsUniforms).
 E iparam(const std::string& name, int64_t value);
 /// The 32-bit word a parameter holds in the parameter arrays: an f32's bits,
 /// or an i32's bits (read back with a bitcast, never converted).
@@ -226,18 +226,19 @@ int64_t longestRange(const Fn& f);
 
 /// What identifies a kernel's printed source without printing it: a hash of
 /// `f`'s signature and body (not of the functions it calls, which are fixed)
-/// and its parameters in the order the printer numbers them. f32 parameter
-/// values enter the hash only `withValues` (where they print as literals;
-/// i32 parameters never do),
+/// and its parameters in the order the printer numbers them. Parameter
+/// values enter the hash where they print as literals (f32 `withValues`,
+/// i32 `intValues`),
 /// so a new learning rate finds the program already printed.
 struct Fingerprint {
   uint64_t hash = 0;
   std::vector<std::string> paramNames;
   std::vector<float> paramValues;
 };
-Fingerprint fingerprint(const Fn& f, bool withValues);
+Fingerprint fingerprint(const Fn& f, bool withValues, bool intValues = true);
 /// The same over functions printed together (their parameters numbered in
-/// this order, one number per name).
-Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues);
+/// this order, one number per name). `intValues`: i32 parameters print as
+/// literals (they then enter the hash, and take no number).
+Fingerprint fingerprint(const std::vector<const Fn*>& fns, bool withValues, bool intValues);
 
 }  // namespace glint::gpu

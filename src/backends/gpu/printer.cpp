@@ -163,6 +163,8 @@ class Printer {
         return {n.name, kPrimary};
       case Op::param: {
         ParamList& p = params_ ? *params_ : own_;
+        if (n.type == Type::i32 && !d_.intParamsAsUniforms())
+          return literal(E(static_cast<int>(n.value)).node());
         size_t index = p.indexOf(n.name, paramWord(n));
         if (n.type == Type::i32) return {d_.intParam(index), kPrimary};
         if (d_.paramsAsUniforms() || p.uniforms) return {d_.floatParam(index), kPrimary};
@@ -348,7 +350,7 @@ std::string cached(const Dialect& d, const std::vector<const Fn*>& fns, bool uni
                    const std::function<std::string(ParamList&)>& doPrint) {
   static std::mutex mu;
   static std::unordered_map<uint64_t, std::string> entries;
-  Fingerprint fp = fingerprint(fns, !(uniforms || d.paramsAsUniforms()));
+  Fingerprint fp = fingerprint(fns, !(uniforms || d.paramsAsUniforms()), !d.intParamsAsUniforms());
   uint64_t key = fp.hash * 31 + (&d == &glsl() ? 1 : 2) + 4 * static_cast<uint64_t>(form);
   if (params) *params = fp.paramValues;
   std::lock_guard<std::mutex> lock(mu);

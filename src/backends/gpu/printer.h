@@ -18,8 +18,11 @@ class Dialect {
   /// True: parameters print as `u_params[i]` (a uniform or storage array);
   /// false: as their values (a program per value).
   virtual bool paramsAsUniforms() const = 0;
-  /// Parameter i of the program's parameter array, as an f32 / an i32.
+  /// Parameter i of the program's parameter array, as an f32.
   virtual std::string floatParam(size_t i) const = 0;
+  /// True: i32 parameters (sizes) print as intParam(i); false: as their
+  /// values (a program per shape).
+  virtual bool intParamsAsUniforms() const = 0;
   virtual std::string intParam(size_t i) const = 0;
   virtual std::string declare(const Stmt& s, const std::string& init) const = 0;
   virtual std::string fnHeader(const Fn& f) const = 0;

@@ -8,11 +8,14 @@ namespace glint::gpu {
 
 namespace {
 
-// Sizes, strides and offsets are i32 parameters, numbered in the order the
-// kernel asks for them (the same for every call of one structure): one
-// program for every shape. shapeValue() starts the count.
+// Sizes, strides and offsets as i32 parameters (where shapeValue() is asked
+// for them), numbered in the order the kernel asks for them (the same for
+// every call of one structure): one program for every shape.
+thread_local bool sizesAsParams = false;
 thread_local int nextSize = 0;
-E num(int64_t v) { return iparam("n" + std::to_string(nextSize++), v); }
+E num(int64_t v) {
+  return sizesAsParams ? iparam("n" + std::to_string(nextSize++), v) : E(static_cast<int>(v));
+}
 /// A literal: loop bounds stay literals, which gl checks against llvmpipe's
 /// per-loop limit (longestRange).
 E lit(int64_t v) { return E(static_cast<int>(v)); }
@@ -212,13 +215,14 @@ void oneHot(Fn& f, const ShapeArgs& a) {
 }  // namespace
 
 Fn shapeValue(ShapeKernel kernel, const std::vector<Tensor>& inputs, const Tensor& out,
-              const Attrs& attrs) {
+              const Attrs& attrs, bool asParams) {
   ShapeArgs args{{}, {}, out.shape(), out.dtype(), attrs};
   for (const Tensor& t : inputs) {
     args.in.push_back(t.shape());
     args.dtypes.push_back(t.dtype());
   }
   Fn value("value", irType(out.dtype()), {{"i", Type::i32}});
+  sizesAsParams = asParams;
   nextSize = 0;
   kernel(value, args);
   return value;

@@ -29,10 +29,11 @@ struct ShapeArgs {
 /// Builds the body of `value` (T value(int i), reading input k as in<k>(j)).
 using ShapeKernel = void (*)(Fn& value, const ShapeArgs& a);
 
-/// `T value(int i)` of `kernel` for a call with these tensors; its sizes and
-/// strides are i32 parameters (print it with the parameters' words).
+/// `T value(int i)` of `kernel` for a call with these tensors; with
+/// `sizesAsParams` its sizes and strides are i32 parameters (print it with
+/// the parameters' words), else literals.
 Fn shapeValue(ShapeKernel kernel, const std::vector<Tensor>& inputs, const Tensor& out,
-              const Attrs& attrs);
+              const Attrs& attrs, bool sizesAsParams);
 
 /// Calls `add` for every such kernel this build holds.
 void shapeKernels(const std::function<void(const char*, ShapeKernel)>& add);

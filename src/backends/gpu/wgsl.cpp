@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "glint/error.h"
 #include "src/backends/gpu/printer.h"
 
 namespace glint::gpu {
@@ -42,14 +43,14 @@ class Wgsl final : public Dialect {
   }
   // A storage buffer of the dispatch's scalars: new values, same pipeline.
   bool paramsAsUniforms() const override { return true; }
-  // u_params is array<u32>: the words keep their bits (an f32 array's loads
-  // may flush an i32's bits read as a subnormal float).
-  std::string floatParam(size_t i) const override {
-    return "bitcast<f32>(u_params[" + std::to_string(i) + "])";
-  }
-  std::string intParam(size_t i) const override {
-    return "bitcast<i32>(u_params[" + std::to_string(i) + "])";
-  }
+  std::string floatParam(size_t i) const override { return "u_params[" + std::to_string(i) + "]"; }
+  // Sizes stay literals in WGSL until measured: with them read from u_params
+  // (every kernel then reading its parameters), an H100 through Dawn trained
+  // 20-35% fewer steps a second in two rounds of before/after in turn; a
+  // later pair on another H100 swung as much between runs of one build
+  // (2026-12-07, bench/webgpu_node.mjs).
+  bool intParamsAsUniforms() const override { return false; }
+  std::string intParam(size_t) const override { fail("wgsl", "i32 parameters print as literals"); }
   std::string declare(const Stmt& s, const std::string& init) const override {
     if (s.kind == Stmt::let) return "let " + s.name + " = " + init + ";";
     return "var " + s.name + ": " + type(s.type) + (init.empty() ? "" : " = " + init) + ";";

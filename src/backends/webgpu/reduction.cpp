@@ -45,21 +45,18 @@ struct Dims {
   }
 };
 
-/// `fn name(r: i32) -> i32`: the input offset of element r (row-major) of `d`,
-/// its sizes read from u_params (appended to `params`).
-std::string offsetFn(const std::string& name, const Dims& d, std::vector<float>& params) {
+/// `fn name(r: i32) -> i32`: the input offset of element r (row-major) of `d`.
+std::string offsetFn(const std::string& name, const Dims& d) {
   std::string s = "fn " + name + "(r0: i32) -> i32 {";
   if (d.size.empty()) return s + " return 0; }\n";
   s += " var r = r0; var off = 0;";
   int64_t own = 1;
   std::vector<int64_t> owns(d.size.size());
   for (size_t i = d.size.size(); i-- > 0;) owns[i] = own, own *= d.size[i];
-  for (size_t i = 0; i + 1 < d.size.size(); ++i) {
-    const std::string o = intParam(params, owns[i]);
-    s += " { let q = r / " + o + "; r -= q * " + o + "; off += q * " +
-         intParam(params, d.stride[i]) + "; }";
-  }
-  return s + " return off + r * " + intParam(params, d.stride.back()) + "; }\n";
+  for (size_t i = 0; i + 1 < d.size.size(); ++i)
+    s += " { let q = r / " + str(owns[i]) + "; r -= q * " + str(owns[i]) + "; off += q * " +
+         str(d.stride[i]) + "; }";
+  return s + " return off + r * " + str(d.stride.back()) + "; }\n";
 }
 
 /// How rows (or windows) are shared out: `group` == 1 gives each invocation
@@ -70,17 +67,15 @@ struct Walk {
   bool shared() const { return group > 1; }
   /// main() up to the opening of `if (unit < units) {`, with `lo` and
   /// `inc` this invocation's share of positions (lo, lo + inc, ...).
-  std::string header(int64_t units) const { return header(str(units)); }
-  /// The same with `units` a WGSL i32 expression (a parameter).
-  std::string header(const std::string& units) const {
+  std::string header(int64_t units) const {
     if (!shared())
-      return mainHeader(64) + "  let unit = idx; let lo = 0; let inc = 1;\n  if (unit < " + units +
-             ") {\n";
+      return mainHeader(64) + "  let unit = idx; let lo = 0; let inc = 1;\n  if (unit < " +
+             str(units) + ") {\n";
     // The unit comes from the workgroup id alone, so every branch on it is
     // uniform and the trees' barriers are legal.
     return mainHeader(group) +
            "  let unit = i32(wid.x + wid.y * nwg.x); let lo = i32(lid); let inc = " + str(group) +
-           ";\n  if (unit < " + units + ") {\n";
+           ";\n  if (unit < " + str(units) + ") {\n";
   }
   int64_t invocations(int64_t units) const { return shared() ? units * group : units; }
   /// `fn name(v: T, lid: u32) -> T`: v combined over the workgroup by `merge`
@@ -140,13 +135,13 @@ constexpr int64_t kFewUnits = 64;
 
 /// main() over `units` units writing `n` outputs, `per` to a word: `body`
 /// (statements) sets `let v` to output o's value, and one invocation per
-/// unit stores the word. Sizes are parameters (appended to `params`).
+/// unit stores the word.
 std::string foldMain(const Walk& w, int64_t units, int per, int64_t n, bool isBool,
-                     const std::string& body, std::vector<float>& params) {
-  std::string s = w.header(intParam(params, units));
+                     const std::string& body) {
+  std::string s = w.header(units);
   s += "    var word = 0u;\n    for (var c = 0; c < " + str(per) +
-       "; c++) {\n      let o = unit * " + str(per) + " + c;\n      if (o < " +
-       intParam(params, n) + ") {\n" + body;
+       "; c++) {\n      let o = unit * " + str(per) + " + c;\n      if (o < " + str(n) + ") {\n" +
+       body;
   s += isBool ? "        if (v) { word |= 1u << (u32(c) << 3u); }\n"
               : "        word = bitcast<u32>(v);\n";
   return s + "      }\n    }\n    if (lo == 0) { b_out0[unit] = word; }\n  }\n}\n";
@@ -178,10 +173,8 @@ void reduce(KernelArgs& a, const gpu::Fold& f) {
   const gpu::Dialect& d = gpu::wgsl();
   const std::string part = d.type(f.part), init = gpu::printExpr(d, f.init);
   std::string fns = redMath() + gpu::print(d, f.fns());
-  // Sizes as parameters: one pipeline per fold, walk and window rank.
-  std::vector<float> params;
   std::string s = prelude(a.inputs) + fns + w.sharedArray(part) +
-                  w.tree("fall", part, "fmerge(a, b)") + offsetFn("baseOf", keptDims, params);
+                  w.tree("fall", part, "fmerge(a, b)") + offsetFn("baseOf", keptDims);
   std::string loop;
   if (!w.shared() && parts <= 1 && win.size.size() > 1) {
     // Nested loops walk a whole multi-dimensional window without div/mod.
@@ -189,55 +182,48 @@ void reduce(KernelArgs& a, const gpu::Fold& f) {
     for (size_t d = 0; d < win.size.size(); ++d) {
       std::string r = "r" + str(d);
       loop += std::string(d * 2 + 8, ' ') + "for (var " + r + " = 0; " + r + " < " +
-              intParam(params, win.size[d]) + "; " + r + "++) {\n";
-      off += " + " + r + " * " + intParam(params, win.stride[d]);
+              str(win.size[d]) + "; " + r + "++) {\n";
+      off += " + " + r + " * " + str(win.stride[d]);
     }
     loop += std::string(win.size.size() * 2 + 8, ' ') + "acc = fstep(acc, in0(" + off + "));\n";
     for (size_t d = win.size.size(); d-- > 0;) loop += std::string(d * 2 + 8, ' ') + "}\n";
   } else {
-    s += offsetFn("offOf", win, params);
+    s += offsetFn("offOf", win);
     loop =
         "        for (var r = lo + start; r < end; r += inc) { acc = fstep(acc, in0(base + "
         "offOf(r))); }\n";
   }
   std::string acc = "        var acc: " + d.type(f.acc) + " = " + init + ";\n";
   if (parts <= 1) {
-    const std::string end = intParam(params, window);
     s += foldMain(w, units, per, out.size(), isBool,
-                  "        let base = baseOf(o); let start = 0; let end = " + end + ";\n" + acc +
-                      loop + "        let v = fresult(fall(fdone(acc), lid));\n",
-                  params);
-    runShader(gpu, s, a.inputs, {&out}, w.invocations(units), w.shared() ? w.group : 64, params);
+                  "        let base = baseOf(o); let start = 0; let end = " + str(window) + ";\n" +
+                      acc + loop + "        let v = fresult(fall(fdone(acc), lid));\n");
+    runShader(gpu, s, a.inputs, {&out}, w.invocations(units), w.shared() ? w.group : 64);
     return;
   }
   // Pass 1: partial o of output o / parts folds its part of the window.
-  const std::string P = intParam(params, parts), L = intParam(params, (window + parts - 1) / parts),
-                    R = intParam(params, window);
+  std::string P = str(parts), L = str((window + parts - 1) / parts);
   int64_t count = out.size() * parts;
   s += foldMain(w, count, 1, count, false,
                 "        let base = baseOf(o / " + P + "); let start = (o % " + P + ") * " + L +
-                    "; let end = min(" + R + ", start + " + L + ");\n" + acc + loop +
-                    "        let v = fall(fdone(acc), lid);\n",
-                params);
+                    "; let end = min(" + str(window) + ", start + " + L + ");\n" + acc + loop +
+                    "        let v = fall(fdone(acc), lid);\n");
   size_t bytes = static_cast<size_t>(count) * 4;
   Buffer* partial = static_cast<Buffer*>(gpu.allocate(bytes));
   try {
     runShader(gpu, s, std::vector<const Buffer*>{&bufferOf(x)}, {partial}, w.invocations(count),
-              w.shared() ? w.group : 64, params);
+              w.shared() ? w.group : 64);
     // Pass 2: output o merges its partials (read as raw words).
     Walk w2 = walkFor(gpu, parts, units, true);
-    std::vector<float> params2;
-    const std::string P2 = intParam(params2, parts);
     std::string s2 =
         prelude(std::vector<DType>{DType::int32}) + fns + w2.sharedArray(part) +
         w2.tree("fall", part, "fmerge(a, b)") +
         foldMain(w2, units, per, out.size(), isBool,
-                 "        var acc = fdone(" + init + ");\n        for (var r = lo; r < " + P2 +
-                     "; r += inc) { acc = fmerge(acc, bitcast<" + part + ">(word0(o * " + P2 +
-                     " + r))); }\n        let v = fresult(fall(acc, lid));\n",
-                 params2);
+                 "        var acc = fdone(" + init + ");\n        for (var r = lo; r < " + P +
+                     "; r += inc) { acc = fmerge(acc, bitcast<" + part + ">(word0(o * " + P +
+                     " + r))); }\n        let v = fresult(fall(acc, lid));\n");
     runShader(gpu, s2, std::vector<const Buffer*>{partial}, {&bufferOf(out)}, w2.invocations(units),
-              w2.shared() ? w2.group : 64, params2);
+              w2.shared() ? w2.group : 64);
   } catch (...) {
     gpu.release(partial, bytes);
     throw;

@@ -21,10 +21,8 @@ void reg(const char* name, KernelFn fn) { registerKernel(name, "webgpu", std::mo
 
 /// A kernel of the shared table (src/backends/gpu/shape.cpp), printed as WGSL.
 void runShared(KernelArgs& a, gpu::ShapeKernel kernel) {
-  gpu::Fn value = gpu::shapeValue(kernel, a.inputs, a.outputs[0], a.attrs);
-  std::vector<float> params;
-  const std::string body = gpu::printCached(gpu::wgsl(), value, &params);
-  runElementwise(gpuBackend(a), body, a.inputs, a.outputs[0], params);
+  gpu::Fn value = gpu::shapeValue(kernel, a.inputs, a.outputs[0], a.attrs, false);
+  runElementwise(gpuBackend(a), gpu::printCached(gpu::wgsl(), value), a.inputs, a.outputs[0]);
 }
 
 /// Output row r (the dimensions before `axis`) is the inputs' rows in turn.

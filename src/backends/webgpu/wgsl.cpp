@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "src/backends/gpu/printer.h"
-
 namespace glint::webgpu {
 
 const char* wgslType(DType dtype) {
@@ -18,11 +16,6 @@ const char* wgslType(DType dtype) {
       return "bool";
   }
   return "f32";
-}
-
-std::string intParam(std::vector<float>& params, int64_t v) {
-  params.push_back(gpu::intWord(v));
-  return gpu::wgsl().intParam(params.size() - 1);
 }
 
 int64_t wordsOf(DType dtype, int64_t n) { return dtype == DType::boolean ? (n + 3) / 4 : n; }
@@ -64,7 +57,7 @@ std::string prelude(const std::vector<DType>& inputs, int numOutputs) {
     s += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> b_out" +
          std::to_string(k) + ": array<u32>;\n";
   s += "@group(0) @binding(" + std::to_string(binding) +
-       ") var<storage, read> u_params: array<u32>;\n";
+       ") var<storage, read> u_params: array<f32>;\n";
   return s + kSpecialValues;
 }
 
@@ -78,13 +71,12 @@ std::string mainHeader(int groupSize) {
          g + "u + lid);\n";
 }
 
-std::string elementMain(DType dtype, int64_t n) { return elementMain(dtype, std::to_string(n)); }
-
-std::string elementMain(DType dtype, const std::string& N) {
+std::string elementMain(DType dtype, int64_t n) {
+  std::string N = std::to_string(n);
   std::string s = mainHeader(64);
   if (dtype == DType::boolean) {
-    s += "  if (idx >= (" + N +
-         " + 3) / 4) { return; }\n"
+    s += "  if (idx >= " + std::to_string(wordsOf(dtype, n)) +
+         ") { return; }\n"
          "  var r = 0u;\n"
          "  for (var c = 0; c < 4; c++) {\n    let i = idx * 4 + c;\n"
          "    if (i < " +
@@ -119,10 +111,8 @@ void runShader(WebGpuBackend& gpu, const std::string& source, const std::vector<
 void runElementwise(WebGpuBackend& gpu, const std::string& body, const std::vector<Tensor>& inputs,
                     Tensor& out, const std::vector<float>& params) {
   if (out.size() == 0) return;
-  // The element count follows the body's parameters: one pipeline for every size.
-  std::vector<float> p = params;
-  std::string source = prelude(inputs) + body + elementMain(out.dtype(), intParam(p, out.size()));
-  runShader(gpu, source, inputs, {&out}, wordsOf(out.dtype(), out.size()), 64, p);
+  std::string source = prelude(inputs) + body + elementMain(out.dtype(), out.size());
+  runShader(gpu, source, inputs, {&out}, wordsOf(out.dtype(), out.size()), 64, params);
 }
 
 }  // namespace glint::webgpu

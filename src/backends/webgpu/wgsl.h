@@ -3,9 +3,8 @@
 // shares, so that each kernel is a few lines of WGSL.
 //
 // Bindings (group 0): inputs b_in0.. (read-only array<u32>), outputs b_out0..
-// (read_write array<u32>), then u_params (read-only array<u32>: the
-// dispatch's scalars and sizes, as paramWord() gives them: bitcast<f32> or
-// bitcast<i32> to read). Buffers hold raw bytes: f32 and i32 one word per
+// (read_write array<u32>), then u_params (read-only array<f32>: the
+// dispatch's scalars). Buffers hold raw bytes: f32 and i32 one word per
 // element, bools one byte each (4 per word).
 //
 // An element-wise kernel's body defines `fn value(i: i32) -> T`: output element
@@ -40,12 +39,6 @@ std::string prelude(const std::vector<Tensor>& inputs, int numOutputs = 1);
 std::string mainHeader(int groupSize = 64);
 /// main(): output word w of b_out0 from value() (n elements of dtype).
 std::string elementMain(DType dtype, int64_t n);
-/// The same with n a WGSL i32 expression (a parameter).
-std::string elementMain(DType dtype, const std::string& n);
-/// Sizes as parameters: the WGSL reading `v` (an i32) from u_params, `v`'s
-/// word appended to `params` (the dispatch's), so that a pipeline serves
-/// every shape.
-std::string intParam(std::vector<float>& params, int64_t v);
 /// Words of n elements of dtype (bools pack 4 per word).
 int64_t wordsOf(DType dtype, int64_t n);
 

@@ -50,7 +50,8 @@ std::string valueSource(const Dialect& d, const ElementwiseKernel& k,
                         std::vector<float>* params = nullptr);
 
 /// The index maps of the inputs broadcast to the output (ia, ib; Select's
-/// ic, ia, ib; none for one input; their strides i32 parameters) and
+/// ic, ia, ib; none for one input; their strides i32 parameters where the
+/// dialect reads sizes so, gl) and
 /// value(), for a call with these tensors: what a backend's element program
 /// needs besides its bindings. `params` receives every parameter's word
 /// (paramWord), to bind as the program's parameter array.

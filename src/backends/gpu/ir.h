@@ -60,7 +60,7 @@ enum class Op {
   // Leaves.
   literal,  // f32 / i32 / u32 / bool bits in `bits`
   ref,      // a named value: an argument, a let or var, or a local the backend's code declares
-  param,    // a scalar (f32: the dialect's uniform or a literal; i32: always a uniform)
+  param,    // a scalar, printed as a uniform or a literal as the dialect says
   // Operators.
   neg,
   lnot,
@@ -115,7 +115,7 @@ E param(const std::string& name, double value);
 /// Dialect::intParamsAsUniforms).
 E iparam(const std::string& name, int64_t value);
 /// The 32-bit word a parameter holds in the parameter arrays: an f32's bits,
-/// or an i32's bits (read back with a bitcast, never converted).
+/// or an i32's bits (gl uploads the same words as ints: never converted).
 float paramWord(const Node& param);
 /// An i32's word (fails beyond the i32 range).
 float intWord(int64_t value);

@@ -55,8 +55,10 @@ if (fs.existsSync(digitsOwn('glint-st.wasm'))) {
 // of text it replaced were data) -- to be won back (issue 28). Later that day:
 // 1,060.1 KiB, +8.4 KiB for the reductions' folds and the cells' gate math
 // moved into that IR (src/backends/gpu/fold.cpp, cells.cpp), which used the
-// 2% margin; the budget now keeps 1 KiB of it.
-export const BUDGET_GZ = 1061 * 1024;
+// 2% margin; the budget then kept 1 KiB of it. Later still: 1,061.2 KiB,
+// +1.0 KiB for gl's sizes as uniforms (i32 IR parameters, u_ints/u_inShift/
+// u_count; half the programs compiled), budget 1,062 KiB.
+export const BUDGET_GZ = 1062 * 1024;
 export const GOAL_GZ = 500 * 1000;
 
 export function sizeTable() {

@@ -121,7 +121,8 @@ std::string elementMain(const Texture& out, DType dtype) {
 
 void runShader(GlBackend& gl, const std::string& source, const std::vector<Tensor>& inputs,
                Tensor& out) {
-  if (!textureOf(out).tex) return;
+  // No draw: the parameters set for it must not reach the next one.
+  if (!textureOf(out).tex) return gl.setParams({});
   gl.setCount(out.size());
   std::vector<const Texture*> textures;
   textures.reserve(inputs.size());
@@ -131,7 +132,7 @@ void runShader(GlBackend& gl, const std::string& source, const std::vector<Tenso
 
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
                     Texture& out, DType dtype, int64_t n) {
-  if (n == 0 || !out.tex) return;
+  if (n == 0 || !out.tex) return gl.setParams({});
   std::vector<const Texture*> textures;
   for (const Operand& o : inputs) textures.push_back(o.texture);
   gl.setCount(n);
@@ -147,7 +148,7 @@ void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand
 
 void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand>& inputs,
                std::span<Texture* const> outs, int64_t texels) {
-  if (texels == 0 || !outs[0]->tex) return;
+  if (texels == 0 || !outs[0]->tex) return gl.setParams({});
   std::string s = prelude(inputs) + body, args, zeros, writes;
   for (size_t k = 0; k < outs.size(); ++k) {
     const std::string n = std::to_string(k), v = "v" + n;
@@ -170,7 +171,7 @@ void runTexels(GlBackend& gl, const std::string& body, const std::vector<Operand
 
 void runElementwise(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
                     Tensor& out) {
-  if (out.size() == 0) return;
+  if (out.size() == 0) return gl.setParams({});
   runShader(gl, prelude(inputs) + body + elementMain(out), inputs, out);
 }
 
@@ -239,7 +240,7 @@ ScratchTextures::~ScratchTextures() {
 
 void runAligned(GlBackend& gl, const std::string& body, const std::vector<Tensor>& inputs,
                 Tensor& out) {
-  if (out.size() == 0) return;
+  if (out.size() == 0) return gl.setParams({});
   std::string fetches;
   std::string s = alignedPrelude(inputs, out, fetches);
   if (fetches.empty()) return runElementwise(gl, body, inputs, out);

@@ -28,8 +28,9 @@ void runShared(KernelArgs& a, gpu::ShapeKernel kernel) {
   std::vector<float> params;
   const std::string body = gpu::printCached(gpu::glsl(), value, &params);
   if (a.outputs[0].size() == 0) return;
-  gl.setParams(params);
-  runElementwise(gl, intsDeclaration(params) + body, a.inputs, a.outputs[0]);
+  const std::string source = intsDeclaration(params) + body;
+  gl.setParams(std::move(params));
+  runElementwise(gl, source, a.inputs, a.outputs[0]);
 }
 
 // Inputs per draw: the texture units GLES 3.0 guarantees (16), one kept for

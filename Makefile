@@ -103,7 +103,10 @@ test-interop: build web-st
 	$(NODE) tests/interop/tfjs_save.mjs build/interop/tfjs
 	$(NODE) tests/interop/tfjs_layers.mjs build/interop/layers
 	$(NODE) tests/interop/graph_models.mjs build/interop/graph
+	$(NODE) tests/interop/graph_models_more.mjs build/interop/graph
+	$(NODE) tests/interop/graph_models_sparse.mjs build/interop/graph
 	$(NODE) tests/interop/tfjs_layer_classes.mjs build/interop/tfjs_layer_classes.json
+	$(NODE) tests/interop/tfjs_graph_ops.mjs build/interop/tfjs_graph_ops.json
 	GLINT_INTEROP_DIR=build/interop ./build/release/glint_tests --gtest_filter='IoInterop.*:GraphInterop.*' --gtest_brief=1
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/glint
 	$(NODE) tests/interop/tfjs_check.mjs build/interop/layers_back

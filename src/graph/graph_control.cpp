@@ -297,8 +297,7 @@ class Executor : public Run {
       store(n, ctx, liveSlot({g_.constants[n]}), ctx);
       return;
     }
-    // As TF.js's executeAsync, read back a shape computed on the device.
-    store(n, ctx, liveSlot(runNode(g_, node, args, true, call_)), ctx);
+    store(n, ctx, liveSlot(runNode(g_, node, args, call_)), ctx);
   }
 
   // A dead node's output count: what its consumers ask for (outputs are

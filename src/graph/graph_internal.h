@@ -121,11 +121,6 @@ DType dtypeFromTf(const Json& type, const std::string& what);
 class NodeContext {
  public:
   NodeContext(const Node& node, std::vector<Value> inputs) : node_(node), in_(std::move(inputs)) {}
-  /// Lets host() read a device input back (TF.js's executeAsync does so for
-  /// a data-dependent shape, such as Range's limit after NonMaxSuppression);
-  /// the control flow executor, which already reads its predicates, sets it.
-  void allowReadBack() { readBack_ = true; }
-
   const Node& node() const { return node_; }
   size_t numInputs() const { return in_.size(); }
   /// Throws unless the node has at least `n` inputs.
@@ -133,7 +128,10 @@ class NodeContext {
   const Value& value(size_t i) const;
   Tensor in(size_t i) const { return value(i).tensor(); }
   bool allHost() const;
-  /// A shape-valued input: must be known on the host (`what` names it).
+  /// A shape-valued input: folded on the host from constants and static
+  /// shapes, or else read back from the device, as TF.js reads a
+  /// data-dependent shape (Range's limit after NonMaxSuppression; converted
+  /// ONNX models compute Reshape's shape on the device). `what` names it.
   const HostValue& host(size_t i, const std::string& what) const;
   std::vector<int64_t> ints(size_t i, const std::string& what) const;
   int64_t intScalar(size_t i, const std::string& what) const;
@@ -145,6 +143,9 @@ class NodeContext {
   bool attrBool(const std::string& name, bool def) const;
   /// A string attribute (base64 in the JSON), decoded, as written.
   std::string attrString(const std::string& name, const std::string& def) const;
+  /// A keyword attribute (padding, data_format, mode), upper-cased: TF.js
+  /// reads these in any case, so converted files write them either way.
+  std::string attrWord(const std::string& name, const std::string& def) const;
   std::vector<int64_t> attrInts(const std::string& name) const;
   std::vector<std::string> attrStrings(const std::string& name) const;
   DType attrType(const std::string& name, DType def) const;
@@ -153,7 +154,6 @@ class NodeContext {
   const Json* attr(const std::string& name) const;
   const Node& node_;
   std::vector<Value> in_;
-  bool readBack_ = false;
   mutable std::vector<std::optional<HostValue>> read_{};
 };
 
@@ -177,6 +177,19 @@ void addNnOps(OpTable& table);
 void addShapeOps(OpTable& table);
 void addImageOps(OpTable& table);
 void addListOps(OpTable& table);
+void addLayoutOps(OpTable& table);
+void addNumericOps(OpTable& table);
+void addWindowOps(OpTable& table);
+void addTransformOps(OpTable& table);
+void addSparseOps(OpTable& table);
+void addRaggedOps(OpTable& table);
+void addRandomOps(OpTable& table);
+/// Every element of input i on the host (read back from the device if need
+/// be), for ops whose output shape or checks depend on values, as TF.js's
+/// kernels download them.
+HostValue readValues(const NodeContext& ctx, size_t i);
+/// A device tensor's shape and values, read back.
+HostValue hostCopy(const Tensor& t);
 // Shared by the TensorList and TensorArray ops.
 /// An int32 input: from the host, else read back (as TF.js reads indices).
 std::vector<int64_t> readInts(const NodeContext& ctx, size_t i, const std::string& what);
@@ -256,7 +269,7 @@ std::unique_ptr<Run> startFunctionalOp(const GraphView& g, const Node& node,
 /// Runs one node with the executor's error prefix (node, op, file); a
 /// functional node's call lives in `call` while it waits for a read.
 std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args,
-                           bool readBack, std::unique_ptr<Run>& call);
+                           std::unique_ptr<Run>& call);
 /// "[GraphModel] file: node 'name' (Op): message".
 std::string atNodeMessage(const GraphView& g, const Node& node, const std::string& message);
 [[noreturn]] void failAtNode(const GraphView& g, const Node& node, const std::string& message);

@@ -320,7 +320,7 @@ class StaticRun : public graph::Run {
           args.push_back(produced[k]);
         }
         // Only after this returns is the node done (a HostReadPending leaves `at_` here).
-        values_[n] = graph::runNode(view_, node, args, false, call_);
+        values_[n] = graph::runNode(view_, node, args, call_);
       }
       for (const auto& [in, k] : node.inputs)
         if (--uses_[in] == 0) values_[in].clear();
@@ -840,7 +840,7 @@ void failAtNode(const GraphView& g, const Node& n, const std::string& message) {
 }
 
 std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vector<Value>& args,
-                           bool readBack, std::unique_ptr<Run>& call) {
+                           std::unique_ptr<Run>& call) {
   return atNode(g, node, [&] {
     if (isFunctionalOp(node.op)) {
       if (!call) call = startFunctionalOp(g, node, args);
@@ -850,7 +850,6 @@ std::vector<Value> runNode(const GraphView& g, const Node& node, const std::vect
       return out;
     }
     NodeContext ctx(node, args);
-    if (readBack) ctx.allowReadBack();
     if (std::optional<GraphOpFn> custom = registeredOp(node.op))
       return runRegisteredOp(*custom, ctx);
     return opTable().at(node.op)(ctx);
@@ -866,6 +865,13 @@ const OpTable& opTable() {
     addImageOps(t);
     addListOps(t);
     addArrayOps(t);
+    addLayoutOps(t);
+    addNumericOps(t);
+    addWindowOps(t);
+    addTransformOps(t);
+    addSparseOps(t);
+    addRaggedOps(t);
+    addRandomOps(t);
     return t;
   }();
   return table;

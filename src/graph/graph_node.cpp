@@ -1,5 +1,6 @@
 // Values between nodes and what an op reads from its node: inputs (host or
 // device) and GraphDef attributes as the TF.js converter writes them.
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -120,8 +121,10 @@ Value fromHost(HostValue h) {
 DType dtypeFromTf(const Json& type, const std::string& what) {
   if (type.is_number_integer()) {
     switch (type.get<int>()) {
-      case 1:
-        return DType::float32;  // DT_FLOAT
+      case 1:   // DT_FLOAT
+      case 2:   // DT_DOUBLE
+      case 19:  // DT_HALF
+        return DType::float32;
       case 3:
       case 4:
       case 5:
@@ -138,7 +141,8 @@ DType dtypeFromTf(const Json& type, const std::string& what) {
     }
   } else if (type.is_string()) {
     const std::string& t = type.get_ref<const std::string&>();
-    if (t == "DT_FLOAT") return DType::float32;
+    // TF.js computes double and half in float32, as the integers in int32.
+    if (t == "DT_FLOAT" || t == "DT_DOUBLE" || t == "DT_HALF") return DType::float32;
     if (t == "DT_INT32" || t == "DT_INT64" || t == "DT_INT16" || t == "DT_INT8" ||
         t == "DT_UINT8" || t == "DT_UINT16" || t == "DT_UINT32" || t == "DT_UINT64")
       return DType::int32;
@@ -163,25 +167,29 @@ bool NodeContext::allHost() const {
   return true;
 }
 
+HostValue hostCopy(const Tensor& t) {
+  HostValue h{t.shape(), t.dtype(), {}};
+  h.v.reserve(static_cast<size_t>(t.size()));
+  if (t.dtype() == DType::int32) {
+    for (int32_t x : t.data<int32_t>()) h.v.push_back(x);
+  } else if (t.dtype() == DType::boolean) {
+    for (uint8_t x : t.data<uint8_t>()) h.v.push_back(x);
+  } else {
+    for (float x : t.toFloats()) h.v.push_back(x);
+  }
+  return h;
+}
+
 const HostValue& NodeContext::host(size_t i, const std::string& what) const {
   const Value& v = value(i);
-  if (!v.isHost() && readBack_ && !v.isList() && !v.isArray()) {
+  opCheck(!v.isList() && !v.isArray(), what, " (input ", i, ", '",
+          quoteForError(node_.inputNames[i]), "') must be a tensor, got a ",
+          v.isList() ? "TensorList" : "TensorArray");
+  if (!v.isHost()) {
     if (read_.size() < in_.size()) read_.resize(in_.size());
-    if (!read_[i]) {
-      const Tensor& t = v.tensor();
-      HostValue h{t.shape(), t.dtype(), {}};
-      if (t.dtype() == DType::int32) {
-        for (int32_t x : t.data<int32_t>()) h.v.push_back(x);
-      } else {
-        for (float x : t.toFloats()) h.v.push_back(x);
-      }
-      read_[i] = std::move(h);
-    }
+    if (!read_[i]) read_[i] = hostCopy(v.tensor());
     return *read_[i];
   }
-  opCheck(v.isHost(), what, " (input ", i, ", '", quoteForError(node_.inputNames[i]),
-          "') must be known before the graph runs (a constant or computed from static shapes); "
-          "here it is computed on the device, which Glint does not read back");
   return v.host();
 }
 
@@ -248,6 +256,12 @@ std::string NodeContext::attrString(const std::string& name, const std::string& 
   if (!a || !a->is_object() || !a->contains("s")) return def;
   opCheck((*a)["s"].is_string(), "attribute '", name, "' is not a string");
   return decodeBase64((*a)["s"].get<std::string>());
+}
+
+std::string NodeContext::attrWord(const std::string& name, const std::string& def) const {
+  std::string v = attrString(name, def);
+  for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return v;
 }
 
 std::vector<int64_t> NodeContext::attrInts(const std::string& name) const {

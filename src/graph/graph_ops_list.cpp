@@ -20,9 +20,8 @@ std::string elementShapeString(const ElementShape& s) {
 std::vector<int64_t> readInts(const NodeContext& ctx, size_t i, const std::string& what) {
   const Value& v = ctx.value(i);
   opCheck(v.dtype() == DType::int32, what, " must be int32, got ", dtypeName(v.dtype()));
-  if (v.isHost()) return std::vector<int64_t>(v.host().v.begin(), v.host().v.end());
-  std::vector<int32_t> d = v.tensor().data<int32_t>();
-  return std::vector<int64_t>(d.begin(), d.end());
+  HostValue h = readValues(ctx, i);
+  return std::vector<int64_t>(h.v.begin(), h.v.end());
 }
 
 int64_t readInt(const NodeContext& ctx, size_t i, const std::string& what) {

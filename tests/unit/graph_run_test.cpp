@@ -177,16 +177,19 @@ Tensor fromJson(const Json& j) {
   return tensor(std::vector<float>(data.begin(), data.end()), shape);
 }
 
-// While loops, conds, TensorLists and TensorArrays (v1 and v2 control flow)
-// and NMS: each execute case of tests/interop/graph_models.mjs through a run
-// that waits, against the plain run and TF.js's values.
+// While loops, conds, TensorLists and TensorArrays (v1 and v2 control flow),
+// NMS, and the ops that read indices, ids or transforms on the host (sparse,
+// ragged, sets, counts, image transforms): each execute case of
+// tests/interop/graph_models*.mjs through a run that waits, against the plain
+// run and TF.js's values.
 TEST(GraphInterop, RunsThatWaitForReadsMatchThePlainRunAndTfjs) {
   const char* dirEnv = std::getenv("GLINT_INTEROP_DIR");
   ASSERT_TRUE(dirEnv) << "run through `make test-interop`, which sets GLINT_INTEROP_DIR";
   BackendScope backend("cpu");
   int64_t stops = 0;
   for (const char* name : {"detect", "while_v1", "nested_v1", "cond_v1", "list_loop_v1", "lists",
-                           "functional_v2", "tensor_array"}) {
+                           "functional_v2", "tensor_array", "sparse_scatter", "sparse_sets",
+                           "sparse_counts", "sparse_tensors", "ragged", "image_more"}) {
     int64_t modelStops = 0;
     fs::path dir = fs::path(dirEnv) / "graph" / name;
     ASSERT_TRUE(fs::exists(dir / "model.json")) << "missing " << dir;
@@ -215,7 +218,7 @@ TEST(GraphInterop, RunsThatWaitForReadsMatchThePlainRunAndTfjs) {
     std::printf("%s: the runs stopped at %lld reads\n", name, static_cast<long long>(modelStops));
     stops += modelStops;
   }
-  std::printf("interop control flow models: the runs stopped at %lld reads\n",
+  std::printf("interop models that read back: the runs stopped at %lld reads\n",
               static_cast<long long>(stops));
   EXPECT_GT(stops, 20);
 }

@@ -18,6 +18,7 @@
 #include "glint/layers.h"
 #include "glint/model.h"
 #include "glint/ops.h"
+#include "tests/unit/doc_table.h"
 
 namespace glint::testing {
 namespace {
@@ -116,20 +117,9 @@ TEST(IoInterop, TfjsLayerCasesPredictLikeTfjs) {
 // docs/LAYERS.md has a row "| Class | ... | status |" for every class; the
 // status is "yes" exactly for the classes Glint knows.
 std::map<std::string, std::string> documentedLayerStatus() {
-  std::ifstream in(fs::path(GLINT_SOURCE_DIR) / "docs" / "LAYERS.md");
   std::map<std::string, std::string> status;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("| ", 0) != 0) continue;
-    std::vector<std::string> cells;
-    std::stringstream row(line.substr(1));
-    for (std::string cell; std::getline(row, cell, '|');) {
-      size_t a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
-      cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
-    }
-    if (cells.size() >= 3 && !cells[0].empty() && cells[0] != "Class" && cells[0][0] != '-')
-      status[cells[0]] = cells[2];
-  }
+  for (const auto& cells : markdownRows(fs::path(GLINT_SOURCE_DIR) / "docs" / "LAYERS.md", "Class"))
+    if (cells.size() >= 3) status[cells[0]] = cells[2];
   return status;
 }
 

@@ -57,8 +57,13 @@ if (fs.existsSync(digitsOwn('glint-st.wasm'))) {
 // moved into that IR (src/backends/gpu/fold.cpp, cells.cpp), which used the
 // 2% margin; the budget then kept 1 KiB of it. Later still: 1,061.2 KiB,
 // +1.0 KiB for gl's sizes as uniforms (i32 IR parameters, u_ints/u_inShift/
-// u_count; half the programs compiled), budget 1,062 KiB.
-export const BUDGET_GZ = 1062 * 1024;
+// u_count; half the programs compiled), budget 1,062 KiB. 2026-12-08:
+// 1,116.1 KiB, +54.9 KiB for 62 more graph-model ops (223 of the 248 TF.js
+// runs, docs/GRAPH_OPS.md: five published models failed without them).
+// Graph models are a feature line: a per-app build that loads none (the
+// digits and sequence apps) does not pay it. Budget 1,117 KiB; to be won
+// back under issue 28 (e.g. graph models as a module loaded on first use).
+export const BUDGET_GZ = 1117 * 1024;
 export const GOAL_GZ = 500 * 1000;
 
 export function sizeTable() {

@@ -209,8 +209,10 @@ NamedTensors decodeFiniteWeights(const ModelArtifacts& a, const LoadOptions& opt
 
 // byPosition: a model built elsewhere may name its layers differently
 // (dense_3 vs dense); with equal structure hashes, weights then pair up in order.
-void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& options,
-                   const std::string& source, bool byPosition) {
+// Returns every decoded weight, one per spec (the optimizer's among them), so
+// that a load restoring the optimizer does not decode the file twice.
+NamedTensors assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& options,
+                           const std::string& source, bool byPosition) {
   const std::string op = byPosition ? "io.loadWeights" : "io.load";
   std::string saved = savedStructureHash(a);
   std::string mine = structureHash(model);
@@ -310,6 +312,7 @@ void assignWeights(Model& model, const ModelArtifacts& a, const LoadOptions& opt
           shapeToString(t->shape()), " in the file");
   }
   for (const auto& [i, t] : pairs) vars[i].assign(*t);
+  return all;
 }
 
 }  // namespace
@@ -375,17 +378,12 @@ ModelPtr modelFromArtifacts(const ModelArtifacts& a, const LoadOptions& options,
   Json topology = a.modelTopology;
   if (topology.contains("model_config")) topology = topology["model_config"];  // Keras wrapper
   ModelPtr model = buildTopology(topology, options, source);
-  if (!a.weightSpecs.empty()) assignWeights(*model, a, options, source, false);
+  NamedTensors all;
+  if (!a.weightSpecs.empty()) all = assignWeights(*model, a, options, source, false);
   if (options.loadOptimizer && !a.trainingConfig.is_null()) {
     NamedTensors optimizerWeights;
-    NamedTensors all;
-    bool any = false;
-    for (const WeightSpec& s : a.weightSpecs) any = any || s.group == "optimizer";
-    if (any) {
-      all = decodeFiniteWeights(a, options, source);
-      for (size_t i = 0; i < all.size(); ++i)
-        if (a.weightSpecs[i].group == "optimizer") optimizerWeights.push_back(all[i]);
-    }
+    for (size_t i = 0; i < all.size() && i < a.weightSpecs.size(); ++i)
+      if (a.weightSpecs[i].group == "optimizer") optimizerWeights.push_back(all[i]);
     asLoadError(source, "trainingConfig",
                 [&] { restoreTraining(*model, a, optimizerWeights, source); });
   }

@@ -2,7 +2,10 @@
 // glint-ml and in TF.js 4.22 on one seeded input each, and prints how far
 // apart their outputs are. For models you have on disk: a folder is searched
 // for model files, so a package of published models is checked in one go.
-//   node tools/compare_models.mjs [--backend cpu|webgpu|wasm] [--filter RE] PATH...
+//   node tools/compare_models.mjs [--backend cpu|webgpu|wasm] [--against tfjs|cpu]
+//                                 [--filter RE] PATH...
+// --against cpu compares with glint-ml's own cpu backend instead of TF.js
+// (where TF.js is not installed: a GPU machine checking its webgpu backend).
 // An input of unknown size gets the size its signature pins, else 1 for the
 // batch and 64 elsewhere; int32 inputs get pixel values 0-255, float32 ones
 // values in [0, 1); inputs of unknown rank get the scalar 0 (0.5 for a name
@@ -11,7 +14,6 @@
 // than 2e-3 of the output's largest magnitude.
 import fs from 'node:fs';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs';
 import * as glint from '../web/package/src/index.js';
 
 const args = process.argv.slice(2);
@@ -22,6 +24,7 @@ const option = (name, def) => {
   return value;
 };
 const backend = option('--backend', 'cpu');
+const against = option('--against', 'tfjs');
 const filter = new RegExp(option('--filter', '.'));
 if (!args.length) {
   console.error('usage: node tools/compare_models.mjs [--backend B] [--filter RE] PATH...');
@@ -32,8 +35,9 @@ if (backend === 'webgpu' && !process.env.VK_DRIVER_FILES &&
   process.env.VK_DRIVER_FILES = '/usr/lib/chromium/vk_swiftshader_icd.json';
 }
 await glint.ready();
-await glint.setBackend(backend);
-await tf.setBackend('cpu');
+// The reference library, on its cpu backend: TF.js, or glint-ml itself.
+const tf = against === 'cpu' ? glint : await import('@tensorflow/tfjs');
+if (against === 'tfjs') await tf.setBackend('cpu');
 const warn = console.warn;  // TF.js's advice to use execute() on models without control flow
 console.warn = (...a) => { if (!String(a[0]).includes('did not contain')) warn(...a); };
 
@@ -76,15 +80,14 @@ const random = () => {
   return seed / 2147483648;
 };
 
-function feeds(json, infos) {
+// One seeded value list per input: {name: {data, shape, dtype}}.
+function inputValues(json, infos) {
   const signature = json.signature?.inputs ?? {};
-  const theirs = {}, ours = {};
+  const values = {};
   for (const info of infos) {
     const name = info.name.replace(/:0$/, '');
     if (!info.shape) {
-      const v = /ratio/.test(name) ? 0.5 : 0;
-      theirs[name] = tf.scalar(v);
-      ours[name] = glint.scalar(v);
+      values[name] = {data: [/ratio/.test(name) ? 0.5 : 0], shape: [], dtype: 'float32'};
       continue;
     }
     const pinned = Object.values(signature).find((s) => s.name.replace(/:0$/, '') === name)
@@ -93,11 +96,14 @@ function feeds(json, infos) {
     const dtype = info.dtype ?? 'float32';
     const size = shape.reduce((a, b) => a * b, 1);
     const data = Array.from({length: size}, () => (dtype === 'int32' ? Math.floor(random() * 256) : random()));
-    theirs[name] = tf.tensor(data, shape, dtype);
-    ours[name] = glint.tensor(data, shape, dtype);
+    values[name] = {data, shape, dtype};
   }
-  return [theirs, ours];
+  return values;
 }
+
+// The inputs as tensors of `lib`, made on its current backend.
+const tensorsOf = (lib, values) =>
+  Object.fromEntries(Object.entries(values).map(([n, v]) => [n, lib.tensor(v.data, v.shape, v.dtype)]));
 
 let agree = 0, differ = 0;
 for (const file of args.flatMap(modelFiles).filter((f) => filter.test(f))) {
@@ -105,6 +111,7 @@ for (const file of args.flatMap(modelFiles).filter((f) => filter.test(f))) {
   const graph = json.format === 'graph-model' || Array.isArray(json.modelTopology?.node);
   const started = Date.now();
   let theirs;
+  if (against === 'cpu') await glint.setBackend('cpu');
   try {
     theirs = graph ? await tf.loadGraphModel(handler(file)) : await tf.loadLayersModel(handler(file));
   } catch (e) {
@@ -112,24 +119,32 @@ for (const file of args.flatMap(modelFiles).filter((f) => filter.test(f))) {
     continue;
   }
   try {
-    const ours = graph ? await glint.loadGraphModel(handler(file)) : await glint.loadLayersModel(handler(file));
-    const [inT, inG] = feeds(json, theirs.inputs);
-    let yT, yG;
+    const values = inputValues(json, theirs.inputs);
+    const inT = tensorsOf(tf, values);
+    let yT;
     if (graph) {
-      const names = theirs.outputs.map((o) => o.name);
-      yT = await theirs.executeAsync(inT, names);
-      yG = await ours.executeAsync(inG, names);
+      yT = await theirs.executeAsync(inT, theirs.outputs.map((o) => o.name));
     } else {
       const order = theirs.inputs.map((i) => i.name.replace(/:0$/, ''));
       yT = theirs.predict(order.length === 1 ? inT[order[0]] : order.map((n) => inT[n]));
+    }
+    // Read before the backend changes: the reference may be glint-ml's cpu.
+    yT = await Promise.all([yT].flat().map(async (t) => ({shape: t.shape, values: await t.data()})));
+    await glint.setBackend(backend);
+    const inG = tensorsOf(glint, values);
+    const ours = graph ? await glint.loadGraphModel(handler(file)) : await glint.loadLayersModel(handler(file));
+    let yG;
+    if (graph) {
+      yG = await ours.executeAsync(inG, theirs.outputs.map((o) => o.name));
+    } else {
+      const order = theirs.inputs.map((i) => i.name.replace(/:0$/, ''));
       yG = ours.predict(order.length === 1 ? inG[order[0]] : order.map((n) => inG[n]));
     }
-    yT = [yT].flat();
     yG = [yG].flat();
     let worst = 0, note = '';
     for (let k = 0; k < yT.length; k++) {
       if (String(yT[k].shape) !== String(yG[k]?.shape)) note += ` output ${k}: shape [${yT[k].shape}] vs [${yG[k]?.shape}]`;
-      const a = await yT[k].data(), b = await yG[k].data();
+      const a = yT[k].values, b = await yG[k].data();
       let scale = 1;
       for (const v of a) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
       for (let i = 0; i < a.length; i++) {
@@ -146,5 +161,6 @@ for (const file of args.flatMap(modelFiles).filter((f) => filter.test(f))) {
     console.log(`${file}: FAILS in glint-ml: ${e.message.slice(0, 400)}`);
   }
 }
-console.log(`${agree} agree with TF.js, ${differ} do not (glint-ml on ${backend})`);
+console.log(`${agree} agree with ${against === 'cpu' ? "glint-ml's cpu" : 'TF.js'}, ${differ} do not ` +
+            `(glint-ml on ${backend})`);
 process.exit(differ ? 1 : 0);

@@ -14,18 +14,26 @@ namespace glint::graph {
 
 namespace {
 
-void checkPositive(const std::vector<int64_t>& v, const char* what) {
-  for (int64_t d : v)
-    opCheck(d > 0, what, " must be positive, got ", shapeToString(Shape(v.begin(), v.end())));
+// Positive entries whose product stays far from overflow (a batch of blocks).
+void checkBlocks(const std::vector<int64_t>& v, const char* what) {
+  int64_t product = 1;
+  for (int64_t d : v) {
+    opCheck(d > 0 && d <= (int64_t{1} << 31) / product, what,
+            " must be positive with a product below 2^31, got ",
+            shapeToString(Shape(v.begin(), v.end())));
+    product *= d;
+  }
 }
 
 // [n, h, w, c] (or [n, c, h, w]) -> blocks of c / (b * b) channels spread
 // over b x b pixels, in TF's depth-column-row order.
 Tensor depthToSpace(const Tensor& x, int64_t b, bool nchw) {
   opCheck(x.rank() == 4, "input must have rank 4, got shape ", shapeToString(x.shape()));
-  opCheck(b >= 2, "block_size must be at least 2, got ", b);
   const Shape& s = x.shape();
   int64_t n = s[0], c = nchw ? s[1] : s[3], h = nchw ? s[2] : s[1], w = nchw ? s[3] : s[2];
+  // b * b <= c, tested without forming b * b, which a hostile b overflows.
+  opCheck(b >= 2 && b <= c / b, "block_size must be at least 2 and its square at most the depth ",
+          c, " of shape ", shapeToString(s), ", got ", b);
   opCheck(c % (b * b) == 0, "the depth ", c, " of shape ", shapeToString(s),
           " is not divisible by block_size * block_size = ", b * b);
   int64_t d = c / (b * b);
@@ -56,7 +64,7 @@ std::vector<int64_t> blockShape(const NodeContext& ctx, const Tensor& x) {
   opCheck(!block.empty() && static_cast<int64_t>(block.size()) < x.rank(), "block_shape ",
           shapeToString(Shape(block.begin(), block.end())), " needs 1 to rank - 1 = ", x.rank() - 1,
           " entries for input shape ", shapeToString(x.shape()));
-  checkPositive(block, "block_shape");
+  checkBlocks(block, "block_shape");
   return block;
 }
 

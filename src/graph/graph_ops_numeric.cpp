@@ -2,6 +2,7 @@
 // expm1, the NaN and infinity tests, safe division), running sums and
 // products, norms, local response normalisation, one-hot, linspace, fake
 // quantisation and Print. Composed from Glint ops, so every backend runs them.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -76,6 +77,7 @@ Tensor localResponseNorm(const Tensor& x, int64_t r, float bias, float alpha, fl
   opCheck(x.rank() == 4, "input must have rank 4 (NHWC), got shape ", shapeToString(x.shape()));
   opCheck(r >= 0, "depth_radius must not be negative, got ", r);
   int64_t c = x.shape()[3];
+  r = std::min(r, c);  // a window wider than the channels adds only zeros
   Tensor sq = pad(square(x), {{0, 0}, {0, 0}, {0, 0}, {r, r}});
   Tensor acc;
   for (int64_t k = 0; k <= 2 * r; ++k) {

@@ -235,16 +235,17 @@ std::vector<Value> sparseSegment(NodeContext& ctx, bool mean) {
           shapeToString(indices.shape), " and segment_ids ", shapeToString(ids.shape),
           " must be vectors of one length");
   int64_t n = static_cast<int64_t>(ids.v.size()), rows = data.shape()[0];
-  int64_t segments = n == 0 ? 0 : static_cast<int64_t>(ids.v.back()) + 1;
-  std::vector<double> counts(static_cast<size_t>(std::max<int64_t>(segments, 0)), 0);
+  // Every id and index checked before any is used: the last id sizes the output.
   for (int64_t i = 0; i < n; ++i) {
     double id = ids.v[static_cast<size_t>(i)], at = indices.v[static_cast<size_t>(i)];
     opCheck(id >= 0 && (i == 0 || id >= ids.v[static_cast<size_t>(i - 1)]), "segment_ids[", i,
             "] = ", id, ": segment ids must be non-negative and sorted ascending");
     opCheck(at >= 0 && at < static_cast<double>(rows), "indices[", i, "] = ", at,
             " is out of range for data of shape ", shapeToString(data.shape()));
-    counts[static_cast<size_t>(id)] += 1;
   }
+  int64_t segments = n == 0 ? 0 : static_cast<int64_t>(ids.v.back()) + 1;
+  std::vector<double> counts(static_cast<size_t>(segments), 0);
+  for (double id : ids.v) counts[static_cast<size_t>(id)] += 1;
   Shape out = data.shape();
   out[0] = segments;
   if (n == 0) return one(zeros(out, data.dtype()));

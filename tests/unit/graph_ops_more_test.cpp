@@ -224,6 +224,12 @@ TEST(GraphOpsMore, BadLayoutArgumentsNameNodeOpAndShapes) {
   Graph g;
   g.placeholder("x");
   g.node("d2s", "DepthToSpace", {"x"}, {{"block_size", i(2)}, {"data_format", s("NHWC")}});
+  // A block whose square overflows int64 (2^33 squared): refused, not a division by zero.
+  g.node("d2s_huge", "DepthToSpace", {"x"},
+         {{"block_size", i(int64_t{1} << 33)}, {"data_format", s("NHWC")}});
+  g.ints("huge_block", {65536, 65536});
+  g.ints("no_pads", {0, 0, 0, 0}, {2, 2});
+  g.node("s2b_huge", "SpaceToBatchND", {"x", "huge_block", "no_pads"});
   g.ints("block", {2, 2});
   g.ints("pads", {0, 1, 0, 0}, {2, 2});
   g.node("s2b", "SpaceToBatchND", {"x", "block", "pads"});
@@ -240,6 +246,16 @@ TEST(GraphOpsMore, BadLayoutArgumentsNameNodeOpAndShapes) {
         m.execute({{"x", x}}, {"d2s"});
       },
       {"layout.json", "'d2s'", "DepthToSpace", "[1,3,5,6]", "block_size"});
+  expectError(
+      [&] {
+        m.execute({{"x", x}}, {"d2s_huge"});
+      },
+      {"'d2s_huge'", "DepthToSpace", "block_size must be at least 2", "8589934592"});
+  expectError(
+      [&] {
+        m.execute({{"x", x}}, {"s2b_huge"});
+      },
+      {"'s2b_huge'", "SpaceToBatchND", "product below 2^31", "[65536,65536]"});
   expectError(
       [&] {
         m.execute({{"x", x}}, {"s2b"});
